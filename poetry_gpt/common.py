@@ -1,0 +1,92 @@
+"""全课共用的小工具：仓库位置、数据文件路径、UTF-8 读写、原子写入、随机种子。"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+ROOT = Path(__file__).resolve().parents[1]
+"""仓库根目录。"""
+
+DEFAULT_DATA = ROOT / "data"
+"""随课程发布的数据目录：poems.jsonl、vocab.json、tones.json、t2s.json、模型。"""
+
+
+class DataFileError(ValueError):
+    """数据文件缺失或格式不对；消息是给学习者看的中文。"""
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """按 UTF-8 读取一个 JSON 文件。
+
+    Raises:
+        DataFileError: 文件不存在或不是合法 JSON（消息里写明文件名）。
+    """
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise DataFileError(f"找不到数据文件：{path}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise DataFileError(f"{path} 不是合法的 UTF-8 JSON：{e}") from None
+
+
+def iter_jsonl(path: str | os.PathLike) -> Iterator[Any]:
+    """逐行读取 JSON Lines 文件（UTF-8），空行跳过。
+
+    Raises:
+        DataFileError: 文件不存在，或某一行不是合法 JSON（消息里写明文件名与行号）。
+    """
+    path = Path(path)
+    try:
+        f = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise DataFileError(f"找不到数据文件：{path}") from None
+    with f:
+        line_no = 0
+        try:
+            for line_no, line in enumerate(f, start=1):
+                if line.strip():
+                    yield json.loads(line)
+        except json.JSONDecodeError as e:
+            raise DataFileError(f"{path} 第 {line_no} 行不是合法 JSON：{e.msg}") from None
+        except UnicodeDecodeError:
+            raise DataFileError(f"{path} 第 {line_no + 1} 行附近不是 UTF-8 编码") from None
+
+
+def read_jsonl(path: str | os.PathLike) -> list[Any]:
+    """把 JSON Lines 文件整个读成列表；错误同 :func:`iter_jsonl`。"""
+    return list(iter_jsonl(path))
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """先写同目录下的临时文件再改名，断电或 Ctrl-C 时旧文件要么完整保留、要么被完整替换。"""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """以 UTF-8 原子写入文本（见 :func:`atomic_write_bytes`）。"""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def seed_everything(seed: int) -> None:
+    """同时固定 Python 与 torch 的随机数，让实验每次打印相同的结果。"""
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)

@@ -1,0 +1,287 @@
+"""数据：清洗一首诗、汉字表 Tokenizer、关键词、训练样本的排布与损失掩码、取批。
+
+一条训练样本的排布（第 06 课）::
+
+    <bos> <5> 月 霜 <sep> 床 前 明 月 光 ， … 。 <eos>
+    |--- 条件区 ----|     |------ 正文 ------|
+
+模型读前 T-1 个编号、预测后 T-1 个；只有“正文与 <eos>”这几格的预测计入损失。
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import torch
+
+from .common import DEFAULT_DATA, DataFileError, atomic_write_text, read_json
+
+SPECIAL = ("<pad>", "<unk>", "<bos>", "<eos>", "<sep>", "<5>", "<7>")
+"""特殊标记，永远排在汉字表最前面：编号 0…6。"""
+PAD, UNK, BOS, EOS, SEP, FIVE, SEVEN = range(len(SPECIAL))
+
+FORMS = {"五言绝句": 5, "七言绝句": 7}
+FORM_TOKEN = {"五言绝句": FIVE, "七言绝句": SEVEN}
+LINE_ENDS = "，。？！"
+"""一句诗结尾允许的标点。"""
+
+# 半角标点和不作句读用的全角标点，统一成绝句里用的四种
+_PUNCT_MAP = str.maketrans({",": "，", ".": "。", "?": "？", "!": "！", ";": "，", "；": "，",
+                            ":": "，", "：": "，", "、": "，"})
+_MISSING_GLYPHS = set("□■○●◎〇�")
+_BRACKETS = set("()（）[]【】〔〕《》〈〉<>{}「」『』")
+_LINE = re.compile(f"[^{LINE_ENDS}]+[{LINE_ENDS}]")
+
+# 选关键词时跳过的虚字与过于常见的字：它们说不出一首诗在写什么
+FUNCTION_CHARS = set("不之而其以于与也乃亦且所为者何此彼矣焉哉兮乎无有一是在自已来去得上下中")
+
+
+class BadRecord(ValueError):
+    """一条原始记录不能作为绝句收入语料；``reason`` 是简短的中文原因。"""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def is_hanzi(ch: str) -> bool:
+    """ch 是否是一个汉字（CJK 统一表意文字，含各扩展区）。"""
+    return unicodedata.name(ch, "").startswith("CJK UNIFIED IDEOGRAPH")
+
+
+@lru_cache(maxsize=1)
+def _shipped_t2s() -> dict[str, str]:
+    return read_json(DEFAULT_DATA / "t2s.json")
+
+
+def to_simplified(text: str) -> str:
+    """逐字把繁体换成简体，用随课程发布的对照表 data/t2s.json（由 OpenCC t2s 在建语料时生成）。"""
+    table = _shipped_t2s()
+    return "".join(table.get(ch, ch) for ch in text)
+
+
+def clean_record(raw: dict, convert: Callable[[str], str] | None = None) -> dict:
+    """把一条原始记录清洗成语料里的一首绝句（第 04 课）。
+
+    Args:
+        raw: 至少含 ``paragraphs``（字符串列表）或 ``text``；可带 id、dynasty、author、title。
+        convert: 繁转简函数；默认用 :func:`to_simplified`。建语料时传入 OpenCC 的 t2s，
+            它按词转换，比逐字对照更准。
+
+    Returns:
+        dict：id、dynasty、author、title、form（五言绝句/七言绝句）、text（带标点的全文）。
+
+    Raises:
+        BadRecord: 有缺字、括注、拉丁字母或数字、其他符号，不是四句，或句长不是全 5 / 全 7。
+    """
+    convert = convert or to_simplified
+    text = raw.get("text") or "".join(raw.get("paragraphs") or [])
+    text = convert("".join(text.split())).translate(_PUNCT_MAP)
+    if not text:
+        raise BadRecord("空记录")
+    for ch in text:
+        if ch in _MISSING_GLYPHS:
+            raise BadRecord("有缺字")
+        if ch in _BRACKETS:
+            raise BadRecord("有括注")
+        if ch.isascii() and ch.isalnum() or unicodedata.category(ch) == "Nd":
+            raise BadRecord("有拉丁字母或数字")
+        if ch not in LINE_ENDS and not is_hanzi(ch):
+            raise BadRecord("有其他符号")
+    lines = _LINE.findall(text)
+    if "".join(lines) != text:
+        raise BadRecord("结尾缺少标点")
+    if len(lines) != 4:
+        raise BadRecord("不是四句")
+    sizes = {len(line) - 1 for line in lines}
+    if len(sizes) != 1:
+        raise BadRecord("句子长短不一")
+    size = sizes.pop()
+    if size not in (5, 7):
+        raise BadRecord("不是五言或七言")
+    return {
+        "id": raw.get("id", ""),
+        "dynasty": raw.get("dynasty", ""),
+        "author": convert(raw.get("author", "")),
+        "title": convert(raw.get("title", "")),
+        "form": "五言绝句" if size == 5 else "七言绝句",
+        "text": text,
+    }
+
+
+def split_lines(text: str) -> list[str]:
+    """把一首诗的全文切成句，每句不带结尾标点。"""
+    return [line[:-1] for line in _LINE.findall(text)]
+
+
+def poem_body(text: str) -> str:
+    """去掉标点、只留汉字的正文。"""
+    return "".join(split_lines(text))
+
+
+def split_of(poem_id: str) -> str:
+    """由 id 的哈希固定划分：约 90% train、5% val、5% test，在每台机器上都一样。"""
+    bucket = int(hashlib.sha1(poem_id.encode("utf-8")).hexdigest()[:8], 16) % 100
+    return "train" if bucket < 90 else ("val" if bucket < 95 else "test")
+
+
+class Tokenizer:
+    """汉字表：特殊标记在前，然后是训练集里出现至少 ``min_count`` 次的字（按频数降序、同频按码位）。
+
+    一个字对应一个编号；表外的字编码成 ``<unk>``（编号 1）。表随课程发布在 data/vocab.json，
+    因此同一个字在每台机器上编号相同，存档的模型也能互相加载。
+
+    Attributes:
+        tokens: 编号 → 字符串。
+        counts: 每个字在训练集里出现的次数（特殊标记为 0）。
+        doc_freq: 每个字出现在多少首训练诗里（用于 :func:`keywords_for`）。
+        n_docs: 训练诗的首数。
+    """
+
+    def __init__(self, tokens: Sequence[str], counts: Sequence[int] | None = None,
+                 doc_freq: Sequence[int] | None = None, n_docs: int = 0, min_count: int = 2):
+        if tuple(tokens[: len(SPECIAL)]) != SPECIAL:
+            raise ValueError("汉字表必须以 SPECIAL 开头")
+        self.tokens = list(tokens)
+        self.counts = list(counts or [0] * len(tokens))
+        self.doc_freq = list(doc_freq or [0] * len(tokens))
+        self.n_docs = n_docs
+        self.min_count = min_count
+        self.stoi = {t: i for i, t in enumerate(self.tokens)}
+
+    @classmethod
+    def build(cls, texts: Iterable[str], min_count: int = 2) -> "Tokenizer":
+        """从一组（训练集）诗文建表，标点也算字。"""
+        counts: Counter[str] = Counter()
+        docs: Counter[str] = Counter()
+        n_docs = 0
+        for text in texts:
+            counts.update(text)
+            docs.update(set(text))
+            n_docs += 1
+        chars = sorted((c for c, n in counts.items() if n >= min_count), key=lambda c: (-counts[c], ord(c)))
+        tokens = list(SPECIAL) + chars
+        return cls(tokens, [0] * len(SPECIAL) + [counts[c] for c in chars],
+                   [0] * len(SPECIAL) + [docs[c] for c in chars], n_docs, min_count)
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_DATA / "vocab.json") -> "Tokenizer":
+        """读 vocab.json。Raises: DataFileError（文件缺失或内容不对）。"""
+        d = read_json(path)
+        try:
+            return cls(d["tokens"], d["counts"], d["doc_freq"], d["n_docs"], d["min_count"])
+        except (KeyError, TypeError, ValueError):
+            raise DataFileError(f"{path} 不是本课程的汉字表文件") from None
+
+    def save(self, path: str | Path) -> None:
+        """原子写入 vocab.json（一行一个字段，便于 git diff）。"""
+        import json
+        fields = {"min_count": self.min_count, "n_docs": self.n_docs, "tokens": self.tokens,
+                  "counts": self.counts, "doc_freq": self.doc_freq}
+        body = ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in fields.items())
+        atomic_write_text(path, "{\n" + body + "\n}\n")
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __contains__(self, ch: str) -> bool:
+        return ch in self.stoi and self.stoi[ch] >= len(SPECIAL)
+
+    def encode(self, text: str) -> list[int]:
+        """逐字编码；表外的字得到 UNK。"""
+        return [self.stoi.get(ch, UNK) for ch in text]
+
+    def decode(self, ids: Iterable[int], skip_special: bool = False) -> str:
+        """编号 → 文字；``skip_special`` 为真时丢掉特殊标记。"""
+        out = [self.tokens[int(i)] for i in ids]
+        return "".join(t for t in out if not (skip_special and t in SPECIAL))
+
+    @property
+    def vocab_hash(self) -> str:
+        """汉字表的指纹；存档里记下它，加载时确认模型与表是同一套编号。"""
+        return hashlib.sha256("\n".join(self.tokens).encode("utf-8")).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def default_tokenizer() -> Tokenizer:
+    """随课程发布的汉字表（只读一次）。"""
+    return Tokenizer.load()
+
+
+def keywords_for(record: dict, tokenizer: Tokenizer | None = None, k: int | None = None) -> list[str]:
+    """为一首诗挑 1–3 个关键词（第 06 课）：正文里按 TF-IDF 打分最高的字。
+
+    TF 是字在这首诗里出现的次数，IDF = ln(N / (1 + df))，df 是含这个字的训练诗首数。
+    跳过虚字（FUNCTION_CHARS）、标点和表外字。同分时先出现的字在前。结果是确定的：
+    关键词个数 k 缺省时由 id 的哈希定为 1、2 或 3，让模型见过各种长度的条件区。
+
+    Returns:
+        关键词列表，按得分从高到低。
+    """
+    tok = tokenizer or default_tokenizer()
+    body = poem_body(record["text"])
+    if k is None:
+        k = 1 + int(hashlib.sha1(record.get("id", body).encode("utf-8")).hexdigest()[:8], 16) % 3
+    tf = Counter(body)
+    first = {ch: body.index(ch) for ch in tf}
+    scored = []
+    for ch, n in tf.items():
+        if ch in FUNCTION_CHARS or ch not in tok:
+            continue
+        idf = math.log(max(tok.n_docs, 1) / (1 + tok.doc_freq[tok.stoi[ch]]))
+        scored.append((-n * idf, first[ch], ch))
+    return [ch for _, _, ch in sorted(scored)[:k]]
+
+
+def encode_sample(record: dict, tokenizer: Tokenizer, keywords: Sequence[str] | None = None) -> list[int]:
+    """一首诗的编号序列：``<bos> <form> keyword… <sep> poem… <eos>``（正文带标点）。"""
+    kws = keywords_for(record, tokenizer) if keywords is None else keywords
+    return ([BOS, FORM_TOKEN[record["form"]]] + tokenizer.encode("".join(kws)) + [SEP]
+            + tokenizer.encode(record["text"]) + [EOS])
+
+
+def loss_mask_for(ids: Sequence[int]) -> list[bool]:
+    """与 ``ids[1:]``（即预测目标）对齐的掩码：目标在 ``<sep>`` 之后（正文与 ``<eos>``）才计入损失。"""
+    sep_at = list(ids).index(SEP)
+    return [t > sep_at for t in range(1, len(ids))]
+
+
+def make_batch(samples: Sequence[Sequence[int]], context_length: int | None = None):
+    """把若干条编号序列排成一批。
+
+    输入 ``x`` 是每条的前 n-1 个编号，目标 ``y`` 是后 n-1 个；用 PAD 补齐到本批最长一条
+    （给了 ``context_length`` 就补到它），补出来的格子掩码为 False。
+
+    Returns:
+        (x, y, mask)：形状都是 [B, T]，dtype 为 long、long、bool。
+
+    Raises:
+        ValueError: 某条样本的输入长于 ``context_length``。
+    """
+    longest = max(len(s) - 1 for s in samples)
+    T = context_length or longest
+    if longest > T:
+        raise ValueError(f"样本长 {longest} 个位置，超过前文长度 context_length={T}")
+    x = torch.full((len(samples), T), PAD, dtype=torch.long)
+    y = torch.full((len(samples), T), PAD, dtype=torch.long)
+    mask = torch.zeros((len(samples), T), dtype=torch.bool)
+    for b, s in enumerate(samples):
+        n = len(s) - 1
+        x[b, :n] = torch.tensor(s[:-1])
+        y[b, :n] = torch.tensor(s[1:])
+        mask[b, :n] = torch.tensor(loss_mask_for(s))
+    return x, y, mask
+
+
+@lru_cache(maxsize=4)
+def load_poems(split: str | None = None, path: str | Path = DEFAULT_DATA / "poems.jsonl") -> tuple[dict, ...]:
+    """读语料（只读一次并缓存）；``split`` 为 train/val/test 时只返回那一份。"""
+    from .common import read_jsonl
+    poems = read_jsonl(path)
+    return tuple(p for p in poems if split is None or p["split"] == split)
