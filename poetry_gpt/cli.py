@@ -23,10 +23,8 @@ from rich.table import Table
 
 from . import course
 from .common import DEFAULT_DATA, ROOT
-from .course import CATALOGUE, SECTIONS, LessonNumberError, parse_lesson
+from .course import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from .labs import console
-
-EXERCISE = "my_exercise.py"
 
 
 class CliError(Exception):
@@ -45,12 +43,20 @@ def lesson_arg(text: str):
 
 
 def exercise_path(lesson, given: str | None) -> Path:
-    path = Path(given) if given else lesson.folder / EXERCISE
+    path = Path(given) if given else lesson.exercise_file
     if not path.is_file():
         if given:
             raise CliError(f"找不到文件：{given}")
-        raise CliError(f"还没有练习文件 {path.relative_to(ROOT)}。先运行 ./poet start {lesson.number}。")
+        raise CliError(f"还没有练习文件 {shown(path)}。先运行 ./poet start {lesson.number}。")
     return path
+
+
+def shown(path: Path) -> str:
+    """路径在仓库里时写相对路径，更短更好认。"""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
 
 
 def solve_source(path: Path) -> str:
@@ -98,7 +104,7 @@ def cmd_map(args) -> int:
 def cmd_progress(args) -> int:
     progress = course.load_progress()
     t = Table(title="学习进度", title_justify="left")
-    for h in ("课", "学习路径", "标题", "状态", "最近一次检查", "时间"):
+    for h in ("课", "标题", "状态", "最近一次检查", "时间"):
         t.add_column(h)
     counts = {"passed": 0, "started": 0, None: 0}
     for lesson in CATALOGUE:
@@ -107,7 +113,7 @@ def cmd_progress(args) -> int:
         if lesson.available:
             counts[status] = counts.get(status, 0) + 1
         label = course.STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
-        t.add_row(lesson.code, lesson.section_title, lesson.title, label,
+        t.add_row(lesson.code, lesson.title, label,
                   entry.get("last_verdict", ""), entry.get("updated", ""))
     console.print(t)
     console.print(f"已通过 {counts['passed']} 课，已开始 {counts['started']} 课，未开始 {counts[None]} 课"
@@ -139,15 +145,16 @@ def cmd_lesson(args) -> int:
 
 def cmd_start(args) -> int:
     lesson = lesson_arg(args.lesson)
-    target = lesson.folder / EXERCISE
-    rel = target.relative_to(ROOT)
+    target = lesson.exercise_file
+    rel = shown(target)
     if target.exists():
         if not args.force:
             raise CliError(f"{rel} 已经存在，为了不覆盖你的代码，什么也没改。\n"
                            f"要重新开始，请加 --force（会先把旧文件备份）。", code=1)
         backup = target.with_name(f"my_exercise.{time.strftime('%Y%m%d-%H%M%S')}.py")
         shutil.copy2(target, backup)
-        console.print(f"旧文件已备份为 {backup.relative_to(ROOT)}")
+        console.print(f"旧文件已备份为 {shown(backup)}")
+    target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(lesson.folder / "starter.py", target)
     course.record_progress(lesson, "started")
     console.print(f"已创建 [bold]{rel}[/bold]。编辑其中的 solve 函数，然后运行：\n"
@@ -167,7 +174,7 @@ def cmd_check(args) -> int:
     style = "green" if verdict.passed else "red"
     console.print(Panel(Text(verdict.message), title=f"第 {lesson.code} 课：{verdict.label}（{verdict.seconds:.1f} 秒）",
                         title_align="left", border_style=style))
-    if not args.file or Path(args.file).resolve() == (lesson.folder / EXERCISE).resolve():
+    if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():
         course.record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
     if verdict.kind == "not_implemented":
         console.print(f"提示：./poet hint {lesson.number}")

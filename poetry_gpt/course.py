@@ -5,6 +5,7 @@ CLI、测试和网站都从这里读课表；别处不再另存课程列表。
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -13,7 +14,10 @@ from pathlib import Path
 from .common import ROOT, atomic_write_text
 
 LESSONS_DIR = ROOT / "lessons"
-PROGRESS_FILE = ROOT / ".progress.json"
+WORKSPACE = Path(os.environ.get("POET_WORKSPACE") or ROOT)
+"""学习者自己的文件（练习、进度）放在哪里；默认就是仓库，测试时指向临时目录。"""
+PROGRESS_FILE = WORKSPACE / ".progress.json"
+EXERCISE = "my_exercise.py"
 
 SECTIONS = {
     "01": "起步",
@@ -43,6 +47,11 @@ class Lesson:
     @property
     def folder(self) -> Path:
         return LESSONS_DIR / self.code
+
+    @property
+    def exercise_file(self) -> Path:
+        """学习者的练习文件 lessons/NN/my_exercise.py（在 WORKSPACE 下）。"""
+        return WORKSPACE / "lessons" / self.code / EXERCISE
 
     @property
     def available(self) -> bool:
