@@ -105,7 +105,7 @@ def cmd_progress(args) -> int:
     progress = course.load_progress()
     t = Table(title="学习进度", title_justify="left")
     for h in ("课", "标题", "状态", "最近一次检查", "时间"):
-        t.add_column(h)
+        t.add_column(h, overflow="fold")
     counts = {"passed": 0, "started": 0, None: 0}
     for lesson in CATALOGUE:
         entry = progress.get(lesson.code, {})
@@ -172,7 +172,7 @@ def cmd_check(args) -> int:
     with console.status("正在检查 …"):
         verdict = check_file(lesson, path, Limits(timeout=args.timeout))
     style = "green" if verdict.passed else "red"
-    console.print(Panel(Text(verdict.message), title=f"第 {lesson.code} 课：{verdict.label}（{verdict.seconds:.1f} 秒）",
+    console.print(Panel(Text(verdict.message, overflow="fold"), title=f"第 {lesson.code} 课：{verdict.label}（{verdict.seconds:.1f} 秒）",
                         title_align="left", border_style=style))
     if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():
         course.record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
@@ -185,7 +185,7 @@ def cmd_hint(args) -> int:
     from .grading import lesson_check
 
     lesson = lesson_arg(args.lesson)
-    console.print(Panel(Text(lesson_check(lesson).HINT), title=f"第 {lesson.code} 课提示", title_align="left"))
+    console.print(Panel(Text(lesson_check(lesson).HINT, overflow="fold"), title=f"第 {lesson.code} 课提示", title_align="left"))
     return 0
 
 
@@ -251,6 +251,28 @@ def cmd_doctor(args) -> int:
     return 0 if ok else 1
 
 
+# ---------- 老师与维护者 ----------
+
+def cmd_grade(args) -> int:
+    from .classroom import ClassroomError, grade_class
+    from .grading import Limits
+
+    jobs = args.jobs or os.cpu_count() or 1
+    limits = Limits(timeout=args.timeout, memory_mb=args.memory, threads=1 if jobs > 1 else 2)
+    try:
+        return grade_class(args.class_dir, args.lessons, limits, jobs, args.csv, args.json)
+    except ClassroomError as e:
+        raise CliError(str(e)) from None
+
+
+def cmd_verify(args) -> int:
+    from .verify import verify_command
+
+    if args.timeout <= 0 or args.jobs < 1:
+        raise CliError("--timeout 要大于 0 秒，--jobs 至少为 1。")
+    return verify_command(args.jobs, args.timeout, args.fresh)
+
+
 # ---------- 参数解析 ----------
 
 class ChineseParser(argparse.ArgumentParser):
@@ -305,6 +327,22 @@ def build_parser() -> ChineseParser:
 
     sub.add_parser("progress", help="全部课程的进度表").set_defaults(func=cmd_progress)
     sub.add_parser("doctor", help="检查 Python、torch 与数据文件").set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("grade", help="老师用：批改全班每个学习者的每一课，输出成绩表与 CSV/JSON 报告")
+    p.add_argument("class_dir", metavar="CLASS", help=f"班级文件夹：每个学习者一个子文件夹，放 NN.py 或 lessons/NN/{EXERCISE}")
+    p.add_argument("--lessons", help="只批改这些课，如 8-10,14（默认：班里有人交了的全部课）")
+    p.add_argument("--timeout", type=float, default=20.0, help="每份练习每一步检查的时间上限（秒，默认 20）")
+    p.add_argument("--memory", type=int, default=2048, help="每个检查进程的内存上限（MiB，默认 2048）")
+    p.add_argument("--jobs", type=int, default=0, help="同时批改几份（默认：CPU 核数）")
+    p.add_argument("--csv", help="把成绩表写成 CSV（UTF-8 带 BOM，Excel 可直接打开）")
+    p.add_argument("--json", help="把每个判定（含消息与用时）写成 JSON")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("verify", help="维护者用：检查每一课的实验、参考答案、起始代码与课文小节")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="同时跑几项（默认：CPU 核数）")
+    p.add_argument("--timeout", type=float, default=60.0, help="实验与每一步检查的时间上限（秒，默认 60）")
+    p.add_argument("--fresh", action="store_true", help="不沿用上次的通过结果，全部重跑")
+    p.set_defaults(func=cmd_verify)
     return parser
 
 

@@ -2,7 +2,7 @@
 import torch
 
 HINT = ("字向量 words 的形状是 [B, T, C]，位置表 positions 是 [T, C]。"
-        "直接写 words + positions：torch 会把 [T, C] 看成 [1, T, C]，沿批维度复制后逐格相加。"
+        "直接写 words + positions：torch 会把 [T, C] 广播成 [1, T, C]，沿批维度复制后逐格相加。"
         "不要用 torch.cat——那会把宽度变成 2C。")
 
 

@@ -1,0 +1,29 @@
+"""测试共用的夹具：在临时工作区里运行 poet 命令，不碰学习者真实的练习与进度。"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """一个空的学习者工作区（POET_WORKSPACE）。"""
+    return tmp_path
+
+
+@pytest.fixture
+def poet(workspace):
+    """poet(*args) → CompletedProcess。输出被管道接走、默认不设 NO_COLOR，可以检验管道里没有转义码。"""
+
+    def run(*args, timeout=120, input=None, env=None):
+        full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        full_env.update({"POET_WORKSPACE": str(workspace), **(env or {})})
+        return subprocess.run([sys.executable, "-m", "poetry_gpt.cli", *args], cwd=ROOT, env=full_env,
+                              capture_output=True, text=True, encoding="utf-8", timeout=timeout, input=input)
+
+    return run

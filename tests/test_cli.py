@@ -1,0 +1,109 @@
+"""poet 命令行：课号解析、start 不覆盖、check 的各种判定、管道输出、进度。"""
+import json
+import re
+import time
+
+import pytest
+
+ESC = re.compile(r"\x1b\[")
+
+
+@pytest.mark.parametrize("bad", ["99", "abc", "-1", "", "0", "lesson-"])
+def test_bad_lesson_numbers_exit_2_in_chinese(poet, bad):
+    run = poet("lesson", bad)
+    assert run.returncode == 2
+    assert "不是有效的课号" in run.stdout and "1 到 26" in run.stdout
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("spelling", ["9", "09", "lesson-09"])
+def test_lesson_numbers_are_accepted_in_three_spellings(poet, spelling):
+    run = poet("hint", spelling)
+    assert run.returncode == 0 and "广播" in run.stdout
+
+
+def test_course_map_and_lesson_output_have_no_escape_codes_in_a_pipe(poet):
+    run = poet()
+    assert run.returncode == 0 and "学习路径/03 · GPT 的内部" in run.stdout and "即将推出" in run.stdout
+    assert not ESC.search(run.stdout)
+    run = poet("lesson", "9", env={"NO_COLOR": "1"})
+    assert run.returncode == 0 and "第 3 行是否相同：True" in run.stdout
+    assert not ESC.search(run.stdout)
+
+
+def test_start_never_overwrites(poet, workspace):
+    mine = workspace / "lessons" / "09" / "my_exercise.py"
+    assert poet("start", "9").returncode == 0
+    mine.write_text("# 我的代码\n", encoding="utf-8")
+    again = poet("start", "9")
+    assert again.returncode == 1 and "已经存在" in again.stdout
+    assert mine.read_text(encoding="utf-8") == "# 我的代码\n"
+    forced = poet("start", "9", "--force")
+    assert forced.returncode == 0 and "备份" in forced.stdout
+    backups = list(mine.parent.glob("my_exercise.*.py"))
+    assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == "# 我的代码\n"
+    assert "NotImplementedError" in mine.read_text(encoding="utf-8")
+
+
+def test_check_records_progress(poet, workspace):
+    run = poet("check", "9")
+    assert run.returncode == 2 and "./poet start 9" in run.stdout
+    poet("start", "9")
+    blank = poet("check", "9")
+    assert blank.returncode == 1 and "未完成" in blank.stdout and "请补全 solve" in blank.stdout
+    progress = json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))
+    assert progress["09"]["status"] == "started" and progress["09"]["last_verdict"] == "未完成"
+    mine = workspace / "lessons" / "09" / "my_exercise.py"
+    mine.write_text(mine.read_text(encoding="utf-8").replace(
+        '    raise NotImplementedError("请补全 solve', '    return words + positions\n    raise NotImplementedError("'),
+        encoding="utf-8")
+    passed = poet("check", "9")
+    assert passed.returncode == 0 and "通过" in passed.stdout and "20 个随机用例" in passed.stdout
+    assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["09"]["status"] == "passed"
+    table = poet("progress")
+    assert "已通过 1 课" in table.stdout
+
+
+@pytest.mark.parametrize("body, verdict, detail", [
+    ("def solve(words, positions):\n    return words - positions\n", "答案错误", "个用例不对"),
+    ("def solve(words, positions):\n    return words.undefined()\n", "崩溃", "AttributeError"),
+    ("def solve(words, positions)\n    return words\n", "语法错误", "第 1 行"),
+    ("import torch\ndef solve(words, positions):\n    return torch.cat([words, positions])\n", "崩溃", "torch.cat"),
+    ("import os\nos._exit(3)\n", "崩溃", "退出码 3"),
+    (b"\xff\xfe\x00bad", "语法错误", "UTF-8"),
+])
+def test_check_verdicts(poet, tmp_path, body, verdict, detail):
+    path = tmp_path / "learner.py"
+    path.write_bytes(body if isinstance(body, bytes) else body.encode("utf-8"))
+    run = poet("check", "9", str(path))
+    assert run.returncode == 1
+    assert verdict in run.stdout and detail in run.stdout, run.stdout
+    assert "Traceback (most recent call last)" not in run.stdout + run.stderr
+
+
+def test_endless_loop_is_stopped_by_the_time_limit(poet, tmp_path):
+    path = tmp_path / "loop.py"
+    path.write_text("def solve(words, positions):\n    while True:\n        pass\n", encoding="utf-8")
+    started = time.monotonic()
+    run = poet("check", "9", str(path), "--timeout", "4")
+    assert run.returncode == 1 and "超时" in run.stdout
+    assert time.monotonic() - started < 20
+
+
+def test_solution_diff_and_doctor(poet, workspace):
+    sol = poet("solution", "9")
+    assert sol.returncode == 0 and "return words + positions" in sol.stdout
+    poet("start", "9")
+    diff = poet("diff", "9")
+    assert diff.returncode == 0 and "参考答案" in diff.stdout and "NotImplementedError" in diff.stdout
+    doctor = poet("doctor")
+    assert doctor.returncode == 0 and "99397 首诗" in doctor.stdout and "6828" in doctor.stdout
+
+
+def test_bad_arguments_are_explained_in_chinese(poet):
+    run = poet("frobnicate")
+    assert run.returncode == 2 and "命令写得不对" in run.stdout
+    run = poet("check", "9", "/no/such/file.py")
+    assert run.returncode == 2 and "找不到文件" in run.stdout
+    run = poet("check", "9", "--timeout", "abc")
+    assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr

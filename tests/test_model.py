@@ -1,0 +1,84 @@
+"""模型：形状、过长输入、因果性、快慢两种注意力一致、KV 缓存一致、weight tying。"""
+import math
+
+import pytest
+import torch
+
+from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
+from poetry_gpt.model import KVCache, ModelConfig, PoetryGPT, sinusoidal_positions
+
+torch.set_num_threads(2)
+
+
+@pytest.fixture(scope="module")
+def batch():
+    tok = default_tokenizer()
+    return make_batch([encode_sample(p, tok) for p in load_poems("val")[:6]])
+
+
+def small(**kw):
+    torch.manual_seed(0)
+    return PoetryGPT(ModelConfig(vocab_size=len(default_tokenizer()), **kw)).eval()
+
+
+def test_shapes_and_untrained_loss(batch):
+    x, y, mask = batch
+    model = small()
+    logits, loss = model(x)
+    assert logits.shape == (*x.shape, len(default_tokenizer())) and loss is None
+    masked_logits, loss = model(x, y, mask)
+    assert masked_logits.shape == (int(mask.sum()), logits.shape[-1])
+    # 刚初始化的模型几乎是均匀猜测：损失接近 ln V
+    assert abs(loss.item() - math.log(logits.shape[-1])) < 0.1
+    assert torch.allclose(masked_logits, logits[mask], atol=1e-5)
+
+
+def test_default_config_and_weight_tying():
+    model = small()
+    cfg = model.config
+    assert (cfg.context_length, cfg.width, cfg.n_layers, cfg.n_heads) == (64, 128, 4, 4)
+    assert model.head.weight is model.characters.weight
+    assert tuple(model.positions.weight.shape) == (64, 128)
+    assert model.num_parameters() == 1_675_520
+
+
+def test_too_long_input_is_an_error_not_a_cut():
+    model = small()
+    model(torch.zeros(1, 64, dtype=torch.long))
+    with pytest.raises(ValueError, match="超过了前文长度"):
+        model(torch.zeros(1, 65, dtype=torch.long))
+
+
+def test_attention_is_causal(batch):
+    x, _, _ = batch
+    model = small()
+    changed = x.clone()
+    changed[:, 10:] = (changed[:, 10:] + 7) % 100 + 10
+    a, b = model(x)[0], model(changed)[0]
+    assert torch.allclose(a[:, :10], b[:, :10], atol=1e-6)
+    assert not torch.allclose(a[:, 10:], b[:, 10:], atol=1e-3)
+
+
+def test_fast_attention_equals_written_out(batch):
+    x, _, _ = batch
+    fast, slow = small(fast_attention=True), small(fast_attention=False)
+    slow.load_state_dict(fast.state_dict())
+    assert torch.allclose(fast(x)[0], slow(x)[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_kv_cache_gives_the_same_logits(batch, fast):
+    x, _, _ = batch
+    model = small(fast_attention=fast)
+    full = model(x)[0]
+    cache = KVCache(model.config.n_layers)
+    steps = [model(x[:, :5], cache=cache)[0]] + [model(x[:, t:t + 1], cache=cache)[0] for t in range(5, x.shape[1])]
+    assert len(cache) == x.shape[1]
+    assert torch.allclose(torch.cat(steps, dim=1), full, atol=1e-5)
+
+
+def test_sinusoidal_table():
+    table = sinusoidal_positions(64, 32)
+    assert table.shape == (64, 32)
+    assert torch.allclose(table[0, 0::2], torch.zeros(16)) and torch.allclose(table[0, 1::2], torch.ones(16))
+    assert table[5, 0].item() == pytest.approx(math.sin(5.0), abs=1e-6)
