@@ -1,0 +1,29 @@
+"""第 05 课差分检查：随机的几首“小诗”、随机的 min_count 与特殊标记，比较两边建出的编号表。"""
+import torch
+
+from poetry_gpt.data import SPECIAL
+
+HINT = ("先用 collections.Counter 把所有诗里的每个字数一遍（标点也算字）。"
+        "留下次数 ≥ min_count 的字，用 sorted(..., key=lambda ch: (-counts[ch], ord(ch))) 排序："
+        "次数多的在前，次数相同时码位小的在前——不能依赖字第一次出现的先后。"
+        "最后返回 list(specials) + 排好的字，特殊标记原样放在最前面。")
+
+# 常用字加两种标点；按下面的权重抽，出现次数有多有少，也常有并列
+ALPHABET = "春风花月山水云日人不一天中何时年来无有江夜秋雨鸟，。"
+
+
+def cases(gen):
+    """24 个用例：(texts, min_count, specials)。"""
+    weights = torch.linspace(3.0, 0.2, len(ALPHABET))
+    out = []
+    for _ in range(24):
+        n_texts = int(torch.randint(0, 7, (1,), generator=gen))
+        texts = []
+        for _ in range(n_texts):
+            length = int(torch.randint(1, 15, (1,), generator=gen))
+            picks = torch.multinomial(weights, length, replacement=True, generator=gen)
+            texts.append("".join(ALPHABET[i] for i in picks.tolist()))
+        min_count = int(torch.randint(1, 5, (1,), generator=gen))
+        specials = SPECIAL[: int(torch.randint(1, len(SPECIAL) + 1, (1,), generator=gen))]
+        out.append((texts, min_count, specials))
+    return out
