@@ -1,0 +1,30 @@
+"""第 02 课差分检查：随机形状的 logits [B,T,V] 与偏置 [V]，比较学习者与参考答案的 solve。"""
+import torch
+
+from poetry_gpt.data import default_tokenizer
+
+HINT = ("logits 的形状是 [B, T, V]，bias 是 [V]。logits + bias 会把 bias 当成 [1, 1, V]，"
+        "给每一句、每个位置加同一行。相加后用 reshape(B * T, V) 摊平——"
+        "有的用例里 logits 是转置出来的不连续张量，view 会报错，reshape 会在需要时复制。")
+
+
+def cases(gen):
+    """24 个用例：(logits [B,T,V], bias [V])。
+
+    每 4 个用例里有 1 个用真实汉字表的大小 V=6828；一半的 logits 是 transpose 出来的不连续张量；
+    一半的 bias 里有 -inf（像第 22 课那样禁掉一些字）。
+    """
+    vocab_size = len(default_tokenizer())
+    out = []
+    for i in range(24):
+        B, T = (int(torch.randint(1, hi, (1,), generator=gen)) for hi in (5, 9))
+        V = vocab_size if i % 4 == 0 else int(torch.randint(2, 40, (1,), generator=gen))
+        if i % 2:
+            logits = torch.randn(B, V, T, generator=gen).transpose(1, 2)  # [B,T,V]，不连续
+        else:
+            logits = torch.randn(B, T, V, generator=gen)
+        bias = torch.randn(V, generator=gen)
+        if i % 4 in (1, 2):
+            bias[torch.rand(V, generator=gen) < 0.3] = float("-inf")
+        out.append((logits, bias))
+    return out
