@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,7 @@ VERDICTS = {
 }
 OUTPUT_LIMIT = 16 << 20  # 子进程最多写 16 MiB 输出，再多就被系统终止
 SHOWN_CHARS = 2000  # 判定消息里最多引用这么多字符的输出
+_reference_lock = threading.Lock()
 
 
 @dataclass
@@ -109,8 +111,11 @@ def run_limited(args: list[str], workdir: Path, limits: Limits) -> tuple[int | N
             except ProcessLookupError:
                 pass
             proc.wait()
+    size = log_path.stat().st_size
+    if size >= OUTPUT_LIMIT and code is not None:
+        code = -signal.SIGXFSZ  # Python 忽略这个信号，写满上限只会得到 OSError：按输出太多处理
     with open(log_path, "rb") as f:
-        f.seek(max(0, log_path.stat().st_size - 4 * SHOWN_CHARS))
+        f.seek(max(0, size - 4 * SHOWN_CHARS))
         tail = f.read().decode("utf-8", errors="replace")
     return code, tail
 
@@ -148,9 +153,16 @@ def _load(path: Path, name: str):
     return module
 
 
+@functools.lru_cache(maxsize=None)
 def lesson_check(lesson: Lesson):
-    """这一课的 check.py 模块（含 cases、可选的 compare 与 HINT）。"""
+    """这一课的 check.py 模块（含 cases、可选的 compare 与 HINT）。每个进程只载入一次：
+    ./poet grade 在运行任何学习者代码之前就载入，之后被改动的 check.py 进不了批改进程。"""
     return _load(lesson.folder / "check.py", f"check_{lesson.code}")
+
+
+def default_seed(lesson: Lesson) -> int:
+    """差分检查默认的随机种子：每课固定，学习者每次检查拿到同样的用例。"""
+    return lesson.number * 1000 + 7
 
 
 @functools.lru_cache(maxsize=None)
@@ -218,7 +230,7 @@ def compare(expected, got, where: str = "结果") -> str | None:
 def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int | None = None) -> Verdict:
     """检查一份练习：语法 → 可见检查 → 差分检查。任何学习者文件都只会得到一个判定，不会抛异常。"""
     started = time.monotonic()
-    seed = lesson.number * 1000 + 7 if seed is None else seed
+    seed = default_seed(lesson) if seed is None else seed
 
     def verdict(kind: str, message: str) -> Verdict:
         return Verdict(kind, message, round(time.monotonic() - started, 2))
@@ -244,7 +256,8 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
             return verdict(*_classify_failure(code, out, str(path), "可见检查"))
         # 2. 差分检查
         try:
-            cases, expected = reference(lesson, seed)
+            with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
+                cases, expected = reference(lesson, seed)
         except Exception as e:  # 课程自身的问题，不是学习者的
             return verdict("crashed", f"参考答案或 check.py 出错（请告诉老师）：{e}")
         result_file = work / "result.pt"
@@ -256,7 +269,7 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
             result = torch.load(result_file, weights_only=True)
             status = result["status"]
         except Exception:
-            return verdict(*_classify_failure(code or 1, out, str(path), "差分检查"))
+            return verdict(*_classify_failure(code, out, str(path), "差分检查"))
         if status == "not_implemented":
             return verdict("not_implemented", result["message"] or "solve 还没有补全")
         if status == "crashed":

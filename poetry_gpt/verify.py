@@ -1,0 +1,203 @@
+"""维护者的总检查：./poet verify。
+
+对课表里每一个有文件夹的课：五个文件都在；课文的 ## 小节齐全且顺序对；实验在时间上限内正常
+结束；solution.py 通过 check_file；starter.py 得到“未完成”。另外，lessons/ 下不能有课表之外的
+文件夹。各课的实验与两次检查一起放进线程池并行跑（工作都在子进程里）。
+
+通过的课按“文件指纹”记在 runs/verify-cache.json：课程文件夹、poetry_gpt 包的源码与 data/ 都没
+变时，下次直接记为通过（表里标“未变”），让提交前的钩子几秒内跑完；--fresh 忽略缓存全部重跑。
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .common import DEFAULT_DATA, ROOT, atomic_write_text
+from .course import CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
+from . import course
+
+CACHE_FILE = ROOT / "runs" / "verify-cache.json"
+CHECKS = ("files", "readme", "experiment", "solution", "starter")
+CHECK_TITLES = {"files": "五个文件", "readme": "课文小节", "experiment": "实验", "solution": "参考答案",
+                "starter": "起始代码"}
+
+
+@dataclass
+class LessonReport:
+    """一课的检查结果：检查名 → 失败原因（通过时为 None）。"""
+
+    lesson: Lesson
+    problems: dict[str, str | None] = field(default_factory=dict)
+    seconds: float = 0.0
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return all(v is None for v in self.problems.values())
+
+
+def readme_problem(lesson: Lesson) -> str | None:
+    """课文第一行是“# 第 NN 课 · 标题”，## 小节按 README_SECTIONS 的顺序出现（可有别的小节）。"""
+    text = (lesson.folder / "README.md").read_text(encoding="utf-8")
+    title = f"# 第 {lesson.code} 课 · {lesson.title}"
+    if not text.startswith(title):
+        return f"第一行应为“{title}”"
+    headings, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif line.startswith("## ") and not fenced:
+            headings.append(line[3:].split("：")[0].strip())
+    found = [h for h in headings if h in README_SECTIONS]
+    if found != list(README_SECTIONS):
+        missing = [s for s in README_SECTIONS if s not in found]
+        return f"缺少小节：{'、'.join(missing)}" if missing else f"小节顺序不对：{' / '.join(found)}"
+    return None
+
+
+def experiment_problem(lesson: Lesson, timeout: float) -> str | None:
+    """在仓库根目录运行 experiment.py；超时或退出码非零时返回原因（带输出的最后几行）。"""
+    try:
+        run = subprocess.run([sys.executable, str(lesson.folder / "experiment.py")], cwd=ROOT, timeout=timeout,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
+                             errors="replace")
+    except subprocess.TimeoutExpired:
+        return f"超过 {timeout:g} 秒没有结束"
+    if run.returncode != 0:
+        tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-5:])
+        return f"退出码 {run.returncode}：\n{tail}"
+    return None
+
+
+def solution_problem(lesson: Lesson, limits) -> str | None:
+    from .grading import check_file  # 导入 torch 要一两秒：全部沿用缓存时不导入
+
+    v = check_file(lesson, lesson.folder / "solution.py", limits)
+    return None if v.passed else f"{v.label}：{v.message}"
+
+
+def starter_problem(lesson: Lesson, limits) -> str | None:
+    from .grading import check_file
+
+    v = check_file(lesson, lesson.folder / "starter.py", limits)
+    return None if v.kind == "not_implemented" else f"应为“未完成”，实际是{v.label}：{v.message}"
+
+
+def stray_folders() -> list[str]:
+    """lessons/ 下不在课表里的文件夹名。"""
+    codes = {lesson.code for lesson in CATALOGUE}
+    return sorted(p.name for p in course.LESSONS_DIR.iterdir()
+                  if p.is_dir() and not p.name.startswith((".", "_")) and p.name not in codes)
+
+
+def fingerprint(lesson: Lesson) -> str:
+    """课程文件、poetry_gpt 源码、data/ 文件（名字、大小、修改时间）与 Python 版本的摘要。"""
+    h = hashlib.sha256(sys.version.encode())
+    for path in [*(lesson.folder / f for f in LESSON_FILES), *sorted((ROOT / "poetry_gpt").glob("*.py"))]:
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted(DEFAULT_DATA.iterdir()):
+        st = path.stat()
+        h.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+def _load_cache(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE) -> tuple[list[LessonReport], list[str]]:
+    """检查每一个有文件夹的课。cache_path 为 None 时不读也不写缓存。
+
+    Returns:
+        (各课的报告, 课表之外的文件夹名)。
+    """
+    from .grading import Limits
+
+    limits = Limits(timeout=timeout, threads=1 if jobs > 1 else 2)
+    cache = _load_cache(cache_path) if cache_path else {}
+    lock = threading.Lock()
+    reports: list[LessonReport] = []
+    pending = []  # (报告, 指纹)
+    for lesson in CATALOGUE:
+        if not lesson.folder.is_dir():
+            continue
+        report = LessonReport(lesson)
+        reports.append(report)
+        missing = [f for f in LESSON_FILES if not (lesson.folder / f).is_file()]
+        report.problems["files"] = f"缺少 {'、'.join(missing)}" if missing else None
+        if missing:
+            continue
+        key = fingerprint(lesson)
+        if cache.get(lesson.code) == key:
+            report.problems.update(dict.fromkeys(CHECKS[1:]))
+            report.cached = True
+            continue
+        try:
+            report.problems["readme"] = readme_problem(lesson)
+        except (OSError, UnicodeDecodeError) as e:
+            report.problems["readme"] = f"读不出 README.md：{e}"
+        pending.append((report, key))
+
+    started = {r.lesson.code: time.monotonic() for r, _ in pending}
+
+    def run(report: LessonReport, key: str, name: str, work):
+        try:
+            problem = work()
+        except Exception as e:  # 课程文件本身坏了（读不出、check.py 出错）：记为这一项不通过
+            problem = f"检查时出错：{type(e).__name__}: {e}"
+        with lock:
+            report.problems[name] = problem
+            report.seconds = round(time.monotonic() - started[report.lesson.code], 1)
+            if cache_path and len(report.problems) == len(CHECKS) and report.ok:
+                cache[report.lesson.code] = key  # 每通过一课就记下：被外面的 timeout 打断也不白跑
+                atomic_write_text(cache_path, json.dumps(cache, indent=1, sort_keys=True) + "\n")
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for report, key in pending:  # 实验通常最慢，先排
+            lesson = report.lesson
+            pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout))
+            pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
+            pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
+    return reports, stray_folders()
+
+
+def verify_command(jobs: int, timeout: float, fresh: bool) -> int:
+    """./poet verify：打印一张表，有任何一项不通过就返回 1。"""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .labs import console
+
+    started = time.monotonic()
+    with console.status("正在检查每一课 …"):
+        reports, strays = verify(jobs, timeout, None if fresh else CACHE_FILE)
+    table = Table(title="课程总检查", title_justify="left")
+    for h in ("课", *(CHECK_TITLES[c] for c in CHECKS), "用时"):
+        table.add_column(h)
+    for r in reports:
+        cells = [("" if c not in r.problems else "[green]✓[/green]" if r.problems[c] is None else "[red]✗[/red]")
+                 for c in CHECKS]
+        table.add_row(r.lesson.code, *cells, "未变" if r.cached else f"{r.seconds:.1f} 秒")
+    for name in strays:
+        table.add_row(escape(name), "[red]✗ 不在课表里[/red]", *[""] * (len(CHECKS) - 1), "")
+    console.print(table)
+    failures = [(r.lesson.code, CHECK_TITLES[c], p) for r in reports for c, p in r.problems.items() if p]
+    for code, what, problem in failures:
+        console.print(f"[red]第 {code} 课 {what}：[/red]{escape(problem)}")
+    for name in strays:
+        console.print(f"[red]lessons/{escape(name)} 不在课表 poetry_gpt.course.CATALOGUE 里。[/red]")
+    ok = not failures and not strays
+    console.print(f"{'全部通过' if ok else '有问题'}：{len(reports)} 课，用时 {time.monotonic() - started:.1f} 秒"
+                  f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。")
+    return 0 if ok else 1

@@ -1,0 +1,201 @@
+"""./poet grade 与 ./poet verify：一个在 tmp_path 里搭起来的班级，里面有对的、错的、会崩的、
+死循环的、语法错误的和各种“捣乱”的第 09 课练习；每份都要得到正确的判定，整轮有时间上界。"""
+import json
+import math
+import shutil
+import time
+from textwrap import indent
+
+import pytest
+
+from poetry_gpt import course, verify
+from poetry_gpt.classroom import ClassroomError, parse_lessons, report_csv, write_reports
+from poetry_gpt.course import BY_NUMBER
+from poetry_gpt.grading import Verdict
+
+TIMEOUT = 8  # 秒；死循环的练习各耗掉一两个这么长的时间
+JOBS = 2
+VISIBLE = '''
+
+if __name__ == "__main__":
+    x = torch.zeros(2, 3, 4)
+    p = torch.arange(12.0).view(3, 4)
+    y = solve(x, p)
+    assert y.shape == (2, 3, 4)
+    assert torch.equal(y[0], p), "字向量全为 0 时，结果应正好等于位置表"
+    print("本课补全练习通过。")
+'''
+
+
+def exercise(body: str, top: str = "") -> str:
+    """一份第 09 课练习：top 放在 import torch 之后，body 是 solve 的函数体。"""
+    return f"import torch\n{top}\n\ndef solve(words, positions):\n{indent(body, '    ')}\n{VISIBLE}"
+
+
+RIGHT = exercise("return words + positions")
+
+
+def build_class(root, victim_dir=None):
+    """学习者名 → (相对路径, 内容, 期望的判定标签)。victim_dir 给“往外写文件”的那份练习用。"""
+    outside = (victim_dir or root) / "outside.txt"
+    writer_top = (f"from pathlib import Path\n"
+                  f"Path({str(outside)!r}).write_text('来过', encoding='utf-8')\n"
+                  f"Path({str(root / 'bai' / '09.py')!r}).write_text('def solve(w, p):\\n    return w\\n', encoding='utf-8')\n")
+    learners = {
+        "ada": ("lessons/09/my_exercise.py", RIGHT, "通过"),
+        "bai": ("09.py", RIGHT, "通过"),  # ren 会在运行时改写这个文件
+        "chen": ("09.py", exercise("return words + positions.round()"), "答案错误"),  # 可见检查碰巧通过
+        "du": ("09.py", exercise("return words + 2 * positions"), "答案错误"),
+        "fang": ("09.py", exercise('raise NotImplementedError("请补全 solve：把位置表加上去")'), "未完成"),
+        "gao": ("09.py", exercise("return words @ positions"), "崩溃"),
+        "he": ("09.py", exercise("while True:\n    pass"), "超时"),
+        "hu": ("09.py", exercise("while words.shape != (2, 3, 4):\n    pass\nreturn words + positions"), "超时"),
+        "jin": ("09.py", exercise("return words +"), "语法错误"),
+        "kong": ("09.py", exercise("return words + positions", "import sys\nsys.exit(0)"), "崩溃"),
+        "lei": ("09.py", exercise("import os\nos._exit(0)"), "崩溃"),
+        "lin": ("09.py", exercise('while True:\n    print("啊" * 4096)'), "崩溃"),
+        "liu": ("09.py", exercise("return solve(words, positions)"), "崩溃"),  # RecursionError
+        "lu": ("09.py", exercise("return repr(Loop())", "import sys\nsys.setrecursionlimit(10**8)\n\n\n"
+                                 "class Loop:\n    def __repr__(self):\n        return repr(self)"), "崩溃"),  # 栈溢出
+        "ma": ("09.py", exercise("blocks = []\nwhile True:\n    blocks.append(bytearray(64 << 20))"), "崩溃"),
+        "ni": ("09.py", exercise("return words + positions  # 位置表沿批维度广播").encode("gbk"), "语法错误"),
+        "ou": ("09.py", "", "未完成"),
+        "pan": ("09.py", exercise("return words", "torch.equal = lambda *a, **k: True\n"
+                                  "torch.allclose = lambda *a, **k: True"), "答案错误"),
+        "qin": ("09.py", exercise("return reference(words, positions)", "import sys\nsys.path.insert(0, 'lessons/09')\n"
+                                  "from solution import solve as reference"), "崩溃"),
+        "ren": ("lessons/09/my_exercise.py", exercise("return words + positions", writer_top), "通过"),
+    }
+    for name, (rel, text, _) in learners.items():
+        path = root / name / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return learners
+
+
+@pytest.fixture
+def klass(tmp_path):
+    root = tmp_path / "class"
+    learners = build_class(root, tmp_path)
+    (root / "empty").mkdir()
+    (root / "名单.txt").write_text("老师的笔记", encoding="utf-8")
+    (root / "ada" / "notes.py").write_text("print(1)\n", encoding="utf-8")
+    (root / "zed").mkdir()
+    (root / "zed" / "99.py").write_text(RIGHT, encoding="utf-8")
+    return root, learners
+
+
+def test_grade_a_hostile_class(poet, klass, tmp_path):
+    root, learners = klass
+    csv_path, json_path = tmp_path / "out" / "成绩.csv", tmp_path / "out" / "成绩.json"
+    started = time.monotonic()
+    run = poet("grade", str(root), "--lessons", "9", "--timeout", str(TIMEOUT), "--memory", "1024",
+               "--jobs", str(JOBS), "--csv", str(csv_path), "--json", str(json_path), timeout=600)
+    wall = time.monotonic() - started
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+
+    # 上界：每份练习最多两步、每步最多 TIMEOUT 秒，JOBS 份同时跑，外加启动的余量
+    bound = math.ceil(len(learners) / JOBS) * (2 * TIMEOUT + 3) + 20
+    assert wall < bound, (wall, bound)
+
+    rows = [f"{name},{label},{int(label == '通过')}" for name, (_, _, label) in learners.items()]
+    expected = "\ufeff" + "\r\n".join(["学习者,第09课,通过数", *rows]) + "\r\n"
+    assert csv_path.read_bytes().decode("utf-8") == expected
+
+    report = json.loads(json_path.read_text(encoding="utf-8"))
+    assert report["timeout_seconds"] == TIMEOUT and report["memory_mb"] == 1024 and report["jobs"] == JOBS
+    assert report["lessons"] == [{"lesson": "09", "title": BY_NUMBER[9].title}]
+    assert report["learners"] == list(learners)
+    by_name = {v["learner"]: v for v in report["verdicts"]}
+    assert {n: v["label"] for n, v in by_name.items()} == {n: label for n, (_, _, label) in learners.items()}
+    assert all(v["seconds"] <= 2 * TIMEOUT + 5 and v["message"] for v in by_name.values())
+    assert "输出太多" in by_name["lin"]["message"]
+    assert "内存" in by_name["ma"]["message"]
+    assert "RecursionError" in by_name["liu"]["message"] and "SIGSEGV" in by_name["lu"]["message"]
+    assert "UTF-8" in by_name["ni"]["message"]
+    assert "solve" in by_name["ou"]["message"]
+    assert "/tmp/" not in by_name["gao"]["message"] and "09.py" in by_name["gao"]["message"]
+    assert by_name["ada"]["file"] == "lessons/09/my_exercise.py" and by_name["bai"]["file"] == "09.py"
+    # ren 的程序确实往外写了文件、改写了 bai 的练习，但 bai 的判定用的是批改前读进来的内容
+    assert (tmp_path / "outside.txt").read_text(encoding="utf-8") == "来过"
+    assert (root / "bai" / "09.py").read_text(encoding="utf-8").startswith("def solve(w, p)")
+    assert set(report["ignored"]) == {"empty/：里面没有认得出的练习文件", "名单.txt：不是学习者文件夹",
+                                      "ada/notes.py：不是 NN.py 或 lessons/NN/my_exercise.py",
+                                      "zed/99.py：第 99 课不在课表里或还没写好", "zed/：里面没有认得出的练习文件"}
+    out = run.stdout
+    assert "找到 20 名学习者" in out and "NN.py 18 份，lessons/NN/my_exercise.py 2 份" in out
+    assert "通过率" in out and "3/20 15%" in out and "缺" in out
+
+
+def test_csv_marks_missing_lessons_and_counts_passes():
+    nine, ten = BY_NUMBER[9], BY_NUMBER[10]
+    results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("timeout", ""),
+               ("乙", "10"): Verdict("passed", "")}
+    assert report_csv(["甲", "乙"], [nine, ten], results) == (
+        "学习者,第09课,第10课,通过数\r\n甲,通过,超时,1\r\n乙,缺,通过,1\r\n")
+
+
+def test_reports_are_replaced_atomically(tmp_path):
+    csv_path, json_path = tmp_path / "r.csv", tmp_path / "r.json"
+    write_reports(str(csv_path), str(json_path), "甲,1\r\n", "{}\n")
+    write_reports(str(csv_path), str(json_path), "乙,2\r\n", '{"a": 1}\n')
+    assert csv_path.read_bytes() == "\ufeff乙,2\r\n".encode("utf-8")
+    assert json.loads(json_path.read_text(encoding="utf-8")) == {"a": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.json"]  # 没有留下临时文件
+    with pytest.raises(ClassroomError, match="写不了报告"):
+        write_reports(str(csv_path / "x.csv"), None, "", "")
+
+
+def test_lesson_ranges():
+    assert [l.number for l in parse_lessons("8-10,9")] == [n for n in (8, 9, 10) if BY_NUMBER[n].available]
+    for bad in ("abc", "0", "27", "10-8", "9-30"):
+        with pytest.raises(ClassroomError):
+            parse_lessons(bad)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["grade", "/no/such/class"], "不存在"),
+    (["grade", "poet"], "不是文件夹"),
+    (["grade", ".", "--lessons", "x"], "--lessons 写法不对"),
+    (["grade", "tests", "--timeout", "0"], "--timeout 要大于 0"),
+])
+def test_bad_grade_input_is_a_chinese_message(poet, args, words):
+    run = poet(*args)
+    assert run.returncode == 2
+    assert words in run.stdout and "Traceback" not in run.stdout + run.stderr
+
+
+def test_class_without_learners(poet, tmp_path):
+    (tmp_path / "empty").mkdir()
+    run = poet("grade", str(tmp_path))
+    assert run.returncode == 2 and "没有找到学习者" in run.stdout
+
+
+def test_verify_passes_on_the_real_repo(poet):
+    run = poet("verify", timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "全部通过" in run.stdout
+
+
+def test_verify_reports_broken_lessons(tmp_path, monkeypatch):
+    lessons = tmp_path / "lessons"
+    shutil.copytree(BY_NUMBER[9].folder, lessons / "09", ignore=shutil.ignore_patterns("my_exercise*", "__pycache__"))
+    (lessons / "09" / "experiment.py").write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    shutil.copy(lessons / "09" / "solution.py", lessons / "09" / "starter.py")  # 起始代码“已经写好了”
+    readme = lessons / "09" / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8").replace("## 深入一步", "## 更多"), encoding="utf-8")
+    (lessons / "99").mkdir()
+    (lessons / "12").mkdir()
+    (lessons / "12" / "README.md").write_text("# 第 12 课\n", encoding="utf-8")
+    monkeypatch.setattr(course, "LESSONS_DIR", lessons)
+
+    reports, strays = verify.verify(jobs=JOBS, timeout=60, cache_path=None)
+    assert strays == ["99"]
+    problems = {r.lesson.code: {k: v for k, v in r.problems.items() if v} for r in reports}
+    assert set(problems) == {"09", "12"}
+    assert problems["12"] == {"files": "缺少 experiment.py、starter.py、solution.py、check.py"}
+    assert set(problems["09"]) == {"experiment", "readme", "starter"}
+    assert "退出码 3" in problems["09"]["experiment"]
+    assert problems["09"]["readme"] == "缺少小节：深入一步"
+    assert "应为“未完成”，实际是通过" in problems["09"]["starter"]
