@@ -60,7 +60,7 @@ show("不同的字几个", len(set(line_ids.tolist())))
 show("梯度非零的行数", rows)
 show("占全表的比例", rows / V)
 
-# 输出层与 characters 共用一张表（weight tying）：走完整个模型，每一行都会收到梯度
+# 输入输出共享表（weight tying）：输出层就是 characters，走完整个模型，每一行都会收到梯度
 sample = encode_sample(poem, tok)
 x, y = torch.tensor([sample[:-1]]), torch.tensor([sample[1:]])
 mask = torch.tensor([loss_mask_for(sample)])
@@ -80,7 +80,7 @@ with torch.no_grad():
         torch.nn.init.normal_(weight, std=std)
         logits, _ = model(x)
         loss = F.cross_entropy(logits[0][mask[0]], y[0][mask[0]])
-        # 共用表时，本字的向量和它自己点积最大：看模型有多相信“下一个字还是本字”
+        # 共享表时，本字的向量和它自己点积最大：看模型有多相信“下一个字还是本字”
         p_self = logits.softmax(-1).gather(-1, x[..., None]).mean()
         rows_out.append([std, logits.std().item(), p_self.item(), loss.item()])
 table(["初始化标准差", "logits 标准差", "P(下一字=本字)", "起步损失"],
