@@ -1,0 +1,20 @@
+"""第 07 课差分检查：随机大小的计数表（常有整行为 0）和随机的 k，比较两边的概率表。"""
+import torch
+
+HINT = ("P[i, j] = (c[i, j] + k) / (n[i] + k·V)，n[i] 是第 i 行的计数之和。"
+        "写成张量运算只要两行：smoothed = pair_counts.float() + k，"
+        "再 smoothed / smoothed.sum(dim=1, keepdim=True)。keepdim=True 让 [V, 1] 的行和沿每一列广播；"
+        "按列求和（dim=0）得到的就不是“前一个字是 i 时”的分布了。")
+
+
+def cases(gen):
+    """24 个用例：(pair_counts [V, V] long, k)。V 在 2–12 之间，约三分之一的行全是 0。"""
+    out = []
+    for _ in range(24):
+        V = int(torch.randint(2, 13, (1,), generator=gen))
+        counts = torch.randint(0, 20, (V, V), generator=gen)
+        counts *= torch.rand(V, V, generator=gen) < 0.4                 # 大多数搭配没出现过
+        counts[torch.rand(V, generator=gen) < 0.3] = 0                  # 有的字一次都没当过“前一个字”
+        k = [0.01, 0.03, 0.1, 0.5, 1.0, 2.0][int(torch.randint(0, 6, (1,), generator=gen))]
+        out.append((counts, k))
+    return out
