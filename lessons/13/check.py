@@ -1,0 +1,21 @@
+"""第 13 课差分检查：随机形状、尺度、weight、bias 与 eps 的层归一化，比较学习者与参考答案的 solve。"""
+import torch
+
+HINT = ("只在最后一维上算：mean = x.mean(-1, keepdim=True)，var = ((x - mean) ** 2).mean(-1, keepdim=True)"
+        "（除以 C；x.var 默认除以 C-1，要加 unbiased=False）。"
+        "然后 (x - mean) / torch.sqrt(var + eps) * weight + bias。keepdim=True 让 [..., 1] 能广播回 [..., C]。")
+
+
+def cases(gen):
+    """24 个用例：(x [..., C], weight [C], bias [C], eps)。x 的均值、尺度随机，eps 有大有小。"""
+    out = []
+    for i in range(24):
+        B, T, C = (int(torch.randint(1, hi, (1,), generator=gen)) for hi in (4, 8, 33))
+        C = max(C, 2)
+        shape = (B, T, C) if i % 3 else (T, C)
+        shift = 4 * torch.randn(1, generator=gen).item()
+        scale = 0.05 + 3 * torch.rand(1, generator=gen).item()
+        eps = (1e-5, 1e-2, 0.5)[i % 3]  # 大的 eps 能看出有没有把它加对地方
+        out.append((shift + scale * torch.randn(*shape, generator=gen),
+                    1 + 0.5 * torch.randn(C, generator=gen), 0.3 * torch.randn(C, generator=gen), eps))
+    return out
