@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from rich.markdown import Markdown
@@ -273,6 +274,104 @@ def cmd_verify(args) -> int:
     return verify_command(args.jobs, args.timeout, args.fresh)
 
 
+# ---------- 训练、写诗、评估 ----------
+
+def cmd_train(args) -> int:
+    from .train import PRESETS, CheckpointError, train  # 导入 torch 较慢，只在需要时导入
+
+    config = PRESETS[args.preset]
+    if args.steps is not None:
+        if args.steps < 1:
+            raise CliError("--steps 至少为 1")
+        config = replace(config, steps=args.steps)
+    if args.minutes is not None and args.minutes <= 0:
+        raise CliError("--minutes 必须是正数（分钟）")
+    out = Path(args.out or f"runs/{args.preset}")
+    try:
+        run = train(config, out, resume=args.resume, minutes=args.minutes, device=args.device)
+    except (CheckpointError, ValueError) as e:
+        raise CliError(str(e)) from None
+    vals = [e["val"] for e in run.log if "val" in e]
+    state = "已中断，" if run.interrupted else ""
+    console.print(f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
+                  + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else ""))
+    console.print(f"接着训练：./poet train --preset {args.preset} --out {out} --resume；"
+                  f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}")
+    return 130 if run.interrupted else 0
+
+
+def cmd_write(args) -> int:
+    import json
+
+    import torch
+
+    from .data import default_tokenizer
+    from .generate import GenerationError, write_poems
+    from .train import SHIPPED_MODEL, CheckpointError, load_model
+
+    torch.set_num_threads(min(2, torch.get_num_threads()))
+    if not args.keywords and not args.acrostic:
+        raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
+    tokenizer = default_tokenizer()
+    try:
+        model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
+        poems = write_poems(model, tokenizer, args.keywords or "", n=args.n, form=args.form,
+                            acrostic=args.acrostic or "", temperature=args.temperature, top_k=args.top_k,
+                            top_p=args.top_p, seed=args.seed, constrained=not args.free)
+    except (GenerationError, CheckpointError) as e:
+        raise CliError(str(e)) from None
+    if args.json:
+        sys.stdout.write(json.dumps([p.to_dict() for p in poems], ensure_ascii=False, indent=1) + "\n")
+        return 0
+    for i, poem in enumerate(poems):
+        if i:
+            console.print()
+        lines = [line for line in poem.text.replace("，", "，\n").replace("。", "。\n").split("\n") if line]
+        console.print(Text("\n".join(lines)))
+        kind = {5: "五言", 7: "七言"}[poem.form] + ("藏头" if poem.acrostic else "")
+        console.print(f"[dim]{kind} · 种子 {poem.seed} · {poem.seconds:.2f} 秒[/dim]")
+    return 0
+
+
+def cmd_eval(args) -> int:
+    import json
+
+    from .data import default_tokenizer
+    from .metrics import evaluate_model
+    from .train import SHIPPED_MODEL, CheckpointError, load_model
+
+    if args.prompts < 1:
+        raise CliError("--prompts 至少为 1")
+    tokenizer = default_tokenizer()
+    try:
+        model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
+    except CheckpointError as e:
+        raise CliError(str(e)) from None
+    with console.status("正在评估（验证集交叉熵、二元基线、每个提示写两首诗）…"):
+        result = evaluate_model(model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems)
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
+        return 0
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    t = Table(title=f"模型评估：{args.checkpoint or SHIPPED_MODEL.relative_to(ROOT)}", title_justify="left")
+    for h in ("指标", "数值", "说明"):
+        t.add_column(h)
+    t.add_row("验证交叉熵", f"{result['val_cross_entropy']:.3f}", f"奈特/字，val 的 {result['val_poems']} 首诗，只算正文与 <eos>")
+    t.add_row("二元基线", f"{result['bigram_cross_entropy']:.3f}", "奈特/字，同一份 val、同一套编号（第 07 课）")
+    t.add_row("模型 ÷ 基线", f"{result['ratio_to_bigram']:.3f}", "越小越好")
+    t.add_row("格式合格率（受约束）", pct(result["format_rate"]), f"{result['prompts']} 个固定提示")
+    t.add_row("格式合格率（不受约束）", pct(result["format_rate_free"]), "--free：模型自己写")
+    t.add_row("关键词命中率（受约束）", pct(result["keyword_hit_rate"]), "给定的字都出现")
+    t.add_row("关键词命中率（不受约束）", pct(result["keyword_hit_rate_free"]), "")
+    t.add_row("抄袭率", pct(result["copy_rate"]), "与训练集某句一字不差的句子占比")
+    t.add_row("distinct-2", f"{result['distinct_2']:.3f}", "不同的两字组合占比，越高越不重复")
+    t.add_row("每首用时", f"{result['seconds_per_poem']:.3f} 秒", "受约束，含 KV 缓存")
+    console.print(t)
+    for text in result["examples"]:
+        console.print(Text(text))
+    return 0
+
+
 # ---------- 参数解析 ----------
 
 class ChineseParser(argparse.ArgumentParser):
@@ -343,6 +442,36 @@ def build_parser() -> ChineseParser:
     p.add_argument("--timeout", type=float, default=60.0, help="实验与每一步检查的时间上限（秒，默认 60）")
     p.add_argument("--fresh", action="store_true", help="不沿用上次的通过结果，全部重跑")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
+    p.add_argument("--preset", choices=("tiny", "base"), default="tiny", help="tiny：几十秒的小模型；base：随课程发布的模型")
+    p.add_argument("--steps", type=int, help="总步数（默认按预设）")
+    p.add_argument("--minutes", type=float, help="训练这么多分钟后存档并停下，之后可 --resume")
+    p.add_argument("--out", help="存档目录（默认 runs/<预设名>）")
+    p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="在哪里训练（默认 auto）")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("write", help="写一首绝句：./poet write 月")
+    p.add_argument("keywords", nargs="?", help="要写进诗里的字（1–4 个，繁体也可以）")
+    p.add_argument("--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认由模型选）")
+    p.add_argument("--acrostic", help="藏头诗：4 个字，分别作每句的第一个字")
+    p.add_argument("-n", type=int, default=1, help="写几首不同的诗（默认 1）")
+    p.add_argument("--temperature", type=float, default=0.8, help="温度（默认 0.8；0 表示每步取最可能的字）")
+    p.add_argument("--top-k", type=int, default=40, help="只在最可能的 k 个字里抽（默认 40；0 表示不限）")
+    p.add_argument("--top-p", type=float, default=0.95, help="只在累计概率达到 p 的字里抽（默认 0.95）")
+    p.add_argument("--seed", type=int, help="随机种子：同一个种子写出同一首诗")
+    p.add_argument("--checkpoint", help="用哪个存档（默认随课程发布的 data/model.pt）")
+    p.add_argument("--free", action="store_true", help="关掉格式约束，看模型自己会写成什么样")
+    p.add_argument("--json", action="store_true", help="以 JSON 输出")
+    p.set_defaults(func=cmd_write)
+
+    p = sub.add_parser("eval", help="评估一个模型：交叉熵与二元基线、格式、关键词、抄袭率、distinct-2、速度")
+    p.add_argument("--checkpoint", help="用哪个存档（默认 data/model.pt）")
+    p.add_argument("--prompts", type=int, default=200, help="用几个固定提示写诗（默认 200）")
+    p.add_argument("--val-poems", type=int, help="只用 val 里的前多少首算交叉熵（默认全部）")
+    p.add_argument("--json", action="store_true", help="以 JSON 输出")
+    p.set_defaults(func=cmd_eval)
     return parser
 
 

@@ -1,0 +1,275 @@
+"""写诗（第 20–23 课）：逐字采样、KV 缓存、温度与 top-k / top-p 截断、守住格式的受约束解码。
+
+一首诗的生成顺序与训练样本的排布相同::
+
+    <bos> <5或7> 关键词… <sep> 正文第 1 句，第 2 句。第 3 句，第 4 句。<eos>
+
+受约束解码（默认开启）在每一步只允许合乎格式的字：句中只能是汉字（没有特殊标记、没有 <unk>），
+句尾只能是标点，写满四句就只能是 <eos>——长度是定死的，所以一定会停。给定的字如果快没位置了，
+就强制写进剩下的格子；藏头诗每句第一个字是指定的；一句写到最后一个字时，不许与前面某句完全相同。
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+from .data import BOS, EOS, FIVE, SEP, SEVEN, Tokenizer, is_hanzi, to_simplified
+from .model import KVCache, PoetryGPT
+
+FORM_OF_TOKEN = {FIVE: 5, SEVEN: 7}
+TOKEN_OF_FORM = {5: FIVE, 7: SEVEN}
+MAX_KEYWORDS = 4
+LINE_END_CHOICES = ("，？！", "。？！")
+"""第 1、3 句与第 2、4 句句尾允许的标点。"""
+
+
+class GenerationError(ValueError):
+    """输入不能用来写诗（含表外字、拉丁字母、表情、空输入、藏头字数不对）；消息是中文并点出是哪个字。"""
+
+
+@dataclass
+class Poem:
+    """一首生成的诗。text 带标点；form 是每句字数 5 或 7；seconds 是生成用时（秒）。"""
+
+    text: str
+    form: int
+    keywords: list = field(default_factory=list)
+    acrostic: str = ""
+    seed: int = 0
+    constrained: bool = True
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def check_characters(text: str, tokenizer: Tokenizer, what: str = "输入") -> str:
+    """把输入规整成汉字表里的简体字：去掉空白，繁体换成简体，逐字检查。
+
+    Returns:
+        简体字串。
+
+    Raises:
+        GenerationError: 输入为空，或某个字不是汉字、不在汉字表里（消息里点出这个字）。
+    """
+    text = "".join(text.split())
+    if not text:
+        raise GenerationError(f"{what}是空的：请给至少一个汉字，例如 ./poet write 月")
+    for i, ch in enumerate(text):
+        if "\udc80" <= ch <= "\udcff":  # 系统按 surrogateescape 把不合法的 UTF-8 字节留成了这种“字”
+            raise GenerationError(f"{what}不是合法的 UTF-8 文字：第 {i + 1} 个位置是字节 0x{ord(ch) - 0xdc00:02x}，"
+                                  f"请检查终端的编码设置")
+    simplified = to_simplified(text)
+    for original, ch in zip(text, simplified):
+        shown = f"“{original}”" + (f"（简体“{ch}”）" if ch != original else "")
+        if not is_hanzi(ch):
+            kind = "是拉丁字母、数字或符号" if ch.isascii() else "不是汉字"
+            raise GenerationError(f"{what}里的{shown}{kind}；模型只认识汉字，请只给汉字")
+        if ch not in tokenizer:
+            raise GenerationError(f"{what}里的{shown}不在汉字表里（训练诗里几乎没出现过），模型写不了它；请换一个字")
+    return simplified
+
+
+def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float | None = None) -> torch.Tensor:
+    """top-k 与 top-p（nucleus）截断（第 21 课）：不在候选里的 logits 设为 -inf。
+
+    Args:
+        logits: [V] 或 [B, V]。
+        top_k: 只留分数最高的 k 个（None 或 0 表示不截）。
+        top_p: 只留概率从高到低累加到刚好达到 p 的那些（None 或 ≥1 表示不截）；第一个总会留下。
+            参见 Holtzman et al., "The Curious Case of Neural Text Degeneration", 2020。
+
+    Returns:
+        与 logits 同形状的新张量。
+    """
+    logits = logits.clone()
+    if top_k:
+        k = min(top_k, logits.shape[-1])
+        kth = torch.topk(logits, k, dim=-1).values[..., -1:]
+        logits[logits < kth] = float("-inf")
+    if top_p is not None and top_p < 1.0:
+        sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
+        probs = torch.softmax(sorted_logits, dim=-1)
+        before = torch.cumsum(probs, dim=-1) - probs  # 排在它前面的概率之和
+        drop = before >= top_p
+        logits.scatter_(-1, order, sorted_logits.masked_fill(drop, float("-inf")))
+    return logits
+
+
+def sample_next(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None,
+                generator: torch.Generator) -> int:
+    """从一行 logits [V] 里抽一个编号；temperature 为 0 时取分数最高的（贪心）。"""
+    if temperature <= 0:
+        return int(torch.argmax(logits))
+    probs = torch.softmax(filter_logits(logits / temperature, top_k, top_p), dim=-1)
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+class Constraint:
+    """受约束解码的状态：第几句、句中第几格、还差哪些必须出现的字（第 22、23 课）。
+
+    ``allowed()`` 返回这一格允许的编号 [V] bool；``advance(token)`` 记下写出的字。
+    """
+
+    def __init__(self, tokenizer: Tokenizer, form: int, required: str = "", acrostic: str = ""):
+        self.tokenizer = tokenizer
+        self.form = form
+        self.acrostic = [tokenizer.stoi[c] for c in acrostic]
+        # 藏头字一定会写出，不必再算进“还差的字”
+        self.missing = [tokenizer.stoi[c] for c in dict.fromkeys(required) if c not in acrostic]
+        self.hanzi = hanzi_mask(tokenizer)
+        self.ends = [torch.tensor([tokenizer.stoi[c] for c in ends if c in tokenizer]) for ends in LINE_END_CHOICES]
+        self.lines: list[list[int]] = [[]]
+        self.done = False
+
+    def _free_slots_left(self) -> int:
+        """包括这一格在内，还剩几个能自由选字的格子（藏头字的格子不算）。"""
+        line, pos = len(self.lines) - 1, len(self.lines[-1])
+        left = (4 - line) * self.form - pos
+        if self.acrostic:
+            left -= 4 - line - (1 if pos > 0 else 0)
+        return left
+
+    def allowed(self) -> torch.Tensor:
+        V = len(self.tokenizer)
+        mask = torch.zeros(V, dtype=torch.bool)
+        line, pos = len(self.lines) - 1, len(self.lines[-1])
+        if self.done:
+            mask[EOS] = True
+        elif pos == self.form:
+            mask[self.ends[line % 2]] = True
+        elif self.acrostic and pos == 0:
+            mask[self.acrostic[line]] = True
+        else:
+            if self.missing and self._free_slots_left() <= len(self.missing):
+                mask[self.missing] = True  # 没有余地了：这一格必须写还差的字
+            else:
+                mask |= self.hanzi
+            if pos == self.form - 1:  # 一句的最后一个字：不许与前面某句一字不差
+                unrepeated = mask.clone()
+                for earlier in self.lines[:-1]:
+                    if earlier[: self.form - 1] == self.lines[-1]:
+                        unrepeated[earlier[self.form - 1]] = False
+                if unrepeated.any():  # 只有强制要写的字恰好造成重句时才会全被排除：那时宁可重句
+                    mask = unrepeated
+        return mask
+
+    def advance(self, token: int) -> None:
+        line = self.lines[-1]
+        if len(line) == self.form:  # 刚写完句尾标点
+            line.append(token)
+            if len(self.lines) == 4:
+                self.done = True
+            else:
+                self.lines.append([])
+            return
+        line.append(token)
+        if token in self.missing:
+            self.missing.remove(token)
+
+
+_HANZI_MASKS: dict[str, torch.Tensor] = {}
+
+
+def hanzi_mask(tokenizer: Tokenizer) -> torch.Tensor:
+    """[V] bool：哪些编号是汉字（句中允许的字）。特殊标记、<unk>、标点都不是。"""
+    key = tokenizer.vocab_hash
+    if key not in _HANZI_MASKS:
+        _HANZI_MASKS[key] = torch.tensor([len(t) == 1 and is_hanzi(t) for t in tokenizer.tokens])
+    return _HANZI_MASKS[key]
+
+
+@torch.inference_mode()
+def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: int | None = None,
+              acrostic: str = "", temperature: float = 0.8, top_k: int | None = 40, top_p: float | None = 0.95,
+              seed: int = 0, constrained: bool = True) -> Poem:
+    """写一首诗；keywords、acrostic 须已经过 :func:`check_characters`。
+
+    用 KV 缓存：条件区算一次，之后每个新字只算它自己这一格（第 20 课），与每次重算整段的结果相同。
+    form 为 None 时由模型在 <5>、<7> 之间抽一个。
+    """
+    started = time.perf_counter()
+    generator = torch.Generator().manual_seed(seed)
+    device = next(model.parameters()).device
+    cache = KVCache(model.config.n_layers)
+
+    def step(ids: list[int]) -> torch.Tensor:
+        logits, _ = model(torch.tensor([ids], device=device), cache=cache)
+        return logits[0, -1].float().cpu()
+
+    logits = step([BOS])
+    if form is None:
+        choice = torch.full_like(logits, float("-inf"))
+        choice[[FIVE, SEVEN]] = logits[[FIVE, SEVEN]]
+        form = FORM_OF_TOKEN[sample_next(choice, temperature, None, None, generator)]
+    logits = step([TOKEN_OF_FORM[form]] + tokenizer.encode(keywords) + [SEP])
+    constraint = Constraint(tokenizer, form, keywords, acrostic) if constrained else None
+    body: list[int] = []
+    limit = model.config.context_length - len(cache)
+    for _ in range(limit):
+        if constraint is not None:
+            logits = logits.masked_fill(~constraint.allowed(), float("-inf"))
+        token = sample_next(logits, temperature, top_k, top_p, generator)
+        if token == EOS:
+            break
+        body.append(token)
+        if constraint is not None:
+            constraint.advance(token)
+        if len(cache) < model.config.context_length:
+            logits = step([token])
+        else:
+            break
+    text = tokenizer.decode(body)
+    return Poem(text=text, form=form, keywords=list(keywords), acrostic=acrostic, seed=seed,
+                constrained=constrained, seconds=time.perf_counter() - started)
+
+
+def write_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n: int = 1,
+                form: int | None = None, acrostic: str = "", temperature: float = 0.8,
+                top_k: int | None = 40, top_p: float | None = 0.95, seed: int | None = None,
+                constrained: bool = True) -> list[Poem]:
+    """检查输入，然后写 n 首互不相同的诗（同一个 seed 每次得到同样的诗）。
+
+    Args:
+        keywords: 要写进诗里的字（1–4 个，可以是繁体）；为空时用藏头字作条件。
+        form: 5、7 或 None（模型自己选）。acrostic: 藏头字，必须正好 4 个（每句一个）。
+
+    Raises:
+        GenerationError: 输入不合要求（见 :func:`check_characters`），参数超出范围。
+    """
+    if form not in (None, 5, 7):
+        raise GenerationError(f"体裁只能是 5（五言）或 7（七言），收到 {form}")
+    if n < 1:
+        raise GenerationError("-n 至少为 1")
+    if temperature < 0:
+        raise GenerationError("温度 temperature 不能是负数")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise GenerationError("top-p 要在 0 与 1 之间（可以等于 1）")
+    if top_k is not None and top_k < 0:
+        raise GenerationError("top-k 不能是负数")
+    if acrostic:
+        acrostic = check_characters(acrostic, tokenizer, "藏头字")
+        if len(acrostic) != 4:
+            raise GenerationError(f"藏头诗有四句，藏头字要正好 4 个，收到 {len(acrostic)} 个：“{acrostic}”")
+    if keywords or not acrostic:
+        keywords = check_characters(keywords, tokenizer, "关键词")
+        if len(keywords) > MAX_KEYWORDS:
+            raise GenerationError(f"关键词最多 {MAX_KEYWORDS} 个字，收到 {len(keywords)} 个：“{keywords}”")
+    else:
+        keywords = acrostic
+    if seed is None:
+        seed = int.from_bytes(os.urandom(4), "little")
+    poems: list[Poem] = []
+    seen: set[str] = set()
+    attempt = 0
+    while len(poems) < n and attempt < 20 * n:  # 偶尔两次抽到同一首：换个种子再写
+        poem = write_one(model, tokenizer, keywords, form=form, acrostic=acrostic, temperature=temperature,
+                         top_k=top_k, top_p=top_p, seed=seed + attempt, constrained=constrained)
+        attempt += 1
+        if poem.text not in seen:
+            seen.add(poem.text)
+            poems.append(poem)
+    return poems

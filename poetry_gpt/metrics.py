@@ -1,0 +1,108 @@
+"""怎样评价一首诗、一个模型（第 25 课）：格式、关键词、抄袭率、distinct-2、验证交叉熵与二元基线。
+
+``./poet eval`` 用的就是这里的 :func:`evaluate_model`。
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Sequence
+
+import torch
+
+from .data import LINE_ENDS, Tokenizer, is_hanzi, keywords_for, load_poems, split_lines
+
+_LINE = re.compile(f"[^{LINE_ENDS}]+[{LINE_ENDS}]")
+
+
+def format_ok(text: str, form: int | None = None) -> bool:
+    """text 是否是一首合格的绝句：正好四句、每句都是 form（5 或 7；None 表示两者皆可但四句一样长）
+    个汉字、每句以 ，。？！ 之一结尾，此外没有别的符号。"""
+    lines = _LINE.findall(text)
+    if "".join(lines) != text or len(lines) != 4:
+        return False
+    sizes = {len(line) - 1 for line in lines}
+    if len(sizes) != 1 or sizes.pop() not in ((form,) if form else (5, 7)):
+        return False
+    return all(is_hanzi(ch) for line in lines for ch in line[:-1])
+
+
+def keyword_hit(text: str, keywords: Sequence[str]) -> bool:
+    """给定的每个字是否都出现在诗里。"""
+    return all(k in text for k in keywords)
+
+
+@lru_cache(maxsize=1)
+def train_lines() -> frozenset[str]:
+    """train 里出现过的每一句（不带标点）。"""
+    return frozenset(line for p in load_poems("train") for line in split_lines(p["text"]))
+
+
+def copy_rate(texts: Sequence[str], known: frozenset[str] | None = None) -> float:
+    """诗句中与训练集某一句一字不差的比例（0–1）。"""
+    known = train_lines() if known is None else known
+    lines = [line for text in texts for line in split_lines(text)]
+    return sum(line in known for line in lines) / max(len(lines), 1)
+
+
+def distinct_n(texts: Sequence[str], n: int = 2) -> float:
+    """distinct-n：所有诗的正文里，不同的 n 字组合占全部 n 字组合的比例（0–1，越高越不重复）。
+
+    只在每句之内取 n 字组合，不跨标点。参见 Li et al., "A Diversity-Promoting Objective
+    Function for Neural Conversation Models", 2016。
+    """
+    grams = [line[i : i + n] for text in texts for line in split_lines(text) for i in range(len(line) - n + 1)]
+    return len(set(grams)) / max(len(grams), 1)
+
+
+def eval_prompts(n: int = 200, seed: int = 26) -> list[str]:
+    """n 个固定的提示：按 seed 从 val 里抽 n 首诗，各取它们的关键词（data.keywords_for）。"""
+    poems = load_poems("val")
+    order = torch.randperm(len(poems), generator=torch.Generator().manual_seed(seed))[:n]
+    return ["".join(keywords_for(poems[i])) for i in order.tolist()]
+
+
+def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int = 26,
+                   val_poems: int | None = None) -> dict:
+    """``./poet eval`` 的全部数字。
+
+    Returns:
+        dict：val_cross_entropy 与 bigram_cross_entropy（奈特/字，正文与 <eos>）、二者之比，
+        受约束与不受约束时的 format_rate、keyword_hit_rate，copy_rate（受约束的诗）、distinct_2、
+        seconds_per_poem（受约束时每首的平均秒数），以及 prompts、val_poems 两个计数。
+    """
+    from .bigram import bigram_baseline
+    from .generate import write_one
+    from .train import encode_split, evaluate
+
+    val_samples = encode_split("val", tokenizer, val_poems)
+    val_ce = evaluate(model, val_samples, next(model.parameters()).device)
+    bigram = bigram_baseline("val")
+    prompts = eval_prompts(n_prompts, seed)
+    results = {}
+    for constrained in (True, False):
+        poems = [write_one(model, tokenizer, kw, seed=seed + i, constrained=constrained)
+                 for i, kw in enumerate(prompts)]
+        results[constrained] = poems
+    fixed, free = results[True], results[False]
+
+    def rate(flags) -> float:
+        flags = list(flags)
+        return sum(flags) / max(len(flags), 1)
+
+    return {
+        "val_poems": len(val_samples),
+        "prompts": len(prompts),
+        "val_cross_entropy": val_ce,
+        "bigram_cross_entropy": bigram,
+        "ratio_to_bigram": val_ce / bigram,
+        "format_rate": rate(format_ok(p.text, p.form) for p in fixed),
+        "format_rate_free": rate(format_ok(p.text) for p in free),
+        "keyword_hit_rate": rate(keyword_hit(p.text, p.keywords) for p in fixed),
+        "keyword_hit_rate_free": rate(keyword_hit(p.text, p.keywords) for p in free),
+        "copy_rate": copy_rate([p.text for p in fixed]),
+        "distinct_2": distinct_n([p.text for p in fixed]),
+        "seconds_per_poem": sum(p.seconds for p in fixed) / max(len(fixed), 1),
+        "examples": [p.text for p in fixed[:3]],
+    }
+

@@ -1,0 +1,393 @@
+"""训练 PoetryGPT（第 15–19 课）：AdamW、预热加余弦衰减的学习率、梯度裁剪、只在正文上算损失、
+定期在 val 上验证、原子写入的存档与断点续训、torchrun 下的多进程数据并行。
+
+用法：``./poet train --preset tiny``（几十秒）、``./poet train --preset base``（随课程发布的模型）。
+
+参考：Loshchilov & Hutter, "Decoupled Weight Decay Regularization" (AdamW), 2019；
+Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（余弦衰减）, 2017。
+"""
+from __future__ import annotations
+
+import io
+import math
+import os
+import pickle
+import random
+import time
+import zipfile
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from .common import DEFAULT_DATA, atomic_write_bytes
+from .data import Tokenizer, default_tokenizer, encode_sample, load_poems, make_batch
+from .model import ModelConfig, PoetryGPT
+
+SHIPPED_MODEL = DEFAULT_DATA / "model.pt"
+"""随课程发布的模型（fp16 权重，不含优化器状态）。"""
+
+CHECKPOINT_NAME = "checkpoint.pt"
+
+
+@dataclass
+class TrainConfig:
+    """一次训练的全部设置。
+
+    Attributes:
+        model: ModelConfig 的尺寸（vocab_size 由汉字表决定，不写在这里）。
+        steps: 总步数；学习率的余弦衰减按它排好，``--minutes`` 提前停下时仍按这张表续训。
+        batch_size: 每步的诗数（多进程时是所有进程合起来的数目）。
+        lr: 预热结束时的峰值学习率；min_lr_ratio: 衰减到的最低值占峰值的比例。
+        warmup: 预热步数（学习率从 0 线性升到 lr）。
+        weight_decay: 只加在矩阵（二维以上的参数）上，偏置和 LayerNorm 不衰减。
+        grad_clip: 梯度总范数的上限。
+        eval_every: 每多少步在 val 上验证一次；eval_poems: 验证用 val 里的前多少首。
+        train_poems: 只用 train 里的前多少首（None 表示全部；tiny 用一小部分，好在几秒内备好数据）。
+        seed: 固定的随机种子（初始化、取批顺序、dropout）。
+        sample_every_s: 每隔多少秒在进度条上方写一首示例诗（0 表示不写）。
+        bf16: 前向与反向里的矩阵乘法用 bfloat16 自动混合精度（权重与优化器仍是 fp32）；
+            支持 AMX/AVX512-BF16 的 CPU 上快不少，验证损失始终用 fp32 计算。
+    """
+
+    model: dict = field(default_factory=dict)
+    steps: int = 1000
+    batch_size: int = 64
+    lr: float = 2e-3
+    min_lr_ratio: float = 0.1
+    warmup: int = 100
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    eval_every: int = 200
+    eval_poems: int = 512
+    train_poems: int | None = None
+    seed: int = 26
+    sample_every_s: float = 180.0
+    bf16: bool = False
+
+
+PRESETS = {
+    # 测试与课程用：一层、宽 32，2 个核上几十秒以内，损失明显下降
+    "tiny": TrainConfig(model=dict(context_length=48, width=32, n_layers=1, n_heads=2),
+                        steps=120, batch_size=32, lr=1e-2, warmup=10, eval_every=40, eval_poems=128,
+                        train_poems=4000, sample_every_s=0),
+    # 随课程发布的模型：约 166 万个参数，fp16 存下约 3.4 MB
+    "base": TrainConfig(model=dict(context_length=48, width=128, n_layers=4, n_heads=4),
+                        steps=1500, batch_size=64, lr=3e-3, warmup=60, eval_every=100, eval_poems=512,
+                        bf16=True),
+}
+
+
+class CheckpointError(ValueError):
+    """存档缺失、损坏、不是本课程的存档，或与当前汉字表不配套；消息是给学习者看的中文。"""
+
+
+def learning_rate(step: int, config: TrainConfig) -> float:
+    """第 step 步（从 0 数）的学习率：前 warmup 步线性升到 lr，之后按余弦降到 lr × min_lr_ratio。"""
+    if step < config.warmup:
+        return config.lr * (step + 1) / config.warmup
+    progress = min(1.0, (step - config.warmup) / max(1, config.steps - config.warmup))
+    low = config.lr * config.min_lr_ratio
+    return low + 0.5 * (config.lr - low) * (1 + math.cos(math.pi * progress))
+
+
+def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.AdamW:
+    """AdamW：矩阵（字表、位置表、各线性层的权重）做权重衰减，偏置与 LayerNorm 的参数不做。"""
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": config.weight_decay},
+              {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), foreach=True)
+
+
+def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None) -> list[list[int]]:
+    """一份语料里每首诗的样本编号（排布见 data.encode_sample）。"""
+    poems = load_poems(split)
+    return [encode_sample(p, tokenizer) for p in poems[:limit]]
+
+
+def batch_indices(step: int, n_samples: int, batch_size: int, seed: int) -> list[int]:
+    """第 step 步用哪几首诗：每一轮（epoch）按 seed 和轮次打乱一次，依次切块。
+
+    只由 step 决定，所以续训时不必回放前面的取批，也能接着取到同一批。
+    """
+    per_epoch = n_samples // batch_size
+    epoch, k = divmod(step, per_epoch)
+    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(seed * 100003 + epoch))
+    return order[k * batch_size : (k + 1) * batch_size].tolist()
+
+
+@torch.no_grad()
+def evaluate(model: PoetryGPT, samples: list[list[int]], device: torch.device, batch_size: int = 128) -> float:
+    """在 samples 上的平均交叉熵（奈特/字，只算正文与 <eos>，按字数加权）。"""
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    for i in range(0, len(samples), batch_size):
+        x, y, mask = (t.to(device) for t in make_batch(samples[i : i + batch_size]))
+        _, loss = model(x, y, mask)
+        n = int(mask.sum())
+        total += float(loss) * n
+        count += n
+    model.train(was_training)
+    return total / max(count, 1)
+
+
+# ---------- 存档 ----------
+
+def save_checkpoint(path: str | Path, model: PoetryGPT, tokenizer: Tokenizer, *, optimizer=None,
+                    step: int = 0, config: TrainConfig | None = None, log: list | None = None,
+                    half: bool = False) -> None:
+    """原子写入一个存档（先写临时文件再改名，写到一半被打断也不会留下半个文件）。
+
+    存档是一个只含张量、数字、字符串、列表与字典的 dict，能用 ``torch.load(weights_only=True)`` 读：
+    weights、model_config、vocab_hash、step、train_config、log，训练中的存档还有 optimizer 与 rng。
+    ``half`` 为真时权重存成 fp16、不带优化器（随课程发布的模型这样存，约小一半）。
+    """
+    weights = {k: (v.half() if half and v.is_floating_point() else v).detach().cpu()
+               for k, v in model.state_dict().items()}
+    state = {
+        "format": "poetry_gpt/1",
+        "weights": weights,
+        "model_config": model.config.to_dict(),
+        "vocab_hash": tokenizer.vocab_hash,
+        "step": step,
+        "train_config": asdict(config) if config else {},
+        "log": list(log or []),
+    }
+    if optimizer is not None and not half:
+        state["optimizer"] = optimizer.state_dict()
+        state["rng"] = {"torch": torch.get_rng_state(), "python": list(random.getstate()[1])}
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dict:
+    """读一个存档并检查它（``weights_only=True``：只读数据，不执行存档里的任何代码）。
+
+    Raises:
+        CheckpointError: 文件不存在、被截断或损坏、不是本课程的存档，或汉字表指纹与当前 data/vocab.json 不同。
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"找不到模型存档：{path}。可以先训练一个：./poet train --preset tiny")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, EOFError, pickle.UnpicklingError, zipfile.BadZipFile, ValueError, OSError):
+        raise CheckpointError(f"{path} 不是完整的模型存档（可能没下载完、被截断或已损坏）") from None
+    if not isinstance(state, dict) or state.get("format") != "poetry_gpt/1":
+        raise CheckpointError(f"{path} 不是本课程的模型存档")
+    tokenizer = tokenizer or default_tokenizer()
+    if state["vocab_hash"] != tokenizer.vocab_hash:
+        raise CheckpointError(f"{path} 是用另一张汉字表训练的（指纹 {state['vocab_hash']}，"
+                              f"当前 data/vocab.json 是 {tokenizer.vocab_hash}），字的编号对不上，不能使用")
+    return state
+
+
+def load_model(path: str | Path = SHIPPED_MODEL, tokenizer: Tokenizer | None = None,
+               device: str | torch.device = "cpu") -> tuple[PoetryGPT, dict]:
+    """读存档并建好模型（fp32，eval 模式）。错误同 :func:`read_checkpoint`。"""
+    state = read_checkpoint(path, tokenizer)
+    model = PoetryGPT(ModelConfig(**state["model_config"]))
+    try:
+        model.load_state_dict({k: v.float() for k, v in state["weights"].items()})
+    except RuntimeError:
+        raise CheckpointError(f"{path} 里的权重与它记录的模型尺寸对不上") from None
+    return model.to(device).eval(), state
+
+
+# ---------- 训练循环 ----------
+
+@dataclass
+class Run:
+    """一次训练的结果：最终步数、日志（每条含 step、loss、lr，验证时还有 val）、是否被打断。"""
+
+    step: int
+    log: list
+    interrupted: bool = False
+    checkpoint: Path | None = None
+
+
+def resolve_device(name: str) -> torch.device:
+    """auto → 有 CUDA 用 CUDA，否则 CPU。Raises: ValueError（要 cuda 却没有）。"""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("这台机器没有可用的 CUDA 显卡，请用 --device cpu")
+    return torch.device(name)
+
+
+def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes: float | None = None,
+          stop_at: int | None = None, device: str = "auto", tokenizer: Tokenizer | None = None,
+          progress: bool = True, on_sample: Callable[[str], None] | None = None) -> Run:
+    """训练并在 ``out/checkpoint.pt`` 写存档。
+
+    每步：取一批 → 只在正文与 <eos> 上算交叉熵 → 反向 → 梯度裁剪到 grad_clip → AdamW 一步。
+    在 torchrun 下（环境变量 WORLD_SIZE > 1）每个进程取这一批中属于自己的一份，
+    用 DistributedDataParallel 把梯度平均；损失按全批的计分字数加权，所以结果与单进程算整批相同。
+
+    Args:
+        resume: 从 out 里的存档接着训练；日志、优化器、随机数状态都接上，损失与没停过的一样。
+        minutes: 训练这么多分钟后停下并存档（之后可 resume）。
+        stop_at: 到这一步就停下并存档（测试用来模拟中断）。
+
+    Returns:
+        :class:`Run`。Ctrl-C 时写好存档并返回 ``interrupted=True``。
+
+    Raises:
+        CheckpointError: resume 时存档不能用。
+    """
+    import torch.distributed as dist
+
+    out = Path(out)
+    ckpt_path = out / CHECKPOINT_NAME
+    tokenizer = tokenizer or default_tokenizer()
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    dev = resolve_device(device)
+    if world > 1 and not dist.is_initialized():
+        if dev.type == "cuda":
+            dev = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+            torch.cuda.set_device(dev)
+        dist.init_process_group("nccl" if dev.type == "cuda" else "gloo")
+
+    log: list = []
+    step = 0
+    state = None
+    if resume:
+        state = read_checkpoint(ckpt_path, tokenizer)
+        config = replace(TrainConfig(**state["train_config"]), **{
+            k: getattr(config, k) for k in ("steps", "eval_every", "sample_every_s")})
+        log, step = state["log"], state["step"]
+
+    torch.manual_seed(config.seed)
+    random.seed(config.seed)
+    model = PoetryGPT(ModelConfig(vocab_size=len(tokenizer), **config.model)).to(dev)
+    optimizer = make_optimizer(model, config)
+    if state is not None:
+        model.load_state_dict(state["weights"])
+        optimizer.load_state_dict(state["optimizer"])
+        torch.set_rng_state(state["rng"]["torch"])
+        random.setstate((3, tuple(state["rng"]["python"]), None))
+    wrapped = model
+    if world > 1:
+        from torch.nn.parallel import DistributedDataParallel
+        wrapped = DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None)
+
+    train_samples = encode_split("train", tokenizer, config.train_poems)
+    val_samples = encode_split("val", tokenizer, config.eval_poems)
+    last = min(config.steps, stop_at or config.steps)
+
+    def save():
+        if rank == 0:
+            save_checkpoint(ckpt_path, model, tokenizer, optimizer=optimizer, step=step, config=config, log=log)
+
+    bar = _ProgressBar(last, enabled=progress and rank == 0)
+    started = time.monotonic()
+    last_sample = started
+    chars = 0
+    interrupted = False
+    model.train()
+    try:
+        with bar:
+            while step < last:
+                if minutes is not None and time.monotonic() - started > minutes * 60:
+                    break
+                lr = learning_rate(step, config)
+                for group in optimizer.param_groups:
+                    group["lr"] = lr
+                ids = batch_indices(step, len(train_samples), config.batch_size, config.seed)
+                mine = [train_samples[i] for i in ids[rank::world]]
+                x, y, mask = (t.to(dev) for t in make_batch(mine))
+                n_local = mask.sum()
+                n_total = n_local.clone()
+                if world > 1:
+                    dist.all_reduce(n_total)
+                with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=config.bf16):
+                    _, loss = wrapped(x, y, mask)
+                # 各进程的平均损失按字数加权：DDP 再对进程取平均后，恰好是整批的平均
+                (loss * n_local * world / n_total).backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+                step += 1
+                chars += int(n_total)
+                entry = {"step": step, "loss": round(loss.item(), 5), "lr": lr}
+                validate = step % config.eval_every == 0 or step == config.steps
+                if validate:
+                    entry["val"] = round(evaluate(model, val_samples, dev), 5)
+                log.append(entry)
+                speed = chars / max(time.monotonic() - started, 1e-9)
+                bar.update(step, entry, speed)
+                if validate:  # 验证的结果留在进度条上方，并顺手存一次档
+                    bar.print(f"第 {step} 步：损失 {entry['loss']:.3f}，验证 {entry['val']:.3f} 奈特/字，"
+                              f"学习率 {lr:.2e}，{speed:,.0f} 字/秒，已用 {(time.monotonic() - started) / 60:.1f} 分钟")
+                    save()
+                if (rank == 0 and config.sample_every_s
+                        and time.monotonic() - last_sample > config.sample_every_s):
+                    last_sample = time.monotonic()
+                    bar.print(_sample_line(model, tokenizer, step))
+                    model.train()
+    except KeyboardInterrupt:
+        interrupted = True
+    save()
+    if world > 1:
+        dist.barrier()
+    return Run(step=step, log=log, interrupted=interrupted, checkpoint=ckpt_path)
+
+
+def _sample_line(model: PoetryGPT, tokenizer: Tokenizer, step: int) -> str:
+    try:
+        from .generate import write_poems  # 只在需要示例诗时导入
+        poem = write_poems(model, tokenizer, "月", seed=step)[0]
+        return f"第 {step} 步的示例（关键词“月”）：{poem.text}"
+    except Exception as e:  # 示例诗只是给人看的，写不成也不能打断几十分钟的训练
+        return f"第 {step} 步的示例没写成：{e}"
+
+
+class _ProgressBar:
+    """rich 进度条：步数、损失、验证损失、学习率、每秒处理的字数。``enabled`` 为假时什么也不做。"""
+
+    def __init__(self, total: int, enabled: bool):
+        self.enabled = enabled
+        self.val = "—"
+        if not enabled:
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        from .labs import console
+        self.progress = Progress(TextColumn("训练"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=console)
+        self.task = self.progress.add_task("train", total=total, info="")
+
+    def __enter__(self):
+        if self.enabled:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.progress.stop()
+
+    def update(self, step: int, entry: dict, chars_per_s: float) -> None:
+        if not self.enabled:
+            return
+        if "val" in entry:
+            self.val = f"{entry['val']:.3f}"
+        info = (f"损失 {entry['loss']:.3f} · 验证 {self.val} · 学习率 {entry['lr']:.2e} · "
+                f"{chars_per_s:,.0f} 字/秒")
+        self.progress.update(self.task, completed=step, info=info)
+
+    def print(self, text: str) -> None:
+        if self.enabled:
+            self.progress.console.print(text)
+
+
+def export_model(checkpoint: str | Path, out: str | Path = SHIPPED_MODEL) -> None:
+    """把训练存档导出成随课程发布的形式：fp16 权重、配置、汉字表指纹、日志，不带优化器。"""
+    tokenizer = default_tokenizer()
+    model, state = load_model(checkpoint, tokenizer)
+    save_checkpoint(out, model, tokenizer, step=state["step"],
+                    config=TrainConfig(**state["train_config"]), log=state["log"], half=True)

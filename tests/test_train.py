@@ -1,0 +1,112 @@
+"""训练：学习率表、AdamW 分组、损失下降、存档与续训、存档错误、torchrun 下两进程与单进程一致。"""
+import os
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+import torch
+
+from poetry_gpt.data import SPECIAL, Tokenizer, default_tokenizer
+from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.train import (PRESETS, CheckpointError, TrainConfig, batch_indices, learning_rate, load_model,
+                              make_optimizer, read_checkpoint, save_checkpoint, train)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# 比 tiny 更小的数据量，让每个测试只花几秒
+QUICK = replace(PRESETS["tiny"], steps=30, eval_every=10, train_poems=1500, eval_poems=64)
+
+
+def test_learning_rate_warms_up_then_decays_to_the_floor():
+    c = TrainConfig(steps=100, warmup=10, lr=1e-3, min_lr_ratio=0.1)
+    assert learning_rate(0, c) == pytest.approx(1e-4)
+    assert learning_rate(9, c) == pytest.approx(1e-3)
+    assert learning_rate(55, c) == pytest.approx(0.55e-3)  # 余弦的正中间：(峰值 + 谷底) / 2
+    assert learning_rate(100, c) == pytest.approx(1e-4)
+    rates = [learning_rate(s, c) for s in range(10, 101)]
+    assert all(a >= b for a, b in zip(rates, rates[1:]))
+
+
+def test_weight_decay_only_on_matrices():
+    model = PoetryGPT(ModelConfig(vocab_size=50, width=16, n_layers=1, n_heads=2))
+    decay, no_decay = make_optimizer(model, TrainConfig()).param_groups
+    assert decay["weight_decay"] == 0.1 and no_decay["weight_decay"] == 0.0
+    assert all(p.dim() == 2 for p in decay["params"]) and all(p.dim() == 1 for p in no_decay["params"])
+    assert sum(p.numel() for p in decay["params"] + no_decay["params"]) == model.num_parameters()
+
+
+def test_batches_depend_only_on_the_step():
+    a = batch_indices(7, 1000, 32, seed=26)
+    assert a == batch_indices(7, 1000, 32, seed=26) and len(set(a)) == 32
+    epoch = [i for s in range(31) for i in batch_indices(s, 1000, 32, seed=26)]
+    assert len(set(epoch)) == len(epoch)  # 一轮之内不重复
+
+
+def test_loss_falls_and_resume_gives_the_same_losses(tmp_path):
+    torch.set_num_threads(1)
+    whole = train(QUICK, tmp_path / "whole", progress=False)
+    first = train(QUICK, tmp_path / "split", stop_at=12, progress=False)
+    assert first.step == 12
+    second = train(QUICK, tmp_path / "split", resume=True, progress=False)
+    assert second.step == 30
+    assert [e["loss"] for e in second.log] == [e["loss"] for e in whole.log]
+    assert [e.get("val") for e in second.log] == [e.get("val") for e in whole.log]
+    losses = [e["loss"] for e in whole.log]
+    assert losses[0] > 8.5  # 起点约 ln(6828) ≈ 8.83
+    assert whole.log[-1]["val"] < losses[0] - 1.5
+    a = read_checkpoint(tmp_path / "whole" / "checkpoint.pt")["weights"]
+    b = read_checkpoint(tmp_path / "split" / "checkpoint.pt")["weights"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_checkpoint_contents_and_errors(tmp_path):
+    tok = default_tokenizer()
+    model = PoetryGPT(ModelConfig(vocab_size=len(tok), width=16, n_layers=1, n_heads=2))
+    path = tmp_path / "c.pt"
+    save_checkpoint(path, model, tok, optimizer=make_optimizer(model, TrainConfig()), step=3,
+                    config=TrainConfig(), log=[{"step": 1, "loss": 8.8}])
+    state = torch.load(path, weights_only=True)
+    assert {"weights", "model_config", "vocab_hash", "optimizer", "step", "rng", "log", "train_config"} <= set(state)
+    assert state["step"] == 3 and state["vocab_hash"] == tok.vocab_hash
+    assert not list(tmp_path.glob(".*.tmp"))  # 临时文件已改名
+    loaded, _ = load_model(path, tok)
+    x = torch.randint(0, len(tok), (2, 9))
+    assert torch.equal(loaded(x)[0], model.eval()(x)[0])
+
+    with pytest.raises(CheckpointError, match="找不到"):
+        read_checkpoint(tmp_path / "missing.pt")
+    (tmp_path / "cut.pt").write_bytes(path.read_bytes()[:2000])
+    with pytest.raises(CheckpointError, match="不是完整的模型存档"):
+        read_checkpoint(tmp_path / "cut.pt")
+    torch.save({"something": torch.zeros(2)}, tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="不是本课程的模型存档"):
+        read_checkpoint(tmp_path / "other.pt")
+    other = Tokenizer(list(SPECIAL) + ["月", "日"])
+    with pytest.raises(CheckpointError, match="另一张汉字表"):
+        read_checkpoint(path, other)
+
+    half = tmp_path / "half.pt"
+    save_checkpoint(half, model, tok, half=True)
+    state = torch.load(half, weights_only=True)
+    assert "optimizer" not in state and state["weights"]["characters.weight"].dtype == torch.float16
+
+
+def test_two_processes_match_one_process_on_the_combined_batch(tmp_path):
+    """torchrun 起 2 个 CPU 进程（gloo），各算半批；一步之后的权重与单进程算整批相同。"""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}
+    for name, launcher in (("ddp", [sys.executable, "-m", "torch.distributed.run", "--standalone",
+                                    "--nproc_per_node=2", "-m"]),
+                           ("single", [sys.executable, "-m"])):
+        done = subprocess.run([*launcher, "poetry_gpt.cli", "train", "--preset", "tiny", "--steps", "2",
+                               "--device", "cpu", "--out", str(tmp_path / name)],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    ddp = read_checkpoint(tmp_path / "ddp" / "checkpoint.pt")
+    single = read_checkpoint(tmp_path / "single" / "checkpoint.pt")
+    assert ddp["step"] == single["step"] == 2
+    for key, value in single["weights"].items():
+        assert torch.allclose(ddp["weights"][key], value, atol=1e-5), key
+    torch.manual_seed(PRESETS["tiny"].seed)
+    start = PoetryGPT(ModelConfig(vocab_size=len(default_tokenizer()), **PRESETS["tiny"].model))
+    moved = (single["weights"]["characters.weight"] - start.characters.weight).abs().max()
+    assert moved > 1e-3  # 权重真的动了，相等不是因为都没训练
