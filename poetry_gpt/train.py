@@ -74,7 +74,7 @@ PRESETS = {
                         train_poems=4000, sample_every_s=0),
     # 随课程发布的模型：约 166 万个参数，fp16 存下约 3.4 MB
     "base": TrainConfig(model=dict(context_length=48, width=128, n_layers=4, n_heads=4),
-                        steps=1500, batch_size=64, lr=3e-3, warmup=60, eval_every=100, eval_poems=512,
+                        steps=850, batch_size=64, lr=3e-3, warmup=60, eval_every=100, eval_poems=512,
                         bf16=True),
 }
 

@@ -1,0 +1,166 @@
+"""写诗：受约束解码的保证、KV 缓存与整段重算一致、输入检查、采样截断、评价指标、write / eval 命令。
+
+约束的保证不依赖模型好坏，所以这里大多用一个随机初始化的小模型：它最不守规矩，最能考验约束。
+"""
+import json
+
+import pytest
+import torch
+
+from poetry_gpt.data import BOS, EOS, SEP, SEVEN, default_tokenizer, to_simplified
+from poetry_gpt.generate import (Constraint, GenerationError, check_characters, filter_logits, write_one,
+                                 write_poems)
+from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
+from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.train import save_checkpoint
+
+TOK = default_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    return PoetryGPT(ModelConfig(vocab_size=len(TOK), context_length=48, width=32, n_layers=2, n_heads=2)).eval()
+
+
+@pytest.fixture(scope="module")
+def checkpoint(model, tmp_path_factory):
+    path = tmp_path_factory.mktemp("ckpt") / "model.pt"
+    save_checkpoint(path, model, TOK, half=True)
+    return path
+
+
+def lines_of(text):
+    return [line for line in text.replace("，", "|").replace("。", "|").replace("？", "|").replace("！", "|").split("|") if line]
+
+
+@pytest.mark.parametrize("form", [5, 7, None])
+def test_constrained_poems_keep_the_form(model, form):
+    for seed in range(12):
+        poem = write_poems(model, TOK, "月", form=form, seed=seed, temperature=1.5, top_k=0, top_p=1.0)[0]
+        assert format_ok(poem.text, poem.form), poem.text
+        assert form is None or poem.form == form
+        assert "月" in poem.text
+        lines = lines_of(poem.text)
+        assert len(set(lines)) == 4, poem.text
+        assert "<" not in poem.text and poem.text[-1] in "。？！"
+
+
+def test_several_keywords_and_acrostic_are_guaranteed(model):
+    for seed in range(8):
+        poem = write_poems(model, TOK, "江雪孤", form=5, seed=seed, temperature=1.2)[0]
+        assert format_ok(poem.text, 5) and keyword_hit(poem.text, "江雪孤"), poem.text
+        poem = write_poems(model, TOK, "夜", acrostic="春夏秋冬", form=7, seed=seed)[0]
+        assert format_ok(poem.text, 7) and "夜" in poem.text
+        assert [line[0] for line in lines_of(poem.text)] == list("春夏秋冬")
+
+
+def test_same_seed_same_poem_and_n_distinct_poems(model):
+    a = write_poems(model, TOK, "山", seed=3, n=3)
+    b = write_poems(model, TOK, "山", seed=3, n=3)
+    assert [p.text for p in a] == [p.text for p in b]
+    assert len({p.text for p in a}) == 3
+
+
+def test_free_mode_ends_within_the_context(model):
+    poem = write_poems(model, TOK, "月", seed=1, constrained=False)[0]
+    assert len(poem.text) <= model.config.context_length
+
+
+def test_kv_cache_gives_the_same_poem_as_full_recomputation(model):
+    """贪心解码：带缓存的 write_one 与每步重算整段的朴素循环写出同一首诗。"""
+    poem = write_one(model, TOK, "风", form=7, temperature=0)
+    ids = [BOS, SEVEN, TOK.stoi["风"], SEP]
+    constraint = Constraint(TOK, 7, "风")
+    with torch.no_grad():
+        while True:
+            logits = model(torch.tensor([ids]))[0][0, -1]
+            token = int(torch.argmax(logits.masked_fill(~constraint.allowed(), float("-inf"))))
+            if token == EOS:
+                break
+            ids.append(token)
+            constraint.advance(token)
+    assert TOK.decode(ids[4:]) == poem.text
+
+
+def test_input_checks_name_the_character():
+    assert check_characters("風", TOK) == "风"  # 繁体换成简体
+    assert check_characters(" 月 ", TOK) == "月"
+    for bad, named in (("a", "“a”"), ("😀", "“😀”"), ("月7", "“7”"), ("\udcff", "0xff")):
+        with pytest.raises(GenerationError, match=named):
+            check_characters(bad, TOK)
+    with pytest.raises(GenerationError, match="空"):
+        check_characters("  ", TOK)
+    rare = next(chr(c) for c in range(0x4E00, 0x9FA5) if chr(c) not in TOK and to_simplified(chr(c)) == chr(c))
+    with pytest.raises(GenerationError, match=f"“{rare}”.*不在汉字表"):
+        check_characters(rare, TOK)
+
+
+def test_bad_options_are_refused(model):
+    with pytest.raises(GenerationError, match="正好 4 个"):
+        write_poems(model, TOK, "月", acrostic="春夏秋")
+    with pytest.raises(GenerationError, match="最多"):
+        write_poems(model, TOK, "春夏秋冬雪")
+    with pytest.raises(GenerationError, match="体裁"):
+        write_poems(model, TOK, "月", form=6)
+
+
+def test_filter_logits_top_k_and_top_p():
+    logits = torch.log(torch.tensor([0.5, 0.3, 0.15, 0.05]))
+    kept = lambda t: torch.isfinite(t).tolist()  # noqa: E731
+    assert kept(filter_logits(logits, top_k=2)) == [True, True, False, False]
+    assert kept(filter_logits(logits, top_p=0.7)) == [True, True, False, False]
+    assert kept(filter_logits(logits, top_p=0.81)) == [True, True, True, False]
+    assert kept(filter_logits(logits, top_p=0.1)) == [True, False, False, False]
+    assert kept(filter_logits(logits)) == [True] * 4
+
+
+def test_metrics_on_known_poems():
+    good = "床前明月光，疑是地上霜。举头望明月，低头思故乡。"
+    assert format_ok(good, 5) and format_ok(good) and not format_ok(good, 7)
+    assert not format_ok("床前明月光，疑是地上霜。举头望明月，")
+    assert not format_ok("床前明月光，疑是地上霜。举头望明月，低头思故a。")
+    assert not format_ok("床前明月光，疑是地上霜。举头望明月，低头思故乡乡。")
+    assert keyword_hit(good, "月霜") and not keyword_hit(good, "月雪")
+    assert copy_rate([good], frozenset({"床前明月光", "低头思故乡"})) == 0.5
+    assert distinct_n(["月月月月月，月月月月月。月月月月月，月月月月月。"]) == pytest.approx(1 / 16)
+    assert distinct_n([good]) == pytest.approx(15 / 16)  # “明月”出现两次
+    prompts = eval_prompts(20)
+    assert prompts == eval_prompts(20) and len(prompts) == 20 and all(1 <= len(p) <= 3 for p in prompts)
+
+
+def test_write_command(poet, checkpoint):
+    done = poet("write", "月", "--checkpoint", str(checkpoint), "--seed", "4", "--form", "5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[:4]
+    assert all(len(line) == 6 for line in lines) and "月" in "".join(lines)
+    done = poet("write", "雪", "-n", "2", "--json", "--checkpoint", str(checkpoint), "--acrostic", "春夏秋冬")
+    poems = json.loads(done.stdout)
+    assert len(poems) == 2 and all(format_ok(p["text"]) and "雪" in p["text"] for p in poems)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["abc"], "“a”"), (["😀"], "“😀”"), ([""], "至少一个汉字"), (["月", "--acrostic", "春夏"], "正好 4 个"),
+])
+def test_write_command_errors(poet, checkpoint, args, message):
+    done = poet("write", *args, "--checkpoint", str(checkpoint))
+    assert done.returncode == 2 and message in done.stdout and "Traceback" not in done.stdout + done.stderr
+
+
+def test_write_command_checkpoint_errors(poet, tmp_path, checkpoint):
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(checkpoint.read_bytes()[:1000])
+    for path, message in ((tmp_path / "none.pt", "找不到模型存档"), (cut, "不是完整的模型存档")):
+        done = poet("write", "月", "--checkpoint", str(path))
+        assert done.returncode == 2 and message in done.stdout and "Traceback" not in done.stderr
+
+
+def test_eval_command_json(poet, checkpoint):
+    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "4", "--val-poems", "40", "--json",
+                timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["prompts"] == 4 and result["val_poems"] == 40
+    assert result["format_rate"] == 1.0 and result["keyword_hit_rate"] == 1.0
+    assert 5.0 < result["bigram_cross_entropy"] < 6.5  # 第 07 课：约 5.63 奈特/字
+    assert result["val_cross_entropy"] > result["bigram_cross_entropy"]  # 随机初始化的模型比基线差
