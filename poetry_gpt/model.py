@@ -198,6 +198,17 @@ class PoetryGPT(nn.Module):
         """参数个数（共用的表只算一次）。"""
         return sum(p.numel() for p in self.parameters())
 
+    def parameter_counts(self) -> dict[str, int]:
+        """按部分数参数（第 14 课）：characters、positions、attention、mlp、norms（各层合计）。
+
+        输出层 ``head`` 与 ``characters`` 是同一张表，不另算；各项之和等于 :meth:`num_parameters`。
+        """
+        counts = dict.fromkeys(("characters", "positions", "attention", "mlp", "norms"), 0)
+        for name, p in self.named_parameters():  # 共用的表只出现一次，名字是先注册的 characters
+            part = next((k for k in counts if k in name.split(".")), "norms")
+            counts[part] += p.numel()
+        return counts
+
     def hidden_states(self, ids: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
         """编号 [B, T] → 最后一层归一化后的表示 [B, T, C]。
 

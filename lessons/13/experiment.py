@@ -12,7 +12,7 @@ torch.set_num_threads(2)
 torch.manual_seed(26)
 
 tok = default_tokenizer()
-model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval()
+model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval().requires_grad_(False)  # 本课只要输入的梯度，不要参数的
 C = model.config.width
 
 # 8 首验证集的诗，排成一批，查表得到进入第一个 Block 的向量

@@ -1,0 +1,27 @@
+"""第 14 课差分检查：随机配置的参数个数，比较学习者与参考答案的 solve。
+
+``real_count`` 用真正的 PoetryGPT 数同一个配置的参数；tests/test_model_parts.py 用它确认参考答案与模型一致。
+"""
+import torch
+
+HINT = ("分块数：字向量表 V·C，位置表 L·C；每层注意力 qkv 是 C×3C 加 3C 个偏置、proj 是 C×C 加 C 个；"
+        "MLP 的 up 是 C×4C 加 4C、down 是 4C×C 加 C；每层两个 LayerNorm 各 2C；最后还有一个 LayerNorm 2C。"
+        "输出层与字向量表共用一张表，不要再加 V·C。")
+
+
+def cases(gen):
+    """24 个用例：(vocab_size, context_length, width, n_layers)，含默认配置；其余随机。"""
+    out = [(6828, 64, 128, 4)]
+    for _ in range(23):
+        out.append((int(torch.randint(8, 9000, (1,), generator=gen)), int(torch.randint(1, 257, (1,), generator=gen)),
+                    int(torch.randint(1, 65, (1,), generator=gen)) * 4, int(torch.randint(0, 13, (1,), generator=gen))))
+    return out
+
+
+def real_count(vocab_size, context_length, width, n_layers):
+    """在 meta 设备上建一个真正的 PoetryGPT（不分配内存），返回它的 num_parameters()。"""
+    from poetry_gpt.model import ModelConfig, PoetryGPT
+    with torch.device("meta"):
+        model = PoetryGPT(ModelConfig(vocab_size=vocab_size, context_length=context_length, width=width,
+                                      n_layers=n_layers, n_heads=1))
+    return model.num_parameters()
