@@ -64,10 +64,15 @@ def build_records(poems, convert):
     return records, rejected
 
 
-def build_t2s(poems, convert) -> dict[str, str]:
-    """逐字的繁→简对照表：原始语料里每个字单独交给 OpenCC，结果是另一个单字的就记下。"""
+def build_t2s(poems, records, convert) -> dict[str, str]:
+    """逐字的繁→简对照表：原始语料里每个字单独交给 OpenCC，结果是另一个单字的就记下。
+
+    按词转换后仍留在简体语料里的字（如“乾坤”的“乾”）不收：它们本身就是简体文本里的正常用字，
+    逐字改掉反而会错。
+    """
+    kept = {ch for r in records for ch in r["text"]}
     chars = sorted({ch for _, raw in poems for ch in "".join(raw.get("paragraphs") or []) + raw.get("title", "")
-                    if is_hanzi(ch)})
+                    if is_hanzi(ch) and ch not in kept})
     table = {}
     for ch in chars:
         out = convert(ch)
@@ -175,7 +180,7 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     atomic_write_text(out / "poems.jsonl", lines)
     tokenizer.save(out / "vocab.json")
     dump = lambda obj: json.dumps(obj, ensure_ascii=False, indent=0, sort_keys=True) + "\n"
-    atomic_write_text(out / "t2s.json", dump(build_t2s(poems, convert)))
+    atomic_write_text(out / "t2s.json", dump(build_t2s(poems, records, convert)))
     atomic_write_text(out / "tones.json", dump(build_tones(records, strains, poems, convert, tokenizer)))
     stats = summarize(records, rejected, tokenizer)
     atomic_write_text(out / "stats.json", json.dumps(stats, ensure_ascii=False, indent=1) + "\n")

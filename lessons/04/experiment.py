@@ -68,8 +68,8 @@ for _, poem in kept:
     rows.append([poem["title"], first["id"] == poem["id"], f"{first['author']}《{first['title']}》"])
 table(["题目", "这条记录被收入", "语料里留下的那首"], rows, title="去重：同样的正文只留第一首")
 
-# 5. 逐字繁转简的局限：一个繁体字可能对应几个简体字
-show("逐字转换 乾坤", to_simplified("乾坤"))
-show("逐字转换 乾燥", to_simplified("乾燥"))
+# 5. 逐字繁转简的局限：一个字该不该简化，要看它在哪个词里
+show("逐字转换 乾坤（应不变）", to_simplified("乾坤"))
+show("逐字转换 乾燥（应为干燥）", to_simplified("乾燥"))
 show("语料里“乾坤”出现（首）", sum("乾坤" in p["text"] for p in poems))
 show("语料里“干坤”出现（首）", sum("干坤" in p["text"] for p in poems))
