@@ -1,0 +1,144 @@
+"""训练一步有多快：本项目的训练步 vs 朴素的 GPT-2 式参考步，以及离这台机器矩阵乘法上限有多远。
+
+同一个进程、同样的宽度、层数、头数与汉字表，同样来自 train 的真实诗：
+
+(a) 本项目：每条样本是一首诗，只补齐到本批最长的一条；只在正文与 <eos> 的位置算 logits 和损失；
+    注意力用 scaled_dot_product_attention；预设打开时前向与反向用 bfloat16 自动混合精度；AdamW（foreach）。
+(b) 参考：把所有诗的正文首尾相接，切成固定的 64 字一段；每个位置都算 logits 和损失；
+    逐步写出的注意力；fp32；不融合的 AdamW（foreach=False）。
+
+两者都按“每秒处理多少语料字”（计入损失的目标字数）报告，并给出比值。同一次运行里还测一个大的
+fp32 矩阵乘法能到多少 GFLOP/s，把每种训练步的实际 GFLOP/s 表示成它的几成。
+两种步交替计时，机器忙闲的波动对两边一样。
+
+    .venv/bin/python bench/train_speed.py [--preset base] [--rounds 3] [--steps 3] [--threads 2] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+from poetry_gpt.data import SEP, default_tokenizer, make_batch  # noqa: E402
+from poetry_gpt.model import ModelConfig, PoetryGPT  # noqa: E402
+from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer  # noqa: E402
+
+BLOCK = 64
+
+
+def matmul_gflops(n: int = 2048, dtype=torch.float32, repeat: int = 5) -> float:
+    """一个 n×n 矩阵乘法的 GFLOP/s（2n³ 次浮点运算，取 repeat 次里最快的一次）。"""
+    a, b = torch.randn(n, n, dtype=dtype), torch.randn(n, n, dtype=dtype)
+    a @ b
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - started)
+    return 2 * n**3 / best / 1e9
+
+
+def step_flops(config: ModelConfig, batch: int, length: int, logit_positions: int) -> float:
+    """一步（前向 + 反向 ≈ 3 × 前向）实际做的矩阵乘法运算量：Block 里的线性层 6·P·(B·T)，
+    注意力的两次 T×T 乘法每层 12·B·T²·C，输出层 6·C·V·(算 logits 的位置数)。补齐的格子也算进去。"""
+    C, L, V = config.width, config.n_layers, config.vocab_size
+    block_params = L * 12 * C * C
+    return (6 * block_params * batch * length + 12 * L * batch * length**2 * C
+            + 6 * C * V * logit_positions)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="训练步速度：本项目 vs GPT-2 式参考")
+    parser.add_argument("--preset", default="base", choices=tuple(PRESETS))
+    parser.add_argument("--rounds", type=int, default=3, help="交替计时几轮")
+    parser.add_argument("--steps", type=int, default=3, help="每轮每种各计时几步")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="只输出 JSON")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(26)
+
+    preset = PRESETS[args.preset]
+    tok = default_tokenizer()
+    samples = encode_split("train", tok, 20000)
+    stream = torch.tensor([t for s in samples for t in s[s.index(SEP) + 1 :]])  # 只要正文与 <eos>，首尾相接
+    B = preset.batch_size
+
+    ours_cfg = ModelConfig(vocab_size=len(tok), **preset.model)
+    ref_cfg = ModelConfig(vocab_size=len(tok), **{**preset.model, "context_length": BLOCK, "fast_attention": False})
+    ours, ref = PoetryGPT(ours_cfg), PoetryGPT(ref_cfg)
+    ours_opt = make_optimizer(ours, preset)
+    ref_opt = torch.optim.AdamW(ref.parameters(), lr=preset.lr, weight_decay=preset.weight_decay, foreach=False)
+    n_blocks = (len(stream) - 1) // BLOCK
+
+    def ours_step(i: int) -> tuple[int, float]:
+        batch = [samples[j] for j in batch_indices(i, len(samples), B, preset.seed)]
+        x, y, mask = make_batch(batch)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=preset.bf16):
+            _, loss = ours(x, y, mask)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(ours.parameters(), preset.grad_clip)
+        ours_opt.step()
+        ours_opt.zero_grad(set_to_none=True)
+        n = int(mask.sum())
+        return n, step_flops(ours_cfg, B, x.shape[1], n)
+
+    def ref_step(i: int) -> tuple[int, float]:
+        starts = torch.randint(0, n_blocks, (B,), generator=torch.Generator().manual_seed(i)) * BLOCK
+        chunk = torch.stack([stream[s : s + BLOCK + 1] for s in starts.tolist()])
+        _, loss = ref(chunk[:, :-1], chunk[:, 1:])
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(ref.parameters(), preset.grad_clip)
+        ref_opt.step()
+        ref_opt.zero_grad(set_to_none=True)
+        return B * BLOCK, step_flops(ref_cfg, B, BLOCK, B * BLOCK)
+
+    totals = {"ours": [0, 0.0, 0.0], "reference": [0, 0.0, 0.0]}  # 字数、运算量、秒
+    ours_step(0), ref_step(0)  # 预热：第一次调用要分配内存、选算法
+    peak = matmul_gflops()
+    step = 1
+    for _ in range(args.rounds):
+        for name, fn in (("ours", ours_step), ("reference", ref_step)):
+            started = time.perf_counter()
+            for _ in range(args.steps):
+                chars, flops = fn(step)
+                totals[name][0] += chars
+                totals[name][1] += flops
+                step += 1
+            totals[name][2] += time.perf_counter() - started
+    peak = max(peak, matmul_gflops())  # 前后各测一次取较好的，少受别的进程干扰
+
+    result = {"preset": args.preset, "threads": args.threads, "batch_size": B,
+              "model": preset.model, "bf16": preset.bf16, "matmul_fp32_gflops": round(peak, 1),
+              "matmul_bf16_gflops": round(matmul_gflops(dtype=torch.bfloat16), 1)}
+    for name, (chars, flops, seconds) in totals.items():
+        gflops = flops / seconds / 1e9
+        result[name] = {"chars_per_s": round(chars / seconds, 1), "gflops": round(gflops, 2),
+                        "fraction_of_matmul": round(gflops / peak, 3), "seconds": round(seconds, 2)}
+    result["ratio"] = round(result["ours"]["chars_per_s"] / result["reference"]["chars_per_s"], 3)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+    t = Table(title=f"训练步速度（预设 {args.preset}，{args.threads} 个线程，矩阵乘法上限 {peak:.1f} GFLOP/s）",
+              title_justify="left")
+    for h in ("", "语料字/秒", "GFLOP/s", "占矩阵乘法上限"):
+        t.add_column(h)
+    for name, label in (("ours", "本项目"), ("reference", "GPT-2 式参考")):
+        r = result[name]
+        t.add_row(label, f"{r['chars_per_s']:,.0f}", f"{r['gflops']:.1f}", f"{100 * r['fraction_of_matmul']:.0f}%")
+    Console().print(t)
+    print(f"比值（本项目 ÷ 参考）：{result['ratio']:.2f}")
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
