@@ -74,7 +74,7 @@ def parse_lessons(text: str) -> list[Lesson]:
             raise ClassroomError(f"--lessons 写法不对：“{part.strip()}”。请写成 8-10,14 这样。")
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
         if lo > hi or lo not in BY_NUMBER or hi not in BY_NUMBER:
-            raise ClassroomError(f"--lessons 里的“{part.strip()}”超出课号范围 1–{len(CATALOGUE)}。")
+            raise ClassroomError(f"--lessons 里的“{part.strip()}”不对：课号在 1–{len(CATALOGUE)} 之间，范围小的在前。")
         numbers.extend(range(lo, hi + 1))
     lessons = [BY_NUMBER[n] for n in sorted(set(numbers)) if BY_NUMBER[n].available]
     if not lessons:

@@ -4,11 +4,12 @@
 结束；solution.py 通过 check_file；starter.py 得到“未完成”。另外，lessons/ 下不能有课表之外的
 文件夹。各课的实验与两次检查一起放进线程池并行跑（工作都在子进程里）。
 
-通过的课按“文件指纹”记在 runs/verify-cache.json：课程文件夹、poetry_gpt 包的源码与 data/ 都没
-变时，下次直接记为通过（表里标“未变”），让提交前的钩子几秒内跑完；--fresh 忽略缓存全部重跑。
+通过的课按“文件指纹”记在 runs/verify-cache.json：课程文件夹、它用到的 poetry_gpt 模块与 data/
+都没变时，下次直接记为通过（表里标“未变”），让提交前的钩子几秒内跑完；--fresh 忽略缓存全部重跑。
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import subprocess
@@ -35,7 +36,7 @@ class LessonReport:
 
     lesson: Lesson
     problems: dict[str, str | None] = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float = 0.0  # 实验与两次检查各自用时之和
     cached: bool = False
 
     @property
@@ -97,10 +98,42 @@ def stray_folders() -> list[str]:
                   if p.is_dir() and not p.name.startswith((".", "_")) and p.name not in codes)
 
 
+PACKAGE = ROOT / "poetry_gpt"
+GRADING_MODULES = ("grading", "exercise_runner")  # check_file 本身用到的模块
+
+
+def package_imports(path: Path) -> set[str]:
+    """一个文件（用 ast 读，不运行）直接导入的 poetry_gpt 模块名，如 {"model", "data"}。"""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[1] for a in node.names if a.name.startswith("poetry_gpt."))
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level or module == "poetry_gpt" or module.startswith("poetry_gpt."):
+                inner = module.removeprefix("poetry_gpt").lstrip(".")
+                names.update([inner.split(".")[0]] if inner else [a.name for a in node.names])
+    return {n for n in names if (PACKAGE / f"{n}.py").is_file()}
+
+
 def fingerprint(lesson: Lesson) -> str:
-    """课程文件、poetry_gpt 源码、data/ 文件（名字、大小、修改时间）与 Python 版本的摘要。"""
+    """这一课检查结果所依赖的一切的摘要：课程文件、它们（连同批改程序）直接或间接导入的
+    poetry_gpt 模块的源码、data/ 里的文件（名字、大小、修改时间）与 Python 版本。
+
+    只算真正用到的模块：改 cli.py 或别的课没用到的模块，不会让这一课重跑。
+    """
+    files = [lesson.folder / f for f in LESSON_FILES]
+    todo = set(GRADING_MODULES)
+    for f in files:
+        if f.suffix == ".py":
+            todo |= package_imports(f)
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        seen.add(name)
+        todo |= package_imports(PACKAGE / f"{name}.py") - seen
     h = hashlib.sha256(sys.version.encode())
-    for path in [*(lesson.folder / f for f in LESSON_FILES), *sorted((ROOT / "poetry_gpt").glob("*.py"))]:
+    for path in [*files, *(PACKAGE / f"{n}.py" for n in sorted(seen))]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     for path in sorted(DEFAULT_DATA.iterdir()):
         st = path.stat()
@@ -138,8 +171,11 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE) -> t
         report.problems["files"] = f"缺少 {'、'.join(missing)}" if missing else None
         if missing:
             continue
-        key = fingerprint(lesson)
-        if cache.get(lesson.code) == key:
+        try:
+            key = fingerprint(lesson)
+        except (SyntaxError, ValueError, OSError):  # 文件坏了：不用缓存，下面的检查会说明
+            key = None
+        if key and cache.get(lesson.code) == key:
             report.problems.update(dict.fromkeys(CHECKS[1:]))
             report.cached = True
             continue
@@ -149,17 +185,16 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE) -> t
             report.problems["readme"] = f"读不出 README.md：{e}"
         pending.append((report, key))
 
-    started = {r.lesson.code: time.monotonic() for r, _ in pending}
-
     def run(report: LessonReport, key: str, name: str, work):
+        began = time.monotonic()
         try:
             problem = work()
         except Exception as e:  # 课程文件本身坏了（读不出、check.py 出错）：记为这一项不通过
             problem = f"检查时出错：{type(e).__name__}: {e}"
         with lock:
             report.problems[name] = problem
-            report.seconds = round(time.monotonic() - started[report.lesson.code], 1)
-            if cache_path and len(report.problems) == len(CHECKS) and report.ok:
+            report.seconds += time.monotonic() - began
+            if cache_path and key and len(report.problems) == len(CHECKS) and report.ok:
                 cache[report.lesson.code] = key  # 每通过一课就记下：被外面的 timeout 打断也不白跑
                 atomic_write_text(cache_path, json.dumps(cache, indent=1, sort_keys=True) + "\n")
 
