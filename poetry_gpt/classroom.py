@@ -165,13 +165,16 @@ def grade(roster: Roster, limits: Limits, jobs: int, on_done=None) -> dict[tuple
             lesson_check(lesson)
             reference(lesson, default_seed(lesson))
     results: dict[tuple[str, str], Verdict] = {}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futures = {pool.submit(grade_one, sub, limits): key for key, sub in roster.submissions.items()}
         for future in as_completed(futures):
             key = futures[future]
             results[key] = future.result()
             if on_done:
                 on_done(roster.submissions[key], results[key])
+    finally:  # Ctrl-C 时丢掉还没开始的，正在跑的几份在各自的时间上限内结束
+        pool.shutdown(wait=False, cancel_futures=True)
     return results
 
 
