@@ -1,10 +1,10 @@
 """运行与比较学习者的练习：./poet check 与 ./poet grade 共用这里。
 
-每份练习分两步检查，各在一个子进程里、带时间与内存上限：
+每份练习在一个带时间与内存上限的子进程里（exercise_runner.py）依次做两步检查：
 
 1. 可见检查：把文件当脚本运行，执行它底部自带的检查；
-2. 差分检查：用 check.py 生成的随机用例，分别调用学习者的 solve 与 solution.py 的 solve，
-   逐个比较（整数、字符串精确相等；浮点与张量用 allclose）。
+2. 差分检查：用 check.py 生成的随机用例调用学习者的 solve；父进程再拿参考答案 solution.py
+   的输出逐个比较（整数、字符串精确相等；浮点与张量用 allclose）。
 
 这是“按进程隔离”，不是安全沙箱：学习者的代码可以读写本机文件，只是跑不死检查程序，
 也影响不到别人的结果。
@@ -64,7 +64,7 @@ class Verdict:
 
 @dataclass
 class Limits:
-    """子进程的限制：timeout 秒（可见检查与差分检查各自计时）、内存 MiB、计算线程数。"""
+    """子进程的限制：timeout 秒（整次检查）、内存 MiB、计算线程数。"""
 
     timeout: float = 20.0
     memory_mb: int = 2048
@@ -118,32 +118,6 @@ def run_limited(args: list[str], workdir: Path, limits: Limits) -> tuple[int | N
         f.seek(max(0, size - 4 * SHOWN_CHARS))
         tail = f.read().decode("utf-8", errors="replace")
     return code, tail
-
-
-def trim_traceback(output: str, learner_path: str) -> str:
-    """把标准 Python 错误栈裁到学习者自己的文件：只留这个文件里的帧和最后的错误行。"""
-    lines = output.rstrip().splitlines()
-    start = max((i for i, l in enumerate(lines) if l.startswith("Traceback")), default=None)
-    if start is None:
-        return "\n".join(lines[-20:])
-    kept, keep_next = [], False
-    body = lines[start + 1:]
-    for i, line in enumerate(body):
-        if line.startswith('  File "'):
-            keep_next = line.startswith(f'  File "{learner_path}"')
-            if keep_next:
-                kept.append(line)
-        elif line.startswith("    ") and keep_next:
-            kept.append(line)
-        elif not line.startswith(" "):
-            kept.extend(body[i:])
-            break
-    return "\n".join(kept)[-SHOWN_CHARS:]
-
-
-def _last_error(output: str) -> str:
-    lines = [l for l in output.strip().splitlines() if l and not l.startswith(" ")]
-    return lines[-1] if lines else ""
 
 
 def _load(path: Path, name: str):
@@ -228,7 +202,10 @@ def compare(expected, got, where: str = "结果") -> str | None:
 
 
 def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int | None = None) -> Verdict:
-    """检查一份练习：语法 → 可见检查 → 差分检查。任何学习者文件都只会得到一个判定，不会抛异常。"""
+    """检查一份练习：语法 → 可见检查 → 差分检查（后两步在同一个受限子进程里）。
+
+    任何学习者文件都只会得到一个判定，不会抛异常。limits.timeout 是整次检查的时间上限（秒）。
+    """
     started = time.monotonic()
     seed = default_seed(lesson) if seed is None else seed
 
@@ -246,59 +223,43 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
     except (ValueError, OSError) as e:
         return verdict("syntax", f"无法读取这个文件：{e}")
 
+    try:
+        with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
+            cases, expected = reference(lesson, seed)
+    except Exception as e:  # 课程自身的问题，不是学习者的
+        return verdict("crashed", f"参考答案或 check.py 出错（请告诉老师）：{e}")
     with tempfile.TemporaryDirectory(prefix="poet-check-") as tmp:
         work = Path(tmp)
-        # 1. 可见检查
-        code, out = run_limited([sys.executable, "-I", str(path)], work, limits)
-        if code is None:
-            return verdict("timeout", f"可见检查超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）")
-        if code != 0:
-            return verdict(*_classify_failure(code, out, str(path), "可见检查"))
-        # 2. 差分检查
-        try:
-            with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
-                cases, expected = reference(lesson, seed)
-        except Exception as e:  # 课程自身的问题，不是学习者的
-            return verdict("crashed", f"参考答案或 check.py 出错（请告诉老师）：{e}")
         result_file = work / "result.pt"
         code, out = run_limited([sys.executable, "-I", str(RUNNER), str(ROOT), str(lesson.folder / "check.py"),
                                  str(path), str(result_file), str(seed)], work, limits)
         if code is None:
-            return verdict("timeout", f"差分检查超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）")
+            return verdict("timeout", f"超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）")
         try:
             result = torch.load(result_file, weights_only=True)
             status = result["status"]
-        except Exception:
-            return verdict(*_classify_failure(code, out, str(path), "差分检查"))
-        if status == "not_implemented":
-            return verdict("not_implemented", result["message"] or "solve 还没有补全")
-        if status == "crashed":
-            return verdict("crashed", f"第 {result['case'] + 1} 个用例出错：\n{result['message']}")
-        check = lesson_check(lesson)
-        cmp = getattr(check, "compare", compare)
-        for i, (args, want) in enumerate(zip(cases, expected)):
-            got = result["outputs"][i] if i < len(result["outputs"]) else None
-            reason = cmp(want, got)
-            if reason:
-                return verdict("wrong", f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
-                                        f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}")
-        return verdict("passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过")
+        except Exception:  # 进程没能写下结果：被信号杀掉、os._exit、输出太多……
+            return verdict(*_classify_failure(code, out))
+    if status != "ok":
+        return verdict(status, result["message"] or "solve 还没有补全")
+    cmp = getattr(lesson_check(lesson), "compare", compare)
+    for i, (args, want) in enumerate(zip(cases, expected)):
+        got = result["outputs"][i] if i < len(result["outputs"]) else None
+        reason = cmp(want, got)
+        if reason:
+            return verdict("wrong", f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
+                                    f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}")
+    return verdict("passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过")
 
 
-def _classify_failure(code: int, output: str, learner_path: str, stage: str) -> tuple[str, str]:
-    last = _last_error(output)
-    if last.startswith("NotImplementedError"):
-        hint = last.partition(":")[2].strip()
-        return "not_implemented", hint or "solve 还没有补全"
+def _classify_failure(code: int, output: str) -> tuple[str, str]:
+    """进程没有写下结果时，按退出方式判定。"""
     if code < 0 or code > 128:
         sig = -code if code < 0 else code - 128
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
         why = {"SIGXFSZ": "输出太多", "SIGKILL": "可能用光了内存", "SIGSEGV": "可能是递归太深"}.get(name, "")
-        return "crashed", f"{stage}时进程被信号 {name} 终止{('（' + why + '）') if why else ''}"
-    if last.startswith("AssertionError"):
-        return "wrong", f"{stage}没通过：\n{trim_traceback(output, learner_path)}"
-    if last.startswith("MemoryError"):
-        return "crashed", f"{stage}时内存超过上限"
-    if "Traceback" not in output:
-        return "crashed", f"{stage}时程序以退出码 {code} 结束：\n{output[-SHOWN_CHARS:].strip()}"
-    return "crashed", f"{stage}时出错：\n{trim_traceback(output, learner_path)}"
+        return "crashed", f"进程被信号 {name} 终止{('（' + why + '）') if why else ''}"
+    if "MemoryError" in output[-500:]:
+        return "crashed", "内存超过上限"
+    tail = output[-SHOWN_CHARS:].strip()
+    return "crashed", f"程序以退出码 {code} 结束，没有完成检查" + (f"：\n{tail}" if tail else "")
