@@ -305,7 +305,7 @@ def cmd_write(args) -> int:
 
     import torch
 
-    from .data import default_tokenizer
+    from .data import LINE_ENDS, default_tokenizer
     from .generate import GenerationError, write_poems
     from .train import SHIPPED_MODEL, CheckpointError, load_model
 
@@ -326,8 +326,7 @@ def cmd_write(args) -> int:
     for i, poem in enumerate(poems):
         if i:
             console.print()
-        lines = [line for line in poem.text.replace("，", "，\n").replace("。", "。\n").split("\n") if line]
-        console.print(Text("\n".join(lines)))
+        console.print(Text("".join(ch + "\n" if ch in LINE_ENDS else ch for ch in poem.text).rstrip()))
         kind = {5: "五言", 7: "七言"}[poem.form] + ("藏头" if poem.acrostic else "")
         console.print(f"[dim]{kind} · 种子 {poem.seed} · {poem.seconds:.2f} 秒[/dim]")
     return 0

@@ -74,7 +74,7 @@ PRESETS = {
                         train_poems=4000, sample_every_s=0),
     # 随课程发布的模型：约 166 万个参数，fp16 存下约 3.4 MB
     "base": TrainConfig(model=dict(context_length=48, width=128, n_layers=4, n_heads=4),
-                        steps=850, batch_size=64, lr=3e-3, warmup=60, eval_every=100, eval_poems=512,
+                        steps=1400, batch_size=64, lr=3e-3, warmup=60, eval_every=100, eval_poems=512,
                         bf16=True),
 }
 
@@ -102,9 +102,12 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.A
 
 
 def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None) -> list[list[int]]:
-    """一份语料里每首诗的样本编号（排布见 data.encode_sample）。"""
+    """一份语料里每首诗的样本编号（排布见 data.encode_sample）；给了 limit 时等距取 limit 首。"""
     poems = load_poems(split)
-    return [encode_sample(p, tokenizer) for p in poems[:limit]]
+    if limit is not None and limit < len(poems):
+        # 语料按朝代排列（唐在前）：等距抽取，子集才像整份
+        poems = poems[:: len(poems) // limit][:limit]
+    return [encode_sample(p, tokenizer) for p in poems]
 
 
 def batch_indices(step: int, n_samples: int, batch_size: int, seed: int) -> list[int]:
@@ -145,8 +148,13 @@ def save_checkpoint(path: str | Path, model: PoetryGPT, tokenizer: Tokenizer, *,
     weights、model_config、vocab_hash、step、train_config、log，训练中的存档还有 optimizer 与 rng。
     ``half`` 为真时权重存成 fp16、不带优化器（随课程发布的模型这样存，约小一半）。
     """
-    weights = {k: (v.half() if half and v.is_floating_point() else v).detach().cpu()
-               for k, v in model.state_dict().items()}
+    converted: dict[int, torch.Tensor] = {}
+    weights = {}
+    for k, v in model.state_dict().items():
+        # characters 与 head 是同一张表（weight tying）：只转换一次，torch.save 就只存一份
+        if v.data_ptr() not in converted:
+            converted[v.data_ptr()] = (v.half() if half and v.is_floating_point() else v).detach().cpu()
+        weights[k] = converted[v.data_ptr()]
     state = {
         "format": "poetry_gpt/1",
         "weights": weights,
@@ -284,7 +292,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes
         if rank == 0:
             save_checkpoint(ckpt_path, model, tokenizer, optimizer=optimizer, step=step, config=config, log=log)
 
-    bar = _ProgressBar(last, enabled=progress and rank == 0)
+    bar = _ProgressBar(step, last, enabled=progress and rank == 0)
     started = time.monotonic()
     last_sample = started
     chars = 0
@@ -350,7 +358,7 @@ def _sample_line(model: PoetryGPT, tokenizer: Tokenizer, step: int) -> str:
 class _ProgressBar:
     """rich 进度条：步数、损失、验证损失、学习率、每秒处理的字数。``enabled`` 为假时什么也不做。"""
 
-    def __init__(self, total: int, enabled: bool):
+    def __init__(self, start: int, total: int, enabled: bool):
         self.enabled = enabled
         self.val = "—"
         if not enabled:
@@ -360,7 +368,7 @@ class _ProgressBar:
         from .labs import console
         self.progress = Progress(TextColumn("训练"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=console)
-        self.task = self.progress.add_task("train", total=total, info="")
+        self.task = self.progress.add_task("train", total=total, completed=start, info="")
 
     def __enter__(self):
         if self.enabled:
