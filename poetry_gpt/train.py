@@ -47,8 +47,9 @@ class TrainConfig:
         train_poems: 只用 train 里的前多少首（None 表示全部；tiny 用一小部分，好在几秒内备好数据）。
         seed: 固定的随机种子（初始化、取批顺序、dropout）。
         sample_every_s: 每隔多少秒在进度条上方写一首示例诗（0 表示不写）。
-        bf16: 前向与反向里的矩阵乘法用 bfloat16 自动混合精度（权重与优化器仍是 fp32）；
-            支持 AMX/AVX512-BF16 的 CPU 上快不少，验证损失始终用 fp32 计算。
+        bf16: 前向与反向里的矩阵乘法用 bfloat16 自动混合精度（权重与优化器仍是 fp32），验证损失始终用
+            fp32 计算。宽度 128 时在 2 核 CPU 上反而比 fp32 慢约 20%（bench/train_speed.py），预设都不开；
+            更宽的模型或 GPU 上可以试试。
     """
 
     model: dict = field(default_factory=dict)
@@ -74,8 +75,7 @@ PRESETS = {
                         train_poems=4000, sample_every_s=0),
     # 随课程发布的模型：约 166 万个参数，fp16 存下约 3.4 MB
     "base": TrainConfig(model=dict(context_length=48, width=128, n_layers=4, n_heads=4),
-                        steps=1400, batch_size=64, lr=3e-3, warmup=60, eval_every=100, eval_poems=512,
-                        bf16=True),
+                        steps=1400, batch_size=64, lr=3e-3, warmup=60, eval_every=100, eval_poems=512),
 }
 
 
