@@ -22,6 +22,8 @@ from .model import KVCache, PoetryGPT
 FORM_OF_TOKEN = {FIVE: 5, SEVEN: 7}
 TOKEN_OF_FORM = {5: FIVE, 7: SEVEN}
 MAX_KEYWORDS = 4
+KEYWORD_BONUS = 2.0
+"""受约束解码时给还没写出的关键词的 logits 加上的数（奈特）：概率约放大 e² ≈ 7.4 倍。"""
 LINE_END_CHOICES = ("，？！", "。？！")
 """第 1、3 句与第 2、4 句句尾允许的标点。"""
 
@@ -111,7 +113,8 @@ def sample_next(logits: torch.Tensor, temperature: float, top_k: int | None, top
 class Constraint:
     """受约束解码的状态：第几句、句中第几格、还差哪些必须出现的字（第 22、23 课）。
 
-    ``allowed()`` 返回这一格允许的编号 [V] bool；``advance(token)`` 记下写出的字。
+    ``allowed()`` 返回这一格允许的编号 [V] bool；``apply(logits)`` 据此改写 logits；
+    ``advance(token)`` 记下写出的字。
     """
 
     def __init__(self, tokenizer: Tokenizer, form: int, required: str = "", acrostic: str = ""):
@@ -156,6 +159,14 @@ class Constraint:
                 if unrepeated.any():  # 只有强制要写的字恰好造成重句时才会全被排除：那时宁可重句
                     mask = unrepeated
         return mask
+
+    def apply(self, logits: torch.Tensor) -> torch.Tensor:
+        """logits [V] → 不允许的编号设为 -inf；还差的字加 KEYWORD_BONUS，让它们在自然的位置早点出现，
+        而不是等到最后一格被硬塞进去。"""
+        logits = logits.masked_fill(~self.allowed(), float("-inf"))
+        if self.missing:
+            logits[self.missing] += KEYWORD_BONUS
+        return logits
 
     def advance(self, token: int) -> None:
         line = self.lines[-1]
@@ -211,7 +222,7 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
     limit = model.config.context_length - len(cache)
     for _ in range(limit):
         if constraint is not None:
-            logits = logits.masked_fill(~constraint.allowed(), float("-inf"))
+            logits = constraint.apply(logits)
         token = sample_next(logits, temperature, top_k, top_p, generator)
         if token == EOS:
             break
