@@ -15,12 +15,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from rich.markdown import Markdown
-from rich.markup import escape
-from rich.text import Text
 from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text
 
 from . import course
 from .common import DEFAULT_DATA, ROOT
@@ -128,6 +125,7 @@ def cmd_lesson(args) -> int:
     lesson = lesson_arg(args.lesson)
     if args.read:
         text = (lesson.folder / "README.md").read_text(encoding="utf-8")
+        from rich.markdown import Markdown  # 只在读课文时导入：./poet write 要启动得快
         console.print(Markdown(text))
         return 0
     console.print(Panel(f"[bold]{lesson.title}[/bold]\n{lesson.goal}",
@@ -193,11 +191,15 @@ def cmd_hint(args) -> int:
 def cmd_solution(args) -> int:
     lesson = lesson_arg(args.lesson)
     console.print(f"第 {lesson.code} 课参考答案（lessons/{lesson.code}/solution.py 中的 solve）：")
+    from rich.syntax import Syntax
+
     console.print(Syntax(solve_source(lesson.folder / "solution.py"), "python", line_numbers=True))
     return 0
 
 
 def cmd_diff(args) -> int:
+    from rich.syntax import Syntax
+
     lesson = lesson_arg(args.lesson)
     mine = solve_source(exercise_path(lesson, args.file))
     ref = solve_source(lesson.folder / "solution.py")

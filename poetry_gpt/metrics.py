@@ -4,27 +4,21 @@
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Sequence
 
 import torch
 
-from .data import LINE_ENDS, Tokenizer, is_hanzi, keywords_for, load_poems, split_lines
-
-_LINE = re.compile(f"[^{LINE_ENDS}]+[{LINE_ENDS}]")
-
+from .data import FORMS, BadRecord, Tokenizer, clean_record, keywords_for, load_poems, split_lines
 
 def format_ok(text: str, form: int | None = None) -> bool:
-    """text 是否是一首合格的绝句：正好四句、每句都是 form（5 或 7；None 表示两者皆可但四句一样长）
-    个汉字、每句以 ，。？！ 之一结尾，此外没有别的符号。"""
-    lines = _LINE.findall(text)
-    if "".join(lines) != text or len(lines) != 4:
+    """text 是否是一首合格的绝句：用建语料时同一套规则（data.clean_record）检查——正好四句、
+    每句 form（5 或 7；None 表示两者皆可）个汉字、每句以 ，。？！ 之一结尾，此外没有别的符号。"""
+    try:
+        record = clean_record({"text": text}, convert=str)
+    except BadRecord:
         return False
-    sizes = {len(line) - 1 for line in lines}
-    if len(sizes) != 1 or sizes.pop() not in ((form,) if form else (5, 7)):
-        return False
-    return all(is_hanzi(ch) for line in lines for ch in line[:-1])
+    return record["text"] == text and (form is None or FORMS[record["form"]] == form)
 
 
 def keyword_hit(text: str, keywords: Sequence[str]) -> bool:
