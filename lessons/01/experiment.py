@@ -17,6 +17,7 @@ try:
 except CheckpointError as e:
     sys.exit(f"读不了随课程发布的模型：{e}")
 cfg = model.config
+show("模型", f"{cfg.n_layers} 层 Block，宽度 C = {cfg.width}，汉字表 V = {cfg.vocab_size}，参数 {model.num_parameters()} 个")
 
 # 0. 先写一首诗：与 ./poet write 月 --seed 26 写出的是同一首
 poem = write_one(model, tok, "月", seed=26)
