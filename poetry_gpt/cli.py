@@ -241,7 +241,7 @@ def cmd_doctor(args) -> int:
         item("data/poems.jsonl", True, f"{len(load_poems())} 首诗")
     except DataFileError as e:
         item("数据文件", False, str(e))
-    for name in ("tones.json", "t2s.json", "SOURCE.md"):
+    for name in ("tones.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         item(f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失")
     t = Table(title="环境检查", title_justify="left")

@@ -162,6 +162,7 @@ def write_source_md(stats: dict, out: Path) -> None:
 - `t2s.json`：逐字繁→简对照表，供 `./poet write` 接受繁体输入。
 - `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计。
 - `stats.json`：上表的数字。
+- `model.pt`：随课程发布的模型，见 [MODEL.md](MODEL.md)（它不由本脚本生成）。
 """
     atomic_write_text(out / "SOURCE.md", text)
 
