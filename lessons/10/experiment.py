@@ -6,8 +6,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 from torch.nn import functional as F
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.data import default_tokenizer, load_poems, split_lines
+from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, split_lines
 from poetry_gpt.labs import heatmap, show, table
+from poetry_gpt.train import load_model
 torch.set_num_threads(2)
 torch.manual_seed(26)
 
@@ -86,3 +87,21 @@ with torch.no_grad():
     show("CausalAttention.weights 的形状 [B, H, T, T]", list(heads.shape))
     show("各头的上三角最大值、每行和的范围", [heads.triu(1).max().item(), heads.sum(-1).min().item(), heads.sum(-1).max().item()])
     show("逐步写法与 CausalAttention 的输出相同", torch.allclose(by_hand, att(h), atol=1e-6))
+
+# 6. 对照：训练好的模型（data/model.pt）第 0 层的第 1 个头看同一句
+trained, _ = load_model()
+first = trained.blocks[0]
+sample = encode_sample(poem, tok)  # 训练时的样子：条件区 <bos> <7> 关键词 <sep>，再接正文
+start = sample.index(SEP) + 1
+ids = torch.tensor([sample[: start + T]])                          # [1, 12]：条件区 + 这一句
+labels = [tok.tokens[i] for i in ids[0].tolist()]
+with torch.no_grad():
+    h = first.norm1(trained.characters(ids) + trained.positions(torch.arange(ids.shape[1])))
+    q, k, _ = (first.attention.split_heads(t) for t in first.attention.qkv(h).split(C, dim=-1))
+    trained_w = first.attention.weights(q, k)[0, 1, start:]      # [7, 12]：第 1 个头，正文这 7 行
+show("训练好的模型看到的输入", " ".join(labels))
+heatmap(trained_w, list(line), labels, title="训练好的第 0 层第 1 个头（行：正文的字；列：它能看到的全部位置）")
+visible = torch.arange(start + 1, start + T + 1)                   # 第 t 个字能看到的位置数
+show("训练好的头：每个字给上一个位置的权重", [trained_w[t, start + t - 1] for t in range(T)])
+show("训练好的头：每行最大的权重", trained_w.max(-1).values)
+show("平均分配时每行的权重（1/能看到的位置数）", 1 / visible)
