@@ -4,8 +4,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 from poetry_gpt.model import CausalAttention, ModelConfig, PoetryGPT
-from poetry_gpt.data import default_tokenizer, load_poems, split_lines
+from poetry_gpt.data import LINE_ENDS, PAD, SEP, default_tokenizer, encode_sample, load_poems, make_batch, split_lines
 from poetry_gpt.labs import heatmap, show, table
+from poetry_gpt.train import load_model
 torch.set_num_threads(2)
 torch.manual_seed(26)
 
@@ -16,7 +17,8 @@ att = block.attention
 C, H, D = model.config.width, att.n_heads, att.head_width
 
 # 第 10 课用过的那一句：验证集里第一首七言绝句的第一句
-poem = next(p for p in load_poems("val") if p["form"] == "七言绝句")
+val = load_poems("val")
+poem = next(p for p in val if p["form"] == "七言绝句")
 line = split_lines(poem["text"])[0]
 T = len(line)
 show("验证集里的一句", f"{line}（{poem['author']}《{poem['title']}》）")
@@ -53,29 +55,75 @@ causal = torch.ones(T, T, dtype=torch.bool).tril()
 uniform = causal / torch.arange(1, T + 1)[:, None]
 show("未训练：各头与“平均分配”最多差", [(w[0, i] - uniform).abs().max().item() for i in range(H)])
 
-# 3. 让 q、k 的权重变大（训练会做的事之一），各头立刻各有各的看法
-big = CausalAttention(model.config).eval()
-big.load_state_dict(att.state_dict())
-with torch.no_grad():
-    big.qkv.weight[:2 * C] *= 6  # 只放大算 q、k 的那 2C 行；v 不动
-    qb, kb, _ = big.qkv(h).split(C, dim=-1)
-    wb = big.weights(big.split_heads(qb), big.split_heads(kb))[0]  # [H, T, T]
+# 3. 训练好的模型（data/model.pt）：第 0 层的四个头真的分了工
+trained, _ = load_model()
+first = trained.blocks[0]
+
+
+def layer0_weights(ids):
+    """训练好的第 0 层的注意力权重 [B, H, T, T]：与 CausalAttention.forward 同样先 norm1、再算 q、k。"""
+    T = ids.shape[1]
+    with torch.no_grad():
+        h = first.norm1(trained.characters(ids) + trained.positions(torch.arange(T)))  # [B, T, C]
+        q, k, _ = first.attention.qkv(h).split(C, dim=-1)
+        return first.attention.weights(first.attention.split_heads(q), first.attention.split_heads(k))
+
+
+# 模型训练时看到的是整条样本：条件区 <bos> <7> 关键词 <sep>，再接正文。取到第一句末尾为止；
+# 因果遮挡让这些行与整首诗一起算时完全相同
+sample = encode_sample(poem, tok)
+start = sample.index(SEP) + 1
+ids = torch.tensor([sample[: start + T]])                              # [1, 12]
+labels = [tok.tokens[i] for i in ids[0].tolist()]
+show("训练好的模型看到的输入", " ".join(labels))
+wt = layer0_weights(ids)[0, :, start:]                                 # [H, 7, 12]：只看正文这 7 行
 for i in range(H):
-    heatmap(wb[i], list(line), list(line), title=f"第 {i} 个头（行：正在算的字；列：被看的字）")
+    heatmap(wt[i], list(line), labels, title=f"训练好的第 0 层，第 {i} 个头（行：正文的字；列：它能看到的全部位置）")
 table(["位置", "字"] + [f"头 {i} 最看重" for i in range(H)],
-      [[t, line[t]] + [f"{line[j]} {wb[i, t, j].item():.2f}" for i in range(H) for j in [wb[i, t].argmax().item()]]
+      [[t, line[t]] + [f"{labels[j]} {wt[i, t, j].item():.2f}" for i in range(H) for j in [wt[i, t].argmax().item()]]
        for t in range(T)], title="同一个字，四个头各把最大的权重给了谁")
 
-# 4. 与 F.scaled_dot_product_attention 的快速写法等价
-config = ModelConfig(vocab_size=len(tok))
+# 一句话不够下结论：在验证集前 1000 首诗的全部正文位置上平均
+samples = [encode_sample(p, tok) for p in val[:1000]]
+x, _, _ = make_batch(samples)                                          # [B, T]，句尾补 <pad>
+w_all = layer0_weights(x)                                              # [B, H, T, T]
+B, L = x.shape
+pos = torch.arange(L)
+sep = (x == SEP).int().argmax(1)                                       # 每首诗 <sep> 的位置 [B]
+body = (pos > sep[:, None]) & (x != PAD)                               # 正文的行 [B, T]
+in_condition = pos <= sep[:, None]                                     # 条件区的列 [B, T]
+is_mark = torch.isin(x, torch.tensor(tok.encode(LINE_ENDS)))           # 句末标点的列 [B, T]
+causal_all = torch.ones(L, L, dtype=torch.bool).tril()
+uniform_all = (causal_all / torch.arange(1, L + 1)[:, None]).expand(B, 1, L, L)
+
+
+def averages(w):
+    """w: [B, H', T, T] → 每个头在正文位置上的 5 个平均值。"""
+    prev = w.diagonal(offset=-1, dim1=-2, dim2=-1)                     # [B, H', T-1]：第 t 行给第 t-1 列
+    parts = [prev, (w * in_condition[:, None, None]).sum(-1)[..., 1:],
+             w.gather(-1, sep[:, None, None, None].expand(-1, w.shape[1], L, 1))[..., 0][..., 1:],
+             (w * is_mark[:, None, None]).sum(-1)[..., 1:], w.max(-1).values[..., 1:]]
+    rows = body[:, None, 1:].expand(-1, w.shape[1], -1)
+    return [[part[:, i][rows[:, i]].mean().item() for part in parts] for i in range(w.shape[1])]
+
+
+columns = ["给上一个字", "给条件区", "给 <sep>", "给句末标点", "一行里最大的权重"]
+table(["头"] + columns,
+      [[f"头 {i}"] + r for i, r in enumerate(averages(w_all))] + [["平均分配"] + averages(uniform_all)[0]],
+      title=f"训练好的第 0 层：{int(body.sum())} 个正文位置上的平均权重")
+prev_top = (w_all.argmax(-1)[:, 1] == pos - 1)[body].float().mean()
+show("头 1 把最大权重给上一个字的位置占比", prev_top)
+
+# 4. 与 F.scaled_dot_product_attention 的快速写法等价（用训练好的第 0 层的参数）
+config = trained.config
 slow = CausalAttention(ModelConfig(**{**config.to_dict(), "fast_attention": False})).eval()
 fast = CausalAttention(ModelConfig(**{**config.to_dict(), "fast_attention": True})).eval()
-slow.load_state_dict(big.state_dict())
-fast.load_state_dict(big.state_dict())
-lines = [split_lines(p["text"])[0] for p in load_poems("val")[:8] if p["form"] == "七言绝句"]
+slow.load_state_dict(first.attention.state_dict())
+fast.load_state_dict(first.attention.state_dict())
+lines = [split_lines(p["text"])[0] for p in val[:8] if p["form"] == "七言绝句"]
 batch = torch.tensor([tok.encode(l) for l in lines])          # [B, 7]
 with torch.no_grad():
-    x = block.norm1(model.characters(batch) + model.positions(torch.arange(batch.shape[1])))
+    x = first.norm1(trained.characters(batch) + trained.positions(torch.arange(batch.shape[1])))
     a, b = slow(x), fast(x)
 show("逐步写法与快速写法：输入形状、输出形状", [list(x.shape), list(a.shape)])
 show("两种写法 allclose", torch.allclose(a, b, atol=1e-6))
