@@ -279,7 +279,7 @@ def cmd_verify(args) -> int:
 # ---------- 训练、写诗、评估 ----------
 
 def cmd_train(args) -> int:
-    from .train import PRESETS, CheckpointError, train  # 导入 torch 较慢，只在需要时导入
+    from .train import CHECKPOINT_NAME, PRESETS, CheckpointError, train  # 导入 torch 较慢，只在需要时导入
 
     config = PRESETS[args.preset]
     if args.steps is not None:
@@ -289,6 +289,10 @@ def cmd_train(args) -> int:
     if args.minutes is not None and args.minutes <= 0:
         raise CliError("--minutes 必须是正数（分钟）")
     out = Path(args.out or f"runs/{args.preset}")
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out} 已经是一个文件，不是文件夹；请换一个存档目录")
+    if (out / CHECKPOINT_NAME).exists() and not args.resume and not args.force:
+        raise CliError(f"已有存档 {out / CHECKPOINT_NAME}：要接着训练请加 --resume，要从头重来请加 --force")
     try:
         run = train(config, out, resume=args.resume, minutes=args.minutes, device=args.device)
     except (CheckpointError, ValueError) as e:
@@ -302,30 +306,36 @@ def cmd_train(args) -> int:
     return 130 if run.interrupted else 0
 
 
+MAX_POEMS = 100
+"""./poet write -n 的上限。"""
+
+
 def cmd_write(args) -> int:
     import json
 
     import torch
 
     from .data import LINE_ENDS, default_tokenizer
-    from .generate import GenerationError, write_poems
+    from .generate import GenerationError, iter_poems
     from .train import SHIPPED_MODEL, CheckpointError, load_model
 
     torch.set_num_threads(min(2, torch.get_num_threads()))
     if not args.keywords and not args.acrostic:
         raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
+    if args.n > MAX_POEMS:
+        raise CliError(f"-n 最多 {MAX_POEMS} 首（一次写太多要等很久）；需要更多请分几次写，换不同的 --seed")
     tokenizer = default_tokenizer()
     try:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
-        poems = write_poems(model, tokenizer, args.keywords or "", n=args.n, form=args.form,
-                            acrostic=args.acrostic or "", temperature=args.temperature, top_k=args.top_k,
-                            top_p=args.top_p, seed=args.seed, constrained=not args.free)
+        poems = iter_poems(model, tokenizer, args.keywords or "", n=args.n, form=args.form,
+                           acrostic=args.acrostic or "", temperature=args.temperature, top_k=args.top_k,
+                           top_p=args.top_p, seed=args.seed, constrained=not args.free)
     except (GenerationError, CheckpointError) as e:
         raise CliError(str(e)) from None
     if args.json:
         sys.stdout.write(json.dumps([p.to_dict() for p in poems], ensure_ascii=False, indent=1) + "\n")
         return 0
-    for i, poem in enumerate(poems):
+    for i, poem in enumerate(poems):  # 写好一首印一首：Ctrl-C 时已经写好的都在屏幕上
         if i:
             console.print()
         console.print(Text("".join(ch + "\n" if ch in LINE_ENDS else ch for ch in poem.text).rstrip()))
@@ -343,6 +353,8 @@ def cmd_eval(args) -> int:
 
     if args.prompts < 1:
         raise CliError("--prompts 至少为 1")
+    if args.val_poems is not None and args.val_poems < 1:
+        raise CliError("--val-poems 至少为 1")
     tokenizer = default_tokenizer()
     try:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
@@ -355,10 +367,11 @@ def cmd_eval(args) -> int:
         return 0
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
     t = Table(title=f"模型评估：{args.checkpoint or SHIPPED_MODEL.relative_to(ROOT)}", title_justify="left")
-    for h in ("指标", "数值", "说明"):
-        t.add_column(h)
-    t.add_row("验证交叉熵", f"{result['val_cross_entropy']:.3f}", f"奈特/字，val 的 {result['val_poems']} 首诗，只算正文与 <eos>")
-    t.add_row("二元基线", f"{result['bigram_cross_entropy']:.3f}", "奈特/字，同一份 val、同一套编号（第 07 课）")
+    t.add_column("指标")
+    t.add_column("数值")
+    t.add_column("说明", overflow="fold")  # 窄终端里折行，不截掉“（第 07 课）”这类尾巴
+    t.add_row("验证交叉熵", f"{result['val_cross_entropy']:.3f}", f"奈特/字，val 里的 {result['val_poems']} 首，只算正文与 <eos>")
+    t.add_row("二元基线", f"{result['bigram_cross_entropy']:.3f}", "奈特/字，同样这些诗（第 07 课）")
     t.add_row("模型 ÷ 基线", f"{result['ratio_to_bigram']:.3f}", "越小越好")
     t.add_row("格式合格率（受约束）", pct(result["format_rate"]), f"{result['prompts']} 个固定提示")
     t.add_row("格式合格率（不受约束）", pct(result["format_rate_free"]), "--free：模型自己写")
@@ -450,6 +463,7 @@ def build_parser() -> ChineseParser:
     p.add_argument("--minutes", type=float, help="训练这么多分钟后存档并停下，之后可 --resume")
     p.add_argument("--out", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
+    p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="在哪里训练（默认 auto）")
     p.set_defaults(func=cmd_train)
 
@@ -457,12 +471,12 @@ def build_parser() -> ChineseParser:
     p.add_argument("keywords", nargs="?", help="要写进诗里的字（1–4 个，繁体也可以）")
     p.add_argument("--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认由模型选）")
     p.add_argument("--acrostic", help="藏头诗：4 个字，分别作每句的第一个字")
-    p.add_argument("-n", type=int, default=1, help="写几首不同的诗（默认 1）")
+    p.add_argument("-n", type=int, default=1, help="写几首不同的诗（默认 1，最多 100）")
     p.add_argument("--temperature", type=float, default=0.8, help="温度（默认 0.8；0 表示每步取最可能的字）")
     p.add_argument("--top-k", type=int, default=40, help="只在最可能的 k 个字里抽（默认 40；0 表示不限）")
     p.add_argument("--top-p", type=float, default=0.95, help="只在累计概率达到 p 的字里抽（默认 0.95）")
     p.add_argument("--seed", type=int, help="随机种子：同一个种子写出同一首诗")
-    p.add_argument("--checkpoint", help="用哪个存档（默认随课程发布的 data/model.pt）")
+    p.add_argument("--checkpoint", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）")
     p.add_argument("--free", action="store_true", help="关掉格式约束，看模型自己会写成什么样")
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.set_defaults(func=cmd_write)
@@ -470,7 +484,7 @@ def build_parser() -> ChineseParser:
     p = sub.add_parser("eval", help="评估一个模型：交叉熵与二元基线、格式、关键词、抄袭率、distinct-2、速度")
     p.add_argument("--checkpoint", help="用哪个存档（默认 data/model.pt）")
     p.add_argument("--prompts", type=int, default=200, help="用几个固定提示写诗（默认 200）")
-    p.add_argument("--val-poems", type=int, help="只用 val 里的前多少首算交叉熵（默认全部）")
+    p.add_argument("--val-poems", type=int, help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）")
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.set_defaults(func=cmd_eval)
     return parser

@@ -10,8 +10,10 @@
 """
 from __future__ import annotations
 
+import math
 import os
 import time
+from typing import Iterator
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -26,6 +28,8 @@ KEYWORD_BONUS = 2.0
 """受约束解码时给还没写出的关键词的 logits 加上的数（奈特）：概率约放大 e² ≈ 7.4 倍。"""
 LINE_END_CHOICES = ("，？！", "。？！")
 """第 1、3 句与第 2、4 句句尾允许的标点。"""
+MAX_SEED = 2**63
+"""种子的上限（不含）：torch.Generator.manual_seed 收 64 位整数，留出换种子重写时加上的余量。"""
 
 
 class GenerationError(ValueError):
@@ -242,22 +246,32 @@ def write_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n
                 form: int | None = None, acrostic: str = "", temperature: float = 0.8,
                 top_k: int | None = 40, top_p: float | None = 0.95, seed: int | None = None,
                 constrained: bool = True) -> list[Poem]:
-    """检查输入，然后写 n 首互不相同的诗（同一个 seed 每次得到同样的诗）。
+    """检查输入，然后写 n 首互不相同的诗（同一个 seed 每次得到同样的诗）。参数与错误同 :func:`iter_poems`。"""
+    return list(iter_poems(model, tokenizer, keywords, n=n, form=form, acrostic=acrostic,
+                           temperature=temperature, top_k=top_k, top_p=top_p, seed=seed, constrained=constrained))
+
+
+def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n: int = 1,
+               form: int | None = None, acrostic: str = "", temperature: float = 0.8,
+               top_k: int | None = 40, top_p: float | None = 0.95, seed: int | None = None,
+               constrained: bool = True) -> Iterator[Poem]:
+    """立即检查输入，然后返回一个逐首写诗的迭代器：每写好一首就交出一首，``./poet write -n`` 可以边写边印。
 
     Args:
         keywords: 要写进诗里的字（1–4 个，可以是繁体）；为空时用藏头字作条件。
         form: 5、7 或 None（模型自己选）。acrostic: 藏头字，必须正好 4 个（每句一个）。
 
     Raises:
-        GenerationError: 输入不合要求（见 :func:`check_characters`），参数超出范围。
+        GenerationError: 输入不合要求（见 :func:`check_characters`），参数超出范围
+            （temperature、top_p 不是有限数，种子不在 0 ≤ seed < 2**63 内等）。
     """
     if form not in (None, 5, 7):
         raise GenerationError(f"体裁只能是 5（五言）或 7（七言），收到 {form}")
     if n < 1:
         raise GenerationError("-n 至少为 1")
-    if temperature < 0:
-        raise GenerationError("温度 temperature 不能是负数")
-    if top_p is not None and not 0 < top_p <= 1:
+    if not math.isfinite(temperature) or temperature < 0:
+        raise GenerationError(f"温度 temperature 要是不小于 0 的有限数（0 表示每步取最可能的字），收到 {temperature}")
+    if top_p is not None and not 0 < top_p <= 1:  # nan 与 inf 也在这里被拒
         raise GenerationError("top-p 要在 0 与 1 之间（可以等于 1）")
     if top_k is not None and top_k < 0:
         raise GenerationError("top-k 不能是负数")
@@ -273,14 +287,18 @@ def write_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n
         keywords = acrostic
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "little")
-    poems: list[Poem] = []
-    seen: set[str] = set()
-    attempt = 0
-    while len(poems) < n and attempt < 20 * n:  # 偶尔两次抽到同一首：换个种子再写
-        poem = write_one(model, tokenizer, keywords, form=form, acrostic=acrostic, temperature=temperature,
-                         top_k=top_k, top_p=top_p, seed=seed + attempt, constrained=constrained)
-        attempt += 1
-        if poem.text not in seen:
-            seen.add(poem.text)
-            poems.append(poem)
-    return poems
+    if not 0 <= seed < MAX_SEED:
+        raise GenerationError(f"随机种子要在 0 与 {MAX_SEED - 1} 之间，收到 {seed}")
+
+    def poems() -> Iterator[Poem]:
+        seen: set[str] = set()
+        attempt = 0
+        while len(seen) < n and attempt < 20 * n:  # 偶尔两次抽到同一首：换个种子再写
+            poem = write_one(model, tokenizer, keywords, form=form, acrostic=acrostic, temperature=temperature,
+                             top_k=top_k, top_p=top_p, seed=seed + attempt, constrained=constrained)
+            attempt += 1
+            if poem.text not in seen:
+                seen.add(poem.text)
+                yield poem
+
+    return poems()

@@ -64,14 +64,17 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
         dict：val_cross_entropy 与 bigram_cross_entropy（奈特/字，正文与 <eos>）、二者之比，
         受约束与不受约束时的 format_rate、keyword_hit_rate，copy_rate（受约束的诗）、distinct_2、
         seconds_per_poem（受约束时每首的平均秒数），以及 prompts、val_poems 两个计数。
+        两个交叉熵都在同一批 val 诗上算（val_poems 给了时是等距取的那么多首，见 train.pick_poems）。
     """
-    from .bigram import bigram_baseline
+    from .bigram import BigramModel, poems_of
+    from .data import encode_sample
     from .generate import write_one
-    from .train import encode_split, evaluate
+    from .train import evaluate, pick_poems
 
-    val_samples = encode_split("val", tokenizer, val_poems)
-    val_ce = evaluate(model, val_samples, next(model.parameters()).device)
-    bigram = bigram_baseline("val")
+    # 模型与二元基线在同一批 val 诗上算交叉熵，二者之比才有意义
+    val = pick_poems("val", val_poems)
+    val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], next(model.parameters()).device)
+    bigram = BigramModel.fit(poems_of("train"), tokenizer).cross_entropy(val)
     prompts = eval_prompts(n_prompts, seed)
     results = {}
     for constrained in (True, False):
@@ -85,7 +88,7 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
         return sum(flags) / max(len(flags), 1)
 
     return {
-        "val_poems": len(val_samples),
+        "val_poems": len(val),
         "prompts": len(prompts),
         "val_cross_entropy": val_ce,
         "bigram_cross_entropy": bigram,

@@ -11,10 +11,8 @@ from __future__ import annotations
 import io
 import math
 import os
-import pickle
 import random
 import time
-import zipfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -102,13 +100,18 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.A
     return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), foreach=True)
 
 
-def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None) -> list[list[int]]:
-    """一份语料里每首诗的样本编号（排布见 data.encode_sample）；给了 limit 时等距取 limit 首。"""
+def pick_poems(split: str, limit: int | None = None) -> list[dict]:
+    """一份语料里的诗；给了 limit 时等距取 limit 首（训练、验证与 ``./poet eval`` 都用这同一个子集）。"""
     poems = load_poems(split)
     if limit is not None and limit < len(poems):
         # 语料按朝代排列（唐在前）：等距抽取，子集才像整份
         poems = poems[:: len(poems) // limit][:limit]
-    return [encode_sample(p, tokenizer) for p in poems]
+    return list(poems)
+
+
+def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None) -> list[list[int]]:
+    """:func:`pick_poems` 选出的每首诗的样本编号（排布见 data.encode_sample）。"""
+    return [encode_sample(p, tokenizer) for p in pick_poems(split, limit)]
 
 
 def batch_indices(step: int, n_samples: int, batch_size: int, seed: int) -> list[int]:
@@ -178,13 +181,22 @@ def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dic
 
     Raises:
         CheckpointError: 文件不存在、被截断或损坏、不是本课程的存档，或汉字表指纹与当前 data/vocab.json 不同。
+
+    path 也可以是训练用的文件夹（``./poet train --out`` 的那个），这时读其中的 checkpoint.pt。
     """
     path = Path(path)
+    if path.is_dir():
+        if not (path / CHECKPOINT_NAME).is_file():
+            raise CheckpointError(f"{path} 是一个文件夹，里面没有 {CHECKPOINT_NAME}；请给存档文件本身，"
+                                  f"例如 --checkpoint runs/tiny/{CHECKPOINT_NAME}")
+        path = path / CHECKPOINT_NAME
     if not path.is_file():
         raise CheckpointError(f"找不到模型存档：{path}。可以先训练一个：./poet train --preset tiny")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, EOFError, pickle.UnpicklingError, zipfile.BadZipFile, ValueError, OSError):
+    except KeyboardInterrupt:
+        raise
+    except Exception:  # 随便一个文件都可能让解包器抛出任何异常（如 KeyError）：一律当作坏存档
         raise CheckpointError(f"{path} 不是完整的模型存档（可能没下载完、被截断或已损坏）") from None
     if not isinstance(state, dict) or state.get("format") != "poetry_gpt/1":
         raise CheckpointError(f"{path} 不是本课程的模型存档")
@@ -246,11 +258,14 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes
         :class:`Run`。Ctrl-C 时写好存档并返回 ``interrupted=True``。
 
     Raises:
-        CheckpointError: resume 时存档不能用。
+        CheckpointError: resume 时存档不能用，或存档的模型尺寸与 config.model 不同。
+        ValueError: out 是一个已有的文件；要的设备不可用。
     """
     import torch.distributed as dist
 
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"存档目录 {out} 已经是一个文件，不是文件夹；请换一个 --out")
     ckpt_path = out / CHECKPOINT_NAME
     tokenizer = tokenizer or default_tokenizer()
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -267,6 +282,10 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes
     state = None
     if resume:
         state = read_checkpoint(ckpt_path, tokenizer)
+        saved = state["train_config"].get("model")
+        if saved != config.model:
+            raise CheckpointError(f"{ckpt_path} 里的模型尺寸是 {saved}，与要训练的 {config.model} 不同，"
+                                  "不能接着训练；请换一个 --out，或用与存档相同的预设")
         config = replace(TrainConfig(**state["train_config"]), **{
             k: getattr(config, k) for k in ("steps", "eval_every", "sample_every_s")})
         log, step = state["log"], state["step"]

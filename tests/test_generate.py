@@ -3,13 +3,14 @@
 约束的保证不依赖模型好坏，所以这里大多用一个随机初始化的小模型：它最不守规矩，最能考验约束。
 """
 import json
+import re
 
 import pytest
 import torch
 
 from poetry_gpt.data import BOS, EOS, SEP, SEVEN, default_tokenizer, to_simplified
-from poetry_gpt.generate import (Constraint, GenerationError, check_characters, filter_logits, write_one,
-                                 write_poems)
+from poetry_gpt.generate import (Constraint, GenerationError, check_characters, filter_logits, iter_poems,
+                                 write_one, write_poems)
 from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import save_checkpoint
@@ -164,3 +165,64 @@ def test_eval_command_json(poet, checkpoint):
     assert result["format_rate"] == 1.0 and result["keyword_hit_rate"] == 1.0
     assert 5.0 < result["bigram_cross_entropy"] < 6.5  # 第 07 课：约 5.63 奈特/字
     assert result["val_cross_entropy"] > result["bigram_cross_entropy"]  # 随机初始化的模型比基线差
+
+
+@pytest.mark.parametrize("option, message", [
+    (dict(temperature=float("nan")), "有限数"), (dict(temperature=float("inf")), "有限数"),
+    (dict(top_p=float("nan")), "top-p"), (dict(top_p=float("inf")), "top-p"),
+    (dict(seed=2**63), "种子"), (dict(seed=-1), "种子"), (dict(seed=10**20), "种子"),
+])
+def test_non_finite_and_out_of_range_options_are_refused(model, option, message):
+    with pytest.raises(GenerationError, match=message):
+        write_poems(model, TOK, "月", **option)
+    with pytest.raises(GenerationError, match=message):
+        iter_poems(model, TOK, "月", **option)  # 检查在调用时就做，不等到取第一首
+
+
+def test_iter_poems_yields_one_poem_at_a_time_like_write_poems(model):
+    poems = iter_poems(model, TOK, "月", n=3, seed=5)
+    first = next(poems)  # 第一首写好就能拿到，不必等三首都写完
+    assert [p.text for p in [first, *poems]] == [p.text for p in write_poems(model, TOK, "月", n=3, seed=5)]
+    assert write_poems(model, TOK, "月", seed=2**63 - 1)[0].seed == 2**63 - 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--temperature", "nan"], "有限数"), (["--temperature", "inf"], "有限数"), (["--top-p", "nan"], "top-p"),
+    (["--seed", "99999999999999999999"], "种子"), (["-n", "1000"], "最多 100"),
+])
+def test_write_command_refuses_bad_numbers(poet, checkpoint, args, message):
+    done = poet("write", "月", *args, "--checkpoint", str(checkpoint))
+    assert done.returncode == 2 and message in done.stdout and "Traceback" not in done.stdout + done.stderr
+
+
+def test_write_and_eval_refuse_garbage_and_accept_a_training_folder(poet, tmp_path, checkpoint):
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_text("hi\n", encoding="utf-8")
+    for command in (["write", "月"], ["eval", "--prompts", "1"]):
+        done = poet(*command, "--checkpoint", str(garbage))
+        assert done.returncode == 2 and "不是完整的模型存档" in done.stdout and "Traceback" not in done.stderr
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "checkpoint.pt").write_bytes(checkpoint.read_bytes())
+    done = poet("write", "月", "--seed", "4", "--checkpoint", str(tmp_path / "run"))
+    assert done.returncode == 0 and "月" in done.stdout, done.stdout + done.stderr
+    done = poet("write", "月", "--checkpoint", str(tmp_path))
+    assert done.returncode == 2 and "是一个文件夹" in done.stdout
+
+
+def test_eval_baseline_uses_the_same_val_poems(model):
+    from poetry_gpt.bigram import BigramModel, bigram_baseline, poems_of
+    from poetry_gpt.metrics import evaluate_model
+    from poetry_gpt.train import pick_poems
+
+    result = evaluate_model(model, TOK, n_prompts=1, val_poems=40)
+    expected = BigramModel.fit(poems_of("train"), TOK).cross_entropy(pick_poems("val", 40))
+    assert result["val_poems"] == 40
+    assert result["bigram_cross_entropy"] == pytest.approx(expected)
+    assert result["bigram_cross_entropy"] != pytest.approx(bigram_baseline("val"), abs=1e-3)
+
+
+def test_eval_table_fits_80_columns(poet, checkpoint):
+    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "1", "--val-poems", "10",
+                env={"COLUMNS": "80"}, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "（第07课）" in re.sub(r"[\s│]", "", done.stdout)  # 折行可以，截掉不行

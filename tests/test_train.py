@@ -131,3 +131,44 @@ def test_ctrl_c_writes_a_checkpoint_and_exits_cleanly(tmp_path):
     if step < PRESETS["tiny"].steps:  # 信号到达时还在训练（机器极忙时也可能已经训完）
         assert proc.returncode == 130 and "已中断" in out, out + err
     assert "Traceback" not in err and step >= 40
+
+
+def test_any_unreadable_file_is_a_bad_checkpoint_and_a_folder_means_its_checkpoint(tmp_path):
+    (tmp_path / "garbage.pt").write_text("hi\n", encoding="utf-8")  # 解包器在这里抛 KeyError
+    with pytest.raises(CheckpointError, match="不是完整的模型存档"):
+        read_checkpoint(tmp_path / "garbage.pt")
+    with pytest.raises(CheckpointError, match="是一个文件夹，里面没有 checkpoint.pt"):
+        read_checkpoint(tmp_path)
+    tok = default_tokenizer()
+    model = PoetryGPT(ModelConfig(vocab_size=len(tok), width=16, n_layers=1, n_heads=2))
+    save_checkpoint(tmp_path / "checkpoint.pt", model, tok, step=7)
+    assert read_checkpoint(tmp_path)["step"] == 7
+
+
+def test_train_refuses_a_file_as_out_and_a_resume_with_another_model_size(tmp_path):
+    (tmp_path / "r.csv").write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="已经是一个文件"):
+        train(QUICK, tmp_path / "r.csv", progress=False)
+    tok = default_tokenizer()
+    model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["tiny"].model))
+    save_checkpoint(tmp_path / "run" / "checkpoint.pt", model, tok, optimizer=make_optimizer(model, QUICK),
+                    step=5, config=PRESETS["tiny"])
+    with pytest.raises(CheckpointError, match="模型尺寸.*不同"):
+        train(PRESETS["base"], tmp_path / "run", resume=True, progress=False)
+
+
+def test_train_command_refuses_to_overwrite(poet, tmp_path):
+    (tmp_path / "r.csv").write_text("a,b\n", encoding="utf-8")
+    done = poet("train", "--out", str(tmp_path / "r.csv"))
+    assert done.returncode == 2 and "已经是一个文件" in done.stdout and "Traceback" not in done.stderr
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoint.pt").write_bytes(b"old")
+    done = poet("train", "--out", str(run), "--steps", "1")
+    assert done.returncode == 2 and "已有存档" in done.stdout and "--resume" in done.stdout and "--force" in done.stdout
+    assert (run / "checkpoint.pt").read_bytes() == b"old"
+    done = poet("train", "--preset", "base", "--out", str(run), "--resume")
+    assert done.returncode == 2 and "不是完整的模型存档" in done.stdout and "Traceback" not in done.stderr
+    done = poet("train", "--out", str(run), "--steps", "1", "--force")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert read_checkpoint(run)["step"] == 1
