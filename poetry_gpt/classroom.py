@@ -273,6 +273,8 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
 
     if limits.timeout <= 0 or limits.memory_mb < 256 or jobs < 1:
         raise ClassroomError("--timeout 要大于 0 秒，--memory 至少 256 MiB，--jobs 至少为 1。")
+    if lessons_text is not None and not lessons_text.strip():
+        raise ClassroomError("--lessons 是空的。请写成 8-10,14 这样；不写这个选项就批改全部课。")
     lessons = parse_lessons(lessons_text) if lessons_text else [l for l in CATALOGUE if l.available]
     roster = find_submissions(Path(class_dir), lessons)
     flat, nested = roster.layout_counts()
@@ -320,8 +322,8 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
     table.add_row("通过率", *(f"{k}/{n} {k / n:.0%}" for k, n in rates.values()), "")
     console.print(table)
     counts = kind_counts(results)
-    console.print("判定统计：" + "，".join(f"{VERDICTS[k]} {n}" for k, n in counts.items() if n)
-                  + f"。用时 {wall:.1f} 秒。")
+    summary = "，".join(f"{VERDICTS[k]} {n}" for k, n in counts.items() if n) or "没有交上来的练习"
+    console.print(f"判定统计：{summary}。用时 {wall:.1f} 秒。")
 
     csv_text = report_csv(roster.learners, columns, results)
     json_text = report_json(Path(class_dir), roster, columns, results, limits, jobs, wall)

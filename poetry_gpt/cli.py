@@ -42,6 +42,8 @@ def lesson_arg(text: str):
 
 def exercise_path(lesson, given: str | None) -> Path:
     path = Path(given) if given else lesson.exercise_file
+    if given and path.is_dir():
+        raise CliError(f"{given} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
     if not path.is_file():
         if given:
             raise CliError(f"找不到文件：{given}")
@@ -150,7 +152,12 @@ def cmd_start(args) -> int:
         if not args.force:
             raise CliError(f"{rel} 已经存在，为了不覆盖你的代码，什么也没改。\n"
                            f"要重新开始，请加 --force（会先把旧文件备份）。", code=1)
-        backup = target.with_name(f"my_exercise.{time.strftime('%Y%m%d-%H%M%S')}.py")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        backup = target.with_name(f"my_exercise.{stamp}.py")
+        n = 1
+        while backup.exists():  # 同一秒里再来一次也不能盖掉上一个备份
+            n += 1
+            backup = target.with_name(f"my_exercise.{stamp}-{n}.py")
         shutil.copy2(target, backup)
         console.print(f"旧文件已备份为 {shown(backup)}")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -260,6 +267,8 @@ def cmd_grade(args) -> int:
     from .classroom import ClassroomError, grade_class
     from .grading import Limits
 
+    if args.jobs is not None and args.jobs < 1:
+        raise CliError("--jobs 至少为 1（不写时用 CPU 核数）。")
     jobs = args.jobs or os.cpu_count() or 1
     limits = Limits(timeout=args.timeout, memory_mb=args.memory, threads=1 if jobs > 1 else 2)
     try:
@@ -388,20 +397,28 @@ def cmd_eval(args) -> int:
 
 # ---------- 参数解析 ----------
 
+# argparse 的提示语经由 gettext 取得；换成中文，学习者写错参数时看到的也是中文
+ARGPARSE_CHINESE = {
+    "usage: ": "用法：",
+    "positional arguments": "参数",
+    "options": "选项",
+    "show this help message and exit": "显示帮助",
+    "argument %(argument_name)s: %(message)s": "%(argument_name)s：%(message)s",
+    "invalid choice: %(value)r (choose from %(choices)s)": "不能是 %(value)r，只能从 %(choices)s 中选",
+    "invalid %(type)s value: %(value)r": "%(value)r 不是有效的值（应为 %(type)s）",
+    "the following arguments are required: %s": "缺少参数：%s",
+    "unrecognized arguments: %s": "不认识这些参数：%s",
+    "expected one argument": "后面要跟一个值",
+    "expected at most one argument": "后面最多跟一个值",
+    "expected at least one argument": "后面至少跟一个值",
+    "ambiguous option: %(option)s could match %(matches)s": "%(option)s 有歧义，可能是 %(matches)s",
+    "not allowed with argument %s": "不能与 %s 同时使用",
+}
+argparse._ = lambda text: ARGPARSE_CHINESE.get(text, text)
+
+
 class ChineseParser(argparse.ArgumentParser):
     """参数写错时用中文说明并以 2 退出。"""
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, add_help=False, **kw)
-        self._positionals.title = "参数"
-        self._optionals.title = "选项"
-        self.add_argument("-h", "--help", action="help", help="显示帮助")
-
-    def format_usage(self):
-        return super().format_usage().replace("usage:", "用法：")
-
-    def format_help(self):
-        return super().format_help().replace("usage:", "用法：")
 
     def error(self, message):
         raise CliError(f"命令写得不对：{message}\n{self.format_usage().strip()}\n查看帮助：./poet --help")
@@ -446,7 +463,7 @@ def build_parser() -> ChineseParser:
     p.add_argument("--lessons", help="只批改这些课，如 8-10,14（默认：班里有人交了的全部课）")
     p.add_argument("--timeout", type=float, default=20.0, help="每份练习每一步检查的时间上限（秒，默认 20）")
     p.add_argument("--memory", type=int, default=2048, help="每个检查进程的内存上限（MiB，默认 2048）")
-    p.add_argument("--jobs", type=int, default=0, help="同时批改几份（默认：CPU 核数）")
+    p.add_argument("--jobs", type=int, help="同时批改几份（默认：CPU 核数）")
     p.add_argument("--csv", help="把成绩表写成 CSV（UTF-8 带 BOM，Excel 可直接打开）")
     p.add_argument("--json", help="把每个判定（含消息与用时）写成 JSON")
     p.set_defaults(func=cmd_grade)

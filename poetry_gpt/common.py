@@ -73,6 +73,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp 建的是 0600；存档、报告要像普通文件一样可以分享
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

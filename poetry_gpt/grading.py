@@ -96,8 +96,8 @@ def run_limited(args: list[str], workdir: Path, limits: Limits) -> tuple[int | N
         "OMP_NUM_THREADS": str(limits.threads),
         "NO_COLOR": "1",
     }
-    log_path = workdir / "output.log"
-    with open(log_path, "wb") as log:
+    # 父进程一直拿着日志文件的句柄：学习者的代码即使删掉工作文件夹里的文件，输出也还读得到
+    with open(workdir / "output.log", "w+b") as log:
         proc = subprocess.Popen(args, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True,
                                 preexec_fn=_limit_resources(limits.memory_mb))
@@ -111,12 +111,11 @@ def run_limited(args: list[str], workdir: Path, limits: Limits) -> tuple[int | N
             except ProcessLookupError:
                 pass
             proc.wait()
-    size = log_path.stat().st_size
-    if size >= OUTPUT_LIMIT and code is not None:
-        code = -signal.SIGXFSZ  # Python 忽略这个信号，写满上限只会得到 OSError：按输出太多处理
-    with open(log_path, "rb") as f:
-        f.seek(max(0, size - 4 * SHOWN_CHARS))
-        tail = f.read().decode("utf-8", errors="replace")
+        size = log.seek(0, os.SEEK_END)
+        if size >= OUTPUT_LIMIT and code is not None:
+            code = -signal.SIGXFSZ  # Python 忽略这个信号，写满上限只会得到 OSError：按输出太多处理
+        log.seek(max(0, size - 4 * SHOWN_CHARS))
+        tail = log.read().decode("utf-8", errors="replace")
     return code, tail
 
 
@@ -214,7 +213,7 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
 
     path = Path(path).resolve()
     try:
-        source = path.read_bytes().decode("utf-8")
+        source = path.read_bytes().decode("utf-8-sig")  # Windows 记事本存的“UTF-8 带 BOM”也认
         compile(source, str(path), "exec")
     except UnicodeDecodeError:
         return verdict("syntax", "文件不是 UTF-8 编码，请用 UTF-8 另存后再检查")
@@ -228,7 +227,7 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
             cases, expected = reference(lesson, seed)
     except Exception as e:  # 课程自身的问题，不是学习者的
         return verdict("crashed", f"参考答案或 check.py 出错（请告诉老师）：{e}")
-    with tempfile.TemporaryDirectory(prefix="poet-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="poet-check-", ignore_cleanup_errors=True) as tmp:
         work = Path(tmp)
         result_file = work / "result.pt"
         code, out = run_limited([sys.executable, "-I", str(RUNNER), str(ROOT), str(lesson.folder / "check.py"),

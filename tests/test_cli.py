@@ -107,3 +107,49 @@ def test_bad_arguments_are_explained_in_chinese(poet):
     assert run.returncode == 2 and "找不到文件" in run.stdout
     run = poet("check", "9", "--timeout", "abc")
     assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr
+
+
+def test_force_twice_in_one_second_keeps_every_backup(poet, workspace):
+    mine = workspace / "lessons" / "09" / "my_exercise.py"
+    poet("start", "9")
+    mine.write_text("# 第一版\n", encoding="utf-8")
+    poet("start", "9", "--force")
+    mine.write_text("# 第二版\n", encoding="utf-8")
+    poet("start", "9", "--force")
+    kept = sorted(p.read_text(encoding="utf-8") for p in mine.parent.glob("my_exercise.*.py"))
+    assert kept == ["# 第一版\n", "# 第二版\n"]
+
+
+def test_files_from_windows_and_files_that_delete_their_folder(poet, tmp_path):
+    bom = tmp_path / "bom.py"  # 记事本的“UTF-8 带 BOM”，换行是 CRLF
+    bom.write_bytes(b"\xef\xbb\xbfimport torch\r\ndef solve(words, positions):\r\n    return words + positions\r\n")
+    assert poet("check", "9", str(bom)).returncode == 0
+    wiper = tmp_path / "wiper.py"
+    wiper.write_text("import os\nfor f in os.listdir('.'):\n    os.remove(f)\n"
+                     "def solve(words, positions):\n    return words - positions\n", encoding="utf-8")
+    run = poet("check", "9", str(wiper))
+    assert run.returncode == 1 and "答案错误" in run.stdout and "Traceback" not in run.stdout + run.stderr
+    folder = poet("check", "9", str(tmp_path))
+    assert folder.returncode == 2 and "是一个文件夹" in folder.stdout
+
+
+def test_argument_errors_are_in_chinese(poet):
+    run = poet("write", "月", "--form", "6")
+    assert run.returncode == 2 and "只能从 5, 7 中选" in run.stdout and "invalid" not in run.stdout
+    run = poet("check")
+    assert run.returncode == 2 and "缺少参数" in run.stdout
+    assert "显示帮助" in poet("--help").stdout
+
+
+def test_launcher_works_from_any_folder(tmp_path):
+    import subprocess
+    from conftest import ROOT
+    run = subprocess.run([str(ROOT / "poet"), "hint", "9"], cwd=tmp_path, capture_output=True, text=True,
+                         encoding="utf-8", timeout=60)
+    assert run.returncode == 0 and "广播" in run.stdout
+
+
+def test_atomic_writes_are_readable_like_normal_files(tmp_path):
+    from poetry_gpt.common import atomic_write_text
+    atomic_write_text(tmp_path / "report.csv", "a,b\n")
+    assert (tmp_path / "report.csv").stat().st_mode & 0o777 == 0o644
