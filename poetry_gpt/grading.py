@@ -15,7 +15,6 @@ import functools
 import importlib.util
 import math
 import os
-import re
 import resource
 import signal
 import subprocess

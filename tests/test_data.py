@@ -1,6 +1,4 @@
 """数据约定：语料、划分、汉字表、清洗、样本排布。"""
-import json
-import math
 from collections import Counter
 
 import pytest

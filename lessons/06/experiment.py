@@ -6,7 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 from poetry_gpt.data import (FUNCTION_CHARS, PAD, default_tokenizer, encode_sample, keywords_for, load_poems,
-                             loss_mask_for, make_batch, poem_body)
+                             make_batch, poem_body)
 from poetry_gpt.model import ModelConfig
 from poetry_gpt.labs import show, table
 torch.set_num_threads(2)
