@@ -295,7 +295,7 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
     if not columns:
         raise ClassroomError("没有要批改的练习：找到的文件都不在所选的课里。")
 
-    console.print(f"批改 {len(roster.submissions)} 份练习：每步限时 {limits.timeout:g} 秒，"
+    console.print(f"批改 {len(roster.submissions)} 份练习：每份限时 {limits.timeout:g} 秒，"
                   f"内存上限 {limits.memory_mb} MiB，同时 {jobs} 份。")
     started = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -309,7 +309,7 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
     wall = time.monotonic() - started
 
     table = Table(title="成绩表", title_justify="left",
-                  caption=f"✓ 通过，✗ 未通过及原因，{MISSING} 没交；每步限时 {limits.timeout:g} 秒", caption_justify="left")
+                  caption=f"✓ 通过，✗ 未通过及原因，{MISSING} 没交；每份限时 {limits.timeout:g} 秒", caption_justify="left")
     table.add_column("学习者", overflow="fold")
     for lesson in columns:
         table.add_column(lesson.code, overflow="fold")

@@ -442,7 +442,7 @@ def build_parser() -> ChineseParser:
     p = sub.add_parser("check", help="检查你的练习：可见检查 + 与参考答案的差分检查")
     p.add_argument("lesson", help=lesson_help)
     p.add_argument("file", nargs="?", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
-    p.add_argument("--timeout", type=float, default=20.0, help="每一步检查的时间上限（秒，默认 20）")
+    p.add_argument("--timeout", type=float, default=20.0, help="整次检查的时间上限（秒，默认 20）")
     p.set_defaults(func=cmd_check)
 
     for name, func, text in (("hint", cmd_hint, "这一课练习的提示"), ("solution", cmd_solution, "参考答案里的 solve")):
@@ -461,7 +461,7 @@ def build_parser() -> ChineseParser:
     p = sub.add_parser("grade", help="老师用：批改全班每个学习者的每一课，输出成绩表与 CSV/JSON 报告")
     p.add_argument("class_dir", metavar="CLASS", help=f"班级文件夹：每个学习者一个子文件夹，放 NN.py 或 lessons/NN/{EXERCISE}")
     p.add_argument("--lessons", help="只批改这些课，如 8-10,14（默认：班里有人交了的全部课）")
-    p.add_argument("--timeout", type=float, default=20.0, help="每份练习每一步检查的时间上限（秒，默认 20）")
+    p.add_argument("--timeout", type=float, default=20.0, help="每份练习的检查时间上限（秒，默认 20）")
     p.add_argument("--memory", type=int, default=2048, help="每个检查进程的内存上限（MiB，默认 2048）")
     p.add_argument("--jobs", type=int, help="同时批改几份（默认：CPU 核数）")
     p.add_argument("--csv", help="把成绩表写成 CSV（UTF-8 带 BOM，Excel 可直接打开）")
@@ -470,7 +470,7 @@ def build_parser() -> ChineseParser:
 
     p = sub.add_parser("verify", help="维护者用：检查每一课的实验、参考答案、起始代码与课文小节")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="同时跑几项（默认：CPU 核数）")
-    p.add_argument("--timeout", type=float, default=60.0, help="实验与每一步检查的时间上限（秒，默认 60）")
+    p.add_argument("--timeout", type=float, default=60.0, help="实验与每次检查的时间上限（秒，默认 60）")
     p.add_argument("--fresh", action="store_true", help="不沿用上次的通过结果，全部重跑")
     p.set_defaults(func=cmd_verify)
 
