@@ -76,12 +76,8 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
     val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], next(model.parameters()).device)
     bigram = BigramModel.fit(poems_of("train"), tokenizer).cross_entropy(val)
     prompts = eval_prompts(n_prompts, seed)
-    results = {}
-    for constrained in (True, False):
-        poems = [write_one(model, tokenizer, kw, seed=seed + i, constrained=constrained)
-                 for i, kw in enumerate(prompts)]
-        results[constrained] = poems
-    fixed, free = results[True], results[False]
+    fixed, free = ([write_one(model, tokenizer, kw, seed=seed + i, constrained=constrained)
+                    for i, kw in enumerate(prompts)] for constrained in (True, False))
 
     def rate(flags) -> float:
         flags = list(flags)
