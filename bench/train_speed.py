@@ -2,8 +2,9 @@
 
 同一个进程、同样的宽度、层数、头数与汉字表，同样来自 train 的真实诗：
 
-(a) 本项目：每条样本是一首诗，只补齐到本批最长的一条；只在正文与 <eos> 的位置算 logits 和损失；
-    注意力用 scaled_dot_product_attention；预设打开时前向与反向用 bfloat16 自动混合精度；AdamW（foreach）。
+(a) 本项目：每条样本是一首诗，只补齐到本批最长的一条；只在正文与 <eos> 的位置、分块算输出层与交叉熵
+    （poetry_gpt/loss.py）；注意力用 scaled_dot_product_attention；精度按预设（base 是 auto：这台 CPU 的
+    bf16 矩阵乘法明显更快时用 bf16 自动混合精度）；融合的 AdamW（fused=True）。与 ./poet train 的训练步相同。
 (b) 参考：把所有诗的正文首尾相接，切成固定的 64 字一段；每个位置都算 logits 和损失；
     逐步写出的注意力；fp32；不融合的 AdamW（foreach=False）。
 
@@ -11,7 +12,7 @@
 fp32 矩阵乘法能到多少 GFLOP/s，把每种训练步的实际 GFLOP/s 表示成它的几成。
 两种步交替计时，机器忙闲的波动对两边一样。
 
-    .venv/bin/python bench/train_speed.py [--preset base] [--rounds 3] [--steps 3] [--threads 2] [--json]
+    .venv/bin/python bench/train_speed.py [--preset base] [--precision auto] [--rounds 4] [--steps 4] [--threads 2] [--json]
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ import torch  # noqa: E402
 
 from poetry_gpt.data import SEP, default_tokenizer, make_batch  # noqa: E402
 from poetry_gpt.model import ModelConfig, PoetryGPT  # noqa: E402
-from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer  # noqa: E402
+from poetry_gpt.train import PRECISIONS, PRESETS, batch_indices, encode_split, make_optimizer, resolve_precision  # noqa: E402
 
 BLOCK = 64
 
@@ -56,8 +57,9 @@ def step_flops(config: ModelConfig, batch: int, length: int, logit_positions: in
 def main() -> int:
     parser = argparse.ArgumentParser(description="训练步速度：本项目 vs GPT-2 式参考")
     parser.add_argument("--preset", default="base", choices=tuple(PRESETS))
-    parser.add_argument("--rounds", type=int, default=3, help="交替计时几轮")
-    parser.add_argument("--steps", type=int, default=3, help="每轮每种各计时几步")
+    parser.add_argument("--precision", choices=PRECISIONS, help="本项目用的精度（默认按预设）")
+    parser.add_argument("--rounds", type=int, default=4, help="交替计时几轮")
+    parser.add_argument("--steps", type=int, default=4, help="每轮每种各计时几步")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
@@ -65,6 +67,7 @@ def main() -> int:
     torch.manual_seed(26)
 
     preset = PRESETS[args.preset]
+    precision = resolve_precision(args.precision or preset.precision, torch.device("cpu"))
     tok = default_tokenizer()
     samples = encode_split("train", tok, 20000)
     stream = torch.tensor([t for s in samples for t in s[s.index(SEP) + 1 :]])  # 只要正文与 <eos>，首尾相接
@@ -80,7 +83,7 @@ def main() -> int:
     def ours_step(i: int) -> tuple[int, float]:
         batch = [samples[j] for j in batch_indices(i, len(samples), B, preset.seed)]
         x, y, mask = make_batch(batch)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=preset.bf16):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
             _, loss = ours(x, y, mask)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(ours.parameters(), preset.grad_clip)
@@ -115,7 +118,7 @@ def main() -> int:
     peak = max(peak, matmul_gflops())  # 前后各测一次取较好的，少受别的进程干扰
 
     result = {"preset": args.preset, "threads": args.threads, "batch_size": B,
-              "model": preset.model, "bf16": preset.bf16, "matmul_fp32_gflops": round(peak, 1),
+              "model": preset.model, "precision": precision, "matmul_fp32_gflops": round(peak, 1),
               "matmul_bf16_gflops": round(matmul_gflops(dtype=torch.bfloat16), 1)}
     for name, (chars, flops, seconds) in totals.items():
         gflops = flops / seconds / 1e9
@@ -127,9 +130,10 @@ def main() -> int:
         return 0
     from rich.console import Console
     from rich.table import Table
-    t = Table(title=f"训练步速度（预设 {args.preset}，{args.threads} 个线程，矩阵乘法上限 {peak:.1f} GFLOP/s）",
+    t = Table(title=f"训练步速度（预设 {args.preset}，精度 {precision}，{args.threads} 个线程，"
+                    f"fp32 矩阵乘法上限 {peak:.1f} GFLOP/s）",
               title_justify="left")
-    for h in ("", "语料字/秒", "GFLOP/s", "占矩阵乘法上限"):
+    for h in ("", "语料字/秒", "GFLOP/s", "占 fp32 矩阵乘法上限"):
         t.add_column(h)
     for name, label in (("ours", "本项目"), ("reference", "GPT-2 式参考")):
         r = result[name]

@@ -295,6 +295,8 @@ def cmd_train(args) -> int:
         if args.steps < 1:
             raise CliError("--steps 至少为 1")
         config = replace(config, steps=args.steps)
+    if args.precision is not None:
+        config = replace(config, precision=args.precision)
     if args.minutes is not None and args.minutes <= 0:
         raise CliError("--minutes 必须是正数（分钟）")
     out = Path(args.out or f"runs/{args.preset}")
@@ -482,6 +484,8 @@ def build_parser() -> ChineseParser:
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="在哪里训练（默认 auto）")
+    p.add_argument("--precision", choices=("auto", "fp32", "bf16"),
+                   help="矩阵乘法的精度（默认按预设：tiny 用 fp32，base 用 auto——bf16 更快的设备上用 bf16）")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("write", help="写一首绝句：./poet write 月")

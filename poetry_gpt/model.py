@@ -16,6 +16,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .loss import chunked_cross_entropy
+
 
 @dataclass
 class ModelConfig:
@@ -121,8 +123,11 @@ class CausalAttention(nn.Module):
         if self.fast:
             T, S = q.shape[2], k.shape[2]
             mask = None if past == 0 else self.causal[past : past + T, :S]
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=past == 0,
-                                                 dropout_p=self.dropout if self.training else 0.0)
+            # bf16 自动混合精度里这一步也用 fp32 算：CPU 上 bf16 的 SDPA 反向要慢近十倍（fp32 训练时 .float() 什么也不做）
+            with torch.autocast(x.device.type, enabled=False):
+                out = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=mask,
+                                                     is_causal=past == 0,
+                                                     dropout_p=self.dropout if self.training else 0.0)
         else:
             out = self.drop(self.weights(q, k, past)) @ v  # [B, H, T, C/H]
         return self.proj(self.merge_heads(out))
@@ -233,19 +238,20 @@ class PoetryGPT(nn.Module):
         Args:
             ids: [B, T] 字的编号。
             targets: [B, T] 每个位置下一个字的编号；给了才计算损失。
-            loss_mask: [B, T] bool，哪些目标计入损失（正文与 <eos>）。给了时只在这些位置
-                计算 logits——条件区和补齐的格子不需要预测，省下输出层的大部分计算。
+            loss_mask: [B, T] bool，哪些目标计入损失（正文与 <eos>）。训练用这种调用：只在这些位置上
+                计算输出层与交叉熵（条件区和补齐的格子不需要预测），并且分块算，不整块存下 logits
+                （:func:`poetry_gpt.loss.chunked_cross_entropy`，第 16 课）。
             cache: 生成时用的 :class:`KVCache`。
 
         Returns:
-            (logits, loss)。无 loss_mask 时 logits 为 [B, T, V]；有 loss_mask 时为 [N, V]
-            （N 是计入损失的位置数）。loss 是交叉熵均值（单位：奈特/字），未给 targets 时为 None。
+            (logits, loss)。logits 为 [B, T, V]，有 loss_mask 时为 None（没有整块算出来）。
+            loss 是交叉熵均值（单位：奈特/字），未给 targets 时为 None。
         """
         hidden = self.hidden_states(ids, cache)
         if targets is None:
             return self.head(hidden), None
         if loss_mask is not None:
-            hidden, targets = hidden[loss_mask], targets[loss_mask]  # [N, C]、[N]
+            return None, chunked_cross_entropy(hidden[loss_mask], self.head.weight, targets[loss_mask])
         logits = self.head(hidden)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
         return logits, loss

@@ -1,10 +1,12 @@
-"""模型：形状、过长输入、因果性、快慢两种注意力一致、KV 缓存一致、weight tying。"""
+"""模型：形状、分块交叉熵、过长输入、因果性、快慢两种注意力一致、KV 缓存一致、weight tying。"""
 import math
 
 import pytest
 import torch
+from torch.nn import functional as F
 
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
+from poetry_gpt.loss import chunked_cross_entropy
 from poetry_gpt.model import KVCache, ModelConfig, PoetryGPT, sinusoidal_positions
 
 torch.set_num_threads(2)
@@ -26,11 +28,37 @@ def test_shapes_and_untrained_loss(batch):
     model = small()
     logits, loss = model(x)
     assert logits.shape == (*x.shape, len(default_tokenizer())) and loss is None
-    masked_logits, loss = model(x, y, mask)
-    assert masked_logits.shape == (int(mask.sum()), logits.shape[-1])
+    none, loss = model(x, y, mask)
+    assert none is None  # 训练用的调用不整块算 logits
     # 刚初始化的模型几乎是均匀猜测：损失接近 ln V
     assert abs(loss.item() - math.log(logits.shape[-1])) < 0.1
-    assert torch.allclose(masked_logits, logits[mask], atol=1e-5)
+    assert torch.allclose(loss, F.cross_entropy(logits[mask], y[mask]), atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 255, 256, 700])
+def test_chunked_cross_entropy_matches_plain(n):
+    """分块算的损失与梯度与 F.cross_entropy(hidden @ weight.T) 相同；块的边界（n 不是块长的整数倍）也对。"""
+    torch.manual_seed(n)
+    hidden = torch.randn(n, 32, requires_grad=True)
+    weight = torch.randn(500, 32, requires_grad=True)
+    targets = torch.randint(0, 500, (n,))
+    plain = F.cross_entropy(hidden @ weight.T, targets)
+    plain.backward()
+    want = hidden.grad.clone(), weight.grad.clone()
+    hidden.grad = weight.grad = None
+    chunked = chunked_cross_entropy(hidden, weight, targets, chunk_size=256)
+    (3 * chunked).backward()  # 传回来的系数也要乘上
+    assert torch.allclose(chunked, plain, atol=1e-5)
+    assert torch.allclose(hidden.grad, 3 * want[0], atol=1e-6)
+    assert torch.allclose(weight.grad, 3 * want[1], atol=1e-6)
+    with torch.no_grad():  # 不需要梯度时只算损失
+        assert torch.allclose(chunked_cross_entropy(hidden, weight, targets), plain, atol=1e-5)
+    hidden.grad = weight.grad = None
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # 矩阵乘法用 bf16，softmax 仍是 fp32：误差在 bf16 的精度内
+        low = chunked_cross_entropy(hidden, weight, targets)
+    low.backward()
+    assert low.dtype == torch.float32 and abs(low.item() - plain.item()) < 0.05 * plain.item()
+    assert torch.allclose(hidden.grad, want[0], atol=0.02 * want[0].abs().max().item())
 
 
 def test_default_config_and_weight_tying():

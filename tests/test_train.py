@@ -9,8 +9,8 @@ import torch
 
 from poetry_gpt.data import SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import (PRESETS, CheckpointError, TrainConfig, batch_indices, learning_rate, load_model,
-                              make_optimizer, read_checkpoint, save_checkpoint, train)
+from poetry_gpt.train import (PRESETS, CheckpointError, TrainConfig, batch_indices, fast_bf16, learning_rate,
+                              load_model, make_optimizer, read_checkpoint, resolve_precision, save_checkpoint, train)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # 比 tiny 更小的数据量，让每个测试只花几秒
@@ -89,6 +89,22 @@ def test_checkpoint_contents_and_errors(tmp_path):
     save_checkpoint(half, model, tok, half=True)
     state = torch.load(half, weights_only=True)
     assert "optimizer" not in state and state["weights"]["characters.weight"].dtype == torch.float16
+
+
+def test_precision_auto_and_a_bf16_run_tracks_fp32(tmp_path):
+    cpu = torch.device("cpu")
+    assert resolve_precision("auto", cpu) == ("bf16" if fast_bf16(cpu) else "fp32")
+    assert resolve_precision("fp32", cpu) == "fp32" and resolve_precision("bf16", cpu) == "bf16"
+    with pytest.raises(ValueError, match="不认识的精度"):
+        resolve_precision("fp8", cpu)
+    assert PRESETS["tiny"].precision == "fp32" and PRESETS["base"].precision == "auto"
+    short = replace(QUICK, steps=12, eval_every=12)
+    fp32 = train(short, tmp_path / "fp32", progress=False, device="cpu")
+    bf16 = train(replace(short, precision="bf16"), tmp_path / "bf16", progress=False, device="cpu")
+    a, b = [e["loss"] for e in fp32.log], [e["loss"] for e in bf16.log]
+    assert b[-1] < b[0] - 1.0  # bf16 也在学
+    assert max(abs(x - y) for x, y in zip(a, b)) < 0.1  # 与 fp32 只差舍入
+    assert abs(fp32.log[-1]["val"] - bf16.log[-1]["val"]) < 0.1
 
 
 def test_two_processes_match_one_process_on_the_combined_batch(tmp_path):
