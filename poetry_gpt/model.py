@@ -240,7 +240,7 @@ class PoetryGPT(nn.Module):
             targets: [B, T] 每个位置下一个字的编号；给了才计算损失。
             loss_mask: [B, T] bool，哪些目标计入损失（正文与 <eos>）。训练用这种调用：只在这些位置上
                 计算输出层与交叉熵（条件区和补齐的格子不需要预测），并且分块算，不整块存下 logits
-                （:func:`poetry_gpt.loss.chunked_cross_entropy`，第 16 课）。
+                （:func:`poetry_gpt.loss.chunked_cross_entropy`，第 15 课）。
             cache: 生成时用的 :class:`KVCache`。
 
         Returns:

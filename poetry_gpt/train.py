@@ -46,7 +46,7 @@ class TrainConfig:
         seed: 固定的随机种子（初始化、取批顺序、dropout）。
         sample_every_s: 每隔多少秒在进度条上方写一首示例诗（0 表示不写）。
         precision: ``"fp32"``、``"bf16"`` 或 ``"auto"``。bf16 是 bfloat16 自动混合精度（``torch.autocast``）：
-            前向与反向里的矩阵乘法用 bf16，权重、优化器、softmax、注意力与损失仍是 fp32。auto 在 bf16 矩阵乘法
+            前向与反向里的矩阵乘法用 bf16，权重、优化器、softmax、注意力与损失仍是 fp32（第 17 课）。auto 在 bf16 矩阵乘法
             确实更快的设备上选 bf16（支持 bf16 的 CUDA 显卡；带 AMX 的 Intel CPU，bf16 矩阵乘法约快 5 倍），
             其他设备上选 fp32——普通笔记本的 CPU 上 bf16 反而更慢。验证损失始终用 fp32 计算。
     """
