@@ -88,7 +88,7 @@ with torch.no_grad():
     show("各头的上三角最大值、每行和的范围", [heads.triu(1).max().item(), heads.sum(-1).min().item(), heads.sum(-1).max().item()])
     show("逐步写法与 CausalAttention 的输出相同", torch.allclose(by_hand, att(h), atol=1e-6))
 
-# 6. 对照：训练好的模型（data/model.pt）第 0 层的第 1 个头看同一句
+# 6. 对照：训练好的模型（data/model.pt）第 0 层里“看上一个字”的那个头看同一句
 trained, _ = load_model()
 first = trained.blocks[0]
 sample = encode_sample(poem, tok)  # 训练时的样子：条件区 <bos> <7> 关键词 <sep>，再接正文
@@ -98,9 +98,16 @@ labels = [tok.tokens[i] for i in ids[0].tolist()]
 with torch.no_grad():
     h = first.norm1(trained.characters(ids) + trained.positions(torch.arange(ids.shape[1])))
     q, k, _ = (first.attention.split_heads(t) for t in first.attention.qkv(h).split(C, dim=-1))
-    trained_w = first.attention.weights(q, k)[0, 1, start:]      # [7, 12]：第 1 个头，正文这 7 行
+    all_w = first.attention.weights(q, k)[0, :, start:]          # [H, 7, 12]：各头，正文这 7 行
+# 训练不规定哪个头做什么，重训一次这个角色就可能换到别的头上，所以不写死，而是算出来：
+# 正文第 t 行给上一个位置（第 start+t-1 列）的权重，在 7 行上取平均，最大的那个头
+prev = all_w.diagonal(offset=start - 1, dim1=-2, dim2=-1).mean(-1)  # [H]
+head = prev.argmax().item()
+trained_w = all_w[head]                                            # [7, 12]
 show("训练好的模型看到的输入", " ".join(labels))
-heatmap(trained_w, list(line), labels, title="训练好的第 0 层第 1 个头（行：正文的字；列：它能看到的全部位置）")
+show("各头给上一个位置的平均权重（正文 7 行）", prev)
+show("最看上一个字的头", f"第 {head} 个头")
+heatmap(trained_w, list(line), labels, title=f"训练好的第 0 层第 {head} 个头（行：正文的字；列：它能看到的全部位置）")
 visible = torch.arange(start + 1, start + T + 1)                   # 第 t 个字能看到的位置数
 show("训练好的头：每个字给上一个位置的权重", [trained_w[t, start + t - 1] for t in range(T)])
 show("训练好的头：每行最大的权重", trained_w.max(-1).values)

@@ -108,11 +108,14 @@ def averages(w):
 
 
 columns = ["给上一个字", "给条件区", "给 <sep>", "给句末标点", "一行里最大的权重"]
+rows = averages(w_all)
 table(["头"] + columns,
-      [[f"头 {i}"] + r for i, r in enumerate(averages(w_all))] + [["平均分配"] + averages(uniform_all)[0]],
+      [[f"头 {i}"] + r for i, r in enumerate(rows)] + [["平均分配"] + averages(uniform_all)[0]],
       title=f"训练好的第 0 层：{int(body.sum())} 个正文位置上的平均权重")
-prev_top = (w_all.argmax(-1)[:, 1] == pos - 1)[body].float().mean()
-show("头 1 把最大权重给上一个字的位置占比", prev_top)
+# 哪个头看上一个字是训练出来的，重训后可能换一个头，所以取表里“给上一个字”最大的那个头
+prev_head = max(range(H), key=lambda i: rows[i][0])
+prev_top = (w_all.argmax(-1)[:, prev_head] == pos - 1)[body].float().mean()
+show(f"头 {prev_head} 把最大权重给上一个字的位置占比", prev_top)
 
 # 4. 与 F.scaled_dot_product_attention 的快速写法等价（用训练好的第 0 层的参数）
 config = trained.config
