@@ -1,12 +1,13 @@
 """输出层与交叉熵合在一起、分块计算（第 15 课：交叉熵只算在计分的位置上，也不在搬运数据上浪费时间）。
 
-训练时一步大约有 N ≈ 2,000 个计分的位置，汉字表 V = 6,828：整块的 logits [N, V] 有 1,400 万个数，
-放不进 CPU 的缓存。按常规写法，它要先整块写进内存，softmax 读写一遍，反向时再读写几遍——
-这些来回搬运比输出层的矩阵乘法本身还慢。
+训练时一步大约有 N ≈ 4,000 个计分的位置，汉字表 V = 6,828：logits [N, V] 有 2,800 万个数。按常规写法
+（``F.cross_entropy(hidden @ weight.T, targets)``），它先整块写进内存，log softmax 再读写一遍整块，
+反向时又要读写几遍——这些来回搬运比输出层的矩阵乘法本身还慢。
 
-这里每次只算 ``chunk_size`` 行：logits → softmax → 损失 → 立刻算出这几行对 hidden 和 weight 的梯度。
-一块 logits 用完就被下一块覆盖，始终留在缓存里；反向传播时只需把前向里存好的梯度乘上传回来的系数。
-数学上与 ``F.cross_entropy(hidden @ weight.T, targets)`` 完全相同（tests/test_model.py 验证）。
+这里每次只算 ``chunk_size`` 行：logits → log softmax → 损失，并立刻算出这几行对 logits 的梯度
+（softmax − one-hot）、对 hidden 和对 weight 的梯度。logits 与 softmax 都只用一块 ``chunk_size`` 行的缓冲区，
+下一块覆盖上一块，始终留在缓存里，整块 [N, V] 从不存在。反向传播时只需把前向里算好的梯度乘上传回来的系数。
+数学上与常规写法相同（tests/test_model.py 验证）。
 
 参考：Wijmans et al., "Cut Your Losses in Large-Vocabulary Language Models", 2024；
 Hsu et al., "Liger Kernel: Efficient Triton Kernels for LLM Training", 2024（FusedLinearCrossEntropy）。
@@ -24,7 +25,7 @@ def chunked_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, targets: t
         hidden: [N, C] 计分位置上的最终表示。
         weight: [V, C] 输出层的权重（weight tying 时就是 ``characters`` 那张表）。
         targets: [N] 每个位置的正确答案（字的编号）。
-        chunk_size: 每块的行数；256 行的 fp32 logits 约 7 MB。
+        chunk_size: 每块的行数；512 行的 fp32 softmax 约 14 MB。
 
     Returns:
         标量：平均交叉熵（奈特/字）。在 ``torch.autocast`` 里调用时，矩阵乘法用 autocast 的精度
@@ -46,30 +47,27 @@ class _ChunkedCrossEntropy(torch.autograd.Function):
         device, rows = hidden.device, min(chunk_size, N)
         losses = torch.empty(N, device=device)
         grad_hidden = torch.empty(hidden.shape, dtype=dtype, device=device) if need_grad else None
-        # 缓冲区只分配一次、每块重复使用（每次新分配几 MB 的内存，光是缺页就比计算还慢）：
-        # logits 与梯度用计算精度，probs 用 fp32
-        # 要梯度时每块的梯度留在 grads 里，最后用一次大的矩阵乘法求 weight 的梯度
-        grads = torch.empty(N if need_grad else rows, V, dtype=dtype, device=device)
+        grad_weight = torch.zeros(weight.shape, device=device) if need_grad else None  # fp32 里累加
+        # 缓冲区只分配一次、每块重复使用（每块新分配几 MB 内存，光是缺页就比计算还慢）：
+        # logits 与梯度用计算精度，probs 是 fp32 的 log softmax / softmax
+        logits = torch.empty(rows, V, dtype=dtype, device=device)
         probs = torch.empty(rows, V, device=device)
+        part = torch.empty(weight.shape, dtype=dtype, device=device)
         with torch.autocast(device.type, enabled=False):
             for start in range(0, N, chunk_size):
                 h, t = h_all[start : start + chunk_size], targets[start : start + chunk_size]
                 n = len(t)
-                z = torch.matmul(h, w.T, out=grads[start : start + n] if need_grad else grads[:n])  # [n, V] 的 logits
-                p = probs[:n].copy_(z)  # 换成 fp32 再做 softmax（混合精度的逐元素运算在 CPU 上慢得多）
-                top = p.amax(dim=1, keepdim=True)  # 先减去每行最大值，exp 才不会溢出
-                target_logit = p.gather(1, t[:, None])
-                p.sub_(top).exp_()
-                total = p.sum(dim=1, keepdim=True)
-                # −log softmax(z)[t] = log Σ exp(z − top) + top − z[t]
-                losses[start : start + n] = (total.log() + top - target_logit).squeeze(1)
+                z = torch.matmul(h, w.T, out=logits[:n])  # [n, V] 的 logits
+                # 换成 fp32，再原地算 log softmax（减最大值、exp、求和、取对数一个函数算完）
+                log_probs = torch.log_softmax(probs[:n].copy_(z), dim=1, out=probs[:n])
+                losses[start : start + n] = -log_probs.gather(1, t[:, None]).squeeze(1)  # −log p(正确的字)
                 if need_grad:
-                    p.div_(total)  # softmax
+                    p = log_probs.exp_()  # softmax
                     p[torch.arange(n, device=device), t] -= 1  # softmax − one-hot：对 logits 的梯度（还没除以 N）
-                    g = z.copy_(p)  # 写回 logits 的缓冲区（计算精度）
+                    g = z.copy_(p)  # 梯度换回计算精度，覆盖这块 logits
                     torch.matmul(g, w, out=grad_hidden[start : start + n])  # [n, V] @ [V, C]
+                    grad_weight += torch.matmul(g.T, h, out=part)  # [V, n] @ [n, C]
         if need_grad:
-            grad_weight = (grads.T @ h_all).float()  # [V, N] @ [N, C]
             ctx.save_for_backward(grad_hidden, grad_weight)
         ctx.n, ctx.hidden_dtype = N, hidden.dtype
         return losses.mean()
