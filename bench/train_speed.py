@@ -12,7 +12,7 @@
 fp32 矩阵乘法能到多少 GFLOP/s，把每种训练步的实际 GFLOP/s 表示成它的几成。
 两种步交替计时，机器忙闲的波动对两边一样。
 
-    .venv/bin/python bench/train_speed.py [--preset base] [--precision auto] [--rounds 4] [--steps 4] [--threads 2] [--json]
+    .venv/bin/python bench/train_speed.py [--preset base] [--precision auto] [--batch-size 128] [--rounds 4] [--steps 4] [--threads 2] [--json]
 """
 from __future__ import annotations
 
@@ -58,6 +58,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="训练步速度：本项目 vs GPT-2 式参考")
     parser.add_argument("--preset", default="base", choices=tuple(PRESETS))
     parser.add_argument("--precision", choices=PRECISIONS, help="本项目用的精度（默认按预设）")
+    parser.add_argument("--batch-size", type=int, help="每步几行（本项目是几首诗，参考是几段 64 字；默认按预设）")
     parser.add_argument("--rounds", type=int, default=4, help="交替计时几轮")
     parser.add_argument("--steps", type=int, default=4, help="每轮每种各计时几步")
     parser.add_argument("--threads", type=int, default=2)
@@ -71,7 +72,7 @@ def main() -> int:
     tok = default_tokenizer()
     samples = encode_split("train", tok, 20000)
     stream = torch.tensor([t for s in samples for t in s[s.index(SEP) + 1 :]])  # 只要正文与 <eos>，首尾相接
-    B = preset.batch_size
+    B = args.batch_size or preset.batch_size
 
     ours_cfg = ModelConfig(vocab_size=len(tok), **preset.model)
     ref_cfg = ModelConfig(vocab_size=len(tok), **{**preset.model, "context_length": BLOCK, "fast_attention": False})
