@@ -123,7 +123,8 @@ class CausalAttention(nn.Module):
         if self.fast:
             T, S = q.shape[2], k.shape[2]
             mask = None if past == 0 else self.causal[past : past + T, :S]
-            # bf16 自动混合精度里这一步也用 fp32 算：CPU 上 bf16 的 SDPA 反向要慢近十倍（fp32 训练时 .float() 什么也不做）
+            # bf16 自动混合精度里这一步也用 fp32 算：CPU 上 bf16 的 SDPA 前向加反向要多花约 4 倍时间
+            # （bench/attention_precision.py）；fp32 训练时 .float() 什么也不做
             with torch.autocast(x.device.type, enabled=False):
                 out = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=mask,
                                                      is_causal=past == 0,
