@@ -22,7 +22,7 @@ from rich.text import Text
 from . import course
 from .common import DEFAULT_DATA, ROOT
 from .course import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
-from .labs import console
+from .labs import console, error_console
 
 
 class CliError(Exception):
@@ -330,7 +330,8 @@ def cmd_write(args) -> int:
     from .generate import GenerationError, iter_poems
     from .train import SHIPPED_MODEL, CheckpointError, load_model
 
-    torch.set_num_threads(min(2, torch.get_num_threads()))
+    # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢几十倍
+    torch.set_num_threads(1)
     if not args.keywords and not args.acrostic:
         raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
     if args.n > MAX_POEMS:
@@ -346,12 +347,17 @@ def cmd_write(args) -> int:
     if args.json:
         sys.stdout.write(json.dumps([p.to_dict() for p in poems], ensure_ascii=False, indent=1) + "\n")
         return 0
-    for i, poem in enumerate(poems):  # 写好一首印一首：Ctrl-C 时已经写好的都在屏幕上
-        if i:
+    written = 0
+    for poem in poems:  # 写好一首印一首：Ctrl-C 时已经写好的都在屏幕上
+        if written:
             console.print()
+        written += 1
         console.print(Text("".join(ch + "\n" if ch in LINE_ENDS else ch for ch in poem.text).rstrip()))
         kind = {5: "五言", 7: "七言"}[poem.form] + ("藏头" if poem.acrostic else "")
         console.print(f"[dim]{kind} · 种子 {poem.seed} · {poem.seconds:.2f} 秒[/dim]")
+    if written < args.n:
+        console.print(f"\n只写出了 {written} 首不同的诗：采样太确定（温度很低，或 top-k、top-p 很小），"
+                      "再写也是重复的。要更多不同的诗，请调高 --temperature 或 --top-p", soft_wrap=True)
     return 0
 
 
@@ -517,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         return args.func(args) if getattr(args, "func", None) else cmd_map(args)
     except CliError as e:
-        console.print(Text(str(e), style="red"))
+        error_console.print(Text(str(e), style="red"))
         return e.code
     except KeyboardInterrupt:
         console.print("\n已中断。")

@@ -29,7 +29,9 @@ KEYWORD_BONUS = 2.0
 LINE_END_CHOICES = ("，？！", "。？！")
 """第 1、3 句与第 2、4 句句尾允许的标点。"""
 MAX_SEED = 2**63
-"""种子的上限（不含）：torch.Generator.manual_seed 收 64 位整数，留出换种子重写时加上的余量。"""
+"""种子的上限（不含）。-n 写多首时依次用 seed、seed + 1……，超过上限就从 0 接着数。"""
+MIN_TEMPERATURE = 0.01
+"""大于 0 时温度的下限：logits 除以更小的数会溢出成无穷大。"""
 
 
 class GenerationError(ValueError):
@@ -269,12 +271,17 @@ def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n:
         raise GenerationError(f"体裁只能是 5（五言）或 7（七言），收到 {form}")
     if n < 1:
         raise GenerationError("-n 至少为 1")
-    if not math.isfinite(temperature) or temperature < 0:
-        raise GenerationError(f"温度 temperature 要是不小于 0 的有限数（0 表示每步取最可能的字），收到 {temperature}")
+    if not math.isfinite(temperature) or not (temperature == 0 or temperature >= MIN_TEMPERATURE):
+        raise GenerationError(f"温度 temperature 要是有限数：要么是 0（每步取最可能的字），要么不小于 {MIN_TEMPERATURE}，"
+                              f"收到 {temperature}（再小的温度除出来的分数会溢出）")
     if top_p is not None and not 0 < top_p <= 1:  # nan 与 inf 也在这里被拒
         raise GenerationError("top-p 要在 0 与 1 之间（可以等于 1）")
     if top_k is not None and top_k < 0:
         raise GenerationError("top-k 不能是负数")
+    if n > 1 and (temperature == 0 or top_k == 1):
+        raise GenerationError("温度为 0 或 top-k 为 1 时每步都取最可能的字，每次写出的是同一首诗，-n 只能是 1")
+    if acrostic and not constrained:
+        raise GenerationError("藏头要靠受约束解码才能保证；关掉约束（--free）时不能同时要藏头（--acrostic）")
     if acrostic:
         acrostic = check_characters(acrostic, tokenizer, "藏头字")
         if len(acrostic) != 4:
@@ -293,9 +300,9 @@ def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n:
     def poems() -> Iterator[Poem]:
         seen: set[str] = set()
         attempt = 0
-        while len(seen) < n and attempt < 20 * n:  # 偶尔两次抽到同一首：换个种子再写
+        while len(seen) < n and attempt < 20 * n:  # 偶尔两次抽到同一首：换个种子再写；采样太确定时就此作罢
             poem = write_one(model, tokenizer, keywords, form=form, acrostic=acrostic, temperature=temperature,
-                             top_k=top_k, top_p=top_p, seed=seed + attempt, constrained=constrained)
+                             top_k=top_k, top_p=top_p, seed=(seed + attempt) % MAX_SEED, constrained=constrained)
             attempt += 1
             if poem.text not in seen:
                 seen.add(poem.text)

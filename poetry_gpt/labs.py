@@ -11,6 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 console = Console(highlight=False)
+error_console = Console(stderr=True, highlight=False, soft_wrap=True)
+"""错误消息写到标准错误（不在 80 列处折断，里面的命令可以整行复制）：
+``./poet write 月 --json > 诗.json`` 出错时，消息不会混进文件里。"""
 
 
 def _fmt(value: Any, digits: int = 4) -> str:

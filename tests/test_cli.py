@@ -12,7 +12,7 @@ ESC = re.compile(r"\x1b\[")
 def test_bad_lesson_numbers_exit_2_in_chinese(poet, bad):
     run = poet("lesson", bad)
     assert run.returncode == 2
-    assert "不是有效的课号" in run.stdout and "1 到 26" in run.stdout
+    assert "不是有效的课号" in run.stderr and "1 到 26" in run.stderr
     assert "Traceback" not in run.stdout + run.stderr
 
 
@@ -36,7 +36,7 @@ def test_start_never_overwrites(poet, workspace):
     assert poet("start", "9").returncode == 0
     mine.write_text("# 我的代码\n", encoding="utf-8")
     again = poet("start", "9")
-    assert again.returncode == 1 and "已经存在" in again.stdout
+    assert again.returncode == 1 and "已经存在" in again.stderr
     assert mine.read_text(encoding="utf-8") == "# 我的代码\n"
     forced = poet("start", "9", "--force")
     assert forced.returncode == 0 and "备份" in forced.stdout
@@ -47,7 +47,7 @@ def test_start_never_overwrites(poet, workspace):
 
 def test_check_records_progress(poet, workspace):
     run = poet("check", "9")
-    assert run.returncode == 2 and "./poet start 9" in run.stdout
+    assert run.returncode == 2 and "./poet start 9" in run.stderr
     poet("start", "9")
     blank = poet("check", "9")
     assert blank.returncode == 1 and "未完成" in blank.stdout and "请补全 solve" in blank.stdout
@@ -102,9 +102,9 @@ def test_solution_diff_and_doctor(poet, workspace):
 
 def test_bad_arguments_are_explained_in_chinese(poet):
     run = poet("frobnicate")
-    assert run.returncode == 2 and "命令写得不对" in run.stdout
+    assert run.returncode == 2 and "命令写得不对" in run.stderr
     run = poet("check", "9", "/no/such/file.py")
-    assert run.returncode == 2 and "找不到文件" in run.stdout
+    assert run.returncode == 2 and "找不到文件" in run.stderr
     run = poet("check", "9", "--timeout", "abc")
     assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr
 
@@ -130,14 +130,14 @@ def test_files_from_windows_and_files_that_delete_their_folder(poet, tmp_path):
     run = poet("check", "9", str(wiper))
     assert run.returncode == 1 and "答案错误" in run.stdout and "Traceback" not in run.stdout + run.stderr
     folder = poet("check", "9", str(tmp_path))
-    assert folder.returncode == 2 and "是一个文件夹" in folder.stdout
+    assert folder.returncode == 2 and "是一个文件夹" in folder.stderr
 
 
 def test_argument_errors_are_in_chinese(poet):
     run = poet("write", "月", "--form", "6")
-    assert run.returncode == 2 and "只能从 5, 7 中选" in run.stdout and "invalid" not in run.stdout
+    assert run.returncode == 2 and "只能从 5, 7 中选" in run.stderr and "invalid" not in run.stderr
     run = poet("check")
-    assert run.returncode == 2 and "缺少参数" in run.stdout
+    assert run.returncode == 2 and "缺少参数" in run.stderr
     assert "显示帮助" in poet("--help").stdout
 
 

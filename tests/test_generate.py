@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from poetry_gpt.data import BOS, EOS, SEP, SEVEN, default_tokenizer, to_simplified
-from poetry_gpt.generate import (Constraint, GenerationError, check_characters, filter_logits, iter_poems,
+from poetry_gpt.generate import (MAX_SEED, Constraint, GenerationError, check_characters, filter_logits, iter_poems,
                                  write_one, write_poems)
 from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
@@ -145,7 +145,7 @@ def test_write_command(poet, checkpoint):
 ])
 def test_write_command_errors(poet, checkpoint, args, message):
     done = poet("write", *args, "--checkpoint", str(checkpoint))
-    assert done.returncode == 2 and message in done.stdout and "Traceback" not in done.stdout + done.stderr
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stdout + done.stderr
 
 
 def test_write_command_checkpoint_errors(poet, tmp_path, checkpoint):
@@ -153,7 +153,7 @@ def test_write_command_checkpoint_errors(poet, tmp_path, checkpoint):
     cut.write_bytes(checkpoint.read_bytes()[:1000])
     for path, message in ((tmp_path / "none.pt", "找不到模型存档"), (cut, "不是完整的模型存档")):
         done = poet("write", "月", "--checkpoint", str(path))
-        assert done.returncode == 2 and message in done.stdout and "Traceback" not in done.stderr
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 
 
 def test_eval_command_json(poet, checkpoint):
@@ -171,12 +171,20 @@ def test_eval_command_json(poet, checkpoint):
     (dict(temperature=float("nan")), "有限数"), (dict(temperature=float("inf")), "有限数"),
     (dict(top_p=float("nan")), "top-p"), (dict(top_p=float("inf")), "top-p"),
     (dict(seed=2**63), "种子"), (dict(seed=-1), "种子"), (dict(seed=10**20), "种子"),
+    (dict(temperature=1e-40), "不小于 0.01"),  # 除出来会溢出成无穷大
+    (dict(temperature=0, n=3), "-n 只能是 1"), (dict(top_k=1, n=2), "-n 只能是 1"),  # 贪心：每次同一首
+    (dict(acrostic="春夏秋冬", constrained=False), "--free"),  # 不受约束时藏头无从保证
 ])
 def test_non_finite_and_out_of_range_options_are_refused(model, option, message):
     with pytest.raises(GenerationError, match=message):
         write_poems(model, TOK, "月", **option)
     with pytest.raises(GenerationError, match=message):
         iter_poems(model, TOK, "月", **option)  # 检查在调用时就做，不等到取第一首
+
+
+def test_seeds_wrap_around_at_the_limit(model):
+    seeds = [p.seed for p in iter_poems(model, TOK, "月", n=3, seed=MAX_SEED - 2)]
+    assert seeds[:2] == [MAX_SEED - 2, MAX_SEED - 1] and all(0 <= s < MAX_SEED for s in seeds)
 
 
 def test_iter_poems_yields_one_poem_at_a_time_like_write_poems(model):
@@ -192,7 +200,7 @@ def test_iter_poems_yields_one_poem_at_a_time_like_write_poems(model):
 ])
 def test_write_command_refuses_bad_numbers(poet, checkpoint, args, message):
     done = poet("write", "月", *args, "--checkpoint", str(checkpoint))
-    assert done.returncode == 2 and message in done.stdout and "Traceback" not in done.stdout + done.stderr
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stdout + done.stderr
 
 
 def test_write_and_eval_refuse_garbage_and_accept_a_training_folder(poet, tmp_path, checkpoint):
@@ -200,13 +208,13 @@ def test_write_and_eval_refuse_garbage_and_accept_a_training_folder(poet, tmp_pa
     garbage.write_text("hi\n", encoding="utf-8")
     for command in (["write", "月"], ["eval", "--prompts", "1"]):
         done = poet(*command, "--checkpoint", str(garbage))
-        assert done.returncode == 2 and "不是完整的模型存档" in done.stdout and "Traceback" not in done.stderr
+        assert done.returncode == 2 and "不是完整的模型存档" in done.stderr and "Traceback" not in done.stderr
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "checkpoint.pt").write_bytes(checkpoint.read_bytes())
     done = poet("write", "月", "--seed", "4", "--checkpoint", str(tmp_path / "run"))
     assert done.returncode == 0 and "月" in done.stdout, done.stdout + done.stderr
     done = poet("write", "月", "--checkpoint", str(tmp_path))
-    assert done.returncode == 2 and "是一个文件夹" in done.stdout
+    assert done.returncode == 2 and "是一个文件夹" in done.stderr
 
 
 def test_eval_baseline_uses_the_same_val_poems(model):

@@ -164,13 +164,13 @@ def test_lesson_ranges():
 def test_bad_grade_input_is_a_chinese_message(poet, args, words):
     run = poet(*args)
     assert run.returncode == 2
-    assert words in run.stdout and "Traceback" not in run.stdout + run.stderr
+    assert words in run.stderr and "Traceback" not in run.stdout + run.stderr
 
 
 def test_class_without_learners(poet, tmp_path):
     (tmp_path / "empty").mkdir()
     run = poet("grade", str(tmp_path))
-    assert run.returncode == 2 and "没有找到学习者" in run.stdout
+    assert run.returncode == 2 and "没有找到学习者" in run.stderr
 
 
 def test_verify_passes_on_the_real_repo(poet):

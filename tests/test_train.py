@@ -176,15 +176,15 @@ def test_train_refuses_a_file_as_out_and_a_resume_with_another_model_size(tmp_pa
 def test_train_command_refuses_to_overwrite(poet, tmp_path):
     (tmp_path / "r.csv").write_text("a,b\n", encoding="utf-8")
     done = poet("train", "--out", str(tmp_path / "r.csv"))
-    assert done.returncode == 2 and "已经是一个文件" in done.stdout and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "已经是一个文件" in done.stderr and "Traceback" not in done.stderr
     run = tmp_path / "run"
     run.mkdir()
     (run / "checkpoint.pt").write_bytes(b"old")
     done = poet("train", "--out", str(run), "--steps", "1")
-    assert done.returncode == 2 and "已有存档" in done.stdout and "--resume" in done.stdout and "--force" in done.stdout
+    assert done.returncode == 2 and "已有存档" in done.stderr and "--resume" in done.stderr and "--force" in done.stderr
     assert (run / "checkpoint.pt").read_bytes() == b"old"
     done = poet("train", "--preset", "base", "--out", str(run), "--resume")
-    assert done.returncode == 2 and "不是完整的模型存档" in done.stdout and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "不是完整的模型存档" in done.stderr and "Traceback" not in done.stderr
     done = poet("train", "--out", str(run), "--steps", "1", "--force")
     assert done.returncode == 0, done.stdout + done.stderr
     assert read_checkpoint(run)["step"] == 1
