@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import math
 import os
 import shutil
 import subprocess
@@ -291,29 +292,33 @@ def cmd_train(args) -> int:
     from .train import CHECKPOINT_NAME, PRESETS, CheckpointError, train  # 导入 torch 较慢，只在需要时导入
 
     config = PRESETS[args.preset]
-    if args.steps is not None:
-        if args.steps < 1:
-            raise CliError("--steps 至少为 1")
-        config = replace(config, steps=args.steps)
+    if args.steps is not None and args.steps < 1:
+        raise CliError("--steps 至少为 1")
     if args.precision is not None:
         config = replace(config, precision=args.precision)
-    if args.minutes is not None and args.minutes <= 0:
+    if args.minutes is not None and not (math.isfinite(args.minutes) and args.minutes > 0):
         raise CliError("--minutes 必须是正数（分钟）")
+    if args.resume and args.force:
+        raise CliError("--resume（接着训练）和 --force（从头重来）只能选一个")
     out = Path(args.out or f"runs/{args.preset}")
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out} 已经是一个文件，不是文件夹；请换一个存档目录")
     if (out / CHECKPOINT_NAME).exists() and not args.resume and not args.force:
         raise CliError(f"已有存档 {out / CHECKPOINT_NAME}：要接着训练请加 --resume，要从头重来请加 --force")
     try:
-        run = train(config, out, resume=args.resume, minutes=args.minutes, device=args.device)
+        run = train(config, out, resume=args.resume, steps=args.steps, minutes=args.minutes, device=args.device)
     except (CheckpointError, ValueError) as e:
         raise CliError(str(e)) from None
     vals = [e["val"] for e in run.log if "val" in e]
     state = "已中断，" if run.interrupted else ""
     console.print(f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
                   + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else ""))
-    console.print(f"接着训练：./poet train --preset {args.preset} --out {out} --resume；"
-                  f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}")
+    if run.step < run.total:
+        console.print(f"接着训练：./poet train --preset {args.preset} --out {out} --resume", soft_wrap=True)
+    console.print(f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}", soft_wrap=True)
+    if args.preset == "tiny":
+        console.print("tiny 只为几十秒内看到损失下降，写出的诗还不成样子；随课程发布的模型用 "
+                      "./poet train --preset base 训练（见 data/MODEL.md）", soft_wrap=True)
     return 130 if run.interrupted else 0
 
 

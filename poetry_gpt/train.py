@@ -12,6 +12,7 @@ import io
 import math
 import os
 import random
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -204,6 +205,10 @@ def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dic
         raise CheckpointError(f"{path} 不是完整的模型存档（可能没下载完、被截断或已损坏）") from None
     if not isinstance(state, dict) or state.get("format") != "poetry_gpt/1":
         raise CheckpointError(f"{path} 不是本课程的模型存档")
+    parts = {"weights": dict, "model_config": dict, "vocab_hash": str, "step": int, "train_config": dict, "log": list}
+    broken = [k for k, kind in parts.items() if not isinstance(state.get(k), kind)]
+    if broken:
+        raise CheckpointError(f"{path} 缺少或损坏了这些部分：{'、'.join(broken)}，不能使用")
     tokenizer = tokenizer or default_tokenizer()
     if state["vocab_hash"] != tokenizer.vocab_hash:
         raise CheckpointError(f"{path} 是用另一张汉字表训练的（指纹 {state['vocab_hash']}，"
@@ -215,11 +220,13 @@ def load_model(path: str | Path = SHIPPED_MODEL, tokenizer: Tokenizer | None = N
                device: str | torch.device = "cpu") -> tuple[PoetryGPT, dict]:
     """读存档并建好模型（fp32，eval 模式）。错误同 :func:`read_checkpoint`。"""
     state = read_checkpoint(path, tokenizer)
-    model = PoetryGPT(ModelConfig(**state["model_config"]))
     try:
+        model = PoetryGPT(ModelConfig(**state["model_config"]))
         model.load_state_dict({k: v.float() for k, v in state["weights"].items()})
-    except RuntimeError:
+    except (RuntimeError, TypeError, ValueError, AttributeError):
         raise CheckpointError(f"{path} 里的权重与它记录的模型尺寸对不上") from None
+    if not all(torch.isfinite(p).all() for p in model.parameters()):
+        raise CheckpointError(f"{path} 的权重里有 NaN 或无穷大（训练发散了？），不能用来写诗或评估")
     return model.to(device).eval(), state
 
 
@@ -227,10 +234,11 @@ def load_model(path: str | Path = SHIPPED_MODEL, tokenizer: Tokenizer | None = N
 
 @dataclass
 class Run:
-    """一次训练的结果：最终步数、日志（每条含 step、loss、lr，验证时还有 val）、是否被打断。"""
+    """一次训练的结果：最终步数、总步数、日志（每条含 step、loss、lr，验证时还有 val）、是否被打断。"""
 
     step: int
     log: list
+    total: int = 0
     interrupted: bool = False
     checkpoint: Path | None = None
 
@@ -264,8 +272,9 @@ def resolve_precision(name: str, device: torch.device) -> str:
     return name
 
 
-def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes: float | None = None,
-          stop_at: int | None = None, device: str = "auto", tokenizer: Tokenizer | None = None,
+def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: int | None = None,
+          minutes: float | None = None, stop_at: int | None = None, device: str = "auto",
+          tokenizer: Tokenizer | None = None,
           progress: bool = True, on_sample: Callable[[str], None] | None = None) -> Run:
     """训练并在 ``out/checkpoint.pt`` 写存档。
 
@@ -274,7 +283,9 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes
     用 DistributedDataParallel 把梯度平均；损失按全批的计分字数加权，所以结果与单进程算整批相同。
 
     Args:
-        resume: 从 out 里的存档接着训练；日志、优化器、随机数状态都接上，损失与没停过的一样。
+        resume: 从 out 里的存档接着训练；日志、优化器、随机数状态与总步数都接上，损失与没停过的一样。
+            精度、验证与示例诗的间隔取 config 里的。
+        steps: 总步数（覆盖 config.steps 与存档里的）；None 时新训练用 config.steps，续训用存档里的。
         minutes: 训练这么多分钟后停下并存档（之后可 resume）。
         stop_at: 到这一步就停下并存档（测试用来模拟中断）。
 
@@ -282,14 +293,19 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes
         :class:`Run`。Ctrl-C 时写好存档并返回 ``interrupted=True``。
 
     Raises:
-        CheckpointError: resume 时存档不能用，或存档的模型尺寸与 config.model 不同。
-        ValueError: out 是一个已有的文件；要的设备不可用。
+        CheckpointError: resume 时存档不能用（坏了、只有权重没有优化器状态），或模型尺寸与 config.model 不同。
+        ValueError: out 是一个已有的文件或写不进去；要的设备不可用；续训时存档已达到总步数。
     """
     import torch.distributed as dist
 
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"存档目录 {out} 已经是一个文件，不是文件夹；请换一个 --out")
+    try:  # 开训前就确认存档写得进去，别等训练了几分钟才在第一次存档时失败
+        out.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=out).close()
+    except OSError as e:
+        raise ValueError(f"存档目录 {out} 写不进去（{e.strerror}）；请换一个 --out") from None
     ckpt_path = out / CHECKPOINT_NAME
     tokenizer = tokenizer or default_tokenizer()
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -311,9 +327,19 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes
         if saved != config.model:
             raise CheckpointError(f"{ckpt_path} 里的模型尺寸是 {saved}，与要训练的 {config.model} 不同，"
                                   "不能接着训练；请换一个 --out，或用与存档相同的预设")
-        config = replace(TrainConfig(**state["train_config"]), **{
-            k: getattr(config, k) for k in ("steps", "eval_every", "sample_every_s")})
+        if "optimizer" not in state or "rng" not in state:
+            raise CheckpointError(f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
+                                  "不能接着训练；请用 ./poet train 写出的存档")
+        try:
+            config = replace(TrainConfig(**state["train_config"]), **{
+                k: getattr(config, k) for k in ("eval_every", "sample_every_s", "precision")})
+        except TypeError:
+            raise CheckpointError(f"{ckpt_path} 里的训练设置损坏了，不能接着训练") from None
         log, step = state["log"], state["step"]
+    if steps is not None:
+        config = replace(config, steps=steps)
+    if step >= config.steps:
+        raise ValueError(f"存档已经训练到第 {step} 步，达到了总步数 {config.steps}；要多训练，请给更大的 --steps")
 
     torch.manual_seed(config.seed)
     random.seed(config.seed)
@@ -390,7 +416,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, minutes
     save()
     if world > 1:
         dist.barrier()
-    return Run(step=step, log=log, interrupted=interrupted, checkpoint=ckpt_path)
+    return Run(step=step, log=log, total=config.steps, interrupted=interrupted, checkpoint=ckpt_path)
 
 
 def _sample_line(model: PoetryGPT, tokenizer: Tokenizer, step: int) -> str:

@@ -161,6 +161,31 @@ def test_any_unreadable_file_is_a_bad_checkpoint_and_a_folder_means_its_checkpoi
     assert read_checkpoint(tmp_path)["step"] == 7
 
 
+def test_broken_weights_half_checkpoints_and_finished_runs_are_refused(tmp_path):
+    tok = default_tokenizer()
+    model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["tiny"].model))
+    save_checkpoint(tmp_path / "weights-only" / "checkpoint.pt", model, tok, step=5, config=PRESETS["tiny"], half=True)
+    with pytest.raises(CheckpointError, match="只有权重"):  # 导出的模型没有优化器状态
+        train(PRESETS["tiny"], tmp_path / "weights-only", resume=True, progress=False)
+    save_checkpoint(tmp_path / "done" / "checkpoint.pt", model, tok, optimizer=make_optimizer(model, QUICK),
+                    step=30, config=QUICK)
+    with pytest.raises(ValueError, match="达到了总步数 30"):
+        train(QUICK, tmp_path / "done", resume=True, progress=False)
+    state = torch.load(tmp_path / "done" / "checkpoint.pt", weights_only=True)
+    del state["vocab_hash"]
+    torch.save(state, tmp_path / "no-hash.pt")
+    with pytest.raises(CheckpointError, match="缺少或损坏了这些部分：vocab_hash"):
+        read_checkpoint(tmp_path / "no-hash.pt")
+    with torch.no_grad():
+        model.blocks[0].mlp.up.weight[0, 0] = float("nan")  # 发散的训练留下的样子
+    save_checkpoint(tmp_path / "nan.pt", model, tok, step=5)
+    with pytest.raises(CheckpointError, match="NaN"):
+        load_model(tmp_path / "nan.pt", tok)
+    (tmp_path / "plain").write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="写不进去"):  # 开训之前就发现，不等第一次存档
+        train(QUICK, tmp_path / "plain" / "run", progress=False)
+
+
 def test_train_refuses_a_file_as_out_and_a_resume_with_another_model_size(tmp_path):
     (tmp_path / "r.csv").write_text("a,b\n", encoding="utf-8")
     with pytest.raises(ValueError, match="已经是一个文件"):
