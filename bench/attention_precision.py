@@ -12,15 +12,20 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
-import torch
-from torch.nn import functional as F
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
+
+from poetry_gpt.cli import positive_int  # noqa: E402  （也让 argparse 的提示变成中文）
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="注意力的精度：bf16 与 fp32 的 SDPA 前向 + 反向")
-    parser.add_argument("--rounds", type=int, default=5, help="交替计时几轮，每轮每种 5 次")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--rounds", type=positive_int, default=5, help="交替计时几轮，每轮每种 5 次")
+    parser.add_argument("--threads", type=positive_int, default=2)
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

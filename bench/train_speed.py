@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
+from poetry_gpt.cli import positive_int  # noqa: E402  （也让 argparse 的提示变成中文）
 from poetry_gpt.data import SEP, default_tokenizer, make_batch  # noqa: E402
 from poetry_gpt.model import ModelConfig, PoetryGPT  # noqa: E402
 from poetry_gpt.train import PRECISIONS, PRESETS, batch_indices, encode_split, make_optimizer, resolve_precision  # noqa: E402
@@ -58,10 +59,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="训练步速度：本项目 vs GPT-2 式参考")
     parser.add_argument("--preset", default="base", choices=tuple(PRESETS))
     parser.add_argument("--precision", choices=PRECISIONS, help="本项目用的精度（默认按预设）")
-    parser.add_argument("--batch-size", type=int, help="每步几行（本项目是几首诗，参考是几段 64 字；默认按预设）")
-    parser.add_argument("--rounds", type=int, default=4, help="交替计时几轮")
-    parser.add_argument("--steps", type=int, default=4, help="每轮每种各计时几步")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batch-size", type=positive_int, help="每步几行（本项目是几首诗，参考是几段 64 字；默认按预设）")
+    parser.add_argument("--rounds", type=positive_int, default=4, help="交替计时几轮")
+    parser.add_argument("--steps", type=positive_int, default=4, help="每轮每种各计时几步")
+    parser.add_argument("--threads", type=positive_int, default=2)
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

@@ -410,15 +410,27 @@ def cmd_eval(args) -> int:
 
 # ---------- 参数解析 ----------
 
+def positive_int(text: str) -> int:
+    """argparse 的 type：正整数。Raises: argparse.ArgumentTypeError（中文说明）。"""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} 不是整数") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"要是正整数，收到 {value}")
+    return value
+
+
 # argparse 的提示语经由 gettext 取得；换成中文，学习者写错参数时看到的也是中文
 ARGPARSE_CHINESE = {
     "usage: ": "用法：",
+    "%(prog)s: error: %(message)s\n": "%(prog)s：命令写得不对：%(message)s\n",
     "positional arguments": "参数",
     "options": "选项",
     "show this help message and exit": "显示帮助",
     "argument %(argument_name)s: %(message)s": "%(argument_name)s：%(message)s",
     "invalid choice: %(value)r (choose from %(choices)s)": "不能是 %(value)r，只能从 %(choices)s 中选",
-    "invalid %(type)s value: %(value)r": "%(value)r 不是有效的值（应为 %(type)s）",
+    "invalid %(type)s value: %(value)r": "%(value)r 不是有效的数",  # 带类型的参数都是 int 或 float
     "the following arguments are required: %s": "缺少参数：%s",
     "unrecognized arguments: %s": "不认识这些参数：%s",
     "expected one argument": "后面要跟一个值",

@@ -21,3 +21,10 @@ def test_train_speed_bench_reports_both_steps_and_their_ratio():
         assert abs(r["fraction_of_matmul"] - r["gflops"] / result["matmul_fp32_gflops"]) < 0.01
     want = result["ours"]["chars_per_s"] / result["reference"]["chars_per_s"]
     assert abs(result["ratio"] - want) < 0.01
+
+
+def test_bench_scripts_refuse_non_positive_counts_in_chinese():
+    for script in ("bench/train_speed.py", "bench/attention_precision.py"):
+        done = subprocess.run([sys.executable, script, "--rounds", "0"], cwd=ROOT, capture_output=True, text=True,
+                              encoding="utf-8", timeout=120)
+        assert done.returncode == 2 and "要是正整数，收到 0" in done.stderr and "Traceback" not in done.stderr
