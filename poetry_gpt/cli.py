@@ -335,7 +335,7 @@ def cmd_write(args) -> int:
     from .generate import GenerationError, iter_poems
     from .train import SHIPPED_MODEL, CheckpointError, load_model
 
-    # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢几十倍
+    # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢得多
     torch.set_num_threads(1)
     if not args.keywords and not args.acrostic:
         raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
