@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
 
-from poetry_gpt.cli import positive_int  # noqa: E402  （也让 argparse 的提示变成中文）
+from poetry_gpt.courseware.cli import positive_int  # noqa: E402  （也让 argparse 的提示变成中文）
 
 
 def main() -> int:

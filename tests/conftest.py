@@ -23,7 +23,7 @@ def poet(workspace):
     def run(*args, timeout=120, input=None, env=None):
         full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
         full_env.update({"POET_WORKSPACE": str(workspace), **(env or {})})
-        return subprocess.run([sys.executable, "-m", "poetry_gpt.cli", *args], cwd=ROOT, env=full_env,
+        return subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full_env,
                               capture_output=True, text=True, encoding="utf-8", timeout=timeout, input=input)
 
     return run

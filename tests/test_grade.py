@@ -8,10 +8,10 @@ from textwrap import indent
 
 import pytest
 
-from poetry_gpt import course, verify
-from poetry_gpt.classroom import ClassroomError, parse_lessons, report_csv, write_reports
-from poetry_gpt.course import BY_NUMBER
-from poetry_gpt.grading import Verdict
+from poetry_gpt.courseware import catalogue as course, verify
+from poetry_gpt.courseware.classroom import ClassroomError, parse_lessons, report_csv, write_reports
+from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.grading import Verdict
 
 TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
 JOBS = 2

@@ -4,9 +4,9 @@ import sys
 
 import pytest
 
-from poetry_gpt.course import CATALOGUE, LESSON_FILES, LESSONS_DIR
-from poetry_gpt.grading import Limits, check_file
-from poetry_gpt.verify import readme_problem
+from poetry_gpt.courseware.catalogue import CATALOGUE, LESSON_FILES, LESSONS_DIR
+from poetry_gpt.courseware.grading import Limits, check_file
+from poetry_gpt.courseware.verify import readme_problem
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
 ids = [lesson.code for lesson in AVAILABLE]

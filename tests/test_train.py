@@ -113,7 +113,7 @@ def test_two_processes_match_one_process_on_the_combined_batch(tmp_path):
     for name, launcher in (("ddp", [sys.executable, "-m", "torch.distributed.run", "--standalone",
                                     "--nproc_per_node=2", "-m"]),
                            ("single", [sys.executable, "-m"])):
-        done = subprocess.run([*launcher, "poetry_gpt.cli", "train", "--preset", "tiny", "--steps", "2",
+        done = subprocess.run([*launcher, "poetry_gpt.courseware.cli", "train", "--preset", "tiny", "--steps", "2",
                                "--device", "cpu", "--out", str(tmp_path / name)],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -135,7 +135,7 @@ def test_ctrl_c_writes_a_checkpoint_and_exits_cleanly(tmp_path):
 
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}
     ckpt = tmp_path / "checkpoint.pt"
-    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.cli", "train", "--preset", "tiny", "--out",
+    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "train", "--preset", "tiny", "--out",
                              str(tmp_path)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.monotonic() + 240

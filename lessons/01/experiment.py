@@ -3,7 +3,7 @@ import sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
-from poetry_gpt.course import CATALOGUE
+from poetry_gpt.courseware.catalogue import CATALOGUE
 from poetry_gpt.data import BOS, SEP, default_tokenizer, split_lines
 from poetry_gpt.generate import TOKEN_OF_FORM, write_one
 from poetry_gpt.labs import show, table

@@ -1,6 +1,6 @@
 """运行与比较学习者的练习：./poet check 与 ./poet grade 共用这里。
 
-每份练习在一个带时间与内存上限的子进程里（exercise_runner.py）依次做两步检查：
+每份练习在一个带时间与内存上限的子进程里（runner.py）依次做两步检查：
 
 1. 可见检查：把文件当脚本运行，执行它底部自带的检查；
 2. 差分检查：用 check.py 生成的随机用例调用学习者的 solve；父进程再拿参考答案 solution.py
@@ -27,10 +27,10 @@ from pathlib import Path
 
 import torch
 
-from .common import ROOT
-from .course import Lesson
+from ..common import ROOT
+from .catalogue import Lesson
 
-RUNNER = Path(__file__).with_name("exercise_runner.py")
+RUNNER = Path(__file__).with_name("runner.py")
 VERDICTS = {
     "passed": "通过",
     "not_implemented": "未完成",

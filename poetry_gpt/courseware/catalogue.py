@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .common import ROOT, atomic_write_text
+from ..common import ROOT, atomic_write_text
 
 LESSONS_DIR = ROOT / "lessons"
 WORKSPACE = Path(os.environ.get("POET_WORKSPACE") or ROOT)

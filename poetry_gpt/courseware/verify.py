@@ -20,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .common import DEFAULT_DATA, ROOT, atomic_write_text
-from .course import CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
-from . import course
+from ..common import DEFAULT_DATA, ROOT, atomic_write_text
+from .catalogue import CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
+from . import catalogue
 
 CACHE_FILE = ROOT / "runs" / "verify-cache.json"
 CHECKS = ("files", "readme", "experiment", "solution", "starter")
@@ -94,26 +94,38 @@ def starter_problem(lesson: Lesson, limits) -> str | None:
 def stray_folders() -> list[str]:
     """lessons/ 下不在课表里的文件夹名。"""
     codes = {lesson.code for lesson in CATALOGUE}
-    return sorted(p.name for p in course.LESSONS_DIR.iterdir()
+    return sorted(p.name for p in catalogue.LESSONS_DIR.iterdir()
                   if p.is_dir() and not p.name.startswith((".", "_")) and p.name not in codes)
 
 
 PACKAGE = ROOT / "poetry_gpt"
-GRADING_MODULES = ("grading", "exercise_runner")  # check_file 本身用到的模块
+GRADING_MODULES = ("courseware.grading", "courseware.runner")  # check_file 本身用到的模块
+
+
+def module_file(name: str) -> Path:
+    """模块名（相对 poetry_gpt，如 "courseware.grading"）对应的源文件。"""
+    return PACKAGE / (name.replace(".", "/") + ".py")
 
 
 def package_imports(path: Path) -> set[str]:
-    """一个文件（用 ast 读，不运行）直接导入的 poetry_gpt 模块名，如 {"model", "data"}。"""
+    """一个文件（用 ast 读，不运行）直接导入的 poetry_gpt 模块名，如 {"model", "courseware.catalogue"}。"""
+    here = path.resolve().parent.relative_to(PACKAGE).parts if path.resolve().is_relative_to(PACKAGE) else ()
     names = set()
     for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
         if isinstance(node, ast.Import):
-            names.update(a.name.split(".")[1] for a in node.names if a.name.startswith("poetry_gpt."))
+            names.update(a.name.removeprefix("poetry_gpt.") for a in node.names if a.name.startswith("poetry_gpt."))
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
-            if node.level or module == "poetry_gpt" or module.startswith("poetry_gpt."):
+            if node.level:
+                base = list(here[:len(here) - (node.level - 1)]) if node.level - 1 <= len(here) else []
+                inner = ".".join(base + ([module] if module else []))
+            elif module == "poetry_gpt" or module.startswith("poetry_gpt."):
                 inner = module.removeprefix("poetry_gpt").lstrip(".")
-                names.update([inner.split(".")[0]] if inner else [a.name for a in node.names])
-    return {n for n in names if (PACKAGE / f"{n}.py").is_file()}
+            else:
+                continue
+            names.add(inner)
+            names.update(f"{inner}.{a.name}" if inner else a.name for a in node.names)
+    return {n for n in names if n and module_file(n).is_file()}
 
 
 def fingerprint(lesson: Lesson) -> str:
@@ -131,9 +143,9 @@ def fingerprint(lesson: Lesson) -> str:
     while todo:
         name = todo.pop()
         seen.add(name)
-        todo |= package_imports(PACKAGE / f"{name}.py") - seen
+        todo |= package_imports(module_file(name)) - seen
     h = hashlib.sha256(sys.version.encode())
-    for path in [*files, *(PACKAGE / f"{n}.py" for n in sorted(seen))]:
+    for path in [*files, *(module_file(n) for n in sorted(seen))]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     for path in sorted(DEFAULT_DATA.iterdir()):
         st = path.stat()
@@ -212,7 +224,7 @@ def verify_command(jobs: int, timeout: float, fresh: bool) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from .labs import console
+    from ..labs import console
 
     started = time.monotonic()
     with console.status("正在检查每一课 …"):
@@ -231,7 +243,7 @@ def verify_command(jobs: int, timeout: float, fresh: bool) -> int:
     for code, what, problem in failures:
         console.print(f"[red]第 {code} 课 {what}：[/red]{escape(problem)}")
     for name in strays:
-        console.print(f"[red]lessons/{escape(name)} 不在课表 poetry_gpt.course.CATALOGUE 里。[/red]")
+        console.print(f"[red]lessons/{escape(name)} 不在课表 poetry_gpt.courseware.catalogue.CATALOGUE 里。[/red]")
     ok = not failures and not strays
     console.print(f"{'全部通过' if ok else '有问题'}：{len(reports)} 课，用时 {time.monotonic() - started:.1f} 秒"
                   f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。")

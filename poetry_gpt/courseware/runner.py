@@ -1,6 +1,6 @@
 """在子进程里检查学习者的文件：由 grading.py 启动，不要直接运行。
 
-用法：python -I exercise_runner.py ROOT CHECK_PY LEARNER_PY OUT_FILE SEED
+用法：python -I runner.py ROOT CHECK_PY LEARNER_PY OUT_FILE SEED
 
 1. 先用 check.py 生成随机用例（学习者的代码还没运行，碰不到随机数）；
 2. 可见检查：把学习者的文件当脚本运行一遍（__name__ == "__main__"），执行它底部自带的检查；

@@ -1,6 +1,6 @@
 """批改全班：./poet grade CLASS 用的发现、并行批改、成绩表与 CSV/JSON 报告。
 
-每份练习都交给 poetry_gpt.grading.check_file：它在自己的子进程里运行学习者的文件（临时工作
+每份练习都交给 poetry_gpt.courseware.grading.check_file：它在自己的子进程里运行学习者的文件（临时工作
 文件夹、干净的环境、时间与内存上限）。这里只负责找文件、排队、汇总。
 
 学习者文件在开始批改前就整份读进内存，每次检查前再写进一个只属于这次检查的临时文件夹，
@@ -20,8 +20,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .common import atomic_write_bytes, atomic_write_text
-from .course import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
+from ..common import atomic_write_bytes, atomic_write_text
+from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
 from .grading import VERDICTS, Limits, Verdict, check_file, default_seed, lesson_check, reference
 
 MISSING = "缺"
@@ -269,7 +269,7 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from .labs import console
+    from ..labs import console
 
     if limits.timeout <= 0 or limits.memory_mb < 256 or jobs < 1:
         raise ClassroomError("--timeout 要大于 0 秒，--memory 至少 256 MiB，--jobs 至少为 1。")

@@ -20,10 +20,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from . import course
-from .common import DEFAULT_DATA, ROOT
-from .course import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
-from .labs import console, error_console
+from . import catalogue
+from ..common import DEFAULT_DATA, ROOT
+from .catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
+from ..labs import console, error_console
 
 
 class CliError(Exception):
@@ -76,7 +76,7 @@ def solve_source(path: Path) -> str:
 # ---------- 课程地图与进度 ----------
 
 def cmd_map(args) -> int:
-    progress = course.load_progress()
+    progress = catalogue.load_progress()
     console.print(Panel.fit("[bold]一字一诗[/bold]：从零搭一个会写绝句的小 GPT（共 26 课）", border_style="cyan"))
     next_lesson = None
     for key, name in SECTIONS.items():
@@ -88,7 +88,7 @@ def cmd_map(args) -> int:
             if not lesson.available:
                 mark = "[dim]即将推出[/dim]"
             else:
-                status = course.status_of(lesson, progress)
+                status = catalogue.status_of(lesson, progress)
                 mark = {"passed": "[green]✓ 已通过[/green]", "started": "[yellow]… 已开始[/yellow]"}.get(status, "未开始")
                 if status != "passed" and next_lesson is None:
                     next_lesson = lesson
@@ -103,7 +103,7 @@ def cmd_map(args) -> int:
 
 
 def cmd_progress(args) -> int:
-    progress = course.load_progress()
+    progress = catalogue.load_progress()
     t = Table(title="学习进度", title_justify="left")
     for h in ("课", "标题", "状态", "最近一次检查", "时间"):
         t.add_column(h, overflow="fold")
@@ -113,7 +113,7 @@ def cmd_progress(args) -> int:
         status = entry.get("status") if lesson.available else None
         if lesson.available:
             counts[status] = counts.get(status, 0) + 1
-        label = course.STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
+        label = catalogue.STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
         t.add_row(lesson.code, lesson.title, label,
                   entry.get("last_verdict", ""), entry.get("updated", ""))
     console.print(t)
@@ -163,7 +163,7 @@ def cmd_start(args) -> int:
         console.print(f"旧文件已备份为 {shown(backup)}")
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(lesson.folder / "starter.py", target)
-    course.record_progress(lesson, "started")
+    catalogue.record_progress(lesson, "started")
     console.print(f"已创建 [bold]{rel}[/bold]。编辑其中的 solve 函数，然后运行：\n"
                   f"  ./poet check {lesson.number}")
     return 0
@@ -182,7 +182,7 @@ def cmd_check(args) -> int:
     console.print(Panel(Text(verdict.message, overflow="fold"), title=f"第 {lesson.code} 课：{verdict.label}（{verdict.seconds:.1f} 秒）",
                         title_align="left", border_style=style))
     if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():
-        course.record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
+        catalogue.record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
     if verdict.kind == "not_implemented":
         console.print(f"提示：./poet hint {lesson.number}")
     return 0 if verdict.passed else 1
@@ -242,8 +242,8 @@ def cmd_doctor(args) -> int:
         item("torch", True, f"{torch.__version__}，计算线程 {torch.get_num_threads()}")
     except ImportError:
         item("torch", False, "没有安装：运行 bash .venv-setup.sh")
-    from .common import DataFileError
-    from .data import Tokenizer, load_poems
+    from ..common import DataFileError
+    from ..data import Tokenizer, load_poems
     try:
         item("data/vocab.json", True, f"汉字表 {len(Tokenizer.load())} 个")
         item("data/poems.jsonl", True, f"{len(load_poems())} 首诗")
@@ -289,7 +289,7 @@ def cmd_verify(args) -> int:
 # ---------- 训练、写诗、评估 ----------
 
 def cmd_train(args) -> int:
-    from .train import CHECKPOINT_NAME, PRESETS, CheckpointError, train  # 导入 torch 较慢，只在需要时导入
+    from ..train import CHECKPOINT_NAME, PRESETS, CheckpointError, train  # 导入 torch 较慢，只在需要时导入
 
     config = PRESETS[args.preset]
     if args.steps is not None and args.steps < 1:
@@ -331,9 +331,9 @@ def cmd_write(args) -> int:
 
     import torch
 
-    from .data import LINE_ENDS, default_tokenizer
-    from .generate import GenerationError, iter_poems
-    from .train import SHIPPED_MODEL, CheckpointError, load_model
+    from ..data import LINE_ENDS, default_tokenizer
+    from ..generate import GenerationError, iter_poems
+    from ..train import SHIPPED_MODEL, CheckpointError, load_model
 
     # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢得多
     torch.set_num_threads(1)
@@ -369,9 +369,9 @@ def cmd_write(args) -> int:
 def cmd_eval(args) -> int:
     import json
 
-    from .data import default_tokenizer
-    from .metrics import evaluate_model
-    from .train import SHIPPED_MODEL, CheckpointError, load_model
+    from ..data import default_tokenizer
+    from ..metrics import evaluate_model
+    from ..train import SHIPPED_MODEL, CheckpointError, load_model
 
     if args.prompts < 1:
         raise CliError("--prompts 至少为 1")
