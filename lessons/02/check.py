@@ -3,10 +3,6 @@ import torch
 
 from poetry_gpt.data import default_tokenizer
 
-HINT = ("logits 的形状是 [B, T, V]，bias 是 [V]。logits + bias 会把 bias 当成 [1, 1, V]，"
-        "给每一句、每个位置加同一行。相加后用 reshape(B * T, V) 摊平——"
-        "有的用例里 logits 是转置出来的不连续张量，view 会报错，reshape 会在需要时复制。")
-
 
 def cases(gen):
     """24 个用例：(logits [B,T,V], bias [V])。

@@ -3,11 +3,6 @@ import torch
 
 from poetry_gpt.data import load_poems
 
-HINT = ("先数：counts = Counter(字 for 每首诗 for 每个字 if 字 不是 ，。？！)。"
-        "再排：sorted(counts.items(), key=lambda item: (-item[1], item[0]))——"
-        "负的次数让多的排前面，次数相同时比较字本身，也就是按码位从小到大。最后切片 [:k]。"
-        "不要用 most_common 的顺序当答案：同频的字它按第一次出现的先后排。")
-
 
 def cases(gen):
     """24 个用例：(texts, k)。texts 是从 poems.jsonl 随机抽的 1–60 首诗的全文，k 在 1–30 之间；

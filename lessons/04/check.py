@@ -3,10 +3,6 @@ import torch
 
 from poetry_gpt.data import load_poems, poem_body
 
-HINT = ("要换的一共 9 个：半角 , . ? ! 各换成 ，。？！；半角 ; : 和全角 ；：、 都换成 ，。"
-        "写一个字典，再用 str.maketrans 与 text.translate，或者逐字 table.get(ch, ch) 拼回去。"
-        "已经是全角的 ，。？！、汉字、括号都原样保留——结果的长度和输入一样。")
-
 # 各种标点：要换的 9 个，加上应原样保留的全角标点与括号
 PUNCTUATION = list(",.?!;:；：、") + list("，。？！") + list("（）·")
 

@@ -3,11 +3,6 @@ import torch
 
 from poetry_gpt.data import SPECIAL
 
-HINT = ("先用 collections.Counter 把所有诗里的每个字数一遍（标点也算字）。"
-        "留下次数 ≥ min_count 的字，用 sorted(..., key=lambda ch: (-counts[ch], ord(ch))) 排序："
-        "次数多的在前，次数相同时码位小的在前——不能依赖字第一次出现的先后。"
-        "最后返回 list(specials) + 排好的字，特殊标记原样放在最前面。")
-
 # 常用字加两种标点；按下面的权重抽，出现次数有多有少，也常有并列
 ALPHABET = "春风花月山水云日人不一天中何时年来无有江夜秋雨鸟，。"
 

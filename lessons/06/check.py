@@ -1,11 +1,6 @@
 """第 06 课差分检查：随机的关键词个数、正文长度与特殊标记编号，比较两边排出的样本与掩码。"""
 import torch
 
-HINT = ("ids = [bos_id, form_id] + 关键词 + [sep_id] + 正文 + [eos_id]。"
-        "掩码与 ids[1:] 对齐：第 t-1 格预测 ids[t]，只有 ids[t] 在 <sep> 之后才计入损失。"
-        "<sep> 的下标是 2 + 关键词个数，所以 mask = [t > sep_at for t in range(1, len(ids))]。"
-        "特殊标记的编号用参数，不要写死 2、3、4：检查会换成别的编号。")
-
 
 def cases(gen):
     """24 个用例：(form_id, keyword_ids, poem_ids, bos_id, sep_id, eos_id)。

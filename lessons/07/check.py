@@ -1,11 +1,6 @@
 """第 07 课差分检查：随机大小的计数表（常有整行为 0）和随机的 k，比较两边的概率表。"""
 import torch
 
-HINT = ("P[i, j] = (c[i, j] + k) / (n[i] + k·V)，n[i] 是第 i 行的计数之和。"
-        "写成张量运算只要两行：smoothed = pair_counts.float() + k，"
-        "再 smoothed / smoothed.sum(dim=1, keepdim=True)。keepdim=True 让 [V, 1] 的行和沿每一列广播；"
-        "按列求和（dim=0）得到的就不是“前一个字是 i 时”的分布了。")
-
 
 def cases(gen):
     """24 个用例：(pair_counts [V, V] long, k)。V 在 2–12 之间，约三分之一的行全是 0。"""

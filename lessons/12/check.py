@@ -1,10 +1,6 @@
 """第 12 课差分检查：随机形状与随机权重的前馈网络，比较学习者与参考答案的 solve。"""
 import torch
 
-HINT = ("三步：h = x @ up_weight.T + up_bias（nn.Linear 的 weight 形状是 [输出, 输入]，所以要转置）；"
-        "h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))（精确 GELU）；"
-        "最后 h @ down_weight.T + down_bias。全程不要把 x 展平：@ 会把前面的维度当成批。")
-
 
 def cases(gen):
     """24 个用例：x 为 [B, T, C] 或 [T, C]，中间宽度 4C，权重与偏置随机。"""

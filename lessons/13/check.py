@@ -1,10 +1,6 @@
 """第 13 课差分检查：随机形状、尺度、weight、bias 与 eps 的层归一化，比较学习者与参考答案的 solve。"""
 import torch
 
-HINT = ("只在最后一维上算：mean = x.mean(-1, keepdim=True)，var = ((x - mean) ** 2).mean(-1, keepdim=True)"
-        "（除以 C；x.var 默认除以 C-1，要加 unbiased=False）。"
-        "然后 (x - mean) / torch.sqrt(var + eps) * weight + bias。keepdim=True 让 [..., 1] 能广播回 [..., C]。")
-
 
 def cases(gen):
     """24 个用例：(x [..., C], weight [C], bias [C], eps)。x 的均值、尺度随机，eps 有大有小。"""

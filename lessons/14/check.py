@@ -4,10 +4,6 @@
 """
 import torch
 
-HINT = ("分块数：字向量表 V·C，位置表 L·C；每层注意力 qkv 是 C×3C 加 3C 个偏置、proj 是 C×C 加 C 个；"
-        "MLP 的 up 是 C×4C 加 4C、down 是 4C×C 加 C；每层两个 LayerNorm 各 2C；最后还有一个 LayerNorm 2C。"
-        "输出层与字向量表共用一张表，不要再加 V·C。")
-
 
 def cases(gen):
     """24 个用例：(vocab_size, context_length, width, n_layers)，含默认配置；其余随机。"""

@@ -1,17 +1,24 @@
-"""课程目录（全课唯一的一份课表）、课号解析与学习进度。
+"""课程目录、课号解析与学习进度。
 
-CLI、测试和网站都从这里读课表；别处不再另存课程列表。
+课表本身是数据文件 lessons/manifest.toml（全课唯一的一份）；CLI、自检、测试和网站都经由这里读它，
+别处不再另存课程列表，也不写死课数。
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..common import ROOT, atomic_write_text
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10：同一个解析器的独立发行版（pyproject 里按版本装）
+    import tomli as tomllib
 
 LESSONS_DIR = ROOT / "lessons"
 WORKSPACE = Path(os.environ.get("POET_WORKSPACE") or ROOT)
@@ -19,25 +26,26 @@ WORKSPACE = Path(os.environ.get("POET_WORKSPACE") or ROOT)
 PROGRESS_FILE = WORKSPACE / ".progress.json"
 EXERCISE = "my_exercise.py"
 
-SECTIONS = {
-    "01": "起步",
-    "02": "数据",
-    "03": "GPT 的内部",
-    "04": "训练",
-    "05": "写诗",
-    "06": "评估与作品",
-}
+MANIFEST = LESSONS_DIR / "manifest.toml"
+MANIFEST_FORMAT = 1
+"""manifest.toml 的格式版本；改了字段的含义就加一，这里同时改读法。"""
+LESSON_FIELDS = ("number", "section", "title", "goal", "exercise", "hint")
+
+
+class ManifestError(ValueError):
+    """lessons/manifest.toml 缺失或写错；消息是中文。"""
 
 
 @dataclass(frozen=True)
 class Lesson:
-    """课表里的一课。"""
+    """课表里的一课（lessons/manifest.toml 的一个 [[lesson]]）。"""
 
     number: int
     section: str  # SECTIONS 的键
     title: str
     goal: str
     exercise: str
+    hint: str
 
     @property
     def code(self) -> str:
@@ -63,36 +71,44 @@ class Lesson:
         return f"{self.section} {SECTIONS[self.section]}"
 
 
+def load_manifest(path: Path = MANIFEST) -> tuple[dict[str, str], list[Lesson]]:
+    """读课表：返回 (SECTIONS 节号 → 节名, 按课号排好的 Lesson 列表)。
+
+    Raises:
+        ManifestError: 文件读不了、不是 TOML、格式版本不对、缺字段，
+            或课号不是从 1 起连续、节号不在 [[section]] 里。
+    """
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ManifestError(f"课表 {path} 读不了：{e}") from e
+    if data.get("format") != MANIFEST_FORMAT:
+        raise ManifestError(f"课表 {path} 的 format 是 {data.get('format')!r}，这个版本的课程只认 {MANIFEST_FORMAT}。")
+    sections = {}
+    for row in data.get("section", []):
+        if not isinstance(row.get("code"), str) or not isinstance(row.get("title"), str):
+            raise ManifestError(f"课表 {path} 里有一节缺少 code 或 title：{row}")
+        sections[row["code"]] = row["title"]
+    lessons = []
+    for i, row in enumerate(data.get("lesson", []), start=1):
+        wrong = [k for k in LESSON_FIELDS if not isinstance(row.get(k), int if k == "number" else str)]
+        extra = sorted(set(row) - set(LESSON_FIELDS))
+        if wrong or extra:
+            raise ManifestError(f"课表 {path} 第 {i} 个 [[lesson]]：缺少或写错 {wrong}，多出 {extra}。")
+        if row["number"] != i:
+            raise ManifestError(f"课表 {path} 第 {i} 个 [[lesson]] 的 number 是 {row['number']}：课号要从 1 起按顺序连续。")
+        if row["section"] not in sections:
+            raise ManifestError(f"课表 {path} 第 {i} 课的 section {row['section']!r} 不在 [[section]] 里。")
+        lessons.append(Lesson(**{k: row[k] for k in LESSON_FIELDS}))
+    if not lessons:
+        raise ManifestError(f"课表 {path} 里一课也没有。")
+    return sections, lessons
+
+
 LESSON_FILES = ("README.md", "experiment.py", "starter.py", "solution.py", "check.py")
 
-CATALOGUE = [Lesson(*row) for row in [
-    (1, "01", "一首诗从哪里来", "用随课程发布的模型写一首诗，再沿着流水线一步步倒推回去", "把一首绝句切成句子并数出每句字数"),
-    (2, "01", "张量与形状", "认识 [B,T,C] 这些形状，练习索引、广播与 view/reshape", "一次广播相加与变形"),
-    (3, "01", "读诗：语料一览", "读 poems.jsonl，看体裁、朝代、划分与字频", "统计出现最多的 k 个字"),
-    (4, "02", "清洗一首诗", "clean_record 如何处理标点、括注、缺字与不合格的诗", "统一标点"),
-    (5, "02", "汉字表", "Tokenizer：特殊标记在前、编码解码、表外字与 <unk>", "建编号表，特殊标记在前"),
-    (6, "02", "关键词与条件区", "keywords_for、样本排布与损失掩码", "排出样本与掩码"),
-    (7, "02", "最简单的语言模型：二元统计", "用计数做二元模型，得到以后每个模型都要比较的基线", "加 k 平滑的二元表"),
-    (8, "03", "给汉字一组可学习的数字", "字向量查表等于 one-hot 乘矩阵；反向传播只动被查到的行", "用 one-hot 乘法查表"),
-    (9, "03", "让模型知道字的先后", "可学习的位置表与正弦位置表；前文长度的限制", "把位置向量加到字向量上"),
-    (10, "03", "注意力：汇总前文的信息", "单头因果注意力：分数、缩放、遮挡、softmax、加权求和", "因果遮挡与 softmax 权重"),
-    (11, "03", "多头注意力", "把宽度切成几个头，各看各的，再拼回去", "拆分与合并注意力头"),
-    (12, "03", "前馈网络", "逐位置的 MLP 与 GELU", "GELU 或 MLP 的前向"),
-    (13, "03", "残差与层归一化", "LayerNorm 与先归一化的 Block", "LayerNorm"),
-    (14, "03", "组装 PoetryGPT", "logits、weight tying 与参数个数", "数参数"),
-    (15, "04", "交叉熵：给预测打分", "只在正文上计算损失", "带掩码的交叉熵"),
-    (16, "04", "优化器与学习率", "AdamW，预热加余弦衰减", "学习率日程"),
-    (17, "04", "训练循环", "先把一批背熟，再看验证集", "带梯度裁剪的一步训练"),
-    (18, "04", "存档与复现", "存档、随机种子与断点续训", "存档与读档往返"),
-    (19, "04", "读懂损失曲线", "训练与验证、过拟合、dropout、与二元基线比较", "找出开始过拟合的一步"),
-    (20, "05", "逐字生成", "贪心解码与 KV 缓存", "贪心生成循环"),
-    (21, "05", "温度与截断采样", "temperature、top-k、top-p", "top-k / top-p 过滤"),
-    (22, "05", "守住格式", "约束解码：五言、七言", "允许字的掩码"),
-    (23, "05", "藏头诗", "藏头与必含字", "强制字的日程"),
-    (24, "05", "平仄与押韵", "平仄、韵部与押韵感知的采样", "判断二、四句是否押韵"),
-    (25, "06", "怎样评价一首诗", "格式、押韵、关键词、抄袭率、distinct-n、困惑度", "抄袭率 / distinct-2"),
-    (26, "06", "毕业作品：训练你自己的诗人", "按参数预算配置并训练自己的模型", "按参数预算给出配置"),
-]]
+SECTIONS, CATALOGUE = load_manifest()
 BY_NUMBER = {lesson.number: lesson for lesson in CATALOGUE}
 
 

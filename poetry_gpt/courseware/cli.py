@@ -189,10 +189,8 @@ def cmd_check(args) -> int:
 
 
 def cmd_hint(args) -> int:
-    from .grading import lesson_check
-
     lesson = lesson_arg(args.lesson)
-    console.print(Panel(Text(lesson_check(lesson).HINT, overflow="fold"), title=f"第 {lesson.code} 课提示", title_align="left"))
+    console.print(Panel(Text(lesson.hint, overflow="fold"), title=f"第 {lesson.code} 课提示", title_align="left"))
     return 0
 
 

@@ -1,0 +1,60 @@
+"""课表 lessons/manifest.toml：读出来的课表完整、连续；写错的课表给出中文错误。"""
+import pytest
+
+from poetry_gpt.courseware import catalogue
+from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS, ManifestError, load_manifest, parse_lesson
+
+
+def test_manifest_lists_every_lesson_once_in_order():
+    assert [l.number for l in CATALOGUE] == list(range(1, len(CATALOGUE) + 1))
+    assert len(CATALOGUE) >= 14 and set(BY_NUMBER) == {l.number for l in CATALOGUE}
+    assert list(SECTIONS) == sorted({l.section for l in CATALOGUE})
+    for lesson in CATALOGUE:
+        assert lesson.title and lesson.goal and lesson.exercise and len(lesson.hint) >= 20, lesson.code
+    assert BY_NUMBER[9].title == "让模型知道字的先后" and BY_NUMBER[9].section_title == "03 GPT 的内部"
+    assert "广播" in BY_NUMBER[9].hint
+
+
+def test_parse_lesson_uses_the_manifest_count():
+    last = CATALOGUE[-1]
+    assert parse_lesson(f"lesson-{last.code}", require_available=False) is last
+    with pytest.raises(catalogue.LessonNumberError, match=f"1 到 {len(CATALOGUE)}"):
+        parse_lesson(str(last.number + 1))
+
+
+GOOD = '''format = 1
+[[section]]
+code = "01"
+title = "起步"
+[[lesson]]
+number = 1
+section = "01"
+title = "t"
+goal = "g"
+exercise = "e"
+hint = "h"
+'''
+
+
+@pytest.mark.parametrize("text, message", [
+    (GOOD.replace("format = 1", "format = 2"), "format"),
+    (GOOD.replace('hint = "h"\n', ""), "hint"),
+    (GOOD.replace("number = 1", "number = 2"), "连续"),
+    (GOOD.replace('section = "01"', 'section = "09"'), "section"),
+    (GOOD + 'colour = "red"\n', "colour"),
+    (GOOD.replace("[[lesson]]", "[[lesson]"), "读不了"),
+    ("format = 1\n", "一课也没有"),
+])
+def test_broken_manifests_raise_in_chinese(tmp_path, text, message):
+    path = tmp_path / "manifest.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ManifestError, match=message):
+        load_manifest(path)
+
+
+def test_a_good_manifest_round_trips(tmp_path):
+    path = tmp_path / "manifest.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    sections, lessons = load_manifest(path)
+    assert sections == {"01": "起步"}
+    assert [(l.number, l.title, l.hint, l.code) for l in lessons] == [(1, "t", "h", "01")]
