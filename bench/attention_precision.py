@@ -12,14 +12,11 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import torch
+from torch.nn import functional as F
 
-import torch  # noqa: E402
-from torch.nn import functional as F  # noqa: E402
-
-from poetry_gpt.courseware.cli import positive_int  # noqa: E402  （也让 argparse 的提示变成中文）
+from poetry_gpt.courseware.cli import positive_int  # 也让 argparse 的提示变成中文
 
 
 def main() -> int:

@@ -20,16 +20,13 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import torch
 
-import torch  # noqa: E402
-
-from poetry_gpt.courseware.cli import positive_int  # noqa: E402  （也让 argparse 的提示变成中文）
-from poetry_gpt.data import SEP, default_tokenizer, make_batch  # noqa: E402
-from poetry_gpt.model import ModelConfig, PoetryGPT  # noqa: E402
-from poetry_gpt.train import PRECISIONS, PRESETS, batch_indices, encode_split, make_optimizer, resolve_precision  # noqa: E402
+from poetry_gpt.courseware.cli import positive_int  # 也让 argparse 的提示变成中文
+from poetry_gpt.data import SEP, default_tokenizer, make_batch
+from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.train import PRECISIONS, PRESETS, batch_indices, encode_split, make_optimizer, resolve_precision
 
 BLOCK = 64
 

@@ -4,15 +4,25 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10：同一个解析器的独立发行版（pyproject.toml 里按版本装）
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 """仓库根目录。"""
 
 DEFAULT_DATA = ROOT / "data"
 """随课程发布的数据目录：poems.jsonl、vocab.json、tones.json、t2s.json、模型。"""
+
+COURSE_SEED = 26
+"""全课的随机种子（26 课）：实验、训练、评估的提示默认都用它，结果每次相同。
+起始文件与参考答案要能单独下载，不导入本包，所以在那里写的是同一个数 26。"""
 
 
 class DataFileError(ValueError):
@@ -33,6 +43,22 @@ def read_json(path: str | os.PathLike) -> Any:
         raise DataFileError(f"找不到数据文件：{path}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise DataFileError(f"{path} 不是合法的 UTF-8 JSON：{e}") from None
+
+
+def read_toml(path: str | os.PathLike) -> dict:
+    """读取一个 TOML 文件（如课表 lessons/manifest.toml）。
+
+    Raises:
+        DataFileError: 文件不存在或不是合法 TOML（消息里写明文件名）。
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:  # TOML 规定是 UTF-8，tomllib 只收字节
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise DataFileError(f"找不到数据文件：{path}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise DataFileError(f"{path} 不是合法的 TOML：{e}") from None
 
 
 def iter_jsonl(path: str | os.PathLike) -> Iterator[Any]:

@@ -1,4 +1,4 @@
-"""课程实验打印用的小工具：show()、表格、热力图。
+"""课程实验用的小工具：开头的 setup_experiment()，打印用的 show()、表格、热力图、折线图。
 
 全部用 rich 输出：在终端里有颜色；设置了 NO_COLOR 或输出被管道接走时自动退回纯文本。
 """
@@ -10,10 +10,21 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .common import COURSE_SEED, seed_everything
+
 console = Console(highlight=False)
 error_console = Console(stderr=True, highlight=False, soft_wrap=True)
 """错误消息写到标准错误（不在 80 列处折断，里面的命令可以整行复制）：
 ``./poet write 月 --json > 诗.json`` 出错时，消息不会混进文件里。"""
+
+
+def setup_experiment(seed: int = COURSE_SEED, threads: int = 2) -> None:
+    """每个实验的第一行：用 threads 个计算线程（学习者的笔记本是两核），固定 Python 与 torch 的随机数，
+    让实验每次打印相同的结果。"""
+    import torch
+
+    torch.set_num_threads(threads)
+    seed_everything(seed)
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
@@ -74,3 +85,85 @@ def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title:
         t.add_row(str(label), *cells)
     console.print(t)
     console.print(f"[dim]颜色越亮数值越大：最小 {lo:.3f}，最大 {hi:.3f}[/dim]")
+
+
+_MARKS = ".o+*x#"
+_COLOURS = ("cyan", "magenta", "green", "yellow", "blue", "red")
+
+
+def plot_rows(series: dict[str, Sequence[tuple[float, float]]], hlines: dict[str, float] | None = None,
+              width: int = 60, height: int = 14,
+              y_limits: tuple[float, float] | None = None) -> list[list[tuple[str, int]]]:
+    """把几条曲线排进一个 height 行 × width 列的字符格子，供 :func:`line_plot` 打印（也方便测试）。
+
+    Args:
+        series: 名字 → [(x, y), …]；第 i 条曲线用记号 ``_MARKS[i]``。同一列里落了多个点时每个点都画，
+            所以抖动的曲线会显出一条带子。
+        hlines: 名字 → y：画成一整行 ``-`` 的水平参考线（例如二元基线）。
+        y_limits: (下限, 上限)：只画这个范围里的点，好把纵轴放大到关心的一段；None 时取全部点的范围。
+
+    Returns:
+        每个格子的 (字符, 曲线编号)；编号 -1 是空白，-2 是参考线。第 0 行是 y 最大的一行。
+
+    Raises:
+        ValueError: 没有任何点，或曲线多于 6 条。
+    """
+    if len(series) > len(_MARKS):
+        raise ValueError(f"一张图最多画 {len(_MARKS)} 条曲线")
+    points = [(x, y) for pts in series.values() for x, y in pts]
+    if not points:
+        raise ValueError("没有可画的点")
+    x0, x1 = min(x for x, _ in points), max(x for x, _ in points)
+    y0, y1 = y_limits or _y_range(points, hlines)
+    col = lambda x: round((x - x0) / ((x1 - x0) or 1) * (width - 1))
+    row = lambda y: round((y1 - y) / ((y1 - y0) or 1) * (height - 1))
+    grid = [[(" ", -1)] * width for _ in range(height)]
+    inside = lambda y: y0 <= y <= y1
+    for y in filter(inside, (hlines or {}).values()):
+        grid[row(y)] = [("-", -2)] * width
+    for i, pts in enumerate(series.values()):  # 后画的曲线压在先画的上面
+        for x, y in pts:
+            if inside(y):
+                grid[row(y)][col(x)] = (_MARKS[i], i)
+    return grid
+
+
+def _y_range(points, hlines) -> tuple[float, float]:
+    ys = [y for _, y in points] + list((hlines or {}).values())
+    return min(ys), max(ys)
+
+
+def line_plot(series: dict[str, Sequence[tuple[float, float]]], hlines: dict[str, float] | None = None,
+              width: int = 60, height: int = 14, y_limits: tuple[float, float] | None = None,
+              title: str | None = None, x_label: str = "步", digits: int = 2) -> None:
+    """在终端里画折线图（散点）：左边是 y 的刻度，下面是 x 的两端，最后一行是图例。
+
+    参数同 :func:`plot_rows`；title 印在图上方，x_label 是横轴的名字，digits 是 y 刻度的小数位。
+    """
+    grid = plot_rows(series, hlines, width, height, y_limits)
+    points = [(x, y) for pts in series.values() for x, y in pts]
+    y0, y1 = y_limits or _y_range(points, hlines)
+    x0, x1 = min(x for x, _ in points), max(x for x, _ in points)
+    label_width = max(len(f"{v:.{digits}f}") for v in (y0, y1))
+    if title:
+        console.print(Text(title, style="bold"))
+    for r, cells in enumerate(grid):
+        # 刻度写在第一行、中间一行和最后一行
+        value = y1 - (y1 - y0) * r / max(height - 1, 1)
+        tick = f"{value:.{digits}f}" if r in (0, (height - 1) // 2, height - 1) else ""
+        line = Text(f"{tick:>{label_width}} |")
+        for ch, owner in cells:
+            line.append(ch, style=_COLOURS[owner] if owner >= 0 else ("dim" if owner == -2 else ""))
+        console.print(line, soft_wrap=True)
+    console.print(" " * label_width + " +" + "-" * width)
+    left, right = f"{x0:g}", f"{x1:g}"
+    console.print(" " * (label_width + 2) + left + " " * max(1, width - len(left) - len(right)) + right
+                  + f"  {x_label}")
+    legend = Text(" " * (label_width + 2))
+    for i, name in enumerate(series):
+        legend.append(f"{_MARKS[i]} {name}", style=_COLOURS[i])
+        legend.append("   ")
+    for name, y in (hlines or {}).items():
+        legend.append(f"- {name} {y:.{digits + 1}f}", style="dim")
+        legend.append("   ")
+    console.print(legend, soft_wrap=True)

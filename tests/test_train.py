@@ -109,7 +109,7 @@ def test_precision_auto_and_a_bf16_run_tracks_fp32(tmp_path):
 
 def test_two_processes_match_one_process_on_the_combined_batch(tmp_path):
     """torchrun 起 2 个 CPU 进程（gloo），各算半批；一步之后的权重与单进程算整批相同。"""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     for name, launcher in (("ddp", [sys.executable, "-m", "torch.distributed.run", "--standalone",
                                     "--nproc_per_node=2", "-m"]),
                            ("single", [sys.executable, "-m"])):
@@ -133,7 +133,7 @@ def test_ctrl_c_writes_a_checkpoint_and_exits_cleanly(tmp_path):
     import signal
     import time
 
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     ckpt = tmp_path / "checkpoint.pt"
     proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "train", "--preset", "tiny", "--out",
                              str(tmp_path)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

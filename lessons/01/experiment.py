@@ -1,15 +1,12 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/01/experiment.py。"""
 import sys
-from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
-from poetry_gpt.courseware.catalogue import CATALOGUE
+from poetry_gpt.common import ROOT, read_toml
 from poetry_gpt.data import BOS, SEP, default_tokenizer, split_lines
 from poetry_gpt.generate import TOKEN_OF_FORM, write_one
-from poetry_gpt.labs import show, table
+from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.train import CheckpointError, load_model
-torch.set_num_threads(2)
-torch.manual_seed(26)
+setup_experiment()
 
 tok = default_tokenizer()
 try:
@@ -95,5 +92,5 @@ stages = {
     26: ("自己训练", "—"),
 }
 table(["课", "课名", "哪一段", "本次的形状"],
-      [[lesson.code, lesson.title, *stages[lesson.number]] for lesson in CATALOGUE],
+      [[f"{l['number']:02d}", l["title"], *stages[l["number"]]] for l in read_toml(ROOT / "lessons" / "manifest.toml")["lesson"]],
       title="课程地图：每一段在哪一课搭出来")

@@ -1,13 +1,9 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/02/experiment.py。"""
-import sys
-from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 from torch import nn
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
-from poetry_gpt.labs import show, table
-torch.set_num_threads(2)
-torch.manual_seed(26)
+from poetry_gpt.labs import setup_experiment, show, table
+setup_experiment()
 
 tok = default_tokenizer()
 poem = next(p for p in load_poems() if p["title"] == "静夜思" and p["author"] == "李白")

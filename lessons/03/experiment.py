@@ -5,15 +5,12 @@
 import re
 import sys
 from collections import Counter
-from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
-from poetry_gpt.common import DEFAULT_DATA, read_jsonl
+from poetry_gpt.common import COURSE_SEED, DEFAULT_DATA, read_jsonl
 from poetry_gpt.data import LINE_ENDS, poem_body
-from poetry_gpt.labs import show, table
-torch.set_num_threads(2)
-seed = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 26
-torch.manual_seed(seed)
+from poetry_gpt.labs import setup_experiment, show, table
+seed = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else COURSE_SEED
+setup_experiment(seed)
 
 poems = read_jsonl(DEFAULT_DATA / "poems.jsonl")       # 每行一首，读成 dict 的列表
 show("诗的首数", len(poems))

@@ -2,16 +2,12 @@
 
 bad_records.json 是从 chinese-poetry 2.0.1（MIT）原样摘出的 14 条原始记录，见本课 README。
 """
-import sys
 from collections import Counter
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import torch
 from poetry_gpt.common import read_json
 from poetry_gpt.data import BadRecord, clean_record, load_poems, poem_body, to_simplified
-from poetry_gpt.labs import show, table
-torch.set_num_threads(2)
-torch.manual_seed(26)
+from poetry_gpt.labs import setup_experiment, show, table
+setup_experiment()
 
 
 def verdict(paragraphs):

@@ -1,13 +1,8 @@
 """第 05 课实验：汉字表。在仓库根目录执行 .venv/bin/python lessons/05/experiment.py。"""
-import sys
 from collections import Counter
-from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import torch
 from poetry_gpt.data import SPECIAL, UNK, Tokenizer, default_tokenizer, load_poems
-from poetry_gpt.labs import show, table
-torch.set_num_threads(2)
-torch.manual_seed(26)
+from poetry_gpt.labs import setup_experiment, show, table
+setup_experiment()
 
 tok = default_tokenizer()   # 随课程发布的 data/vocab.json
 poems = load_poems()

@@ -1,16 +1,11 @@
 """第 06 课实验：关键词与条件区。在仓库根目录执行 .venv/bin/python lessons/06/experiment.py。"""
 import math
-import sys
 from collections import Counter
-from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import torch
 from poetry_gpt.data import (FUNCTION_CHARS, PAD, default_tokenizer, encode_sample, keywords_for, load_poems,
                              make_batch, poem_body)
 from poetry_gpt.model import ModelConfig
-from poetry_gpt.labs import show, table
-torch.set_num_threads(2)
-torch.manual_seed(26)
+from poetry_gpt.labs import setup_experiment, show, table
+setup_experiment()
 
 tok = default_tokenizer()
 poems = load_poems()

@@ -1,15 +1,11 @@
 """第 07 课实验：二元统计模型与交叉熵基线。在仓库根目录执行 .venv/bin/python lessons/07/experiment.py。"""
 import math
-import sys
 import time
-from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 from poetry_gpt.bigram import DEFAULT_K, BigramModel, poems_of, scored_pairs, uniform_cross_entropy
 from poetry_gpt.data import SEP, default_tokenizer, split_lines
-from poetry_gpt.labs import show, table
-torch.set_num_threads(2)
-torch.manual_seed(26)
+from poetry_gpt.labs import setup_experiment, show, table
+setup_experiment()
 
 tok = default_tokenizer()
 V = len(tok)

@@ -1,15 +1,11 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/08/experiment.py。"""
 import math
-import sys
-from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 from torch.nn import functional as F
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, loss_mask_for
-from poetry_gpt.labs import show, table
-torch.set_num_threads(2)
-torch.manual_seed(26)
+from poetry_gpt.labs import setup_experiment, show, table
+setup_experiment()
 
 tok = default_tokenizer()
 model = PoetryGPT(ModelConfig(vocab_size=len(tok)))

@@ -1,16 +1,12 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/10/experiment.py。"""
 import math
-import sys
-from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 from torch.nn import functional as F
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, split_lines
-from poetry_gpt.labs import heatmap, show, table
+from poetry_gpt.labs import heatmap, setup_experiment, show, table
 from poetry_gpt.train import load_model
-torch.set_num_threads(2)
-torch.manual_seed(26)
+setup_experiment()
 
 tok = default_tokenizer()
 model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval()

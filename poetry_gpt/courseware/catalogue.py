@@ -8,17 +8,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..common import ROOT, atomic_write_text
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10：同一个解析器的独立发行版（pyproject 里按版本装）
-    import tomli as tomllib
+from ..common import ROOT, DataFileError, atomic_write_text, read_toml
 
 LESSONS_DIR = ROOT / "lessons"
 WORKSPACE = Path(os.environ.get("POET_WORKSPACE") or ROOT)
@@ -79,10 +73,9 @@ def load_manifest(path: Path = MANIFEST) -> tuple[dict[str, str], list[Lesson]]:
             或课号不是从 1 起连续、节号不在 [[section]] 里。
     """
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ManifestError(f"课表 {path} 读不了：{e}") from e
+        data = read_toml(path)
+    except DataFileError as e:
+        raise ManifestError(f"课表读不了：{e}") from None
     if data.get("format") != MANIFEST_FORMAT:
         raise ManifestError(f"课表 {path} 的 format 是 {data.get('format')!r}，这个版本的课程只认 {MANIFEST_FORMAT}。")
     sections = {}
