@@ -99,3 +99,34 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
         "examples": [p.text for p in fixed[:3]],
     }
 
+
+
+def loss_curves(source=None) -> dict:
+    """训练日志里的损失曲线（第 19 课的图、课程网站的图都用它）。
+
+    Args:
+        source: 存档路径（``./poet train`` 写的 checkpoint.pt，或随课程发布的 data/model.pt——导出时日志
+            一起存了下来），或 :func:`poetry_gpt.train.train` 返回的 ``Run.log`` 列表。None 表示随课程发布的模型。
+
+    Returns:
+        ``{"train": [[step, loss], …], "val": [[step, val], …], "lr": [[step, lr], …], "eval_poems": n}``，
+        单位奈特/字，step 是做完第几步（从 1 数）。train 是每步那一批诗上的损失（随批抖动）；val 是每隔
+        eval_every 步在 val 里均匀取的 eval_poems 首上的损失（从存档读时 eval_poems 取自它的训练设置，
+        给列表时为 None）。只含列表、数与 None，可以直接写成 JSON。
+
+    Raises:
+        poetry_gpt.train.CheckpointError: 存档不能读（见 read_checkpoint）。
+    """
+    eval_poems = None
+    if source is None or not isinstance(source, list):
+        from .train import SHIPPED_MODEL, read_checkpoint  # 只在读存档时才需要
+        state = read_checkpoint(SHIPPED_MODEL if source is None else source)
+        log, eval_poems = state["log"], state["train_config"].get("eval_poems")
+    else:
+        log = source
+    return {
+        "train": [[e["step"], e["loss"]] for e in log],
+        "val": [[e["step"], e["val"]] for e in log if "val" in e],
+        "lr": [[e["step"], e["lr"]] for e in log],
+        "eval_poems": eval_poems,
+    }
