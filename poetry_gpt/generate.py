@@ -86,8 +86,10 @@ def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float |
 
     Args:
         logits: [V] 或 [B, V]。
-        top_k: 只留分数最高的 k 个（None 或 0 表示不截）。
-        top_p: 只留概率从高到低累加到刚好达到 p 的那些（None 或 ≥1 表示不截）；第一个总会留下。
+        top_k: 只留分数最高的 k 个（None 或 0 表示不截）；与第 k 大的分数相等的并列字都留下，
+            所以留下的可能多于 k 个。
+        top_p: 在 top-k 剩下的字里，按分数从高到低（分数相等时编号小的在前）排好，排在一个字前面的
+            概率之和已经 ≥ p 时丢掉它（None 或 ≥1 表示不截）；0 < p 时第一个总会留下。
             参见 Holtzman et al., "The Curious Case of Neural Text Degeneration", 2020。
 
     Returns:
@@ -99,7 +101,8 @@ def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float |
         kth = torch.topk(logits, k, dim=-1).values[..., -1:]
         logits[logits < kth] = float("-inf")
     if top_p is not None and top_p < 1.0:
-        sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
+        # stable：分数相等的字按编号从小到大排，并列字跨过 p 的边界时留下哪个是确定的
+        sorted_logits, order = torch.sort(logits, dim=-1, descending=True, stable=True)
         probs = torch.softmax(sorted_logits, dim=-1)
         before = torch.cumsum(probs, dim=-1) - probs  # 排在它前面的概率之和
         drop = before >= top_p
@@ -235,10 +238,9 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
         body.append(token)
         if constraint is not None:
             constraint.advance(token)
-        if len(cache) < model.config.context_length:
-            logits = step([token])
-        else:
+        if len(cache) + 1 == model.config.context_length:  # 前文加正文已满 context_length 个位置
             break
+        logits = step([token])
     text = tokenizer.decode(body)
     return Poem(text=text, form=form, keywords=list(keywords), acrostic=acrostic, seed=seed,
                 constrained=constrained, seconds=time.perf_counter() - started)
