@@ -3,7 +3,8 @@ import torch
 from torch.nn import functional as F
 from poetry_gpt.model import ModelConfig, PoetryGPT, sinusoidal_positions
 from poetry_gpt.data import default_tokenizer
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import heatmap, setup_experiment, show, table
+from poetry_gpt.train import load_model
 setup_experiment()
 
 tok = default_tokenizer()
@@ -21,9 +22,16 @@ show("字的编号 风春月", b[0].tolist())
 show("位置编号", pos.tolist())
 show("相加后的形状", list(ha.shape))
 for i in range(3):
-    show(f"第 {i + 1} 行是否相同", torch.equal(ha[0, i], hb[0, i]))
-show("原序列第 1 行前 4 个数", ha[0, 0, :4])
-show("换序后第 1 行前 4 个数", hb[0, 0, :4])
+    show(f"位置 {i} 是否相同", torch.equal(ha[0, i], hb[0, i]))
+show("原序列位置 0 的前 4 个数", ha[0, 0, :4])
+show("换序后位置 0 的前 4 个数", hb[0, 0, :4])
+
+# 1b. 手算的小例子（宽度 2，位置表 3 行），和 README、练习底部的检查同一组数
+small = torch.tensor([[0.1, 0.2], [0.0, 0.3], [-0.2, 0.1]])
+spring = torch.tensor([0.5, -1.0])
+table(["“春”在", "字向量", "位置表的行", "相加"],
+      [[f"位置 {p}", spring.tolist(), small[p].tolist(), (spring + small[p]).tolist()] for p in range(3)],
+      title="手算的小例子：同一个字，位置不同，向量不同", digits=1)
 
 # 2. 只把字向量平均：顺序信息就没了
 show("字向量平均是否相同", torch.allclose(model.characters(a).mean(1), model.characters(b).mean(1)))
@@ -50,4 +58,12 @@ for width in (64, 32):
 try:
     sin[L]
 except IndexError:
-    show("正弦表取第 65 行", "也越界：表只算了 64 行")
+    show("正弦表取位置 64", "越界：这张表只预先算了 64 行（公式本身对任何位置都算得出）")
+
+# 5. 训练让位置表学出了什么：相邻位置的行越来越像（余弦相似度，位置 0–15）
+trained, _ = load_model()
+rows = 12
+for name, weight in (("未训练", learned), ("训练好的", trained.positions.weight.detach())):
+    unit = F.normalize(weight[:rows], dim=-1)
+    heatmap(unit @ unit.T, range(rows), range(rows), title=f"{name}位置表：位置两两的余弦相似度（位置 0–11）")
+    show(f"{name}位置表相邻位置余弦相似度（全部 64 行平均）", neighbour(weight))
