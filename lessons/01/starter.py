@@ -16,7 +16,7 @@ def solve(text):
     Returns:
         列表，每句一项 (这一句不带结尾标点, 字数)，按原来的顺序，如 [("白日依山尽", 5), …]。
     """
-    raise NotImplementedError("请补全 solve：逐字往下读，遇到 ，。？！ 就把攒下的字收成一句，再记下它的长度。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 1 检查；卡住时运行 ./poet hint 1 看提示。")
 
 
 if __name__ == "__main__":

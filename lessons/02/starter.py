@@ -18,7 +18,7 @@ def solve(logits, bias):
     Returns:
         形状 [B*T, V] 的张量：第 b*T + t 行是 logits[b, t] + bias。
     """
-    raise NotImplementedError("请补全 solve：先 logits + bias（[V] 会广播到 [B, T, V]），再 reshape(B * T, V)。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 2 检查；卡住时运行 ./poet hint 2 看提示。")
 
 
 if __name__ == "__main__":

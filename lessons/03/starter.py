@@ -20,7 +20,7 @@ def solve(texts, k):
         [(字, 次数), …]，按次数从多到少；次数相同按字的码位 ord(字) 从小到大。
         标点 ，。？！ 不计。
     """
-    raise NotImplementedError("请补全 solve：用 Counter 数出每个非标点的字，再按 (-次数, 字) 排序取前 k 个。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 3 检查；卡住时运行 ./poet hint 3 看提示。")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ def solve(text):
     Returns:
         换好标点的字符串。
     """
-    raise NotImplementedError("请补全 solve：建一张“标点 → 全角标点”的对照表，逐字替换，表里没有的字原样保留。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 4 检查；卡住时运行 ./poet hint 4 看提示。")
 
 
 if __name__ == "__main__":

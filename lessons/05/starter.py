@@ -19,7 +19,7 @@ def solve(texts, min_count, specials):
         列表：先是 specials，再是出现次数 ≥ min_count 的字，按次数从多到少，
         次数相同按码位 ord(字) 从小到大。第 i 项就是编号 i 对应的标记。
     """
-    raise NotImplementedError("请补全 solve：用 Counter 数每个字，留下次数 ≥ min_count 的，按 (-次数, ord(字)) 排序，再接在 specials 后面。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 5 检查；卡住时运行 ./poet hint 5 看提示。")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ def solve(form_id, keyword_ids, poem_ids, bos_id, sep_id, eos_id):
         (ids, mask)：ids 是 ``<bos> <form> 关键词… <sep> 正文… <eos>`` 的编号列表，长 n；
         mask 是长 n-1 的布尔列表，与预测目标 ids[1:] 对齐：目标在 <sep> 之后（正文与 <eos>）为 True。
     """
-    raise NotImplementedError("请补全 solve：先按 <bos> <form> 关键词… <sep> 正文… <eos> 拼出 ids，再对 t = 1…n-1 判断 ids[t] 是否在 <sep> 之后。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 6 检查；卡住时运行 ./poet hint 6 看提示。")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ def solve(pair_counts, k):
     Returns:
         [V, V] 的浮点张量 P，P[i, j] = (c[i, j] + k) / (Σ_j c[i, j] + k·V)；每一行加起来是 1。
     """
-    raise NotImplementedError("请补全 solve：每个格子加 k，再除以所在行的总和（sum(dim=1, keepdim=True)）。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 7 检查；卡住时运行 ./poet hint 7 看提示。")
 
 
 if __name__ == "__main__":

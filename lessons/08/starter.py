@@ -16,8 +16,7 @@ def solve(ids, weight):
     Returns:
         形状 [B, T, C] 的张量，第 (b, t) 格等于 weight 的第 ids[b, t] 行。
     """
-    raise NotImplementedError("请补全 solve：先用 F.one_hot(ids, V) 得到 [B, T, V] 的 0/1 张量，"
-                              "转成浮点后用 @ 乘 weight [V, C]。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 8 检查；卡住时运行 ./poet hint 8 看提示。")
 
 
 if __name__ == "__main__":

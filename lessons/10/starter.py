@@ -15,8 +15,7 @@ def solve(scores):
     Returns:
         与 scores 同形状的权重：s > t 的格子为 0，每一行（最后一维）之和为 1。
     """
-    raise NotImplementedError("请补全 solve：用 torch.ones(T, T, dtype=torch.bool).tril() 做出下三角，"
-                              "把其余格子 masked_fill 成 -inf，再在最后一维上 softmax。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 10 检查；卡住时运行 ./poet hint 10 看提示。")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ def solve(t, n_heads):
         拆头：[B, H, T, C/H]，第 h 个头是原来第 h*C/H 到 (h+1)*C/H-1 列。
         合头：[B, T, C]，各头的结果按头的顺序首尾相接。
     """
-    raise NotImplementedError("请补全 solve：拆头先 view 成 [B, T, H, C/H] 再 transpose(1, 2)；合头反过来，先 transpose(1, 2) 再 reshape 成 [B, T, C]。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 11 检查；卡住时运行 ./poet hint 11 看提示。")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ def solve(x, up_weight, up_bias, down_weight, down_bias):
         [..., C]：down(GELU(up(x)))。GELU 用精确形式 0.5·h·(1 + erf(h/√2))，不用 tanh 近似，
         也不调用 F.gelu、nn.Linear。
     """
-    raise NotImplementedError("请补全 solve：先 x @ up_weight.T + up_bias 放宽到 4C，再用 0.5·h·(1 + erf(h/√2)) 做精确 GELU，最后 @ down_weight.T + down_bias 收回 C。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 12 检查；卡住时运行 ./poet hint 12 看提示。")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ def solve(x, weight, bias, eps):
         与 x 同形状：(x - 均值) / sqrt(方差 + eps) * weight + bias。方差除以 C（不是 C-1），
         与 nn.LayerNorm 相同。
     """
-    raise NotImplementedError("请补全 solve：在最后一维上求均值和方差（方差除以 C，keepdim=True），再 (x - 均值) / sqrt(方差 + eps) * weight + bias。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 13 检查；卡住时运行 ./poet hint 13 看提示。")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ def solve(vocab_size, context_length, width, n_layers):
     Returns:
         int：字向量表 + 位置表 + 每层（两个 LayerNorm、注意力、MLP）+ 最后的 LayerNorm。
     """
-    raise NotImplementedError("请补全 solve：分块相加：V·C + L·C + 层数 ×（两个 LayerNorm + 注意力 qkv 与 proj + MLP 的 up 与 down，都带偏置）+ 最后的 LayerNorm；输出层与字向量表共用，不另算。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 14 检查；卡住时运行 ./poet hint 14 看提示。")
 
 
 if __name__ == "__main__":
