@@ -1,22 +1,28 @@
-"""运行与比较学习者的练习：./poet check 与 ./poet grade 共用这里。
+"""运行与比较学习者的练习：./poet check、./poet grade 与 ./poet verify 共用这里。
 
-每份练习在一个带时间与内存上限的子进程里（runner.py）依次做两步检查：
+每份练习的检查分三处：
 
-1. 可见检查：把文件当脚本运行，执行它底部自带的检查；
-2. 差分检查：用 check.py 生成的随机用例调用学习者的 solve；父进程再拿参考答案 solution.py
-   的输出逐个比较（整数、字符串精确相等；浮点与张量用 allclose）。
+1. 这里（父进程，可信）：读文件（大小上限、NUL、UTF-8、语法），用 check.py 生成随机用例，
+   用参考答案 solution.py 算出应有的输出；
+2. 子进程 runner.py（不可信，能用 bwrap 时关在 sandbox.py 的沙箱里，另有时间、内存、输出上限）：
+   先把文件当脚本运行（可见检查），再逐个用例调用学习者的 solve，把结果写回一个只有它拿到的文件描述符；
+3. 再回到这里：按 wire.py 的格式严格核对交回的东西，与参考输出逐个比较（整数、字符串精确相等；
+   浮点与张量用 allclose），作出判定。
 
-这是“按进程隔离”，不是安全沙箱：学习者的代码可以读写本机文件，只是跑不死检查程序，
-也影响不到别人的结果。
+学习者的代码只能影响“它交回了什么答案”：它碰不到用例的生成、参考答案的输出和比较，
+交回的东西格式不对、太大、太深、类型奇怪，都只是一个“崩溃”或“答案错误”的判定。
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import math
 import os
+import re
 import resource
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -28,6 +34,7 @@ from pathlib import Path
 import torch
 
 from ..common import ROOT
+from . import sandbox, wire
 from .catalogue import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -38,10 +45,19 @@ VERDICTS = {
     "crashed": "崩溃",
     "timeout": "超时",
     "syntax": "语法错误",
+    "error": "批改出错",
 }
-OUTPUT_LIMIT = 16 << 20  # 子进程最多写 16 MiB 输出，再多就被系统终止
+CHILD_STATUSES = ("not_implemented", "wrong", "crashed", "syntax")  # 子进程能交回的失败判定；“通过”只由这里给
+OUTPUT_LIMIT = 32 << 20  # 子进程写的每个文件（输出、答案）最多 32 MiB，再多就写不进去
+ANSWER_LIMIT = 24 << 20  # 交回的答案里张量数据的总量上限
+MAX_FILE_BYTES = 1 << 20  # 超过 1 MiB 的“练习文件”不读、不检查
+MESSAGE_CHARS = 4000  # 判定消息最多这么多字符
 SHOWN_CHARS = 2000  # 判定消息里最多引用这么多字符的输出
+MIN_MEMORY_MB = 1024  # 检查进程内存上限的下限：导入 torch（约 640 MiB 地址空间）并跑完一课的参考答案都够
 _reference_lock = threading.Lock()
+_live_lock = threading.Lock()
+_live: set[subprocess.Popen] = set()  # 正在运行的检查子进程：中断时一个不落地结束
+_cancelled = threading.Event()
 
 
 @dataclass
@@ -63,11 +79,26 @@ class Verdict:
 
 @dataclass
 class Limits:
-    """子进程的限制：timeout 秒（整次检查）、内存 MiB、计算线程数。"""
+    """子进程的限制：timeout 秒（整次检查）、内存 MiB、计算线程数；sandbox 为 False 时即使有 bwrap 也不用。"""
 
     timeout: float = 20.0
     memory_mb: int = 2048
     threads: int = 2
+    sandbox: bool = True
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe_text(text: str, limit: int | None = None) -> str:
+    """给终端与报告用的文本：控制字符（ESC、回车、退格、双向控制符……）写成 \\x1b 这样的转义，
+    不能编码成 UTF-8 的孤立代理字符写成 \\udcff；limit 给出时截到这么多字符。"""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + " …（后面省略）"
+    return text
 
 
 def _limit_resources(memory_mb: int):
@@ -79,11 +110,51 @@ def _limit_resources(memory_mb: int):
     return apply
 
 
-def run_limited(args: list[str], workdir: Path, limits: Limits) -> tuple[int | None, str]:
-    """在 workdir 里运行 args（新的进程组、干净的环境、资源上限）。
+def cancel_all() -> None:
+    """结束每一个正在运行的检查子进程（连同它们开的子进程），并且不再启动新的。"""
+    with _live_lock:
+        _cancelled.set()
+        for proc in _live:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _sigterm(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interruptible():
+    """在主线程里：SIGTERM 与 Ctrl-C 一样变成 KeyboardInterrupt；中断时 cancel_all()。
+
+    调用者的 with/finally 随后删掉各自的临时文件夹；检查子进程已被杀掉，所以这一步很快。
+    """
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        _cancelled.clear()
+        old = signal.signal(signal.SIGTERM, _sigterm)
+    try:
+        yield
+    except KeyboardInterrupt:
+        cancel_all()
+        raise
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, old)
+
+
+def run_limited(args: list[str], workdir: Path, limits: Limits, stdin=None, pass_fds=(),
+                readonly: list[Path] = ()) -> tuple[int | None, str]:
+    """在 workdir 里运行 args（能用沙箱时关进 bwrap；新的进程组、干净的环境、资源上限）。
+
+    stdin 是交给子进程的标准输入（一个文件），pass_fds 是额外交给它的文件描述符，
+    readonly 是在沙箱里只读可见的文件（见 sandbox.command）。
 
     Returns:
-        (exit code, 输出尾部)。超时时 exit code 为 None，整个进程组已被杀掉。
+        (exit code, 输出尾部)。超时时 exit code 为 None。返回时子进程与它开的进程都已结束。
+
+    Raises:
+        KeyboardInterrupt: 已被 cancel_all() 取消（Ctrl-C 或 SIGTERM）。
     """
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -95,21 +166,29 @@ def run_limited(args: list[str], workdir: Path, limits: Limits) -> tuple[int | N
         "OMP_NUM_THREADS": str(limits.threads),
         "NO_COLOR": "1",
     }
-    # 父进程一直拿着日志文件的句柄：学习者的代码即使删掉工作文件夹里的文件，输出也还读得到
-    with open(workdir / "output.log", "w+b") as log:
-        proc = subprocess.Popen(args, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=_limit_resources(limits.memory_mb))
+    if limits.sandbox and sandbox.unavailable_reason() is None:
+        args = sandbox.command(args, workdir, readonly)
+    # 输出写进一个没有名字的临时文件：父进程一直拿着它，学习者的代码找不到、删不掉
+    with tempfile.TemporaryFile() as log:
+        with _live_lock:
+            if _cancelled.is_set():
+                raise KeyboardInterrupt
+            proc = subprocess.Popen(args, cwd=workdir, env=env, stdin=stdin or subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pass_fds,
+                                    preexec_fn=_limit_resources(limits.memory_mb))
+            _live.add(proc)
         try:
             code = proc.wait(timeout=limits.timeout)
         except subprocess.TimeoutExpired:
             code = None
         finally:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # 连同它开的子进程一起结束
-            except ProcessLookupError:
-                pass
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # 连同它开的子进程一起结束（沙箱里的由 bwrap 一并结束）
             proc.wait()
+            with _live_lock:
+                _live.discard(proc)
+        if _cancelled.is_set():
+            raise KeyboardInterrupt
         size = log.seek(0, os.SEEK_END)
         if size >= OUTPUT_LIMIT and code is not None:
             code = -signal.SIGXFSZ  # Python 忽略这个信号，写满上限只会得到 OSError：按输出太多处理
@@ -148,22 +227,31 @@ def reference(lesson: Lesson, seed: int):
 
 def _short(value) -> str:
     """把用例的输入、输出写成一行短文本；张量只写形状和前几个数。"""
+    if isinstance(value, wire.Unsupported):
+        return value.what
     if isinstance(value, torch.Tensor):
         head = [round(v, 4) if isinstance(v, float) else v for v in value.flatten()[:6].tolist()]
         more = " …" if value.numel() > 6 else ""
         return f"张量{list(value.shape)} {head}{more}"
     if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
-        return "(" + ", ".join(_short(v) for v in value) + ")"
+        return "(" + ", ".join(_short(v) for v in value[:8]) + (", …" if len(value) > 8 else "") + ")"
     text = repr(value)
     return text if len(text) <= 300 else text[:300] + " …"
+
+
+def _kind(value) -> str:
+    return {torch.Tensor: "张量", list: "列表", tuple: "列表", dict: "字典", float: "浮点数", int: "整数",
+            str: "字符串", bool: "布尔值"}.get(type(value), type(value).__name__)
 
 
 def compare(expected, got, where: str = "结果") -> str | None:
     """比较参考输出与学习者的输出。相同返回 None，否则返回中文说明哪里不同。
 
     整数、字符串、布尔精确相等；浮点数与浮点张量用 allclose（rtol=1e-4, atol=1e-5）；
-    列表、元组、字典逐项比较。
+    列表、元组、字典逐项比较。got 里交不回来的值（wire.Unsupported）写明它的真实类型与原因。
     """
+    if isinstance(got, wire.Unsupported):
+        return f"{where}应是{_kind(expected)}，实际交回的是 {got.what}"
     if isinstance(expected, torch.Tensor):
         if not isinstance(got, torch.Tensor):
             return f"{where}应是张量，实际是 {type(got).__name__}"
@@ -193,65 +281,155 @@ def compare(expected, got, where: str = "结果") -> str | None:
     if isinstance(expected, dict):
         if not isinstance(got, dict) or set(map(str, got)) != set(map(str, expected)):
             return f"{where}应是键为 {sorted(map(str, expected))} 的字典"
+        got = {str(k): v for k, v in got.items()}
         return next((r for k in expected if (r := compare(expected[k], got[str(k)], f"{where}[{k!r}]"))), None)
     if type(got) is not type(expected) or got != expected:
         return f"{where}应为 {_short(expected)}，实际是 {_short(got)}"
     return None
 
 
-def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int | None = None) -> Verdict:
-    """检查一份练习：语法 → 可见检查 → 差分检查（后两步在同一个受限子进程里）。
+def read_source(path: Path) -> bytes | str:
+    """读一个练习文件：返回它的字节；读不了（不是普通文件、太大、读不出）时返回中文原因。"""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # 是个管道也不会卡住
+    except OSError as e:
+        return f"无法读取这个文件：{e.strerror}"
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "这不是一个普通文件"
+        if st.st_size > MAX_FILE_BYTES:
+            return f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
+        try:
+            data = f.read(MAX_FILE_BYTES + 1)
+        except OSError as e:
+            return f"无法读取这个文件：{e.strerror}"
+    if len(data) > MAX_FILE_BYTES:
+        return f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
+    return data
 
-    任何学习者文件都只会得到一个判定，不会抛异常。limits.timeout 是整次检查的时间上限（秒）。
+
+def source_problem(data: bytes, shown: str) -> str | None:
+    """文件内容能不能当 Python 运行：NUL、编码、语法。能时为 None，否则是中文原因（带行号）。
+    开头的 BOM（Windows 记事本存的“UTF-8 带 BOM”）照常接受。"""
+    if b"\0" in data:
+        line = data.count(b"\n", 0, data.index(b"\0")) + 1
+        return (f"第 {line} 行有一个空字符（NUL，\\0）：Python 文件里不能有它。"
+                f"常见原因是文件被存成了 UTF-16，请用 UTF-8 另存后再检查。")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        return f"第 {line} 行不是 UTF-8 编码：文件不是 UTF-8 编码，请用 UTF-8 另存后再检查"
+    try:
+        compile(text, shown, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        return f"第 {e.lineno} 行：{e.msg}\n{(e.text or '').rstrip()}"
+    except (RecursionError, MemoryError):
+        return "代码嵌套太深或太长，Python 编译不了"
+    except ValueError as e:
+        return f"编译不了：{e}"
+    return None
+
+
+def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int | None = None,
+               source: bytes | None = None, shown: str | None = None) -> Verdict:
+    """检查一份练习：读文件与语法 → 可见检查 → 差分检查（后两步在同一个受限子进程里）。
+
+    source 给出时用它作文件内容（./poet grade 批改前就读进了内存），否则读 path；
+    shown 是消息里代替临时副本路径的名字（默认 path）。limits.timeout 是整次检查的时间上限（秒）。
+    学习者文件只会被读，不会被改；任何学习者文件都只会得到一个判定，不会抛异常
+    （Ctrl-C 与 SIGTERM 例外：KeyboardInterrupt，子进程与临时文件夹此前都已清理）。
     """
     started = time.monotonic()
     seed = default_seed(lesson) if seed is None else seed
+    shown = shown or str(path)
 
     def verdict(kind: str, message: str) -> Verdict:
-        return Verdict(kind, message, round(time.monotonic() - started, 2))
+        return Verdict(kind, safe_text(message, MESSAGE_CHARS), round(time.monotonic() - started, 2))
 
-    path = Path(path).resolve()
-    try:
-        source = path.read_bytes().decode("utf-8-sig")  # Windows 记事本存的“UTF-8 带 BOM”也认
-        compile(source, str(path), "exec")
-    except UnicodeDecodeError:
-        return verdict("syntax", "文件不是 UTF-8 编码，请用 UTF-8 另存后再检查")
-    except SyntaxError as e:
-        return verdict("syntax", f"第 {e.lineno} 行：{e.msg}\n{(e.text or '').rstrip()}")
-    except (ValueError, OSError) as e:
-        return verdict("syntax", f"无法读取这个文件：{e}")
+    data = read_source(Path(path)) if source is None else source
+    if isinstance(data, str):
+        return verdict("syntax", data)
+    if len(data) > MAX_FILE_BYTES:
+        return verdict("syntax", f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查")
+    if (problem := source_problem(data, shown)):
+        return verdict("syntax", problem)
 
     try:
         with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
             cases, expected = reference(lesson, seed)
+        cases_data = wire.encode(cases, limit=OUTPUT_LIMIT)
     except Exception as e:  # 课程自身的问题，不是学习者的
-        return verdict("crashed", f"参考答案或 check.py 出错（请告诉老师）：{e}")
-    with tempfile.TemporaryDirectory(prefix="poet-check-", ignore_cleanup_errors=True) as tmp:
+        return verdict("error", f"参考答案或 check.py 出错（请告诉老师，这不是你的错）：{e}")
+    main = threading.current_thread() is threading.main_thread()
+    with (interruptible() if main else contextlib.nullcontext()), \
+            tempfile.TemporaryDirectory(prefix="poet-check-", ignore_cleanup_errors=True) as tmp, \
+            tempfile.TemporaryFile() as cases_file, tempfile.TemporaryFile() as answers:
         work = Path(tmp)
-        result_file = work / "result.pt"
-        code, out = run_limited([sys.executable, "-I", str(RUNNER), str(ROOT), str(lesson.folder / "check.py"),
-                                 str(path), str(result_file), str(seed)], work, limits)
-        if code is None:
-            return verdict("timeout", f"超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）")
-        try:
-            result = torch.load(result_file, weights_only=True)
-            status = result["status"]
-        except Exception:  # 进程没能写下结果：被信号杀掉、os._exit、输出太多……
-            return verdict(*_classify_failure(code, out))
-    if status != "ok":
-        return verdict(status, result["message"] or "solve 还没有补全")
+        copy = work / "exercise.py"
+        copy.write_bytes(data)
+        cases_file.write(cases_data)
+        cases_file.seek(0)
+        code, out = run_limited([sys.executable, "-I", str(RUNNER), str(sandbox.package_root()), str(copy),
+                                 str(answers.fileno())], work, limits, stdin=cases_file,
+                                pass_fds=(answers.fileno(),), readonly=[copy])
+        result = None if code is None else _read_answers(answers.fileno(), len(cases))
+
+    def named(text: str) -> str:  # 错误栈里写学习者认得的文件名，而不是临时副本的路径
+        return text.replace(str(copy), shown)
+
+    if code is None:
+        return verdict("timeout", f"超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）")
+    if result is None:
+        return verdict(*_classify_failure(code, named(out)))
+    if isinstance(result, str):
+        return verdict("crashed", result)
+    if result["status"] != "ok":
+        return verdict(result["status"], named(result["message"]) or "solve 还没有补全")
+    if code != 0:
+        return verdict(*_classify_failure(code, named(out)))
     cmp = getattr(lesson_check(lesson), "compare", compare)
-    for i, (args, want) in enumerate(zip(cases, expected)):
-        got = result["outputs"][i] if i < len(result["outputs"]) else None
-        reason = cmp(want, got)
+    for i, (args, want, got) in enumerate(zip(cases, expected, result["outputs"])):
+        try:
+            reason = cmp(want, got)
+        except Exception as e:  # 交回的值合乎格式，比较时却出了错：也只是答案不对
+            reason = f"结果无法与参考答案比较（{type(e).__name__}：{e}）"
         if reason:
             return verdict("wrong", f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
                                     f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}")
     return verdict("passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过")
 
 
+def _read_answers(fd: int, n_cases: int) -> dict | str | None:
+    """读子进程交回的答案并严格核对格式。
+
+    Returns:
+        None：什么也没交回；str：交回的东西不合格式（中文原因）；
+        dict：{"status": "ok", "outputs": [n_cases 个值]} 或 {"status": 失败判定, "message": str}。
+    """
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return None
+    try:
+        result = wire.decode(os.pread(fd, min(size, OUTPUT_LIMIT + 1), 0), limit=OUTPUT_LIMIT)
+    except wire.WireError as e:
+        return f"程序交回的结果不合格式：{e}"
+    if type(result) is not dict or type(result.get("status")) is not str:
+        return "程序交回的结果不合格式：缺少 status"
+    status = result["status"]
+    if status == "ok":
+        outputs = result.get("outputs")
+        if set(result) != {"status", "outputs"} or type(outputs) is not list or len(outputs) != n_cases:
+            return f"程序交回的结果不合格式：应有 {n_cases} 个用例的输出"
+        return result
+    if status in CHILD_STATUSES and set(result) == {"status", "message"} and type(result["message"]) is str:
+        return result
+    return "程序交回的结果不合格式：status 或字段不对"
+
+
 def _classify_failure(code: int, output: str) -> tuple[str, str]:
-    """进程没有写下结果时，按退出方式判定。"""
+    """进程没有交回结果（或交回后异常退出）时，按退出方式判定。"""
     if code < 0 or code > 128:
         sig = -code if code < 0 else code - 128
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
@@ -261,3 +439,17 @@ def _classify_failure(code: int, output: str) -> tuple[str, str]:
         return "crashed", "内存超过上限"
     tail = output[-SHOWN_CHARS:].strip()
     return "crashed", f"程序以退出码 {code} 结束，没有完成检查" + (f"：\n{tail}" if tail else "")
+
+
+def probe(limits: Limits) -> str | None:
+    """批改前的一次试跑：在同样的沙箱与限制下导入 torch、算一次矩阵乘法。
+    通过时为 None；否则是中文原因——这是批改设置或本机环境的问题，不能算到学习者头上。"""
+    with tempfile.TemporaryDirectory(prefix="poet-probe-", ignore_cleanup_errors=True) as tmp:
+        code, out = run_limited([sys.executable, "-I", "-c", "import torch; print((torch.ones(64, 64) @ torch.ones(64)).sum().item())"],
+                                Path(tmp), limits)
+    if code == 0 and out.strip().endswith("4096.0"):
+        return None
+    if code is None:
+        return f"检查进程在 {limits.timeout:g} 秒内连 torch 都没导入完：请调大 --timeout"
+    return (f"检查进程在内存上限 {limits.memory_mb} MiB 下连 torch 都运行不了（退出码 {code}）："
+            f"请调大 --memory。\n{out.strip()[-500:]}")

@@ -1,16 +1,19 @@
-"""在子进程里检查学习者的文件：由 grading.py 启动，不要直接运行。
+"""在子进程（通常在 bwrap 沙箱里）运行学习者的文件：由 grading.py 启动，不要直接运行。
 
-用法：python -I runner.py ROOT CHECK_PY LEARNER_PY OUT_FILE SEED
+用法：python -I runner.py ROOT LEARNER_PY ANSWER_FD
 
-1. 先用 check.py 生成随机用例（学习者的代码还没运行，碰不到随机数）；
+1. 从标准输入读进父进程给的用例（wire 格式）——这时学习者的代码还没运行；
 2. 可见检查：把学习者的文件当脚本运行一遍（__name__ == "__main__"），执行它底部自带的检查；
-3. 差分检查：再把文件当模块导入，逐个用例调用 solve。
+3. 差分检查：再把文件当模块导入，逐个用例调用 solve；
+4. 把每个用例的结果（或失败原因）按 wire 格式写进文件描述符 ANSWER_FD，然后立刻 os._exit(0)：
+   学习者注册的 atexit、finally 之类都没有机会再往里写东西。
 
-结果用 torch.save 写进 OUT_FILE；父进程用 weights_only=True 读回来，再与参考答案比较——
-比较发生在父进程里，学习者的代码碰不到参考答案的结果。两步在同一个进程里做，只导入一次 torch。
+这个进程只交回“答案”：参考答案、比较与判定都在父进程里。学习者的代码与这个进程权限相同，
+能改写这里的任何东西——所以父进程把交回来的一切都当作不可信的，逐项核对格式之后才拿去比较。
 """
 import errno
 import importlib.util
+import os
 import runpy
 import sys
 import traceback
@@ -21,21 +24,6 @@ def load(path, name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def plain(value):
-    """只留下 torch.load(weights_only=True) 读得回来的类型；别的类型记下名字。"""
-    import torch
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu().clone()
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple)):
-        items = [plain(v) for v in value]
-        return items if isinstance(value, list) else tuple(items)
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    return {"__unsupported__": type(value).__name__}
 
 
 def learner_traceback(exc, learner_path):
@@ -61,6 +49,7 @@ def failure(exc, learner_path, stage):
 
 
 def run(learner_py, cases):
+    """运行学习者的文件，返回要交回的 {"status": ..., "message": ...} 或 {"status": "ok", "outputs": [...]}。"""
     # 可见检查：正常结束或 sys.exit(0) 都算跑完
     try:
         runpy.run_path(learner_py, run_name="__main__")
@@ -81,7 +70,7 @@ def run(learner_py, cases):
     outputs = []
     for i, args in enumerate(cases):
         try:
-            outputs.append(plain(solve(*args)))
+            outputs.append(solve(*args))
         except BaseException as e:
             status, message = failure(e, learner_py, f"第 {i + 1} 个用例")
             return {"status": status, "message": message}
@@ -89,12 +78,21 @@ def run(learner_py, cases):
 
 
 def main():
-    root, check_py, learner_py, out_file, seed = sys.argv[1:6]
+    root, learner_py, answer_fd = sys.argv[1], sys.argv[2], int(sys.argv[3])
     sys.path.insert(0, root)
-    import torch
-    save = torch.save  # 先记下来：学习者的代码改不了结果怎么写
-    cases = load(check_py, "lesson_check").cases(torch.Generator().manual_seed(int(seed)))
-    save(run(learner_py, cases), out_file)
+    from poetry_gpt.courseware import wire
+    # 学习者的代码运行之前就记下要用的函数：它换掉 os.write 或 wire.encode 也只影响它自己交什么
+    encode, write, exit_now = wire.encode, os.write, os._exit
+    cases = wire.decode(sys.stdin.buffer.read())
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    result = run(learner_py, cases)
+    try:
+        data = memoryview(encode(result))
+    except BaseException as e:  # 结果本身编码不了（比如 __iter__ 抛错的列表子类）
+        data = memoryview(encode({"status": "crashed", "message": f"交回结果时出错：{type(e).__name__}"}))
+    while data:
+        data = data[write(answer_fd, data):]
+    exit_now(0)
 
 
 if __name__ == "__main__":
