@@ -24,8 +24,8 @@ show("ids[:, 0]（每句第 1 个字）", tok.decode(ids[:, 0]))
 show("ids[:, -1]（每句最后一个字）", tok.decode(ids[:, -1]))
 show("ids[3, 4]（一格，0 维张量）", f"{ids[3, 4].item()} → {tok.decode([ids[3, 4]])}，形状 {list(ids[3, 4].shape)}")
 x_in, y_out = ids[:, :-1], ids[:, 1:]                # 读前 T-1 个、预测后 T-1 个（第 06 课的排布）
-show("输入 ids[:, :-1] 第 1 行", tok.decode(x_in[0]))
-show("目标 ids[:, 1:] 第 1 行", tok.decode(y_out[0]))
+show("输入 ids[:, :-1] 第 0 行", tok.decode(x_in[0]))
+show("目标 ids[:, 1:] 第 0 行", tok.decode(y_out[0]))
 
 # 3. 查表得到 [B, T, C]；位置表 [T, C] 与偏置 [C] 靠广播加上去
 C = 8
@@ -56,7 +56,7 @@ with torch.no_grad():
     show("logits 占用（字节）", logits.numel() * logits.element_size())
     flat = logits.reshape(B * T, -1)                  # cross_entropy 要 [N, V] 与 [N]
     show("摊平成 [B*T, V]", list(flat.shape))
-    show("摊平后第 6 行就是 logits[1, 0]", torch.equal(flat[T], logits[1, 0]))
+    show("摊平后第 5 行就是 logits[1, 0]", torch.equal(flat[T], logits[1, 0]))
 
     # 5. view 与 reshape：什么时候共用内存，什么时候复制
     same = lambda a, b: a.data_ptr() == b.data_ptr()

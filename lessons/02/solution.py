@@ -27,6 +27,8 @@ if __name__ == "__main__":
     bias = torch.tensor([0.0, 10.0, 0.0, float("-inf")])
     y = solve(logits, bias)
     assert y.shape == (6, 4), f"形状应为 (6, 4)，实际是 {tuple(y.shape)}"
+    assert y.dtype == torch.float32, f"结果应和 logits 一样是 float32，实际是 {y.dtype}"
+    assert torch.equal(logits, torch.arange(24.0).view(2, 3, 4)), "solve 不应改动传进来的 logits：返回一个新张量"
     assert torch.equal(y[4], logits[1, 1] + bias), "第 b*T + t 行应是 logits[b, t] + bias"
     assert torch.equal(y[:, 3], torch.full((6,), float("-inf"))), "偏置为 -inf 的那一列应全是 -inf"
     turned = torch.arange(24.0).view(2, 4, 3).transpose(1, 2)  # 形状 [2, 3, 4]，但不连续

@@ -5,7 +5,7 @@ from torch.nn import functional as F
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, split_lines
 from poetry_gpt.labs import heatmap, setup_experiment, show, table
-from poetry_gpt.train import load_model
+from poetry_gpt.checkpoint import load_model
 setup_experiment()
 
 tok = default_tokenizer()
@@ -59,7 +59,7 @@ for name, sc in (("不缩放", a @ b.T), ("除以 √C", a @ b.T / math.sqrt(C))
 w = s["weights"][0]
 show("上三角（后文）的最大权重", w.triu(1).max())
 show("每行权重之和", w.sum(-1))
-show("第 3 行（只看前 3 个字）", w[2])
+show("第 2 行（位置 2，只看位置 0–2）", w[2])
 heatmap(w, list(line), list(line), title="行：正在算的字；列：被看的字")
 uniform = causal / torch.arange(1, T + 1)[:, None]  # 第 t 行前 t+1 格各 1/(t+1)
 show("未训练的模型：与“平均分配”最多差", (w - uniform).abs().max())
@@ -102,8 +102,8 @@ head = prev.argmax().item()
 trained_w = all_w[head]                                            # [7, 12]
 show("训练好的模型看到的输入", " ".join(labels))
 show("各头给上一个位置的平均权重（正文 7 行）", prev)
-show("最看上一个字的头", f"第 {head} 个头")
-heatmap(trained_w, list(line), labels, title=f"训练好的第 0 层第 {head} 个头（行：正文的字；列：它能看到的全部位置）")
+show("最看上一个字的头", f"头 {head}")
+heatmap(trained_w, list(line), labels, title=f"训练好的层 0、头 {head}（行：正文的字；列：它能看到的全部位置）")
 visible = torch.arange(start + 1, start + T + 1)                   # 第 t 个字能看到的位置数
 show("训练好的头：每个字给上一个位置的权重", [trained_w[t, start + t - 1] for t in range(T)])
 show("训练好的头：每行最大的权重", trained_w.max(-1).values)

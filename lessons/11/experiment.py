@@ -3,7 +3,7 @@ import torch
 from poetry_gpt.model import CausalAttention, ModelConfig, PoetryGPT
 from poetry_gpt.data import LINE_ENDS, PAD, SEP, default_tokenizer, encode_sample, load_poems, make_batch, split_lines
 from poetry_gpt.labs import heatmap, setup_experiment, show, table
-from poetry_gpt.train import load_model
+from poetry_gpt.checkpoint import load_model
 setup_experiment()
 
 tok = default_tokenizer()
@@ -38,13 +38,13 @@ table(["量", "形状", "说明"],
        ["merge_heads", list(merged.shape), "[B, T, C]：各头的结果首尾相接"],
        ["proj", list(out.shape), "[B, T, C]：输出投影把各头的结果混在一起"]], title="多头注意力的形状")
 show("merge_heads(split_heads(q)) 与 q 完全相同", torch.equal(att.merge_heads(qh), q))
-show("第 2 个头就是 q 的第 2 段宽度（第 64–95 列）", torch.equal(qh[0, 2], q[0, :, 2 * D:3 * D]))
+show("头 2 就是 q 的第 64–95 列", torch.equal(qh[0, 2], q[0, :, 2 * D:3 * D]))
 
-# 每个头只读自己那一段：把第 2 个头的 v 清零，合并后只有第 64–95 列变化
+# 每个头只读自己那一段：把头 2 的 v 清零，合并后只有第 64–95 列变化
 v_zeroed = v.clone()
 v_zeroed[..., 2 * D:3 * D] = 0
 changed = (att.merge_heads(w @ att.split_heads(v_zeroed)) != merged)[0].any(0).nonzero().flatten()
-show("清零第 2 个头的 v 后，合并结果里变了的列", f"第 {changed.min().item()}–{changed.max().item()} 列，共 {changed.numel()} 列")
+show("清零头 2 的 v 后，合并结果里变了的列", f"第 {changed.min().item()}–{changed.max().item()} 列，共 {changed.numel()} 列")
 
 # 2. 未训练的模型：四个头几乎一样，都在平均分配
 causal = torch.ones(T, T, dtype=torch.bool).tril()
@@ -74,7 +74,7 @@ labels = [tok.tokens[i] for i in ids[0].tolist()]
 show("训练好的模型看到的输入", " ".join(labels))
 wt = layer0_weights(ids)[0, :, start:]                                 # [H, 7, 12]：只看正文这 7 行
 for i in range(H):
-    heatmap(wt[i], list(line), labels, title=f"训练好的第 0 层，第 {i} 个头（行：正文的字；列：它能看到的全部位置）")
+    heatmap(wt[i], list(line), labels, title=f"训练好的层 0、头 {i}（行：正文的字；列：它能看到的全部位置）")
 table(["位置", "字"] + [f"头 {i} 最看重" for i in range(H)],
       [[t, line[t]] + [f"{labels[j]} {wt[i, t, j].item():.2f}" for i in range(H) for j in [wt[i, t].argmax().item()]]
        for t in range(T)], title="同一个字，四个头各把最大的权重给了谁")

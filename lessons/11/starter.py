@@ -23,12 +23,12 @@ if __name__ == "__main__":
     x = torch.arange(2 * 3 * 8.0).view(2, 3, 8)  # B=2, T=3, C=8
     heads = solve(x, 4)
     assert tuple(heads.shape) == (2, 4, 3, 2), f"拆成 4 个头后形状应为 (2, 4, 3, 2)，实际是 {tuple(heads.shape)}"
-    assert torch.equal(heads[0, 1, 2], x[0, 2, 2:4]), "第 1 个头在第 2 个位置上应是 x[0, 2, 2:4]：每个头占一段相邻的列"
-    assert torch.equal(heads[1, 3, 0], x[1, 0, 6:8]), "第 3 个头应取最后两列"
+    assert torch.equal(heads[0, 1, 2], x[0, 2, 2:4]), "头 1 在位置 2 上应是 x[0, 2, 2:4]：每个头占一段相邻的列"
+    assert torch.equal(heads[1, 3, 0], x[1, 0, 6:8]), "头 3 应取最后两列"
     back = solve(heads, 4)
     assert tuple(back.shape) == (2, 3, 8), f"合头后形状应为 (2, 3, 8)，实际是 {tuple(back.shape)}"
     assert torch.equal(back, x), "先拆再合应原样还原"
     h = torch.arange(4 * 3 * 2.0).view(1, 4, 3, 2)  # 直接给一组头：H=4, T=3, C/H=2
     assert torch.equal(solve(h, 4)[0, 1], torch.tensor([2.0, 3, 8, 9, 14, 15, 20, 21])), \
-        "合头时第 1 个位置应依次接上 4 个头在这个位置上的两个数"
+        "合头时位置 1 应依次接上 4 个头在这个位置上的两个数"
     print("本课补全练习通过。")

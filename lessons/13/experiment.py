@@ -39,7 +39,7 @@ table(["", "均值", "标准差", "最大绝对值"],
        ["归一化后（weight=1, bias=0）", plain.mean().item(), plain.std(unbiased=False).item(), plain.abs().max().item()]],
       title="一个位置的向量")
 
-# 2. 先归一化的 Block：两次“读一份归一化的副本，算出修改，加回主干”
+# 2. 先归一化的 Block：两次“读一份归一化的副本，算出修改，加回残差流”
 block = model.blocks[0]
 with torch.no_grad():
     attn_update = block.attention(block.norm1(x))
@@ -47,15 +47,15 @@ with torch.no_grad():
     mlp_update = block.mlp(block.norm2(mid))
     out = mid + mlp_update
     show("照 Block 的两行写出来与 block(x) 相同", torch.allclose(out, block(x)))
-    show("注意力、MLP 各自加上的修改 / 主干的大小", [(attn_update.norm() / x.norm()).item(), (mlp_update.norm() / mid.norm()).item()])
+    show("注意力、MLP 各自加上的修改 / 残差流的大小", [(attn_update.norm() / x.norm()).item(), (mlp_update.norm() / mid.norm()).item()])
 
 
-# 3. 四层叠起来：有没有残差、有没有 LayerNorm，主干上的数值尺度怎样变
+# 3. 四层叠起来：有没有残差、有没有 LayerNorm，残差流上的数值尺度怎样变
 def run(residual: bool, layer_norm: bool):
     """让 x 穿过模型的 4 个 Block（可去掉残差或 LayerNorm）。
 
     Returns:
-        (每层后主干的标准差, 第 4 层注意力看到的输入的标准差, 输出与输入的余弦相似度, 输入收到的梯度范数)
+        (每层后残差流的标准差, 最后一层（层 3）注意力看到的输入的标准差, 输出与输入的余弦相似度, 输入收到的梯度范数)
     """
     h = x.clone().requires_grad_()
     z, stds = h, [h.std().item()]
@@ -78,5 +78,5 @@ for (residual, layer_norm), name in names.items():
     other_rows.append([name, f"{seen:.3g}", f"{keep:.3f}", f"{grad:.3g}"])
 table(["写法", "输入", "1 层后", "2 层后", "3 层后", "4 层后"], scale_rows,
       title="残差流的标准差（“残差 + LN”是模型的真实写法）")
-table(["写法", "第 4 层注意力的输入 std", "输出与输入的余弦", "字向量的梯度范数"], other_rows,
+table(["写法", "层 3 注意力的输入 std", "输出与输入的余弦", "字向量的梯度范数"], other_rows,
       title="每一层看到什么、留下什么、梯度能否传回")

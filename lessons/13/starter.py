@@ -31,7 +31,14 @@ if __name__ == "__main__":
     assert torch.allclose(solve(torch.zeros(2, 3), torch.ones(3), torch.zeros(3), 1e-5), torch.zeros(2, 3)), \
         "全是同一个数时方差为 0：靠 eps 避免除以 0，结果应为 0"
     x = 3 + 5 * torch.randn(2, 7, 16)
+    kept = x.clone()
     w, b = torch.randn(16), torch.randn(16)
     want = torch.nn.functional.layer_norm(x, (16,), w, b, 1e-5)
     assert torch.allclose(solve(x, w, b, 1e-5), want, atol=1e-4), "[B, T, C] 的输入：每个位置在最后一维上单独归一化"
+    assert torch.equal(x, kept), "solve 不应改动传进来的 x（x -= … 会原地改）：算出新张量"
+    # 这一课要你亲手写出层归一化的每一步；库函数一步做完，练不到本课的东西
+    import inspect
+    body = inspect.getsource(solve).split('"""')[-1]  # 只看文档字符串之后的代码
+    for shortcut in ("layer_norm", "LayerNorm"):
+        assert shortcut not in body, f"请不要调用 {shortcut}：本课练的是自己求均值、方差，再缩放平移"
     print("本课补全练习通过。")
