@@ -29,7 +29,7 @@ from markdown_it.token import Token
 from ..common import ROOT
 from .catalogue import CATALOGUE, LESSONS_DIR, SECTIONS, Lesson
 from .site_figures import FIGURES, Figure
-from .site_render import Glossary, code_css, highlight, make_markdown, rewrite_links, split_sections
+from .site_render import Glossary, code_css, highlight, make_markdown, parse, rewrite_links, split_sections
 
 ASSETS = Path(__file__).with_name("site_assets")
 GLOSSARY_FILE = LESSONS_DIR / "GLOSSARY.md"
@@ -180,7 +180,7 @@ def pager(lesson: Lesson) -> str:
 def lesson_html(lesson: Lesson, glossary: Glossary, figure: Figure | None) -> str:
     md = make_markdown()
     readme = lesson.folder / "README.md"
-    tokens = md.parse(readme.read_text(encoding="utf-8"))
+    tokens = parse(md, readme.read_text(encoding="utf-8"))
     rewrite_links(tokens, _link_mapping(lesson.folder))
     head, sections = split_sections(tokens)
     head = [t for i, t in enumerate(head)  # 去掉课文的一级标题：网页用课表里的标题
@@ -212,7 +212,7 @@ def read_glossary() -> tuple[Glossary, list]:
     if not GLOSSARY_FILE.is_file():
         raise SiteError(f"找不到术语表文件 {_rel(GLOSSARY_FILE)}，网站没有生成。")
     md = make_markdown()
-    tokens = md.parse(GLOSSARY_FILE.read_text(encoding="utf-8"))
+    tokens = parse(md, GLOSSARY_FILE.read_text(encoding="utf-8"))
     anchors = {}
     in_body = False
     for i, tok in enumerate(tokens):

@@ -39,6 +39,27 @@ def make_markdown() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": True, "highlight": highlight}).enable("table")
 
 
+ALLOWED_TAGS = {"details", "summary", "br", "kbd", "sub", "sup"}
+"""课文里可以写的原始 HTML 标签（答案折叠用 <details>）；别的像 <unk>、<sep> 是课文在说特殊标记，当文字显示。"""
+_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]*>")
+
+
+def _allowed(html: str) -> bool:
+    return all(name.lower() in ALLOWED_TAGS for name in _TAG.findall(html))
+
+
+def parse(md: MarkdownIt, text: str) -> list[Token]:
+    """解析 Markdown，并把不在 ALLOWED_HTML 里的“HTML”还原成普通文字。"""
+    tokens = md.parse(text)
+    for tok in tokens:
+        if tok.type == "html_block" and not _allowed(tok.content):
+            tok.content = f"<p>{escape(tok.content.strip())}</p>\n"
+        for child in tok.children or []:
+            if child.type == "html_inline" and not _allowed(child.content):
+                child.type = "text"  # 渲染时会转义
+    return tokens
+
+
 def heading_text(tokens: list[Token], i: int) -> str:
     """tokens[i] 是 heading_open 时，返回标题的文字。"""
     return tokens[i + 1].content.strip()

@@ -1,0 +1,211 @@
+"""课程网站：每课一页、HTML 能解析、站内链接都通、第 09 课页面的各部分都在、坏链接让构建失败。"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from poetry_gpt.common import ROOT
+from poetry_gpt.courseware import site
+from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
+from poetry_gpt.courseware.site_figures import lesson09
+
+
+class Page(HTMLParser):
+    """记下标签是否配对、所有链接、id、<details> 里的文字。"""
+
+    VOID = {"meta", "link", "br", "img", "hr", "input", "rect", "line", "polyline", "path", "circle"}
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self.details: list[str] = []
+        self.anchors: list[tuple[str, str]] = []  # (href, 链接文字)
+        self._href: str | None = None
+        self._text: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag not in self.VOID:
+            self.stack.append(tag)
+        for name in ("href", "src"):
+            if attrs.get(name) is not None:
+                self.links.append(attrs[name])
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "details":
+            self.details.append("")
+        if tag == "a":
+            self._href, self._text = attrs.get("href"), []
+
+    def handle_startendtag(self, tag, attrs):
+        self.stack.append(tag)
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID and (not self.stack or self.stack[-1] != tag):
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> 与 <{self.stack[-1] if self.stack else '无'}> 不配对")
+            return
+        self.stack.pop()
+        if tag == "a" and self._href is not None:
+            self.anchors.append((self._href, "".join(self._text).strip()))
+            self._href = None
+
+    def handle_data(self, data):
+        if "details" in self.stack and self.details:
+            self.details[-1] += data
+        if self._href is not None:
+            self._text.append(data)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("web") / "site"
+    result = site.build(out)
+    return result, {p.relative_to(out).as_posix(): Page(p.read_text(encoding="utf-8")) for p in out.rglob("*.html")}
+
+
+def test_one_page_per_existing_lesson(built):
+    result, pages = built
+    available = [l for l in CATALOGUE if l.available]
+    assert len(available) >= 10  # 课程里至少已写好这些课
+    assert [l.number for l in result.lessons] == [l.number for l in available]
+    lesson_pages = {name for name in pages if re.fullmatch(r"\d\d\.html", name)}
+    assert lesson_pages == {f"{l.code}.html" for l in available}
+    for lesson in available:
+        for name in ("starter.py", "solution.py", "experiment.py"):
+            copied = result.out / lesson.code / name
+            assert copied.read_bytes() == (lesson.folder / name).read_bytes()
+
+
+def test_html_parses_with_balanced_tags(built):
+    _, pages = built
+    for name, page in pages.items():
+        assert page.errors == [], name
+        assert page.stack == [], f"{name} 有没闭合的标签 {page.stack}"
+
+
+def test_every_internal_link_resolves(built):
+    result, pages = built
+    checked = 0
+    for name, page in pages.items():
+        here = result.out / name
+        for link in page.links:
+            parts = urlsplit(link)
+            if parts.scheme:
+                continue
+            target = (here.parent / unquote(parts.path)).resolve() if parts.path else here
+            assert target.is_file(), f"{name}: {link}"
+            assert result.out.resolve() in target.parents, f"{name}: {link} 指出了网站"
+            if parts.fragment and target.suffix == ".html":
+                assert parts.fragment in pages[target.relative_to(result.out).as_posix()].ids, f"{name}: {link}"
+            checked += 1
+    assert checked > 500
+
+
+def test_lesson_09_page(built):
+    result, pages = built
+    html = (result.out / "09.html").read_text(encoding="utf-8")
+    page = pages["09.html"]
+    assert f"学习路径/03 / GPT 的内部" in html
+    assert f"LESSON 09 / {len(CATALOGUE)}" in html
+    assert f"<h1>{BY_NUMBER[9].title}</h1>" in html
+    anchors = dict(page.anchors)
+    assert anchors.get("09/starter.py") == "下载起始代码"
+    assert anchors.get("09/solution.py") == "下载参考答案"
+    # 折叠的答案：课文“小练习与答案”里的 <details>，以及从文件读进来的整份参考答案
+    assert html.count("<summary>查看答案</summary>") == (BY_NUMBER[9].folder / "README.md").read_text(
+        encoding="utf-8").count("<summary>查看答案</summary>") >= 1
+    answers = [d for d in page.details if d.startswith("查看答案")]
+    assert answers and all(len(a) > 20 for a in answers)
+    solution = (BY_NUMBER[9].folder / "solution.py").read_text(encoding="utf-8")
+    folded_solution = next(d for d in page.details if "参考答案" in d[:40])
+    assert solution.strip() in folded_solution  # 代码从文件原样读入（上色只加标签，不改文字）
+    # 上一课、下一课
+    prev = next(h for h, t in page.anchors if t.startswith("上一课"))
+    nxt = next(h for h, t in page.anchors if t.startswith("下一课"))
+    assert prev == "08.html" and BY_NUMBER[8].title in dict(page.anchors)[prev]
+    assert nxt == "10.html" and BY_NUMBER[10].title in dict(page.anchors)[nxt]
+    # 构建时上色：pygments 的 span，不用 JavaScript
+    assert '<span class="k">' in html or '<span class="kn">' in html
+    assert "<script" not in html
+
+
+def test_lesson_09_figure_uses_the_experiment_numbers():
+    """图里的数与实验打印的数相同：跑一遍第 09 课的实验，对照它打印的第一行前 4 个数。"""
+    out = subprocess.run([sys.executable, str(BY_NUMBER[9].folder / "experiment.py")], cwd=ROOT,
+                         capture_output=True, text=True, encoding="utf-8", timeout=120, env={"NO_COLOR": "1",
+                         "PATH": "/usr/bin:/bin", "COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    printed = re.search(r"原序列位置 0 的前 4 个数：\[([^\]]+)\]", out.stdout)
+    swapped = re.search(r"换序后位置 0 的前 4 个数：\[([^\]]+)\]", out.stdout)
+    figure = lesson09()
+    assert printed and swapped
+    assert f"[{printed.group(1)}]" in figure.steps[2]
+    assert f"[{swapped.group(1)}]" in figure.steps[4]
+    assert "<svg" in figure.svg and figure.svg.count("<rect") > 30
+
+
+def test_index_marks_lessons_not_yet_written(built):
+    result, pages = built
+    html = (result.out / "index.html").read_text(encoding="utf-8")
+    missing = [l for l in CATALOGUE if not l.available]
+    assert html.count("即将推出") == len(missing)
+    for lesson in CATALOGUE:
+        assert f'id="lesson-{lesson.code}"' in html and lesson.title in html
+    assert sum(h == f"{l.code}.html" for h, _ in pages["index.html"].anchors for l in CATALOGUE if l.available) \
+        == sum(l.available for l in CATALOGUE)
+
+
+def test_glossary_terms_are_linked_from_lessons(built):
+    result, pages = built
+    glossary, _ = site.read_glossary()
+    anchor = glossary.anchors["位置表"]
+    assert anchor in pages["glossary.html"].ids
+    assert f"glossary.html#{anchor}" in pages["09.html"].links
+    # 术语表那一行列出用到它的课
+    row = re.search(rf'<tr id="{anchor}">(.*?)</tr>', (result.out / "glossary.html").read_text(encoding="utf-8"), re.S)
+    assert row and 'href="09.html"' in row.group(1)
+
+
+def test_broken_link_fails_the_build_naming_file_and_link(tmp_path, monkeypatch):
+    lessons = tmp_path / "lessons"
+    shutil.copytree(BY_NUMBER[9].folder, lessons / "09")
+    shutil.copyfile(site.GLOSSARY_FILE, lessons / "GLOSSARY.md")
+    readme = lessons / "09" / "README.md"
+    text = readme.read_text(encoding="utf-8").replace("## 运行", "见 [不存在的文件](../../missing.md)。\n\n## 运行", 1)
+    readme.write_text(text, encoding="utf-8")
+    # 把课程文件夹指到临时目录：那里只有第 09 课，课文多了一个坏链接
+    monkeypatch.setattr(type(BY_NUMBER[9]), "folder", property(lambda self: lessons / self.code))
+    monkeypatch.setattr(site, "LESSONS_DIR", lessons)
+    monkeypatch.setattr(site, "GLOSSARY_FILE", lessons / "GLOSSARY.md")
+    out = tmp_path / "site"
+    with pytest.raises(site.SiteError) as e:
+        site.build(out)
+    message = str(e.value)
+    assert "09.html（来自" in message and "09/README.md" in message and "“../../missing.md”" in message
+    assert "断开的链接" in message
+    assert not out.exists()  # 失败时不留半成品
+    assert list(tmp_path.iterdir()) == [lessons]  # 临时的构建文件夹也删掉了
+
+
+def test_refuses_to_overwrite_a_foreign_folder(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("学习者自己的笔记", encoding="utf-8")
+    with pytest.raises(site.SiteError, match="不是 ./poet site 生成的"):
+        site.build(out)
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "学习者自己的笔记"
