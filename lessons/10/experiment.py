@@ -6,6 +6,7 @@ from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, split_lines
 from poetry_gpt.labs import heatmap, setup_experiment, show, table
 from poetry_gpt.checkpoint import load_model
+from poetry_gpt.probes import attention_weights
 setup_experiment()
 
 tok = default_tokenizer()
@@ -86,15 +87,12 @@ with torch.no_grad():
 
 # 6. 对照：训练好的模型（data/model.pt）第 0 层里“看上一个字”的那个头看同一句
 trained, _ = load_model()
-first = trained.blocks[0]
 sample = encode_sample(poem, tok)  # 训练时的样子：条件区 <bos> <7> 关键词 <sep>，再接正文
 start = sample.index(SEP) + 1
 ids = torch.tensor([sample[: start + T]])                          # [1, 12]：条件区 + 这一句
 labels = [tok.tokens[i] for i in ids[0].tolist()]
-with torch.no_grad():
-    h = first.norm1(trained.characters(ids) + trained.positions(torch.arange(ids.shape[1])))
-    q, k, _ = (first.attention.split_heads(t) for t in first.attention.qkv(h).split(C, dim=-1))
-    all_w = first.attention.weights(q, k)[0, :, start:]          # [H, 7, 12]：各头，正文这 7 行
+# 和上面 one_head 同样的几步（先 norm1，再 q、k、遮挡、softmax），只是按 H 个头算；第 11 课与课程网站的图也用它
+all_w = attention_weights(trained, ids, layer=0)[0, :, start:]   # [H, 7, 12]：各头，正文这 7 行
 # 训练不规定哪个头做什么，重训一次这个角色就可能换到别的头上，所以不写死，而是算出来：
 # 正文第 t 行给上一个位置（第 start+t-1 列）的权重，在 7 行上取平均，最大的那个头
 prev = all_w.diagonal(offset=start - 1, dim1=-2, dim2=-1).mean(-1)  # [H]

@@ -4,6 +4,7 @@ from poetry_gpt.model import CausalAttention, ModelConfig, PoetryGPT
 from poetry_gpt.data import LINE_ENDS, PAD, SEP, default_tokenizer, encode_sample, load_poems, make_batch, split_lines
 from poetry_gpt.labs import heatmap, setup_experiment, show, table
 from poetry_gpt.checkpoint import load_model
+from poetry_gpt.probes import attention_weights
 setup_experiment()
 
 tok = default_tokenizer()
@@ -57,12 +58,9 @@ first = trained.blocks[0]
 
 
 def layer0_weights(ids):
-    """训练好的第 0 层的注意力权重 [B, H, T, T]：与 CausalAttention.forward 同样先 norm1、再算 q、k。"""
-    T = ids.shape[1]
-    with torch.no_grad():
-        h = first.norm1(trained.characters(ids) + trained.positions(torch.arange(T)))  # [B, T, C]
-        q, k, _ = first.attention.qkv(h).split(C, dim=-1)
-        return first.attention.weights(first.attention.split_heads(q), first.attention.split_heads(k))
+    """训练好的第 0 层的注意力权重 [B, H, T, T]：与 CausalAttention.forward 同样先 norm1、再算 q、k
+    （poetry_gpt/probes.py；第 10 课与课程网站的图也用它）。"""
+    return attention_weights(trained, ids, layer=0)
 
 
 # 模型训练时看到的是整条样本：条件区 <bos> <7> 关键词 <sep>，再接正文。取到第一句末尾为止；
