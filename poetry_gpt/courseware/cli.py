@@ -408,6 +408,25 @@ def cmd_eval(args) -> int:
 
 # ---------- 参数解析 ----------
 
+def cmd_site(args) -> int:
+    from .site import SiteError, build, serve
+
+    try:
+        result = build(Path(args.out) if args.out else None)
+    except SiteError as e:
+        raise CliError(str(e), code=1) from None
+    console.print(f"已生成 {len(result.lessons)} 课的网页（用时 {result.seconds:.1f} 秒）：{shown(result.out / 'index.html')}"
+                  "，双击即可离线打开。")
+    if args.serve:
+        try:
+            serve(result.out, args.port)
+        except OSError as e:
+            raise CliError(f"不能在 127.0.0.1:{args.port} 上预览：{e.strerror or e}。换一个端口试试，例如 --port 8001。") from None
+        except KeyboardInterrupt:
+            console.print("\n预览已停止。")
+    return 0
+
+
 def positive_int(text: str) -> int:
     """argparse 的 type：正整数。Raises: argparse.ArgumentTypeError（中文说明）。"""
     try:
@@ -529,6 +548,12 @@ def build_parser() -> ChineseParser:
     p.add_argument("--val-poems", type=int, help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）")
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("site", help="把写好的课生成静态网页（site/index.html，离线可看）")
+    p.add_argument("--out", help="生成到哪个文件夹（默认仓库里的 site/）")
+    p.add_argument("--serve", action="store_true", help="生成后在 127.0.0.1 上预览，Ctrl+C 停止")
+    p.add_argument("--port", type=positive_int, default=8000, help="预览用的端口（默认 8000）")
+    p.set_defaults(func=cmd_site)
     return parser
 
 
