@@ -2,13 +2,14 @@
 
 种子决定最后随机抽出哪一首诗；不写时用 26，每次运行结果相同。
 """
+import itertools
 import re
 import sys
 from collections import Counter
 import torch
 from poetry_gpt.common import COURSE_SEED, DEFAULT_DATA, read_jsonl
 from poetry_gpt.data import LINE_ENDS, poem_body
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import line_plot, setup_experiment, show, table
 seed = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else COURSE_SEED
 setup_experiment(seed)
 
@@ -53,6 +54,11 @@ def chars_to_cover(share: float) -> int:
 table(["覆盖正文的比例", "需要的不同字数", "占不同字的比例"],
       [[f"{s:.0%}", chars_to_cover(s), chars_to_cover(s) / len(chars)] for s in (0.5, 0.9, 0.99)],
       title="少数常用字撑起大部分正文")
+# 覆盖曲线：前 n 个最常见的字合起来占正文的多少；每 100 个字取一个点，画到 8096 个
+covered = list(itertools.accumulate(n for _, n in chars.most_common()))
+line_plot({"前 n 个字覆盖的正文": [(n, covered[n - 1] / total) for n in range(1, len(covered) + 1, 100)]},
+          hlines={"90%": 0.9, "99%": 0.99}, y_limits=(0.0, 1.0), title="覆盖曲线：按次数排好的前 n 个字占正文的比例",
+          x_label="个字", digits=1)
 once = [c for c, n in chars.items() if n == 1]
 show("只出现一次的字（个）", len(once))
 show("其中几个", "".join(sorted(once)[:12]))
