@@ -77,6 +77,15 @@ with torch.no_grad():
     rows.append(["x.reshape(B*T, C)", [B * T, C], list(x.reshape(B * T, C).stride()), True,
                  same(x.reshape(B * T, C), x)])
     table(["写法", "形状", "步长 stride", "连续", "与 x 共用内存"], rows, title="view 不复制；reshape 只在必须时复制")
+
+    # 内存布局图：一个 2×3 的小张量 a，转置前后内存里的数与按行读出的数
+    a = torch.arange(6).view(2, 3)
+    spaced = lambda t: " ".join(map(str, t.tolist()))
+    memory = lambda t: spaced(t.as_strided((t.untyped_storage().nbytes() // t.element_size(),), (1,), 0))
+    table(["写法", "形状", "步长", "内存", "按行读", "共用内存"],
+          [[name, list(t.shape), list(t.stride()), memory(t), spaced(t.flatten()), same(t, a)]
+           for name, t in (("a", a), ("a.T", a.T), ("a.T.reshape(6)", a.T.reshape(6)))],
+          title="转置只改步长，内存不动；reshape 复制成新的一块")
     flat_x[0, 0] = 100.0                              # 改视图就是改原张量
     show("改 view 的一格后 x[0, 0, 0]", x[0, 0, 0].item())
 
