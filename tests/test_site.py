@@ -1,6 +1,7 @@
 """课程网站：每课一页、HTML 能解析、站内链接都通、第 09 课页面的各部分都在、坏链接让构建失败。"""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -14,7 +15,7 @@ import pytest
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import lesson09
+from poetry_gpt.courseware.site_figures import lesson09, lesson10
 
 
 class Page(HTMLParser):
@@ -146,12 +147,9 @@ def test_lesson_09_page(built):
 
 def test_lesson_09_figure_uses_the_experiment_numbers():
     """图里的数与实验打印的数相同：跑一遍第 09 课的实验，对照它打印的第一行前 4 个数。"""
-    out = subprocess.run([sys.executable, str(BY_NUMBER[9].folder / "experiment.py")], cwd=ROOT,
-                         capture_output=True, text=True, encoding="utf-8", timeout=120, env={"NO_COLOR": "1",
-                         "PATH": "/usr/bin:/bin", "COLUMNS": "200"})
-    assert out.returncode == 0, out.stderr
-    printed = re.search(r"原序列位置 0 的前 4 个数：\[([^\]]+)\]", out.stdout)
-    swapped = re.search(r"换序后位置 0 的前 4 个数：\[([^\]]+)\]", out.stdout)
+    stdout = run_experiment(9)
+    printed = re.search(r"原序列位置 0 的前 4 个数：\[([^\]]+)\]", stdout)
+    swapped = re.search(r"换序后位置 0 的前 4 个数：\[([^\]]+)\]", stdout)
     figure = lesson09()
     assert printed and swapped
     assert f"[{printed.group(1)}]" in figure.steps[2]
@@ -209,3 +207,39 @@ def test_refuses_to_overwrite_a_foreign_folder(tmp_path):
     with pytest.raises(site.SiteError, match="不是 ./poet site 生成的"):
         site.build(out)
     assert (out / "notes.txt").read_text(encoding="utf-8") == "学习者自己的笔记"
+
+
+def run_experiment(number: int) -> str:
+    out = subprocess.run([sys.executable, str(BY_NUMBER[number].folder / "experiment.py")], cwd=ROOT,
+                         capture_output=True, text=True, encoding="utf-8", timeout=120,
+                         env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_lesson_10_figure_draws_the_head_the_experiment_picks():
+    """第 10 课的热图与实验挑的是同一个头、同一句输入（权重出自同一个 probes.attention_weights）。"""
+    printed = run_experiment(10)
+    head = re.search(r"最看上一个字的头：头 (\d+)", printed)
+    seen = re.search(r"训练好的模型看到的输入：(.+)", printed)
+    figure = lesson10()
+    assert head and seen
+    assert f"头 {head.group(1)} 最大" in figure.steps[3]
+    assert seen.group(1).strip().split()[:5] == figure.steps[0].split("条件区 ")[1].split("，")[0].split()
+    assert figure.svg.count("<rect") > 40
+
+
+def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):
+    poet = [sys.executable, "-m", "poetry_gpt.courseware.cli", "site"]
+    ok = subprocess.run(poet + ["--out", str(tmp_path / "web")], cwd=ROOT, capture_output=True, text=True,
+                        encoding="utf-8", timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert "已生成" in ok.stdout and (tmp_path / "web" / "09.html").is_file()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("别删我", encoding="utf-8")
+    bad = subprocess.run(poet + ["--out", str(tmp_path / "notes")], cwd=ROOT, capture_output=True, text=True,
+                         encoding="utf-8", timeout=120)
+    assert bad.returncode == 1
+    assert "不会覆盖" in bad.stderr or "不覆盖" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    assert (tmp_path / "notes" / "a.txt").read_text(encoding="utf-8") == "别删我"

@@ -184,7 +184,7 @@ def _previous_weight(w: torch.Tensor, start: int) -> torch.Tensor:
 
 
 def lesson10() -> Figure:
-    """发布模型第 0 层里最看“上一个字”的那个头，看验证集的一句诗。"""
+    """发布模型层 0 里最看“上一个字”的那个头，看验证集的一句诗。"""
     poem, line, labels, start, w = _trained_line_weights()
     prev = _previous_weight(w, start)
     head = prev.argmax().item()
@@ -192,7 +192,7 @@ def lesson10() -> Figure:
     body: list[str] = []
     cell = 40
     fig_w, fig_h = _heatmap(body, 12, 6, wh, list(line), labels, start, cell,
-                            f"第 0 层第 {head} 个头：行是正文的字，列是它能看到的位置")
+                            f"层 0、头 {head}：行是正文的字，列是它能看到的位置")
     width, height = int(fig_w + 24), int(fig_h + 16)
     body.insert(0, f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>')
     T = len(line)
@@ -204,17 +204,17 @@ def lesson10() -> Figure:
         f"{' '.join(labels[:start])}，共 {len(labels)} 个位置。虚线左边是条件区。",
         "每一行是正文的一个字，每一格是它给那一列的注意力权重；格子越红权重越大，每行加起来是 1。",
         "右上方的浅灰格是后文：因果遮挡让一个字看不到它后面的字，权重为 0。",
-        f"挑头：四个头给“上一个位置”的平均权重是 {', '.join(f'{p:.2f}' for p in prev.tolist())}，"
-        f"第 {head} 个头最大，所以画它。训练不规定哪个头做什么，重训后可能换成别的头。",
+        f"挑头：{len(prev)} 个头给“上一个位置”的平均权重是 {', '.join(f'{p:.2f}' for p in prev.tolist())}，"
+        f"头 {head} 最大，所以画它。训练不规定哪个头做什么，重训后可能换成别的头。",
         f"读一行：“{line[best]}”把 {to_prev[best]:.2f} 的权重给了上一个字“{labels[start + best - 1]}”；"
         f"平均分配的话每格只有 {1 / (start + best + 1):.2f}。",
         f"整体：{T} 行里有 {wins} 行把最大的权重给了上一个位置。它学会了“回头看一眼上一个字”。",
     ]
-    return Figure("发布模型的一个注意力头", _svg(width, height, f"第 0 层第 {head} 个头的注意力权重热图", body), steps)
+    return Figure("发布模型的一个注意力头", _svg(width, height, f"层 0、头 {head} 的注意力权重热图", body), steps)
 
 
 def lesson11() -> Figure:
-    """发布模型第 0 层四个头看同一句，2 × 2 排开。"""
+    """发布模型层 0 的各个头看同一句，两个一排。"""
     poem, line, labels, start, w = _trained_line_weights()
     H, T = w.shape[0], len(line)
     prev = _previous_weight(w, start)
@@ -226,7 +226,7 @@ def lesson11() -> Figure:
         pane_w, pane_h = _heatmap(body, x, y, w[i], list(line), labels, start, cell, f"头 {i}")
     width, height = int(12 + 2 * pane_w + 24 + 12), int(6 + 2 * pane_h + 14 + 10)
     body.insert(0, f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>')
-    steps = [f"同一句“{line}”（{poem['author']}《{poem['title']}》）和同样的条件区，第 0 层的 {H} 个头各算一张权重表。"]
+    steps = [f"同一句“{line}”（{poem['author']}《{poem['title']}》）和同样的条件区，层 0 的 {H} 个头各算一张权重表。"]
     for i in range(H):
         targets = [labels[j] for j in w[i].argmax(-1).tolist()]
         common = max(set(targets), key=targets.count)
@@ -234,7 +234,7 @@ def lesson11() -> Figure:
                      f"把最大的权重给了“{common}”。")
     steps.append("各头读的是宽度 C 里自己的那一段，训练让它们分了工：有的盯着上一个字，有的回头看条件区。"
                  "哪个头做什么是训练出来的，重训后可能换位置。")
-    return Figure("四个头看同一句", _svg(width, height, "第 0 层四个注意力头的权重热图", body), steps)
+    return Figure("四个头看同一句", _svg(width, height, "层 0 四个注意力头的权重热图", body), steps)
 
 
 # ---------- 第 19 课：训练与验证损失 ----------
