@@ -98,7 +98,7 @@ def index_page() -> str:
     parts = [f"""<section class="hero">
 <p class="path"><span>课程地图</span><span>{ready} / {len(CATALOGUE)} 课已写好</span></p>
 <h1>一字一诗</h1>
-<p class="lead">给模型一个字，它还你一首绝句。{len(CATALOGUE)} 课里，你从张量的形状讲起，亲手写出汉字表、
+<p class="lead">给模型一个字，它还你一首绝句。{len(CATALOGUE)} 课里，你从张量的形状讲起，亲手写出汉字表、\
 注意力和训练循环，用真实的唐宋绝句训练它，最后学会控制体裁、藏头与押韵。</p>
 </section>"""]
     for key, name in SECTIONS.items():
