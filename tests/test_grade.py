@@ -8,7 +8,7 @@ from textwrap import indent
 
 import pytest
 
-from poetry_gpt.courseware import catalogue as course, verify
+from poetry_gpt.courseware import catalogue as course, sandbox, verify
 from poetry_gpt.courseware.classroom import ClassroomError, parse_lessons, report_csv, write_reports
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import Verdict
@@ -29,10 +29,11 @@ if __name__ == "__main__":
 
 def exercise(body: str, top: str = "") -> str:
     """一份第 09 课练习：top 放在 import torch 之后，body 是 solve 的函数体。"""
-    return f"import torch\n{top}\n\ndef solve(words, positions):\n{indent(body, '    ')}\n{VISIBLE}"
+    return f"import torch\n{top}\n\ndef solve(words, positions, past=0):\n{indent(body, '    ')}\n{VISIBLE}"
 
 
-RIGHT = exercise("return words + positions")
+ROWS = "positions[past:past + words.shape[1]]"
+RIGHT = exercise(f"return words + {ROWS}")
 
 
 def build_class(root, victim_dir=None):
@@ -44,27 +45,20 @@ def build_class(root, victim_dir=None):
     learners = {
         "ada": ("lessons/09/my_exercise.py", RIGHT, "通过"),
         "bai": ("09.py", RIGHT, "通过"),  # ren 会在运行时改写这个文件
-        "chen": ("09.py", exercise("return words + positions.round()"), "答案错误"),  # 可见检查碰巧通过
-        "du": ("09.py", exercise("return words + 2 * positions"), "答案错误"),
+        "chen": ("09.py", exercise(f"return words + {ROWS}.round()"), "答案错误"),  # 可见检查碰巧通过
+        "du": ("09.py", exercise(f"return words + 2 * {ROWS}"), "答案错误"),
         "fang": ("09.py", exercise('raise NotImplementedError("请补全 solve：把位置表加上去")'), "未完成"),
         "gao": ("09.py", exercise("return words @ positions"), "崩溃"),
         "he": ("09.py", exercise("while True:\n    pass"), "超时"),
-        "hu": ("09.py", exercise("while words.shape != (2, 3, 4):\n    pass\nreturn words + positions"), "超时"),
         "jin": ("09.py", exercise("return words +"), "语法错误"),
-        "kong": ("09.py", exercise("return words + positions", "import sys\nsys.exit(0)"), "崩溃"),
-        "lei": ("09.py", exercise("import os\nos._exit(0)"), "崩溃"),
-        "lin": ("09.py", exercise('while True:\n    print("啊" * 4096)'), "崩溃"),
-        "liu": ("09.py", exercise("return solve(words, positions)"), "崩溃"),  # RecursionError
         "lu": ("09.py", exercise("return repr(Loop())", "import sys\nsys.setrecursionlimit(10**8)\n\n\n"
                                  "class Loop:\n    def __repr__(self):\n        return repr(self)"), "崩溃"),  # 栈溢出
-        "ma": ("09.py", exercise("blocks = []\nwhile True:\n    blocks.append(bytearray(256 << 20))"), "崩溃"),
-        "ni": ("09.py", exercise("return words + positions  # 位置表沿批维度广播").encode("gbk"), "语法错误"),
+        "ni": ("09.py", exercise(f"return words + {ROWS}  # 位置表沿批维度广播").encode("gbk"), "语法错误"),
         "ou": ("09.py", "", "未完成"),
-        "pan": ("09.py", exercise("return words", "torch.equal = lambda *a, **k: True\n"
-                                  "torch.allclose = lambda *a, **k: True"), "答案错误"),
-        "qin": ("09.py", exercise("return reference(words, positions)", "import sys\nsys.path.insert(0, 'lessons/09')\n"
+        "qin": ("09.py", exercise("return reference(words, positions, past)", "import sys\nsys.path.insert(0, 'lessons/09')\n"
                                   "from solution import solve as reference"), "崩溃"),
-        "ren": ("lessons/09/my_exercise.py", exercise("return words + positions", writer_top), "通过"),
+        # 沙箱里班级文件夹与 tmp_path 都不存在：写文件失败，程序崩溃，别人的文件不受影响
+        "ren": ("lessons/09/my_exercise.py", exercise(f"return words + {ROWS}", writer_top), "崩溃"),
     }
     for name, (rel, text, _) in learners.items():
         path = root / name / rel
@@ -85,6 +79,7 @@ def klass(tmp_path):
     return root, learners
 
 
+@pytest.mark.skipif(sandbox.unavailable_reason() is not None, reason="需要 bubblewrap：没有沙箱时 ren 真的会往外写文件")
 def test_grade_a_hostile_class(poet, klass, tmp_path):
     root, learners = klass
     csv_path, json_path = tmp_path / "out" / "成绩.csv", tmp_path / "out" / "成绩.json"
@@ -111,22 +106,21 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     by_name = {v["learner"]: v for v in report["verdicts"]}
     assert {n: v["label"] for n, v in by_name.items()} == {n: label for n, (_, _, label) in learners.items()}
     assert all(v["seconds"] <= 2 * TIMEOUT + 5 and v["message"] for v in by_name.values())
-    assert "输出太多" in by_name["lin"]["message"]
-    assert "内存" in by_name["ma"]["message"]
-    assert "RecursionError" in by_name["liu"]["message"] and "SIGSEGV" in by_name["lu"]["message"]
+    assert "SIGSEGV" in by_name["lu"]["message"]
     assert "UTF-8" in by_name["ni"]["message"]
     assert "solve" in by_name["ou"]["message"]
     assert "/tmp/" not in by_name["gao"]["message"] and "09.py" in by_name["gao"]["message"]
     assert by_name["ada"]["file"] == "lessons/09/my_exercise.py" and by_name["bai"]["file"] == "09.py"
-    # ren 的程序确实往外写了文件、改写了 bai 的练习，但 bai 的判定用的是批改前读进来的内容
-    assert (tmp_path / "outside.txt").read_text(encoding="utf-8") == "来过"
-    assert (root / "bai" / "09.py").read_text(encoding="utf-8").startswith("def solve(w, p)")
+    # ren 的程序想往外写文件、改写 bai 的练习：沙箱里这些路径都不存在
+    assert not (tmp_path / "outside.txt").exists()
+    assert (root / "bai" / "09.py").read_text(encoding="utf-8") == RIGHT
+    assert "outside.txt" in by_name["ren"]["message"]
     assert set(report["ignored"]) == {"empty/：里面没有认得出的练习文件", "名单.txt：不是学习者文件夹",
                                       "ada/notes.py：不是 NN.py 或 lessons/NN/my_exercise.py",
                                       "zed/99.py：第 99 课不在课表里或还没写好", "zed/：里面没有认得出的练习文件"}
     out = run.stdout
-    assert "找到 20 名学习者" in out and "NN.py 18 份，lessons/NN/my_exercise.py 2 份" in out
-    assert "通过率" in out and "3/20 15%" in out and "缺" in out
+    assert "找到 13 名学习者" in out and "NN.py 11 份，lessons/NN/my_exercise.py 2 份" in out
+    assert "通过率" in out and "2/13 15%" in out and "缺" in out
 
 
 def test_csv_marks_missing_lessons_and_counts_passes():
@@ -160,6 +154,7 @@ def test_lesson_ranges():
     (["grade", "poet"], "不是文件夹"),
     (["grade", ".", "--lessons", "x"], "--lessons 写法不对"),
     (["grade", "tests", "--timeout", "0"], "--timeout 要大于 0"),
+    (["grade", "tests", "--memory", "512"], "--memory 512 MiB 太低"),
 ])
 def test_bad_grade_input_is_a_chinese_message(poet, args, words):
     run = poet(*args)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,13 +133,39 @@ def parse_lesson(text: str, require_available: bool = True) -> Lesson:
 STATUS_LABEL = {"passed": "已通过", "started": "已开始", None: "未开始"}
 
 
+class ProgressError(ValueError):
+    """进度文件的位置上是文件夹，或读不了；消息是给学习者看的中文。"""
+
+
 def load_progress(path: Path = PROGRESS_FILE) -> dict:
-    """读进度文件；文件缺失或损坏都当作还没有进度（损坏时不覆盖原文件之外的任何东西）。"""
+    """读进度文件；没有时是空进度。
+
+    读得到却看不懂（不是 UTF-8、不是 JSON、不是字典）时，把它改名另存为 .progress.json.broken-时间，
+    在标准错误上说一行，再当作空进度——从不悄悄覆盖。
+
+    Raises:
+        ProgressError: 那个位置上是文件夹，或没有权限读。
+    """
+    if path.is_dir():
+        raise ProgressError(f"进度文件 {path} 的位置上是一个文件夹：请把它移走或改名后再运行。")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
+    except FileNotFoundError:
         return {}
+    except OSError as e:
+        raise ProgressError(f"读不了进度文件 {path}：{e.strerror}") from None
+    except ValueError:  # 含 UnicodeDecodeError
+        data = None
+    if isinstance(data, dict):
+        return data
+    backup = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%d-%H%M%S')}")
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+    os.replace(path, backup)
+    print(f"警告：进度文件 {path.name} 读不出来，已原样另存为 {backup.name}，进度从头记起。", file=sys.stderr)
+    return {}
 
 
 def record_progress(lesson: Lesson, status: str, verdict: str | None = None, path: Path = PROGRESS_FILE) -> None:

@@ -1,20 +1,21 @@
 """批改全班：./poet grade CLASS 用的发现、并行批改、成绩表与 CSV/JSON 报告。
 
-每份练习都交给 poetry_gpt.courseware.grading.check_file：它在自己的子进程里运行学习者的文件（临时工作
-文件夹、干净的环境、时间与内存上限）。这里只负责找文件、排队、汇总。
+每份练习都交给 poetry_gpt.courseware.grading.check_file：它在自己的子进程里运行学习者的文件（能用
+bwrap 时关在沙箱里，班级文件夹在沙箱里根本不存在；另有时间、内存、输出上限），判定只由批改程序作出。
+这里只负责找文件、排队、汇总，并保证一个学习者的文件怎样捣乱，全班的成绩表与报告都照样写出来：
+名字不是 UTF-8 的文件夹写成转义，CSV 里像公式的格子加 ' 前缀，Ctrl-C 或 SIGTERM 时先结束全部检查进程。
 
-学习者文件在开始批改前就整份读进内存，每次检查前再写进一个只属于这次检查的临时文件夹，
-所以一个学习者的程序改写或删除班级文件夹里别人的文件，也改变不了别人的判定。
-这是“按进程隔离”，不是安全沙箱：学习者的代码能读写这台机器上当前用户能碰到的一切。
+学习者文件在开始批改前就整份读进内存，所以即使在没有沙箱的机器上，一个学习者的程序改写或删除
+班级文件夹里别人的文件，也改变不了别人的判定。
 """
 from __future__ import annotations
 
 import contextlib
 import csv
+import os
 import io
 import json
 import re
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -22,11 +23,12 @@ from pathlib import Path
 
 from ..common import atomic_write_bytes, atomic_write_text
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
-from .grading import VERDICTS, Limits, Verdict, check_file, default_seed, lesson_check, reference
+from . import sandbox
+from .grading import (MAX_FILE_BYTES, MIN_MEMORY_MB, VERDICTS, Limits, Verdict, check_file, default_seed,
+                      interruptible, lesson_check, probe, read_source, reference, safe_text)
 
 MISSING = "缺"
 """某个学习者没有交某一课时，成绩表与报告里写的标签。"""
-MAX_FILE_BYTES = 1 << 20  # 超过 1 MiB 的“练习文件”不读进内存，直接判为语法错误
 
 _NESTED = re.compile(rf"lessons/(\d{{1,2}})/{re.escape(EXERCISE)}")
 _FLAT = re.compile(r"(\d{1,2})\.py")
@@ -36,6 +38,20 @@ class ClassroomError(ValueError):
     """班级文件夹或参数有问题；消息是给老师看的中文。"""
 
 
+def shown_name(name: str) -> str:
+    """文件名在报告与终端里的写法：不是 UTF-8 的字节写成 \\xff，控制字符写成转义。"""
+    return safe_text(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """转义后撞名的学习者（如真叫“a\\xff”的文件夹）加上编号区分。"""
+    out, n = name, 1
+    while out in taken:
+        n += 1
+        out = f"{name}（{n}）"
+    return out
+
+
 @dataclass
 class Submission:
     """一个学习者交的一课：rel 是相对班级文件夹的路径；source 是批改前读进内存的内容。"""
@@ -43,7 +59,7 @@ class Submission:
     learner: str
     lesson: Lesson
     rel: str
-    source: bytes | None  # None：文件太大，没有读
+    source: bytes | str  # 批改前读进来的内容；str：读不了的原因（太大、不是普通文件……）
 
 
 @dataclass
@@ -94,22 +110,32 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
     class_dir = Path(class_dir)
     if not class_dir.is_dir():
         what = "不是文件夹" if class_dir.exists() else "不存在"
-        raise ClassroomError(f"班级文件夹 {class_dir} {what}。用法：./poet grade 班级文件夹，"
+        raise ClassroomError(f"班级文件夹 {shown_name(str(class_dir))} {what}。用法：./poet grade 班级文件夹，"
                              f"里面每个学习者一个文件夹，放 NN.py 或 lessons/NN/{EXERCISE}。")
     wanted = {lesson.number for lesson in lessons}
     roster = Roster()
-    for folder in sorted(class_dir.iterdir()):
+    try:
+        folders = sorted(class_dir.iterdir())
+    except OSError as e:
+        raise ClassroomError(f"读不了班级文件夹 {shown_name(str(class_dir))}：{e.strerror}") from None
+    taken: set[str] = set()
+    for folder in folders:
         if folder.name.startswith((".", "__")):
             continue
-        if not folder.is_dir():
-            roster.ignored.append(f"{folder.name}：不是学习者文件夹")
+        learner = _unique(shown_name(folder.name), taken)
+        if folder.is_symlink() or not folder.is_dir():
+            roster.ignored.append(f"{learner}：不是学习者文件夹")
             continue
         found = 0
         # 先平铺、后嵌套：两种都有的课，嵌套布局的文件覆盖平铺的
-        candidates = sorted(folder.glob("*.py")) + sorted(folder.glob(f"lessons/*/{EXERCISE}"))
+        try:
+            candidates = sorted(folder.glob("*.py")) + sorted(folder.glob(f"lessons/*/{EXERCISE}"))
+        except OSError as e:
+            roster.ignored.append(f"{learner}/：读不了（{e.strerror}）")
+            continue
         for path in candidates:
-            rel = path.relative_to(folder).as_posix()
-            shown = f"{folder.name}/{rel}"
+            rel = shown_name(path.relative_to(folder).as_posix())
+            shown = f"{learner}/{rel}"
             m = _FLAT.fullmatch(rel) or _NESTED.fullmatch(rel)
             if not m or not path.is_file():
                 roster.ignored.append(f"{shown}：不是 NN.py 或 lessons/NN/{EXERCISE}")
@@ -122,32 +148,28 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
             if lesson.number not in wanted:
                 roster.skipped += 1
                 continue
-            key = (folder.name, lesson.code)
+            key = (learner, lesson.code)
             if key in roster.submissions:
-                roster.ignored.append(f"{folder.name}/{roster.submissions[key].rel}：同一课还有 {rel}，用后者")
-            try:
-                source = path.read_bytes() if path.stat().st_size <= MAX_FILE_BYTES else None
-            except OSError as e:
-                roster.ignored.append(f"{shown}：读不出来（{e.strerror}）")
-                continue
-            roster.submissions[key] = Submission(folder.name, lesson, rel, source)
+                roster.ignored.append(f"{learner}/{roster.submissions[key].rel}：同一课还有 {rel}，用后者")
+            roster.submissions[key] = Submission(learner, lesson, rel, read_source(path))
+        taken.add(learner)
         if found:
-            roster.learners.append(folder.name)
+            roster.learners.append(learner)
         else:
-            roster.ignored.append(f"{folder.name}/：里面没有认得出的练习文件")
+            roster.ignored.append(f"{learner}/：里面没有认得出的练习文件")
     return roster
 
 
 def grade_one(sub: Submission, limits: Limits) -> Verdict:
-    """在一个只属于这次检查的临时文件夹里写出提交的内容，交给 check_file。"""
-    if sub.source is None:
-        return Verdict("syntax", f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查")
-    with tempfile.TemporaryDirectory(prefix="poet-grade-") as tmp:
-        copy = Path(tmp) / Path(sub.rel).name
-        copy.write_bytes(sub.source)
-        verdict = check_file(sub.lesson, copy, limits)
-    verdict.message = verdict.message.replace(str(copy), sub.rel)  # 错误栈里写学习者认得的路径
-    return verdict
+    """检查一份提交（用批改前读进来的内容）。批改程序自己出了错也只是这一格的“批改出错”。"""
+    if isinstance(sub.source, str):
+        return Verdict("syntax", sub.source)
+    try:
+        return check_file(sub.lesson, Path(sub.rel), limits, source=sub.source, shown=sub.rel)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # 不该发生；发生了也不能让别人的成绩出不来，更不能算学习者的错
+        return Verdict("error", safe_text(f"批改程序出错（不是学习者的错，请报告）：{type(e).__name__}: {e}", 2000))
 
 
 def grade(roster: Roster, limits: Limits, jobs: int, on_done=None) -> dict[tuple[str, str], Verdict]:
@@ -159,27 +181,35 @@ def grade(roster: Roster, limits: Limits, jobs: int, on_done=None) -> dict[tuple
     Returns:
         (学习者, 课号) → Verdict；没交的课不在里面。
     """
-    for lesson in {sub.lesson for sub in roster.submissions.values()}:
+    for lesson in sorted({sub.lesson for sub in roster.submissions.values()}, key=lambda l: l.number):
         # 在运行任何学习者代码之前载入 check.py、算好参考输出：之后谁改了课程文件也影响不到比较
         with contextlib.suppress(Exception):  # 课程自身出错时，check_file 会在每个判定里说明
             lesson_check(lesson)
             reference(lesson, default_seed(lesson))
     results: dict[tuple[str, str], Verdict] = {}
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
-    try:
-        futures = {pool.submit(grade_one, sub, limits): key for key, sub in roster.submissions.items()}
-        for future in as_completed(futures):
-            key = futures[future]
-            results[key] = future.result()
-            if on_done:
-                on_done(roster.submissions[key], results[key])
-    finally:  # Ctrl-C 时丢掉还没开始的，正在跑的几份在各自的时间上限内结束
-        pool.shutdown(wait=False, cancel_futures=True)
+    # Ctrl-C 或 SIGTERM：interruptible 杀掉全部检查进程；这里等各线程删掉自己的临时文件夹再退出
+    with interruptible():
+        try:
+            futures = {pool.submit(grade_one, sub, limits): key for key, sub in roster.submissions.items()}
+            for future in as_completed(futures):
+                key = futures[future]
+                results[key] = future.result()
+                if on_done:
+                    on_done(roster.submissions[key], results[key])
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     return results
 
 
 def label(verdict: Verdict | None) -> str:
     return MISSING if verdict is None else verdict.label
+
+
+def csv_cell(value) -> str:
+    """CSV 的一格。以 = + - @（或制表符、回车）开头的文字在 Excel 里会被当作公式，前面加 ' 让它只是文字。"""
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def report_csv(learners: list[str], lessons: list[Lesson], results: dict) -> str:
@@ -189,7 +219,7 @@ def report_csv(learners: list[str], lessons: list[Lesson], results: dict) -> str
     writer.writerow(["学习者", *(f"第{l.code}课" for l in lessons), "通过数"])
     for name in learners:
         cells = [results.get((name, l.code)) for l in lessons]
-        writer.writerow([name, *map(label, cells), sum(bool(v and v.passed) for v in cells)])
+        writer.writerow([csv_cell(name), *map(label, cells), sum(bool(v and v.passed) for v in cells)])
     return out.getvalue()
 
 
@@ -205,7 +235,8 @@ def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results:
                           "kind": v.kind if v else "missing", "label": label(v),
                           "message": v.message if v else "没有交这一课", "seconds": v.seconds if v else 0.0})
     data = {
-        "class": str(Path(class_dir).resolve()),
+        "class": shown_name(str(Path(class_dir).resolve())),
+        "sandbox": sandbox.unavailable_reason() is None and limits.sandbox,
         "timeout_seconds": limits.timeout,
         "memory_mb": limits.memory_mb,
         "jobs": jobs,
@@ -271,13 +302,22 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
 
     from ..labs import console
 
-    if limits.timeout <= 0 or limits.memory_mb < 256 or jobs < 1:
-        raise ClassroomError("--timeout 要大于 0 秒，--memory 至少 256 MiB，--jobs 至少为 1。")
+    if not limits.timeout > 0 or jobs < 1:
+        raise ClassroomError("--timeout 要大于 0 秒，--jobs 至少为 1。")
+    if limits.memory_mb < MIN_MEMORY_MB:
+        raise ClassroomError(f"--memory {limits.memory_mb} MiB 太低：检查进程至少要 {MIN_MEMORY_MB} MiB 才能导入 torch、"
+                             f"跑完参考答案。低于这个数，诚实的练习也会因内存不够而失败。")
     if lessons_text is not None and not lessons_text.strip():
         raise ClassroomError("--lessons 是空的。请写成 8-10,14 这样；不写这个选项就批改全部课。")
     lessons = parse_lessons(lessons_text) if lessons_text else [l for l in CATALOGUE if l.available]
-    roster = find_submissions(Path(class_dir), lessons)
+    for lesson in lessons:  # 一课可以在 check.py 里用 MEMORY_MB 写明它的参考答案要多少内存
+        need = getattr(lesson_check(lesson), "MEMORY_MB", MIN_MEMORY_MB)
+        if limits.memory_mb < need:
+            raise ClassroomError(f"--memory {limits.memory_mb} MiB 太低：第 {lesson.code} 课至少要 {need} MiB。")
+    class_dir_path = Path(class_dir)
+    roster = find_submissions(class_dir_path, lessons)
     flat, nested = roster.layout_counts()
+    class_dir = shown_name(str(class_dir))
     console.print(f"班级文件夹 {escape(str(class_dir))}：找到 {len(roster.learners)} 名学习者"
                   f"{'：' + escape('、'.join(roster.learners)) if roster.learners else ''}")
     console.print(f"  练习文件 {len(roster.submissions)} 份：NN.py {flat} 份，lessons/NN/{EXERCISE} {nested} 份")
@@ -295,8 +335,16 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
     if not columns:
         raise ClassroomError("没有要批改的练习：找到的文件都不在所选的课里。")
 
+    notice = sandbox.fallback_notice() if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
+    if notice:
+        console.print(escape(notice))
+    with console.status("试跑检查进程 …"):
+        problem = probe(limits)
+    if problem:
+        raise ClassroomError(f"批改没有开始：{problem}")
     console.print(f"批改 {len(roster.submissions)} 份练习：每份限时 {limits.timeout:g} 秒，"
-                  f"内存上限 {limits.memory_mb} MiB，同时 {jobs} 份。")
+                  f"内存上限 {limits.memory_mb} MiB，同时 {jobs} 份"
+                  f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}。")
     started = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as bar:
@@ -326,7 +374,7 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
     console.print(f"判定统计：{summary}。用时 {wall:.1f} 秒。")
 
     csv_text = report_csv(roster.learners, columns, results)
-    json_text = report_json(Path(class_dir), roster, columns, results, limits, jobs, wall)
+    json_text = report_json(Path(class_dir_path), roster, columns, results, limits, jobs, wall)
     write_reports(csv_path, json_path, csv_text, json_text)
     for path, what in ((csv_path, "CSV（UTF-8 带 BOM，Excel 可直接打开）"), (json_path, "JSON（每个判定的消息与用时）")):
         if path:

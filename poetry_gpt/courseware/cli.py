@@ -63,9 +63,9 @@ def shown(path: Path) -> str:
 def solve_source(path: Path) -> str:
     """从一个练习文件里取出 solve 函数的源代码。"""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # 与 check、grade 一样接受 BOM
         tree = ast.parse(text)
-    except (UnicodeDecodeError, SyntaxError) as e:
+    except (UnicodeDecodeError, SyntaxError, ValueError) as e:
         raise CliError(f"{path} 无法解析：{e}") from None
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "solve":
@@ -176,6 +176,9 @@ def cmd_check(args) -> int:
     path = exercise_path(lesson, args.file)
     if args.timeout <= 0:
         raise CliError("--timeout 必须是正数（秒）")
+    from .sandbox import fallback_notice
+    if (notice := fallback_notice()):
+        console.print(Text(notice, style="yellow"))
     with console.status("正在检查 …"):
         verdict = check_file(lesson, path, Limits(timeout=args.timeout))
     style = "green" if verdict.passed else "red"
@@ -247,6 +250,9 @@ def cmd_doctor(args) -> int:
         item("data/poems.jsonl", True, f"{len(load_poems())} 首诗")
     except DataFileError as e:
         item("数据文件", False, str(e))
+    from .sandbox import unavailable_reason
+    why = unavailable_reason()  # 没有沙箱不算故障：检查退回按进程隔离
+    item("沙箱 bubblewrap", True, "可用：检查练习时关在沙箱里" if why is None else f"{why}：检查练习时退回按进程隔离")
     for name in ("tones.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         item(f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失")
@@ -565,6 +571,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as e:
         error_console.print(Text(str(e), style="red"))
         return e.code
+    except catalogue.ProgressError as e:
+        error_console.print(Text(str(e), style="red"))
+        return 2
     except KeyboardInterrupt:
         console.print("\n已中断。")
         return 130

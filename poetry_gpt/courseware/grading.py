@@ -247,7 +247,7 @@ def _kind(value) -> str:
 def compare(expected, got, where: str = "结果") -> str | None:
     """比较参考输出与学习者的输出。相同返回 None，否则返回中文说明哪里不同。
 
-    整数、字符串、布尔精确相等；浮点数与浮点张量用 allclose（rtol=1e-4, atol=1e-5）；
+    整数、字符串、布尔精确相等；张量先比形状与 dtype，浮点数与浮点张量再用 allclose（rtol=1e-4, atol=1e-5）；
     列表、元组、字典逐项比较。got 里交不回来的值（wire.Unsupported）写明它的真实类型与原因。
     """
     if isinstance(got, wire.Unsupported):
@@ -257,6 +257,8 @@ def compare(expected, got, where: str = "结果") -> str | None:
             return f"{where}应是张量，实际是 {type(got).__name__}"
         if tuple(got.shape) != tuple(expected.shape):
             return f"{where}的形状应为 {list(expected.shape)}，实际是 {list(got.shape)}"
+        if got.dtype != expected.dtype:  # 数值对、类型错（float64 的概率表、int32 的编号）后面的课会接不上
+            return f"{where}的 dtype 应为 {expected.dtype}，实际是 {got.dtype}"
         if expected.is_floating_point():
             ok = got.is_floating_point() and torch.allclose(got.double(), expected.double(), rtol=1e-4, atol=1e-5)
         else:

@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import ctypes
 import json
 import math
 
@@ -62,7 +63,8 @@ class _Encoder:
     def __init__(self, limit: int):
         self.limit = limit
         self.blobs: list[bytes] = []
-        self.size = 0
+        self.size = 0  # 张量的逻辑字节数
+        self.blob_size = 0  # 实际写出的字节数
         self.items = 0
 
     def node(self, value, depth: int):
@@ -109,12 +111,15 @@ class _Encoder:
             t = t.contiguous()
         span = _span(list(t.shape), list(t.stride()))
         flat = torch.as_strided(t, (span,), (1,), t.storage_offset()) if span else t.new_empty(0)
-        data = flat.contiguous().view(torch.uint8).numpy().tobytes() if span else b""
-        if self.size + len(data) > self.limit:
-            raise WireError(f"张量 {list(t.shape)} 太大（{len(data) / 2 ** 20:.1f} MiB）")
-        offset = self.size
+        logical = t.numel() * t.element_size()  # 与 decode 一样按逻辑大小算：步长为 0 的巨型视图也算“太大”
+        if self.size + logical > self.limit:
+            raise WireError(f"张量 {list(t.shape)} 太大（{logical / 2 ** 20:.1f} MiB，交回的总量上限 {self.limit >> 20} MiB）")
+        flat = flat.contiguous()
+        data = ctypes.string_at(flat.data_ptr(), span * flat.element_size()) if span else b""  # 不依赖 numpy
+        offset = self.blob_size
         self.blobs.append(data)
-        self.size += len(data)
+        self.size += logical
+        self.blob_size += len(data)
         return [str(t.dtype).removeprefix("torch."), list(t.shape), list(t.stride()), offset]
 
 

@@ -1,0 +1,8 @@
+# 期望：崩溃
+"""结果里多塞一个 verdict 字段。"""
+import os, sys
+sys.path.insert(0, "{{REPO}}")
+from poetry_gpt.courseware import wire
+
+os.write(int(sys.argv[3]), wire.encode({"status": "ok", "outputs": [[]] * 24, "verdict": "passed"}))
+os._exit(0)

@@ -1,0 +1,13 @@
+# 期望：不通过
+"""自己往答案描述符写“ok”加上乱填的输出，然后 os._exit(0)。"""
+import os, sys
+sys.path.insert(0, "{{REPO}}")
+from poetry_gpt.courseware import wire
+
+fd = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+os.write(fd, wire.encode({"status": "ok", "outputs": [["<pad>"]] * 24}))
+os._exit(0)
+
+
+def solve(*args):
+    return []

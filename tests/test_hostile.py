@@ -1,0 +1,329 @@
+"""捣乱的练习文件（tests/hostile/ 里五十多份，外加几份按字节造的）交给 ./poet grade 与 ./poet check：
+
+批改程序一次也不倒、没有一份假“通过”、诚实学习者的判定不变、仓库与每个学习者文件一字节不差、
+没有留下进程、没有留下临时文件夹。沙箱相关的几类（读参考答案、写仓库、写别人的文件夹、后台进程、
+网络）只在 bwrap 能用时跑——没有沙箱时它们真的会得逞；退回“按进程隔离”的那条路另有测试（把 bwrap 藏起来）。
+"""
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from poetry_gpt.courseware import sandbox
+from poetry_gpt.courseware.classroom import shown_name
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = Path(__file__).with_name("hostile")
+TIMEOUT = 15  # 秒；死循环的几份各耗掉这么久（机器忙时，诚实的练习也要好几秒）
+JOBS = 2
+TOKEN = f"{4000 + os.getpid() % 1000}.{int(time.time()) % 100000}"  # 攻击文件开的 sleep 进程的参数：用来找漏网的进程
+needs_sandbox = pytest.mark.skipif(sandbox.unavailable_reason() is not None, reason="需要能用的 bubblewrap")
+
+
+def expectation(path: Path) -> str:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# 期望："), path
+    return first.removeprefix("# 期望：")
+
+
+def poet(*args, env=None, timeout=600, **kw):
+    full = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full,
+                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout, **kw)
+
+
+def snapshot_files(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def repo_state() -> tuple[str, dict[str, str]]:
+    """git status 的输出与其中每个文件的摘要：批改前后应完全一样。"""
+    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=ROOT, capture_output=True, text=True).stdout
+    paths = [line[3:] for line in status.splitlines()]
+    digests = {p: hashlib.sha256((ROOT / p).read_bytes()).hexdigest() for p in paths if (ROOT / p).is_file()}
+    return status, digests
+
+
+def leftover_processes() -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            except OSError:
+                continue
+            if TOKEN in cmd:
+                found.append(f"{proc.name}: {cmd}")
+    return found
+
+
+def wait_no_leftovers(seconds: float = 5.0) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while (left := leftover_processes()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+class Listener:
+    """本机的一个 TCP 端口：记下连上来的人发了什么。"""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.sock.settimeout(0.5)
+        self.port = self.sock.getsockname()[1]
+        self.received = b""
+        self.stop = False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            with conn:
+                self.received += conn.recv(1024)
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def solution(code: str) -> bytes:
+    return (ROOT / "lessons" / code / "solution.py").read_bytes()
+
+
+def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, str]:
+    """班级文件夹：每份捣乱文件一个学习者，外加诚实的学习者与按字节造的文件。返回 学习者 → 期望。"""
+    subs = {"{{REPO}}": str(ROOT), "{{CLASS}}": str(root), "{{TOKEN}}": TOKEN, "{{PORT}}": str(port),
+            "{{OUTSIDE}}": str(outside)}
+    expected = {}
+
+    def put(learner: str, code: str, data: bytes, expect: str):
+        folder = root / learner
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{code}.py").write_bytes(data)
+        expected[learner] = expect
+
+    for path in sorted(HOSTILE.glob("*.py")):
+        if kinds is not None and path.stem not in kinds:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for key, value in subs.items():
+            text = text.replace(key, value)
+        put(path.stem, path.stem[:2], text.encode("utf-8"), expectation(path))
+    honest05, honest09 = solution("05"), solution("09")
+    put("honest_05", "05", honest05, "通过")
+    put("honest_09", "09", honest09, "通过")
+    put("honest_bom", "05", b"\xef\xbb\xbf" + honest05, "通过")
+    put("honest_crlf", "09", honest09.replace(b"\n", b"\r\n"), "通过")
+    if kinds is None:
+        put("05_nul_byte", "05", honest05.replace(b"\n", b"\n\0", 1), "语法错误")  # 第 2 行开头
+        put("05_utf16", "05", honest05.decode("utf-8").encode("utf-16"), "语法错误")
+        put("05_gbk", "05", honest05.decode("utf-8").encode("gbk", "replace"), "语法错误")
+        put("05_too_big", "05", honest05 + b"#" * (1 << 20), "语法错误")
+        put("05_empty", "05", b"", "未完成")
+        # 名字本身捣乱：不是 UTF-8 的文件夹名、像 Excel 公式的名字、带控制字符的名字
+        put(os.fsdecode(b"name_\xff\xfe"), "05", honest05, "通过")
+        put("=HYPERLINK(1+1)", "05", honest05, "通过")
+        put("esc_\x1b[31m_name", "05", honest05, "通过")
+    return expected
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """把整个班交给 ./poet grade 一次；各测试检查结果的不同方面。"""
+    base = tmp_path_factory.mktemp("hostile")
+    root, outside, tmp = base / "class", base / "outside.txt", base / "tmp"
+    tmp.mkdir()
+    listener = Listener()
+    expected = build_class(root, outside, listener.port)
+    before_class = snapshot_files(root)
+    before_repo = repo_state()
+    csv_path, json_path = base / "成绩.csv", base / "成绩.json"
+    started = time.monotonic()
+    run = poet("grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS),
+               "--csv", str(csv_path), "--json", str(json_path), env={"TMPDIR": str(tmp), "COLUMNS": "200"})
+    wall = time.monotonic() - started
+    left = wait_no_leftovers()
+    listener.close()
+    yield dict(run=run, expected=expected, root=root, outside=outside, tmp=tmp, wall=wall, left=left,
+               received=listener.received, before_class=before_class, before_repo=before_repo,
+               csv=csv_path, json=json_path)
+
+
+def verdicts(graded) -> dict[str, dict]:
+    cells = json.loads(graded["json"].read_text(encoding="utf-8"))["verdicts"]
+    return {v["learner"]: v for v in cells if v["kind"] != "missing"}  # 每人只交了一课
+
+
+@needs_sandbox
+def test_grade_never_falls_over(graded):
+    run = graded["run"]
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "Traceback" not in run.stdout + run.stderr
+    assert "\x1b" not in run.stdout + run.stderr  # 学习者输出里的控制序列没有原样到达终端
+    assert len(graded["expected"]) >= 40 + 4
+    got = verdicts(graded)
+    assert len(got) == len(graded["expected"])
+    assert "批改出错" not in {v["label"] for v in got.values()}
+
+
+@needs_sandbox
+def test_no_false_pass_and_honest_verdicts_unchanged(graded):
+    got = {name: v["label"] for name, v in verdicts(graded).items()}
+    wanted = {}
+    for name, expect in graded["expected"].items():
+        wanted[shown_name(name)] = expect
+    false_passes = [n for n, e in wanted.items() if e != "通过" and got[n] == "通过"]
+    assert false_passes == []
+    mismatched = {n: (e, got[n]) for n, e in wanted.items() if e != "不通过" and got[n] != e}
+    assert mismatched == {}
+    honest = [n for n, e in wanted.items() if e == "通过"]
+    assert len(honest) == 7 and all(got[n] == "通过" for n in honest)
+
+
+@needs_sandbox
+def test_nothing_outside_the_sandbox_changed(graded):
+    assert snapshot_files(graded["root"]) == graded["before_class"]  # 每个学习者文件一字节不差，也没有新文件
+    assert repo_state() == graded["before_repo"]
+    assert not (ROOT / "evil.txt").exists()
+    assert not graded["outside"].exists()
+    assert graded["received"] == b""  # 网络连不出来
+    assert graded["left"] == []  # 没有漏网的进程
+    assert list(graded["tmp"].iterdir()) == []  # 没有留下临时文件夹
+
+
+@needs_sandbox
+def test_messages_name_real_types_and_escape_controls(graded):
+    got = verdicts(graded)
+    assert "meta 张量" in got["09_returns_meta"]["message"]
+    assert "张量子类" in got["09_tensor_subclass_eq"]["message"]
+    assert "太大" in got["09_returns_huge"]["message"]
+    assert "ndarray" in got["09_returns_ndarray"]["message"] or "memoryview" in got["09_returns_ndarray"]["message"]
+    assert "嵌套太深" in got["05_forge_deep_json"]["message"]
+    assert "不合格式" in got["05_forge_status_passed"]["message"]
+    assert "\\x1b" in got["05_terminal_escapes"]["message"] and "\x1b" not in got["05_terminal_escapes"]["message"]
+    assert "\\ud800" in got["05_returns_lone_surrogate"]["message"]
+    assert "第 2 行有一个空字符" in got["05_nul_byte"]["message"]
+    assert "1 MiB" in got["05_too_big"]["message"]
+    assert "FileNotFoundError" in got["09_reads_solution"]["message"]
+    names = set(got)
+    assert "name_\\xff\\xfe" in names and "esc_\\x1b[31m_name" in names
+    csv_text = graded["csv"].read_bytes().decode("utf-8-sig")
+    assert "'=HYPERLINK" in csv_text and "\n=" not in csv_text
+
+
+def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
+    honest = solution("05")
+    cases = {"nul.py": (honest.replace(b"import torch", b"import\0torch"), "空字符（NUL"),
+             "big.py": (honest + b"#" * (1 << 20), "1 MiB"),
+             "utf16.py": (honest.decode("utf-8").encode("utf-16"), "第 1 行有一个空字符")}
+    for name, (data, words) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        run = poet("check", "5", str(tmp_path / name), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+        assert run.returncode == 1 and words in run.stdout and "Traceback" not in run.stdout + run.stderr, run.stdout
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbf" + honest)
+    run = poet("check", "5", str(bom), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    assert run.returncode == 0 and "通过" in run.stdout, run.stdout + run.stderr
+    run = poet("diff", "5", str(bom), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    assert run.returncode == 0 and "一字不差" in run.stdout, run.stdout + run.stderr
+
+
+@needs_sandbox
+@pytest.mark.parametrize("kind", ["05_forge_frame_ok_garbage", "05_atexit_forge", "09_reads_solution",
+                                  "05_terminal_escapes", "05_detached_grandchild"])
+def test_check_command_with_hostile_files(tmp_path, kind):
+    listener = Listener()
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", listener.port, kinds={kind})
+    path = root / kind / f"{kind[:2]}.py"
+    before = path.read_bytes()
+    run = poet("check", kind[:2], str(path), "--timeout", str(TIMEOUT),
+               env={"POET_WORKSPACE": str(tmp_path), "TMPDIR": str(tmp_path)}, timeout=120)
+    listener.close()
+    assert run.returncode == 1 and "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout
+    assert path.read_bytes() == before and wait_no_leftovers() == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["class"]  # 临时文件夹都删掉了
+
+
+FALLBACK_KINDS = {"05_forge_frame_ok_garbage", "05_forge_status_passed", "05_atexit_forge", "09_patch_torch_compare",
+                  "09_tensor_subclass_eq", "05_returns_deep", "05_terminal_escapes", "09_forge_stride_bomb"}
+
+
+def test_fallback_without_bwrap_still_decides_alone(tmp_path):
+    """PATH 里没有 bwrap：退回按进程隔离，说一次；判定照样只由批改程序作出，伪造的结果照样无效。"""
+    listener = Listener()
+    root = tmp_path / "class"
+    expected = build_class(root, tmp_path / "outside.txt", listener.port, kinds=FALLBACK_KINDS)
+    listener.close()
+    json_path = tmp_path / "r.json"
+    run = poet("grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS),
+               "--json", str(json_path), env={"PATH": str(tmp_path / "no-bin")})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert run.stdout.count("没有 bubblewrap") == 1 and "按进程隔离" in run.stdout
+    got = {v["learner"]: v["label"] for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"]
+           if v["kind"] != "missing"}
+    assert {n: got[n] for n, e in expected.items() if e == "通过"} == {n: "通过" for n, e in expected.items() if e == "通过"}
+    assert [n for n, e in expected.items() if e != "通过" and got[n] == "通过"] == []
+    doctor = poet("doctor", env={"PATH": str(tmp_path / "no-bin")})
+    assert "没有 bubblewrap" in doctor.stdout
+
+
+@needs_sandbox
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_interrupting_grade_ends_every_learner_process(tmp_path, how):
+    root = tmp_path / "class"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    sleeper = f'import subprocess, time\nkids = [subprocess.Popen(["sleep", "{TOKEN}"]) for _ in range(3)]\nwhile True:\n    time.sleep(1)\n'
+    for name in ("a", "b", "c", "d"):
+        (root / name).mkdir(parents=True)
+        (root / name / "05.py").write_text(sleeper, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["TMPDIR"] = str(tmp)
+    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--timeout", "120",
+                             "--jobs", "2", "--memory", "1024"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace")
+    deadline = time.monotonic() + 90
+    while len(leftover_processes()) < 6 and time.monotonic() < deadline:  # 两份同时在跑，各开了 3 个 sleep
+        time.sleep(0.3)
+    assert len(leftover_processes()) >= 6
+    began = time.monotonic()
+    proc.send_signal(how)
+    out, _ = proc.communicate(timeout=60)
+    assert time.monotonic() - began < 20  # 不等各自的时间上限
+    assert proc.returncode == 130, out[-2000:]
+    assert "Traceback" not in out
+    assert wait_no_leftovers() == []
+    assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("content", [b"{\"05\": ", b"\xff\xfe\x00", b"[1, 2]"])
+def test_unreadable_progress_is_kept_aside(tmp_path, content):
+    (tmp_path / ".progress.json").write_bytes(content)
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    assert run.returncode == 0 and run.stderr.count("警告：进度文件") == 1, run.stderr
+    backups = [p for p in tmp_path.iterdir() if p.name.startswith(".progress.json.broken-")]
+    assert len(backups) == 1 and backups[0].read_bytes() == content
+
+
+def test_progress_folder_is_a_clear_error(tmp_path):
+    (tmp_path / ".progress.json").mkdir()
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    assert run.returncode == 2 and "是一个文件夹" in run.stderr and "Traceback" not in run.stderr
