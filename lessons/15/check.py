@@ -1,0 +1,43 @@
+"""第 15 课差分检查：随机的 logits、目标与掩码（含真实诗的掩码），比较两边的带掩码交叉熵。"""
+import torch
+
+
+def _real_batch(gen, n):
+    """val 里随机 n 首真诗的 (目标, 掩码)：条件区与补齐的格子为 False，各行计分的格子数不同。"""
+    from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
+    poems = load_poems("val")
+    picks = torch.randint(0, len(poems), (n,), generator=gen).tolist()
+    tok = default_tokenizer()
+    _, y, mask = make_batch([encode_sample(poems[i], tok) for i in picks])
+    return y, mask, len(tok)
+
+
+def cases(gen):
+    """24 个用例：(logits [B,T,V], targets [B,T], mask [B,T])，按顺序轮换四种：
+
+    0. 真诗：val 里 2 首诗的目标与掩码，V = 汉字表大小；不计分的格子一半用例是补齐的 0，一半是 -100；
+    1. 各行计分的格子数不同，常有整行都不计分的行（除以 B·T 或先每行平均都会错）；
+    2. 很大的 logits（尺度 100–3000）：不先减去每行最大值就会溢出，先 softmax 再取对数会得到 −inf；
+    3. 整批只有一个格子计分。
+    """
+    out = []
+    for i in range(24):
+        kind = i % 4
+        if kind == 0:
+            targets, mask, V = _real_batch(gen, 2)
+            if i % 8 == 4:
+                targets = targets.masked_fill(~mask, -100)
+            B, T = targets.shape
+            out.append((2 * torch.randn(B, T, V, generator=gen), targets, mask))
+            continue
+        B, T, V = (int(torch.randint(lo, hi, (1,), generator=gen)) for lo, hi in ((2, 6), (3, 9), (2, 13)))
+        mask = torch.rand(B, T, generator=gen) < torch.rand(B, 1, generator=gen)   # 每行计分的比例不同
+        mask[torch.rand(B, generator=gen) < 0.3] = False                          # 整行不计分
+        if kind == 3:
+            mask[:] = False
+        if not mask.any() or kind == 3:
+            mask[int(torch.randint(0, B, (1,), generator=gen)), int(torch.randint(0, T, (1,), generator=gen))] = True
+        targets = torch.randint(0, V, (B, T), generator=gen).masked_fill(~mask, -100)
+        scale = float(100 * 30 ** torch.rand(1, generator=gen)) if kind == 2 else 3.0
+        out.append((scale * torch.randn(B, T, V, generator=gen), targets, mask))
+    return out
