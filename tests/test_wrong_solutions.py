@@ -1,0 +1,444 @@
+"""每一课的错解库：学习者真会写出来的错误 solve，./poet check 一个都不能判“通过”。
+
+每个错解只换掉 starter.py 里 solve 的函数体，文件其余部分（包括底部的可见检查）原样保留，
+就像学习者照着起始文件写错了一样。种类：差一格、错的维度、原地修改输入、dtype 不对、
+形状对但内容是常数、本课说不要用的捷径，以及这一课最典型的混淆。
+"""
+import textwrap
+
+import pytest
+
+from poetry_gpt.courseware.catalogue import CATALOGUE
+from poetry_gpt.courseware.grading import Limits, check_file
+
+LESSONS = {lesson.number: lesson for lesson in CATALOGUE}
+
+BANK = {
+    1: {
+        "只认 ，。 两种句尾": """
+            lines, current = [], ""
+            for ch in text:
+                if ch in "，。":
+                    lines.append((current, len(current)))
+                    current = ""
+                else:
+                    current += ch
+            return lines""",
+        "每句都当作和第一句一样长": """
+            import re
+            lines = [s for s in re.split("[，。？！]", text) if s]
+            return [(line, len(lines[0])) for line in lines]""",
+        "句尾标点留在句子里": """
+            lines, current = [], ""
+            for ch in text:
+                current += ch
+                if ch in LINE_ENDS:
+                    lines.append((current, len(current)))
+                    current = ""
+            return lines""",
+        "只按句号切成两联": """
+            return [(s, len(s)) for s in text.split("。") if s]""",
+        "split 之后没去掉末尾的空串": """
+            import re
+            return [(s, len(s)) for s in re.split("[，。？！]", text)]""",
+    },
+    2: {
+        "不连续时用 view": """
+            B, T, V = logits.shape
+            return (logits + bias).view(B * T, V)""",
+        "原地加到 logits 上": """
+            B, T, V = logits.shape
+            logits += bias
+            return logits.reshape(B * T, V)""",
+        "结果变成 float64": """
+            B, T, V = logits.shape
+            return (logits + bias).double().reshape(B * T, V)""",
+        "先转置再摊平，行序变成 t*B + b": """
+            B, T, V = logits.shape
+            return (logits + bias).transpose(0, 1).reshape(B * T, V)""",
+        "把 -inf 换成一个很小的数": """
+            B, T, V = logits.shape
+            return (logits + bias.clamp(min=-1e4)).reshape(B * T, V)""",
+    },
+    3: {
+        "用 most_common 的顺序": """
+            counts = Counter(ch for text in texts for ch in text if ch not in PUNCTUATION)
+            return counts.most_common(k)""",
+        "只去掉 ，。 两种标点": """
+            counts = Counter(ch for text in texts for ch in text if ch not in "，。")
+            return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:k]""",
+        "数的是含这个字的诗有几首": """
+            counts = Counter(ch for text in texts for ch in set(text) if ch not in PUNCTUATION)
+            return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:k]""",
+        "同频时码位大的在前": """
+            counts = Counter(ch for text in texts for ch in text if ch not in PUNCTUATION)
+            return sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)[:k]""",
+        "多取一个": """
+            counts = Counter(ch for text in texts for ch in text if ch not in PUNCTUATION)
+            return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:k + 1]""",
+    },
+    4: {
+        "只认 ，。 两种句尾": """
+            import re
+            lines = re.findall("[^，。]+[，。]", text)
+            if "".join(lines) != text:
+                return "结尾缺少标点"
+            if len(lines) != 4:
+                return "不是四句"
+            sizes = {len(line) - 1 for line in lines}
+            if len(sizes) != 1:
+                return "句子长短不一"
+            size = sizes.pop()
+            if size not in (5, 7):
+                return "不是五言或七言"
+            return "五言绝句" if size == 5 else "七言绝句"
+            """,
+        "只量第一句": """
+            import re
+            lines = re.findall("[^，。？！]+[，。？！]", text)
+            if "".join(lines) != text:
+                return "结尾缺少标点"
+            if len(lines) != 4:
+                return "不是四句"
+            size = len(lines[0]) - 1
+            if size not in (5, 7):
+                return "不是五言或七言"
+            return "五言绝句" if size == 5 else "七言绝句"
+            """,
+        "没标点的尾巴直接丢掉": """
+            import re
+            lines = re.findall("[^，。？！]+[，。？！]", text)
+            if len(lines) != 4:
+                return "不是四句"
+            sizes = {len(line) - 1 for line in lines}
+            if len(sizes) != 1:
+                return "句子长短不一"
+            size = sizes.pop()
+            if size not in (5, 7):
+                return "不是五言或七言"
+            return "五言绝句" if size == 5 else "七言绝句"
+            """,
+        "先逐句查 5 或 7，再查一样长": """
+            import re
+            lines = re.findall("[^，。？！]+[，。？！]", text)
+            if "".join(lines) != text:
+                return "结尾缺少标点"
+            if len(lines) != 4:
+                return "不是四句"
+            sizes = [len(line) - 1 for line in lines]
+            if any(size not in (5, 7) for size in sizes):
+                return "不是五言或七言"
+            if len(set(sizes)) != 1:
+                return "句子长短不一"
+            return "五言绝句" if sizes[0] == 5 else "七言绝句"
+            """,
+        "孤零零的标点当成空的一句": """
+            import re
+            lines = re.split("(?<=[，。？！])", text)
+            if lines[-1]:
+                return "结尾缺少标点"
+            lines = [line for line in lines[:-1] if len(line) > 1]
+            if len(lines) != 4:
+                return "不是四句"
+            sizes = {len(line) - 1 for line in lines}
+            if len(sizes) != 1:
+                return "句子长短不一"
+            size = sizes.pop()
+            if size not in (5, 7):
+                return "不是五言或七言"
+            return "五言绝句" if size == 5 else "七言绝句"
+            """,
+        "句长把标点也算进去": """
+            import re
+            lines = re.findall("[^，。？！]+[，。？！]", text)
+            if "".join(lines) != text:
+                return "结尾缺少标点"
+            if len(lines) != 4:
+                return "不是四句"
+            sizes = {len(line) for line in lines}
+            if len(sizes) != 1:
+                return "句子长短不一"
+            size = sizes.pop()
+            if size not in (5, 7):
+                return "不是五言或七言"
+            return "五言绝句" if size == 5 else "七言绝句"
+            """,
+    },
+    5: {
+        "同频按第一次出现的先后": """
+            counts = Counter()
+            for text in texts:
+                counts.update(text)
+            kept = [ch for ch, n in counts.items() if n >= min_count]
+            kept.sort(key=lambda ch: -counts[ch])
+            return list(specials) + kept""",
+        "门槛用了 >": """
+            counts = Counter()
+            for text in texts:
+                counts.update(text)
+            kept = [ch for ch, n in counts.items() if n > min_count]
+            kept.sort(key=lambda ch: (-counts[ch], ord(ch)))
+            return list(specials) + kept""",
+        "特殊标记放在最后": """
+            counts = Counter()
+            for text in texts:
+                counts.update(text)
+            kept = [ch for ch, n in counts.items() if n >= min_count]
+            kept.sort(key=lambda ch: (-counts[ch], ord(ch)))
+            return kept + list(specials)""",
+        "数的是含这个字的诗有几首": """
+            counts = Counter()
+            for text in texts:
+                counts.update(set(text))
+            kept = [ch for ch, n in counts.items() if n >= min_count]
+            kept.sort(key=lambda ch: (-counts[ch], ord(ch)))
+            return list(specials) + kept""",
+        "同频时码位大的在前": """
+            counts = Counter()
+            for text in texts:
+                counts.update(text)
+            kept = [ch for ch, n in counts.items() if n >= min_count]
+            kept.sort(key=lambda ch: (counts[ch], ord(ch)), reverse=True)
+            return list(specials) + kept""",
+    },
+    6: {
+        "特殊标记的编号写死": """
+            ids = [2, form_id] + list(keyword_ids) + [4] + list(poem_ids) + [3]
+            sep_at = 2 + len(keyword_ids)
+            return ids, [t > sep_at for t in range(1, len(ids))]""",
+        "掩码与 ids 一样长": """
+            ids = [bos_id, form_id] + list(keyword_ids) + [sep_id] + list(poem_ids) + [eos_id]
+            sep_at = 2 + len(keyword_ids)
+            return ids, [t > sep_at for t in range(len(ids))]""",
+        "掩码对齐了输入而不是目标": """
+            ids = [bos_id, form_id] + list(keyword_ids) + [sep_id] + list(poem_ids) + [eos_id]
+            sep_at = 2 + len(keyword_ids)
+            return ids, [t > sep_at for t in range(len(ids) - 1)]""",
+        "<eos> 不计入损失": """
+            ids = [bos_id, form_id] + list(keyword_ids) + [sep_id] + list(poem_ids) + [eos_id]
+            sep_at = 2 + len(keyword_ids)
+            return ids, [sep_at < t < len(ids) - 1 for t in range(1, len(ids))]""",
+        "<sep> 也计入损失": """
+            ids = [bos_id, form_id] + list(keyword_ids) + [sep_id] + list(poem_ids) + [eos_id]
+            sep_at = 2 + len(keyword_ids)
+            return ids, [t >= sep_at for t in range(1, len(ids))]""",
+        "忘了体裁标记": """
+            ids = [bos_id] + list(keyword_ids) + [sep_id] + list(poem_ids) + [eos_id]
+            sep_at = 1 + len(keyword_ids)
+            return ids, [t > sep_at for t in range(1, len(ids))]""",
+    },
+    7: {
+        "按列归一": """
+            smoothed = pair_counts.float() + k
+            return smoothed / smoothed.sum(dim=0, keepdim=True)""",
+        "分母忘了 k·V": """
+            return (pair_counts.float() + k) / (pair_counts.float().sum(dim=1, keepdim=True) + k)""",
+        "结果变成 float64": """
+            smoothed = pair_counts.double() + k
+            return smoothed / smoothed.sum(dim=1, keepdim=True)""",
+        "只给出现过的格子加 k": """
+            counts = pair_counts.float()
+            smoothed = counts + k * (counts > 0)
+            return smoothed / smoothed.sum(dim=1, keepdim=True).clamp(min=1e-12)""",
+        "形状对但处处均匀": """
+            V = pair_counts.shape[0]
+            return torch.full((V, V), 1.0 / V)""",
+    },
+    8: {
+        "捷径：直接下标查表": """
+            return weight[ids]""",
+        "捷径：F.embedding": """
+            return F.embedding(ids, weight)""",
+        "V 取 ids.max() + 1": """
+            one_hot = F.one_hot(ids).to(weight.dtype)
+            return one_hot @ weight""",
+        "结果变成 float64": """
+            one_hot = F.one_hot(ids, weight.shape[0]).double()
+            return one_hot @ weight.double()""",
+        "捷径：index_select": """
+            return weight.index_select(0, ids.flatten()).view(*ids.shape, -1)""",
+    },
+    9: {
+        "忘了 past：总从第 0 行取": """
+            return words + positions[:words.shape[1]]""",
+        "从第 past + 1 行开始取": """
+            T = words.shape[1]
+            if past + T > positions.shape[0]:
+                raise ValueError("太长")
+            return words + positions[past + 1:past + T + 1]""",
+        "正好用完最后一行时也拒绝": """
+            T = words.shape[1]
+            if past + T >= positions.shape[0]:
+                raise ValueError("太长")
+            return words + positions[past:past + T]""",
+        "太长时悄悄截断": """
+            T = words.shape[1]
+            rows = positions[past:past + T]
+            return words[:, :rows.shape[0]] + rows""",
+        "原地加到 words 上": """
+            T = words.shape[1]
+            if past + T > positions.shape[0]:
+                raise ValueError("太长")
+            words += positions[past:past + T]
+            return words""",
+        "拼接而不是相加": """
+            T = words.shape[1]
+            if past + T > positions.shape[0]:
+                raise ValueError("太长")
+            rows = positions[past:past + T].expand(words.shape[0], -1, -1)
+            return torch.cat([words, rows], dim=-1)""",
+    },
+    10: {
+        "先 softmax 再把后文清零": """
+            return F.softmax(scores, dim=-1).tril()""",
+        "softmax 做在倒数第二维": """
+            T = scores.shape[-1]
+            causal = torch.ones(T, T, dtype=torch.bool).tril()
+            return F.softmax(scores.masked_fill(~causal, float("-inf")), dim=-2)""",
+        "遮住的是前文": """
+            T = scores.shape[-1]
+            causal = torch.ones(T, T, dtype=torch.bool).triu()
+            return F.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)""",
+        "原地 masked_fill_ 改了输入": """
+            T = scores.shape[-1]
+            causal = torch.ones(T, T, dtype=torch.bool).tril()
+            scores.masked_fill_(~causal, float("-inf"))
+            return F.softmax(scores, dim=-1)""",
+        "连对角线也遮住": """
+            T = scores.shape[-1]
+            causal = torch.ones(T, T, dtype=torch.bool).tril(-1)
+            return F.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)""",
+        "结果变成 float64": """
+            T = scores.shape[-1]
+            causal = torch.ones(T, T, dtype=torch.bool).tril()
+            return F.softmax(scores.double().masked_fill(~causal, float("-inf")), dim=-1)""",
+    },
+    11: {
+        "拆头时直接 view 成 [B, H, T, C/H]": """
+            if t.dim() == 3:
+                B, T, C = t.shape
+                return t.reshape(B, n_heads, T, C // n_heads)
+            B, H, T, D = t.shape
+            return t.transpose(1, 2).reshape(B, T, H * D)""",
+        "合头时没有转置": """
+            if t.dim() == 3:
+                B, T, C = t.shape
+                return t.view(B, T, n_heads, C // n_heads).transpose(1, 2)
+            B, H, T, D = t.shape
+            return t.reshape(B, T, H * D)""",
+        "合头时对转置后的张量用 view": """
+            if t.dim() == 3:
+                B, T, C = t.shape
+                return t.view(B, T, n_heads, C // n_heads).transpose(1, 2)
+            B, H, T, D = t.shape
+            return t.transpose(1, 2).view(B, T, H * D)""",
+        "各头交错取列": """
+            if t.dim() == 3:
+                B, T, C = t.shape
+                return t.view(B, T, C // n_heads, n_heads).permute(0, 3, 1, 2)
+            B, H, T, D = t.shape
+            return t.permute(0, 2, 3, 1).reshape(B, T, H * D)""",
+        "结果变成 float64": """
+            if t.dim() == 3:
+                B, T, C = t.shape
+                return t.double().view(B, T, n_heads, C // n_heads).transpose(1, 2)
+            B, H, T, D = t.shape
+            return t.double().transpose(1, 2).reshape(B, T, H * D)""",
+    },
+    12: {
+        "捷径：F.gelu": """
+            h = x @ up_weight.T + up_bias
+            return torch.nn.functional.gelu(h) @ down_weight.T + down_bias""",
+        "GELU 用了 tanh 近似": """
+            h = x @ up_weight.T + up_bias
+            h = 0.5 * h * (1 + torch.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h ** 3)))
+            return h @ down_weight.T + down_bias""",
+        "用 ReLU 代替 GELU": """
+            h = (x @ up_weight.T + up_bias).clamp(min=0)
+            return h @ down_weight.T + down_bias""",
+        "收回时忘了偏置": """
+            h = x @ up_weight.T + up_bias
+            h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))
+            return h @ down_weight.T""",
+        "捷径：F.linear": """
+            h = torch.nn.functional.linear(x, up_weight, up_bias)
+            h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))
+            return torch.nn.functional.linear(h, down_weight, down_bias)""",
+        "GELU 的 √2 乘错了地方": """
+            h = x @ up_weight.T + up_bias
+            h = 0.5 * h * (1 + torch.erf(h * math.sqrt(2)))
+            return h @ down_weight.T + down_bias""",
+    },
+    13: {
+        "方差除以 C-1": """
+            mean = x.mean(-1, keepdim=True)
+            return (x - mean) / torch.sqrt(x.var(-1, keepdim=True) + eps) * weight + bias""",
+        "eps 加在开方之后": """
+            mean = x.mean(-1, keepdim=True)
+            var = ((x - mean) ** 2).mean(-1, keepdim=True)
+            return (x - mean) / (torch.sqrt(var) + eps) * weight + bias""",
+        "在倒数第二维上归一化": """
+            mean = x.mean(-2, keepdim=True)
+            var = ((x - mean) ** 2).mean(-2, keepdim=True)
+            return (x - mean) / torch.sqrt(var + eps) * weight + bias""",
+        "捷径：F.layer_norm": """
+            return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias, eps)""",
+        "原地减去均值": """
+            x -= x.mean(-1, keepdim=True)
+            var = (x ** 2).mean(-1, keepdim=True)
+            return x / torch.sqrt(var + eps) * weight + bias""",
+        "weight 与 bias 用反了": """
+            mean = x.mean(-1, keepdim=True)
+            var = ((x - mean) ** 2).mean(-1, keepdim=True)
+            return (x - mean) / torch.sqrt(var + eps) * bias + weight""",
+    },
+    14: {
+        "输出层又算了一遍": """
+            C = width
+            block = 12 * C * C + 13 * C
+            return 2 * vocab_size * C + context_length * C + n_layers * block + 2 * C""",
+        "忘了偏置": """
+            C = width
+            block = 12 * C * C + 4 * C
+            return vocab_size * C + context_length * C + n_layers * block + 2 * C""",
+        "忘了最后的 LayerNorm": """
+            C = width
+            return vocab_size * C + context_length * C + n_layers * (12 * C * C + 13 * C)""",
+        "忘了位置表": """
+            C = width
+            return vocab_size * C + n_layers * (12 * C * C + 13 * C) + 2 * C""",
+        "返回浮点数": """
+            C = width
+            return vocab_size * C + context_length * C + n_layers * (12 * C ** 2 + 13 * C) + 2 * C / 1""",
+        "每层只算一个 LayerNorm": """
+            C = width
+            return vocab_size * C + context_length * C + n_layers * (12 * C * C + 11 * C) + 2 * C""",
+    },
+}
+
+
+def wrong_file(lesson, body, folder):
+    """starter.py 里 solve 的函数体换成 body，其余原样。"""
+    starter = (lesson.folder / "starter.py").read_text(encoding="utf-8")
+    start = starter.index("    raise NotImplementedError(")
+    end = starter.index("\n", start)
+    path = folder / f"wrong_{lesson.code}.py"
+    path.write_text(starter[:start] + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")
+                    + starter[end:], encoding="utf-8")
+    return path
+
+
+CASES = [(number, name) for number, bank in BANK.items() for name in bank]
+
+
+def test_every_lesson_has_a_bank_of_at_least_five():
+    written = [lesson.number for lesson in CATALOGUE if lesson.available and lesson.number <= 14]
+    assert written == list(range(1, 15))
+    assert all(len(BANK[n]) >= 5 for n in written)
+
+
+@pytest.mark.parametrize("number,name", CASES, ids=[f"{n:02d}-{name}" for n, name in CASES])
+def test_wrong_solution_does_not_pass(number, name, tmp_path):
+    lesson = LESSONS[number]
+    verdict = check_file(lesson, wrong_file(lesson, BANK[number][name], tmp_path), Limits(timeout=60))
+    assert verdict.kind in {"wrong", "crashed"}, f"错解“{name}”得到了“{verdict.label}”：{verdict.message}"
