@@ -25,6 +25,7 @@ import torch
 
 from poetry_gpt.courseware.cli import positive_int  # 也让 argparse 的提示变成中文
 from poetry_gpt.data import SEP, default_tokenizer, make_batch
+from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import PRECISIONS, PRESETS, batch_indices, encode_split, make_optimizer, resolve_precision
 
@@ -85,7 +86,7 @@ def main() -> int:
         batch = [samples[j] for j in batch_indices(i, len(samples), B, preset.seed)]
         x, y, mask = make_batch(batch)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
-            _, loss = ours(x, y, mask)
+            loss = scored_loss(ours, x, y, mask)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(ours.parameters(), preset.grad_clip)
         ours_opt.step()

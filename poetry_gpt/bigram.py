@@ -29,13 +29,6 @@ DEFAULT_K = 0.03
 _NEVER_SAMPLED = (PAD, UNK, BOS, SEP, *FORM_TOKEN.values())
 
 
-def poems_of(split: str) -> tuple[dict, ...]:
-    """一份语料（train / val / test）。整份文件只读一次（load_poems() 有缓存），这里按 split 字段筛出。"""
-    if split not in ("train", "val", "test"):
-        raise ValueError(f"split 应是 train、val 或 test，收到 {split!r}")
-    return tuple(p for p in load_poems() if p["split"] == split)
-
-
 def scored_pairs(poems: Sequence[dict], tokenizer: Tokenizer) -> tuple[torch.Tensor, torch.Tensor]:
     """每首诗里计入损失的 (前一个编号, 目标编号) 对，全部连在一起。
 
@@ -130,7 +123,7 @@ class BigramModel:
             poems: 诗的列表，或 "train" / "val" / "test"。
         """
         if isinstance(poems, str):
-            poems = poems_of(poems)
+            poems = load_poems(poems)
         return self.pairs_cross_entropy(*scored_pairs(poems, self.tokenizer))
 
     def pairs_cross_entropy(self, prev: torch.Tensor, target: torch.Tensor) -> float:
@@ -164,7 +157,7 @@ class BigramModel:
 
 def bigram_baseline(split: str = "val", k: float = DEFAULT_K) -> float:
     """二元基线：在 train 上计数、平滑量 k，在 ``split`` 上的交叉熵（奈特/字）。"""
-    return BigramModel.fit(poems_of("train"), default_tokenizer(), k).cross_entropy(split)
+    return BigramModel.fit(load_poems("train"), default_tokenizer(), k).cross_entropy(split)
 
 
 def uniform_cross_entropy(tokenizer: Tokenizer | None = None) -> float:

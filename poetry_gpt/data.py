@@ -279,9 +279,35 @@ def make_batch(samples: Sequence[Sequence[int]], context_length: int | None = No
     return x, y, mask
 
 
-@lru_cache(maxsize=4)
-def load_poems(split: str | None = None, path: str | Path = DEFAULT_DATA / "poems.jsonl") -> tuple[dict, ...]:
-    """读语料（只读一次并缓存）；``split`` 为 train/val/test 时只返回那一份。"""
+SPLITS = ("train", "val", "test")
+"""语料的三份：训练、验证、测试（按 id 的哈希固定，见 :func:`split_of`）。"""
+
+
+@lru_cache(maxsize=1)
+def _all_poems(path: Path) -> tuple[dict, ...]:
     from .common import read_jsonl
-    poems = read_jsonl(path)
-    return tuple(p for p in poems if split is None or p["split"] == split)
+    return tuple(read_jsonl(path))
+
+
+@lru_cache(maxsize=16)
+def load_poems(split: str | None = None, limit: int | None = None,
+               path: str | Path = DEFAULT_DATA / "poems.jsonl") -> tuple[dict, ...]:
+    """读语料（整个文件只读一次并缓存）：取一份诗的唯一办法。
+
+    Args:
+        split: ``"train"``、``"val"``、``"test"`` 只返回那一份；None 返回全部。
+        limit: 给了时在这一份里等距取 limit 首（语料按朝代排列，唐在前；等距取的子集才像整份）。
+            训练时的验证、``./poet eval`` 与各课实验用同一个子集。
+
+    Raises:
+        ValueError: split 不是 None 或 SPLITS 之一，或 limit 不是正数。
+        poetry_gpt.common.DataFileError: 文件缺失或不是合法的 JSON Lines。
+    """
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"split 应是 {'、'.join(SPLITS)} 之一，收到 {split!r}")
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit 要是正整数，收到 {limit!r}")
+    poems = tuple(p for p in _all_poems(Path(path)) if split is None or p["split"] == split)
+    if limit is not None and limit < len(poems):
+        poems = poems[:: len(poems) // limit][:limit]
+    return poems

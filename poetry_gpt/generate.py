@@ -217,7 +217,7 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
     cache = KVCache(model.config.n_layers)
 
     def step(ids: list[int]) -> torch.Tensor:
-        logits, _ = model(torch.tensor([ids], device=device), cache=cache)
+        logits, _ = model(torch.tensor([ids], device=device), kv_cache=cache)
         return logits[0, -1].float().cpu()
 
     logits = step([BOS])

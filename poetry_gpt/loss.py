@@ -1,4 +1,9 @@
-"""输出层与交叉熵合在一起、分块计算（第 15 课：交叉熵只算在计分的位置上，也不在搬运数据上浪费时间）。
+"""训练用的损失（第 15 课）：只在计分的位置上、把输出层与交叉熵合在一起分块计算。
+
+``PoetryGPT.forward(ids, targets)`` 是教科书的写法：整块算出 logits [B, T, V]，再按 ignore_index 跳过
+不计分的格子。训练步用这里的 :func:`scored_loss`：先取最后的表示 hidden，只挑出计分的位置
+（正文与 <eos>，约占 84%），再交给 :func:`chunked_cross_entropy`。两者的损失相同（tests/test_model.py 验证），
+后者更快、更省内存。
 
 训练时一步大约有 N ≈ 4,000 个计分的位置，汉字表 V = 6,828：logits [N, V] 有 2,800 万个数。按常规写法
 （``F.cross_entropy(hidden @ weight.T, targets)``），它先整块写进内存，log softmax 再读写一遍整块，
@@ -15,6 +20,52 @@ Hsu et al., "Liger Kernel: Efficient Triton Kernels for LLM Training", 2024（Fu
 from __future__ import annotations
 
 import torch
+from torch import nn
+
+from .data import make_batch
+
+
+def scored_loss(model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, loss_mask: torch.Tensor,
+                chunk_size: int = 512) -> torch.Tensor:
+    """训练步的损失：只在 loss_mask 为真的位置上算交叉熵（奈特/字，按计分的字数平均）。
+
+    与 ``model(ids, targets.masked_fill(~loss_mask, IGNORE_INDEX))[1]`` 数值相同，但不整块算出 logits。
+
+    Args:
+        model: PoetryGPT（要有 ``hidden_states`` 与输出层共用的表 ``characters``）。
+        ids, targets: [B, T] 输入编号与下一个字的编号。
+        loss_mask: [B, T] bool，哪些目标计分（:func:`poetry_gpt.data.make_batch` 的第三项）。
+    """
+    hidden = model.hidden_states(ids)  # [B, T, C]
+    return chunked_cross_entropy(hidden[loss_mask], model.characters.weight, targets[loss_mask], chunk_size)
+
+
+@torch.no_grad()
+def evaluate(model: nn.Module, samples: list[list[int]], device: torch.device | str = "cpu", batch_size: int = 128) -> float:
+    """在 samples 上的平均交叉熵（奈特/字，只算正文与 <eos>，按字数加权）。"""
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    for i in range(0, len(samples), batch_size):
+        x, y, mask = (t.to(device) for t in make_batch(samples[i : i + batch_size]))
+        loss = scored_loss(model, x, y, mask)
+        n = int(mask.sum())
+        total += float(loss) * n
+        count += n
+    model.train(was_training)
+    return total / max(count, 1)
+
+
+class ScoredLoss(nn.Module):
+    """把 :func:`scored_loss` 包成一个模块：多进程训练时 DistributedDataParallel 要包住“算出损失的 forward”，
+    梯度才会在反向时自动平均。参数就是 model 的参数。"""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids: torch.Tensor, targets: torch.Tensor, loss_mask: torch.Tensor) -> torch.Tensor:
+        return scored_loss(self.model, ids, targets, loss_mask)
 
 
 def chunked_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor,

@@ -9,6 +9,7 @@ from typing import Sequence
 
 import torch
 
+from .common import COURSE_SEED
 from .data import FORMS, BadRecord, Tokenizer, clean_record, keywords_for, load_poems, split_lines
 
 def format_ok(text: str, form: int | None = None) -> bool:
@@ -49,14 +50,14 @@ def distinct_n(texts: Sequence[str], n: int = 2) -> float:
     return len(set(grams)) / max(len(grams), 1)
 
 
-def eval_prompts(n: int = 200, seed: int = 26) -> list[str]:
+def eval_prompts(n: int = 200, seed: int = COURSE_SEED) -> list[str]:
     """n 个固定的提示：按 seed 从 val 里抽 n 首诗，各取它们的关键词（data.keywords_for）。"""
     poems = load_poems("val")
     order = torch.randperm(len(poems), generator=torch.Generator().manual_seed(seed))[:n]
     return ["".join(keywords_for(poems[i])) for i in order.tolist()]
 
 
-def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int = 26,
+def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int = COURSE_SEED,
                    val_poems: int | None = None) -> dict:
     """``./poet eval`` 的全部数字。
 
@@ -64,17 +65,17 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
         dict：val_cross_entropy 与 bigram_cross_entropy（奈特/字，正文与 <eos>）、二者之比，
         受约束与不受约束时的 format_rate、keyword_hit_rate，copy_rate（受约束的诗）、distinct_2、
         seconds_per_poem（受约束时每首的平均秒数），以及 prompts、val_poems 两个计数。
-        两个交叉熵都在同一批 val 诗上算（val_poems 给了时是等距取的那么多首，见 train.pick_poems）。
+        两个交叉熵都在同一批 val 诗上算（val_poems 给了时是等距取的那么多首，见 data.load_poems）。
     """
-    from .bigram import BigramModel, poems_of
+    from .bigram import BigramModel
     from .data import encode_sample
     from .generate import write_one
-    from .train import evaluate, pick_poems
+    from .loss import evaluate
 
     # 模型与二元基线在同一批 val 诗上算交叉熵，二者之比才有意义
-    val = pick_poems("val", val_poems)
+    val = load_poems("val", val_poems)
     val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], next(model.parameters()).device)
-    bigram = BigramModel.fit(poems_of("train"), tokenizer).cross_entropy(val)
+    bigram = BigramModel.fit(load_poems("train"), tokenizer).cross_entropy(val)
     prompts = eval_prompts(n_prompts, seed)
     fixed, free = ([write_one(model, tokenizer, kw, seed=seed + i, constrained=constrained)
                     for i, kw in enumerate(prompts)] for constrained in (True, False))
@@ -115,11 +116,11 @@ def loss_curves(source=None) -> dict:
         给列表时为 None）。只含列表、数与 None，可以直接写成 JSON。
 
     Raises:
-        poetry_gpt.train.CheckpointError: 存档不能读（见 read_checkpoint）。
+        poetry_gpt.checkpoint.CheckpointError: 存档不能读（见 read_checkpoint）。
     """
     eval_poems = None
     if source is None or not isinstance(source, list):
-        from .train import SHIPPED_MODEL, read_checkpoint  # 只在读存档时才需要
+        from .checkpoint import SHIPPED_MODEL, read_checkpoint  # 只在读存档时才需要
         state = read_checkpoint(SHIPPED_MODEL if source is None else source)
         log, eval_poems = state["log"], state["train_config"].get("eval_poems")
     else:

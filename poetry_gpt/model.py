@@ -16,7 +16,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .loss import chunked_cross_entropy
+IGNORE_INDEX = -100
+"""targets 里等于它的格子不计入损失（条件区、补齐）：与 ``F.cross_entropy`` 的默认 ignore_index 相同。"""
 
 
 @dataclass
@@ -112,14 +113,14 @@ class CausalAttention(nn.Module):
         scores = scores.masked_fill(~allowed, float("-inf"))
         return F.softmax(scores, dim=-1)
 
-    def forward(self, x: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
-        """x: [B, T, C] → [B, T, C]。给了 cache 时，x 只含新位置，前文的 k、v 从缓存取。"""
+    def forward(self, x: torch.Tensor, kv_cache: KVCache | None = None) -> torch.Tensor:
+        """x: [B, T, C] → [B, T, C]。给了 kv_cache 时，x 只含新位置，前文的 k、v 从缓存取。"""
         q, k, v = self.qkv(x).split(x.shape[-1], dim=2)
         q, k, v = self.split_heads(q), self.split_heads(k), self.split_heads(v)
         past = 0
-        if cache is not None:
-            past = 0 if cache.keys[self.layer] is None else cache.keys[self.layer].shape[2]
-            k, v = cache.extend(self.layer, k, v)
+        if kv_cache is not None:
+            past = 0 if kv_cache.keys[self.layer] is None else kv_cache.keys[self.layer].shape[2]
+            k, v = kv_cache.extend(self.layer, k, v)
         if self.fast:
             T, S = q.shape[2], k.shape[2]
             mask = None if past == 0 else self.causal[past : past + T, :S]
@@ -164,8 +165,8 @@ class Block(nn.Module):
         self.norm2 = nn.LayerNorm(config.width)
         self.mlp = MLP(config)
 
-    def forward(self, x: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
-        x = x + self.attention(self.norm1(x), cache)
+    def forward(self, x: torch.Tensor, kv_cache: KVCache | None = None) -> torch.Tensor:
+        x = x + self.attention(self.norm1(x), kv_cache)
         return x + self.mlp(self.norm2(x))
 
 
@@ -215,13 +216,15 @@ class PoetryGPT(nn.Module):
             counts[part] += p.numel()
         return counts
 
-    def hidden_states(self, ids: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
-        """编号 [B, T] → 最后一层归一化后的表示 [B, T, C]。
+    def hidden_states(self, ids: torch.Tensor, kv_cache: KVCache | None = None) -> torch.Tensor:
+        """编号 [B, T] → 最后一层归一化之后的表示 hidden [B, T, C]（输出层之前的一切）。
+
+        训练步只在计分的位置上把它乘回输出层（:func:`poetry_gpt.loss.scored_loss`，第 15 课）。
 
         Raises:
-            ValueError: 位置数（含缓存里的前文）超过 context_length。
+            ValueError: 位置数（含 kv_cache 里的前文）超过 context_length。
         """
-        past = len(cache) if cache is not None else 0
+        past = len(kv_cache) if kv_cache is not None else 0
         T = ids.shape[1]
         if past + T > self.config.context_length:
             raise ValueError(f"输入有 {past + T} 个位置，超过了前文长度 context_length="
@@ -229,32 +232,26 @@ class PoetryGPT(nn.Module):
         positions = torch.arange(past, past + T, device=ids.device)
         hidden = self.drop(self.characters(ids) + self.positions(positions))  # [B,T,C] + [T,C]
         for block in self.blocks:
-            hidden = block(hidden, cache)
+            hidden = block(hidden, kv_cache)
         return self.norm(hidden)
 
     def forward(self, ids: torch.Tensor, targets: torch.Tensor | None = None,
-                loss_mask: torch.Tensor | None = None, cache: KVCache | None = None):
-        """前向计算。
+                kv_cache: KVCache | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """编号 → 每个位置上下一个字的分数 logits，给了 targets 时再算交叉熵。
 
         Args:
             ids: [B, T] 字的编号。
-            targets: [B, T] 每个位置下一个字的编号；给了才计算损失。
-            loss_mask: [B, T] bool，哪些目标计入损失（正文与 <eos>）。训练用这种调用：只在这些位置上
-                计算输出层与交叉熵（条件区和补齐的格子不需要预测），并且分块算，不整块存下 logits
-                （:func:`poetry_gpt.loss.chunked_cross_entropy`，第 15 课）。
-            cache: 生成时用的 :class:`KVCache`。
+            targets: [B, T] 每个位置下一个字的编号；等于 ``IGNORE_INDEX``（-100）的格子不计入损失
+                （条件区与补齐的格子，见 :func:`poetry_gpt.data.make_batch`）。
+            kv_cache: 逐字生成时用的 :class:`KVCache`（第 20 课）；这时 ids 只含新位置。
 
         Returns:
-            (logits, loss)。logits 为 [B, T, V]，有 loss_mask 时为 None（没有整块算出来）。
-            loss 是交叉熵均值（单位：奈特/字），未给 targets 时为 None。
+            (logits, loss)：logits [B, T, V]；loss 是计分格子上的平均交叉熵（奈特/字），没给 targets 时为 None。
         """
-        hidden = self.hidden_states(ids, cache)
+        logits = self.head(self.hidden_states(ids, kv_cache))
         if targets is None:
-            return self.head(hidden), None
-        if loss_mask is not None:
-            return None, chunked_cross_entropy(hidden[loss_mask], self.head.weight, targets[loss_mask])
-        logits = self.head(hidden)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+            return logits, None
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE_INDEX)
         return logits, loss
 
 

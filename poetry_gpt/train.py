@@ -8,26 +8,22 @@ Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（�
 """
 from __future__ import annotations
 
-import io
 import math
 import os
 import random
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
 import torch
 
-from .common import DEFAULT_DATA, atomic_write_bytes
+from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
+from .common import COURSE_SEED
 from .data import Tokenizer, default_tokenizer, encode_sample, load_poems, make_batch
+from .loss import ScoredLoss, evaluate
 from .model import ModelConfig, PoetryGPT
-
-SHIPPED_MODEL = DEFAULT_DATA / "model.pt"
-"""随课程发布的模型（fp16 权重，不含优化器状态）。"""
-
-CHECKPOINT_NAME = "checkpoint.pt"
 
 
 @dataclass
@@ -63,7 +59,7 @@ class TrainConfig:
     eval_every: int = 200
     eval_poems: int = 512
     train_poems: int | None = None
-    seed: int = 26
+    seed: int = COURSE_SEED
     sample_every_s: float = 180.0
     precision: str = "auto"
 
@@ -78,10 +74,6 @@ PRESETS = {
     "base": TrainConfig(model=dict(context_length=64, width=128, n_layers=4, n_heads=4),
                         steps=2800, batch_size=128, lr=3e-3, warmup=100, eval_every=200, eval_poems=512),
 }
-
-
-class CheckpointError(ValueError):
-    """存档缺失、损坏、不是本课程的存档，或与当前汉字表不配套；消息是给学习者看的中文。"""
 
 
 def learning_rate(step: int, config: TrainConfig) -> float:
@@ -105,18 +97,9 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.A
     return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
 
 
-def pick_poems(split: str, limit: int | None = None) -> list[dict]:
-    """一份语料里的诗；给了 limit 时等距取 limit 首（训练、验证与 ``./poet eval`` 都用这同一个子集）。"""
-    poems = load_poems(split)
-    if limit is not None and limit < len(poems):
-        # 语料按朝代排列（唐在前）：等距抽取，子集才像整份
-        poems = poems[:: len(poems) // limit][:limit]
-    return list(poems)
-
-
 def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None) -> list[list[int]]:
-    """:func:`pick_poems` 选出的每首诗的样本编号（排布见 data.encode_sample）。"""
-    return [encode_sample(p, tokenizer) for p in pick_poems(split, limit)]
+    """``load_poems(split, limit)`` 选出的每首诗的样本编号（排布见 data.encode_sample）。"""
+    return [encode_sample(p, tokenizer) for p in load_poems(split, limit)]
 
 
 def batch_indices(step: int, n_samples: int, batch_size: int, seed: int) -> list[int]:
@@ -128,106 +111,6 @@ def batch_indices(step: int, n_samples: int, batch_size: int, seed: int) -> list
     epoch, k = divmod(step, per_epoch)
     order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(seed * 100003 + epoch))
     return order[k * batch_size : (k + 1) * batch_size].tolist()
-
-
-@torch.no_grad()
-def evaluate(model: PoetryGPT, samples: list[list[int]], device: torch.device, batch_size: int = 128) -> float:
-    """在 samples 上的平均交叉熵（奈特/字，只算正文与 <eos>，按字数加权）。"""
-    was_training = model.training
-    model.eval()
-    total, count = 0.0, 0
-    for i in range(0, len(samples), batch_size):
-        x, y, mask = (t.to(device) for t in make_batch(samples[i : i + batch_size]))
-        _, loss = model(x, y, mask)
-        n = int(mask.sum())
-        total += float(loss) * n
-        count += n
-    model.train(was_training)
-    return total / max(count, 1)
-
-
-# ---------- 存档 ----------
-
-def save_checkpoint(path: str | Path, model: PoetryGPT, tokenizer: Tokenizer, *, optimizer=None,
-                    step: int = 0, config: TrainConfig | None = None, log: list | None = None,
-                    half: bool = False) -> None:
-    """原子写入一个存档（先写临时文件再改名，写到一半被打断也不会留下半个文件）。
-
-    存档是一个只含张量、数字、字符串、列表与字典的 dict，能用 ``torch.load(weights_only=True)`` 读：
-    weights、model_config、vocab_hash、step、train_config、log，训练中的存档还有 optimizer 与 rng。
-    ``half`` 为真时权重存成 fp16、不带优化器（随课程发布的模型这样存，约小一半）。
-    """
-    converted: dict[int, torch.Tensor] = {}
-    weights = {}
-    for k, v in model.state_dict().items():
-        # characters 与 head 是同一张表（weight tying）：只转换一次，torch.save 就只存一份
-        if v.data_ptr() not in converted:
-            converted[v.data_ptr()] = (v.half() if half and v.is_floating_point() else v).detach().cpu()
-        weights[k] = converted[v.data_ptr()]
-    state = {
-        "format": "poetry_gpt/1",
-        "weights": weights,
-        "model_config": model.config.to_dict(),
-        "vocab_hash": tokenizer.vocab_hash,
-        "step": step,
-        "train_config": asdict(config) if config else {},
-        "log": list(log or []),
-    }
-    if optimizer is not None and not half:
-        state["optimizer"] = optimizer.state_dict()
-        state["rng"] = {"torch": torch.get_rng_state(), "python": list(random.getstate()[1])}
-    buffer = io.BytesIO()
-    torch.save(state, buffer)
-    atomic_write_bytes(path, buffer.getvalue())
-
-
-def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dict:
-    """读一个存档并检查它（``weights_only=True``：只读数据，不执行存档里的任何代码）。
-
-    Raises:
-        CheckpointError: 文件不存在、被截断或损坏、不是本课程的存档，或汉字表指纹与当前 data/vocab.json 不同。
-
-    path 也可以是训练用的文件夹（``./poet train --out`` 的那个），这时读其中的 checkpoint.pt。
-    """
-    path = Path(path)
-    if path.is_dir():
-        if not (path / CHECKPOINT_NAME).is_file():
-            raise CheckpointError(f"{path} 是一个文件夹，里面没有 {CHECKPOINT_NAME}；请给存档文件本身，"
-                                  f"例如 --checkpoint runs/tiny/{CHECKPOINT_NAME}")
-        path = path / CHECKPOINT_NAME
-    if not path.is_file():
-        raise CheckpointError(f"找不到模型存档：{path}。可以先训练一个：./poet train --preset tiny")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except KeyboardInterrupt:
-        raise
-    except Exception:  # 随便一个文件都可能让解包器抛出任何异常（如 KeyError）：一律当作坏存档
-        raise CheckpointError(f"{path} 不是完整的模型存档（可能没下载完、被截断或已损坏）") from None
-    if not isinstance(state, dict) or state.get("format") != "poetry_gpt/1":
-        raise CheckpointError(f"{path} 不是本课程的模型存档")
-    parts = {"weights": dict, "model_config": dict, "vocab_hash": str, "step": int, "train_config": dict, "log": list}
-    broken = [k for k, kind in parts.items() if not isinstance(state.get(k), kind)]
-    if broken:
-        raise CheckpointError(f"{path} 缺少或损坏了这些部分：{'、'.join(broken)}，不能使用")
-    tokenizer = tokenizer or default_tokenizer()
-    if state["vocab_hash"] != tokenizer.vocab_hash:
-        raise CheckpointError(f"{path} 是用另一张汉字表训练的（指纹 {state['vocab_hash']}，"
-                              f"当前 data/vocab.json 是 {tokenizer.vocab_hash}），字的编号对不上，不能使用")
-    return state
-
-
-def load_model(path: str | Path = SHIPPED_MODEL, tokenizer: Tokenizer | None = None,
-               device: str | torch.device = "cpu") -> tuple[PoetryGPT, dict]:
-    """读存档并建好模型（fp32，eval 模式）。错误同 :func:`read_checkpoint`。"""
-    state = read_checkpoint(path, tokenizer)
-    try:
-        model = PoetryGPT(ModelConfig(**state["model_config"]))
-        model.load_state_dict({k: v.float() for k, v in state["weights"].items()})
-    except (RuntimeError, TypeError, ValueError, AttributeError):
-        raise CheckpointError(f"{path} 里的权重与它记录的模型尺寸对不上") from None
-    if not all(torch.isfinite(p).all() for p in model.parameters()):
-        raise CheckpointError(f"{path} 的权重里有 NaN 或无穷大（训练发散了？），不能用来写诗或评估")
-    return model.to(device).eval(), state
 
 
 # ---------- 训练循环 ----------
@@ -350,10 +233,10 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
         optimizer.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["rng"]["torch"])
         random.setstate((3, tuple(state["rng"]["python"]), None))
-    wrapped = model
+    step_loss = ScoredLoss(model)  # 只在正文与 <eos> 上、分块算输出层与交叉熵（poetry_gpt/loss.py）
     if world > 1:
         from torch.nn.parallel import DistributedDataParallel
-        wrapped = DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None)
+        step_loss = DistributedDataParallel(step_loss, device_ids=[dev.index] if dev.type == "cuda" else None)
 
     train_samples = encode_split("train", tokenizer, config.train_poems)
     val_samples = encode_split("val", tokenizer, config.eval_poems)
@@ -387,7 +270,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
                 if world > 1:
                     dist.all_reduce(n_total)
                 with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=precision == "bf16"):
-                    _, loss = wrapped(x, y, mask)
+                    loss = step_loss(x, y, mask)
                 # 各进程的平均损失按字数加权：DDP 再对进程取平均后，恰好是整批的平均
                 (loss * n_local * world / n_total).backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
@@ -464,11 +347,3 @@ class _ProgressBar:
     def print(self, text: str) -> None:
         if self.enabled:
             self.progress.console.print(text)
-
-
-def export_model(checkpoint: str | Path, out: str | Path = SHIPPED_MODEL) -> None:
-    """把训练存档导出成随课程发布的形式：fp16 权重、配置、汉字表指纹、日志，不带优化器。"""
-    tokenizer = default_tokenizer()
-    model, state = load_model(checkpoint, tokenizer)
-    save_checkpoint(out, model, tokenizer, step=state["step"],
-                    config=TrainConfig(**state["train_config"]), log=state["log"], half=True)

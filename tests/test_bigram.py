@@ -5,13 +5,13 @@ from collections import Counter
 import pytest
 import torch
 
-from poetry_gpt.bigram import DEFAULT_K, BigramModel, bigram_baseline, poems_of, scored_pairs
-from poetry_gpt.data import EOS, SEP, default_tokenizer, encode_sample, keywords_for, loss_mask_for
+from poetry_gpt.bigram import DEFAULT_K, BigramModel, bigram_baseline, scored_pairs
+from poetry_gpt.data import EOS, SEP, default_tokenizer, encode_sample, keywords_for, load_poems, loss_mask_for
 
 
 @pytest.fixture(scope="module")
 def model():
-    return BigramModel.fit(poems_of("train"), default_tokenizer(), DEFAULT_K)
+    return BigramModel.fit(load_poems("train"), default_tokenizer(), DEFAULT_K)
 
 
 def test_rows_sum_to_one(model):
@@ -27,13 +27,13 @@ def test_rows_sum_to_one(model):
 
 
 def test_counts_cover_every_scored_pair(model):
-    prev, target = scored_pairs(poems_of("train"), default_tokenizer())
+    prev, target = scored_pairs(load_poems("train"), default_tokenizer())
     assert model.counts.sum().item() == len(prev)
     assert torch.all(model.keys[1:] > model.keys[:-1])
     # 每首诗恰好有一个目标是 <eos>、一对以 <sep> 开头
     V = len(default_tokenizer())
-    assert model.counts[model.keys % V == EOS].sum().item() == len(poems_of("train"))
-    assert model.row_totals[SEP].item() == len(poems_of("train"))
+    assert model.counts[model.keys % V == EOS].sum().item() == len(load_poems("train"))
+    assert model.row_totals[SEP].item() == len(load_poems("train"))
 
 
 def test_val_cross_entropy_is_a_sensible_baseline(model):
@@ -49,7 +49,7 @@ def test_val_cross_entropy_is_a_sensible_baseline(model):
 
 def test_matches_brute_force_on_a_small_slice():
     tok = default_tokenizer()
-    train, held_out = poems_of("train")[:300], poems_of("val")[:40]
+    train, held_out = load_poems("train")[:300], load_poems("val")[:40]
     k = 0.5
     fitted = BigramModel.fit(train, tok, k)
 
@@ -72,7 +72,7 @@ def test_matches_brute_force_on_a_small_slice():
 
 def test_smoothing_must_be_positive():
     with pytest.raises(ValueError, match="k"):
-        BigramModel.fit(poems_of("val")[:5], default_tokenizer(), 0.0)
+        BigramModel.fit(load_poems("val")[:5], default_tokenizer(), 0.0)
 
 
 def test_sample_is_reproducible_text(model):

@@ -13,7 +13,7 @@ from poetry_gpt.generate import (MAX_SEED, Constraint, GenerationError, check_ch
                                  write_one, write_poems)
 from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import save_checkpoint
+from poetry_gpt.checkpoint import save_checkpoint
 
 TOK = default_tokenizer()
 
@@ -218,12 +218,12 @@ def test_write_and_eval_refuse_garbage_and_accept_a_training_folder(poet, tmp_pa
 
 
 def test_eval_baseline_uses_the_same_val_poems(model):
-    from poetry_gpt.bigram import BigramModel, bigram_baseline, poems_of
+    from poetry_gpt.bigram import BigramModel, bigram_baseline
+    from poetry_gpt.data import load_poems
     from poetry_gpt.metrics import evaluate_model
-    from poetry_gpt.train import pick_poems
 
     result = evaluate_model(model, TOK, n_prompts=1, val_poems=40)
-    expected = BigramModel.fit(poems_of("train"), TOK).cross_entropy(pick_poems("val", 40))
+    expected = BigramModel.fit(load_poems("train"), TOK).cross_entropy(load_poems("val", 40))
     assert result["val_poems"] == 40
     assert result["bigram_cross_entropy"] == pytest.approx(expected)
     assert result["bigram_cross_entropy"] != pytest.approx(bigram_baseline("val"), abs=1e-3)

@@ -6,8 +6,8 @@ import torch
 from torch.nn import functional as F
 
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
-from poetry_gpt.loss import chunked_cross_entropy
-from poetry_gpt.model import KVCache, ModelConfig, PoetryGPT, sinusoidal_positions
+from poetry_gpt.loss import chunked_cross_entropy, evaluate, scored_loss
+from poetry_gpt.model import IGNORE_INDEX, KVCache, ModelConfig, PoetryGPT, sinusoidal_positions
 
 torch.set_num_threads(2)
 
@@ -28,11 +28,32 @@ def test_shapes_and_untrained_loss(batch):
     model = small()
     logits, loss = model(x)
     assert logits.shape == (*x.shape, len(default_tokenizer())) and loss is None
-    none, loss = model(x, y, mask)
-    assert none is None  # 训练用的调用不整块算 logits
+    same, loss = model(x, y.masked_fill(~mask, IGNORE_INDEX))
+    assert torch.equal(same, logits)  # 给了 targets 也照样返回整块 logits，像教科书的模型
     # 刚初始化的模型几乎是均匀猜测：损失接近 ln V
     assert abs(loss.item() - math.log(logits.shape[-1])) < 0.1
     assert torch.allclose(loss, F.cross_entropy(logits[mask], y[mask]), atol=1e-6)
+    assert not torch.allclose(loss, F.cross_entropy(logits.flatten(0, 1), y.flatten()), atol=1e-3)  # 掩码真的起作用
+    hidden = model.hidden_states(x)
+    assert hidden.shape == (*x.shape, model.config.width)
+    assert torch.allclose(model.head(hidden), logits)
+
+
+def test_training_loss_equals_the_plain_forward_in_value_and_gradient(batch):
+    """训练步的 scored_loss（只在计分位置、分块）与 forward 的掩码交叉熵相同，梯度也相同。"""
+    x, y, mask = batch
+    model = small().train()
+    _, plain = model(x, y.masked_fill(~mask, IGNORE_INDEX))
+    plain.backward()
+    want = {n: p.grad.clone() for n, p in model.named_parameters()}
+    model.zero_grad()
+    fast = scored_loss(model, x, y, mask)
+    fast.backward()
+    assert torch.allclose(fast, plain, atol=1e-5)
+    for name, p in model.named_parameters():
+        assert torch.allclose(p.grad, want[name], atol=1e-6), name
+    samples = [row[: int(m.sum()) + 1].tolist() for row, m in zip(x, mask)]  # 仅为有一组样本：evaluate 按字数加权
+    assert evaluate(model, [s for s in samples if len(s) > 1], "cpu") > 0
 
 
 @pytest.mark.parametrize("n", [1, 255, 256, 700])
@@ -100,7 +121,7 @@ def test_kv_cache_gives_the_same_logits(batch, fast):
     model = small(fast_attention=fast)
     full = model(x)[0]
     cache = KVCache(model.config.n_layers)
-    steps = [model(x[:, :5], cache=cache)[0]] + [model(x[:, t:t + 1], cache=cache)[0] for t in range(5, x.shape[1])]
+    steps = [model(x[:, :5], kv_cache=cache)[0]] + [model(x[:, t:t + 1], kv_cache=cache)[0] for t in range(5, x.shape[1])]
     assert len(cache) == x.shape[1]
     assert torch.allclose(torch.cat(steps, dim=1), full, atol=1e-5)
 

@@ -9,8 +9,8 @@ import torch
 
 from poetry_gpt.data import SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import (PRESETS, CheckpointError, TrainConfig, batch_indices, fast_bf16, learning_rate,
-                              load_model, make_optimizer, read_checkpoint, resolve_precision, save_checkpoint, train)
+from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
+from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, fast_bf16, learning_rate, make_optimizer, resolve_precision, train
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # 比 tiny 更小的数据量，让每个测试只花几秒

@@ -5,7 +5,7 @@ from poetry_gpt.common import ROOT, read_toml
 from poetry_gpt.data import BOS, SEP, default_tokenizer, split_lines
 from poetry_gpt.generate import TOKEN_OF_FORM, write_one
 from poetry_gpt.labs import setup_experiment, show, table
-from poetry_gpt.train import CheckpointError, load_model
+from poetry_gpt.checkpoint import CheckpointError, load_model
 setup_experiment()
 
 tok = default_tokenizer()

@@ -2,8 +2,8 @@
 import math
 import time
 import torch
-from poetry_gpt.bigram import DEFAULT_K, BigramModel, poems_of, scored_pairs, uniform_cross_entropy
-from poetry_gpt.data import SEP, default_tokenizer, split_lines
+from poetry_gpt.bigram import DEFAULT_K, BigramModel, scored_pairs, uniform_cross_entropy
+from poetry_gpt.data import SEP, default_tokenizer, load_poems, split_lines
 from poetry_gpt.labs import setup_experiment, show, table
 setup_experiment()
 
@@ -12,7 +12,7 @@ V = len(tok)
 
 # 1. 在训练集上数数
 started = time.perf_counter()
-model = BigramModel.fit(poems_of("train"), tok, DEFAULT_K)
+model = BigramModel.fit(load_poems("train"), tok, DEFAULT_K)
 show("数完用时（秒）", time.perf_counter() - started, digits=1)
 show("计入损失的 (前一个, 目标) 对", int(model.row_totals.sum()))
 show("其中不同的对", len(model.keys))
@@ -37,7 +37,7 @@ show("平滑后 P(鲸 | 明) = k / (6753 + k·V)", model.probability(torch.tenso
 show("这一行加起来", model.next_distribution(moon).sum())
 
 # 3. 在 val 上挑平滑量 k
-val_prev, val_target = scored_pairs(poems_of("val"), tok)
+val_prev, val_target = scored_pairs(load_poems("val"), tok)
 show("val 里计入损失的目标个数", len(val_prev))
 rows = [[k, model.with_k(k).pairs_cross_entropy(val_prev, val_target)] for k in (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)]
 table(["k", "val 交叉熵（奈特/字）"], rows, title="在 val 上挑 k")

@@ -2,7 +2,7 @@
 import math
 import torch
 from torch.nn import functional as F
-from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.model import IGNORE_INDEX, ModelConfig, PoetryGPT
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, loss_mask_for
 from poetry_gpt.labs import setup_experiment, show, table
 setup_experiment()
@@ -61,7 +61,7 @@ sample = encode_sample(poem, tok)
 x, y = torch.tensor([sample[:-1]]), torch.tensor([sample[1:]])
 mask = torch.tensor([loss_mask_for(sample)])
 model.zero_grad()
-_, loss = model(x, y, mask)
+_, loss = model(x, y.masked_fill(~mask, IGNORE_INDEX))  # 条件区不计分
 loss.backward()
 show("走完整个模型后梯度非零的行数", int((weight.grad.abs().sum(1) > 0).sum()))
 

@@ -4,7 +4,7 @@ from torch.nn import functional as F
 from poetry_gpt.model import ModelConfig, PoetryGPT, sinusoidal_positions
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.labs import heatmap, setup_experiment, show, table
-from poetry_gpt.train import load_model
+from poetry_gpt.checkpoint import load_model
 setup_experiment()
 
 tok = default_tokenizer()

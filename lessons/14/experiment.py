@@ -2,7 +2,7 @@
 import math
 import torch
 from torch.nn import functional as F
-from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.model import IGNORE_INDEX, ModelConfig, PoetryGPT
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, default_tokenizer, encode_sample, load_poems, make_batch
 from poetry_gpt.labs import setup_experiment, show, table
 setup_experiment()
@@ -54,7 +54,7 @@ show("如果输出层另有一张表，参数会变成", f"{untied}（多 {model
 
 # 4. 未训练的模型在真诗上的损失，与“平均猜”相比
 with torch.no_grad():
-    _, loss = model(x, y, mask)                                   # 只在正文与 <eos> 上算
+    _, loss = model(x, y.masked_fill(~mask, IGNORE_INDEX))        # 只在正文与 <eos> 上算
     probs = F.softmax(logits[mask], dim=-1)                       # [N, V]
 show("计入损失的位置数", int(mask.sum()))
 show("未训练模型的交叉熵（奈特/字）", loss)

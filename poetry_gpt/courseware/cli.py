@@ -77,7 +77,7 @@ def solve_source(path: Path) -> str:
 
 def cmd_map(args) -> int:
     progress = catalogue.load_progress()
-    console.print(Panel.fit("[bold]一字一诗[/bold]：从零搭一个会写绝句的小 GPT（共 26 课）", border_style="cyan"))
+    console.print(Panel.fit(f"[bold]一字一诗[/bold]：从零搭一个会写绝句的小 GPT（共 {len(CATALOGUE)} 课）", border_style="cyan"))
     next_lesson = None
     for key, name in SECTIONS.items():
         t = Table(title=f"学习路径/{key} · {name}", title_justify="left", show_header=False, box=None, pad_edge=False)
@@ -293,7 +293,8 @@ def cmd_verify(args) -> int:
 # ---------- 训练、写诗、评估 ----------
 
 def cmd_train(args) -> int:
-    from ..train import CHECKPOINT_NAME, PRESETS, CheckpointError, train  # 导入 torch 较慢，只在需要时导入
+    from ..checkpoint import CHECKPOINT_NAME, CheckpointError
+    from ..train import PRESETS, train  # 导入 torch 较慢，只在需要时导入
 
     config = PRESETS[args.preset]
     if args.steps is not None and args.steps < 1:
@@ -337,7 +338,7 @@ def cmd_write(args) -> int:
 
     from ..data import LINE_ENDS, default_tokenizer
     from ..generate import GenerationError, iter_poems
-    from ..train import SHIPPED_MODEL, CheckpointError, load_model
+    from ..checkpoint import SHIPPED_MODEL, CheckpointError, load_model
 
     # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢得多
     torch.set_num_threads(1)
@@ -374,8 +375,8 @@ def cmd_eval(args) -> int:
     import json
 
     from ..data import default_tokenizer
+    from ..checkpoint import SHIPPED_MODEL, CheckpointError, load_model
     from ..metrics import evaluate_model
-    from ..train import SHIPPED_MODEL, CheckpointError, load_model
 
     if args.prompts < 1:
         raise CliError("--prompts 至少为 1")

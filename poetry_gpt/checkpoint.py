@@ -1,0 +1,151 @@
+"""模型存档（第 18 课）：保存、读取与检查、建好模型、导出随课程发布的形式。
+
+读模型只需要这个模块，不必导入训练循环：``./poet write``、``./poet eval``、各课实验都从这里读。
+存档是只含张量、数、字符串、列表与字典的 dict，用 ``torch.load(weights_only=True)`` 读，不执行存档里的任何代码；
+写入先写临时文件再改名（原子写入）。
+"""
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+
+import torch
+
+from .common import DEFAULT_DATA, atomic_write_bytes
+from .data import Tokenizer, default_tokenizer
+from .model import ModelConfig, PoetryGPT
+
+SHIPPED_MODEL = DEFAULT_DATA / "model.pt"
+"""随课程发布的模型（fp16 权重，不含优化器状态）。"""
+
+CHECKPOINT_NAME = "checkpoint.pt"
+"""``./poet train --out 目录`` 在目录里写的存档文件名。"""
+
+FORMAT = "poetry_gpt/1"
+"""存档的格式名；改了存档的结构就换一个，读的时候同时改。"""
+
+PARTS = {"weights": dict, "model_config": dict, "vocab_hash": str, "step": int, "train_config": dict, "log": list}
+"""每个存档都有的部分与它们的类型。"""
+
+
+class CheckpointError(ValueError):
+    """存档缺失、损坏、不是本课程的存档，或与当前汉字表不配套；消息是给学习者看的中文。"""
+
+
+def save_checkpoint(path: str | Path, model: PoetryGPT, tokenizer: Tokenizer, *, optimizer=None,
+                    step: int = 0, config=None, log: list | None = None, half: bool = False) -> None:
+    """原子写入一个存档（先写临时文件再改名，写到一半被打断也不会留下半个文件）。
+
+    存档含 weights、model_config、vocab_hash、step、train_config、log，训练中的存档还有 optimizer 与 rng。
+
+    Args:
+        config: 训练设置（``TrainConfig`` 或同样内容的 dict），续训时要用；None 时存空 dict。
+        half: 为真时权重存成 fp16、不带优化器（随课程发布的模型这样存，约小一半）。
+    """
+    converted: dict[int, torch.Tensor] = {}
+    weights = {}
+    for k, v in model.state_dict().items():
+        # characters 与 head 是同一张表（weight tying）：只转换一次，torch.save 就只存一份
+        if v.data_ptr() not in converted:
+            converted[v.data_ptr()] = (v.half() if half and v.is_floating_point() else v).detach().cpu()
+        weights[k] = converted[v.data_ptr()]
+    state = {
+        "format": FORMAT,
+        "weights": weights,
+        "model_config": model.config.to_dict(),
+        "vocab_hash": tokenizer.vocab_hash,
+        "step": step,
+        "train_config": asdict(config) if is_dataclass(config) else dict(config or {}),
+        "log": list(log or []),
+    }
+    if optimizer is not None and not half:
+        state["optimizer"] = optimizer.state_dict()
+        state["rng"] = {"torch": torch.get_rng_state(), "python": list(random.getstate()[1])}
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def checkpoint_file(path: str | Path) -> Path:
+    """存档文件本身；path 是训练用的文件夹（``./poet train --out`` 的那个）时取其中的 checkpoint.pt。
+
+    Raises:
+        CheckpointError: 文件夹里没有存档，或文件不存在。
+    """
+    path = Path(path)
+    if path.is_dir():
+        if not (path / CHECKPOINT_NAME).is_file():
+            raise CheckpointError(f"{path} 是一个文件夹，里面没有 {CHECKPOINT_NAME}；请给存档文件本身，"
+                                  f"例如 --checkpoint runs/tiny/{CHECKPOINT_NAME}")
+        path = path / CHECKPOINT_NAME
+    if not path.is_file():
+        raise CheckpointError(f"找不到模型存档：{path}。可以先训练一个：./poet train --preset tiny")
+    return path
+
+
+def validate_checkpoint(state, path: str | Path, tokenizer: Tokenizer | None = None) -> dict:
+    """检查 torch.load 读出的内容是本课程的存档、各部分齐全，并且与当前汉字表配套。返回 state 本身。
+
+    Raises:
+        CheckpointError: 不是本课程的存档、缺少或损坏了某部分，或汉字表指纹与当前 data/vocab.json 不同。
+    """
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{path} 不是本课程的模型存档")
+    broken = [k for k, kind in PARTS.items() if not isinstance(state.get(k), kind)]
+    if broken:
+        raise CheckpointError(f"{path} 缺少或损坏了这些部分：{'、'.join(broken)}，不能使用")
+    tokenizer = tokenizer or default_tokenizer()
+    if state["vocab_hash"] != tokenizer.vocab_hash:
+        raise CheckpointError(f"{path} 是用另一张汉字表训练的（指纹 {state['vocab_hash']}，"
+                              f"当前 data/vocab.json 是 {tokenizer.vocab_hash}），字的编号对不上，不能使用")
+    return state
+
+
+def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dict:
+    """读一个存档（``weights_only=True``）并用 :func:`validate_checkpoint` 检查它。
+
+    path 也可以是训练用的文件夹，这时读其中的 checkpoint.pt。
+
+    Raises:
+        CheckpointError: 文件不存在、被截断或损坏，或通不过 :func:`validate_checkpoint`。
+    """
+    path = checkpoint_file(path)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except KeyboardInterrupt:
+        raise
+    except Exception:  # 随便一个文件都可能让解包器抛出任何异常（如 KeyError）：一律当作坏存档
+        raise CheckpointError(f"{path} 不是完整的模型存档（可能没下载完、被截断或已损坏）") from None
+    return validate_checkpoint(state, path, tokenizer)
+
+
+def load_model(path: str | Path = SHIPPED_MODEL, tokenizer: Tokenizer | None = None,
+               device: str | torch.device = "cpu") -> tuple[PoetryGPT, dict]:
+    """读存档并建好模型（fp32，eval 模式），返回 (模型, 存档内容)。
+
+    Raises:
+        CheckpointError: 同 :func:`read_checkpoint`；另外权重与记录的尺寸对不上，或权重里有 NaN、无穷大。
+    """
+    state = read_checkpoint(path, tokenizer)
+    try:
+        model = PoetryGPT(ModelConfig(**state["model_config"]))
+        model.load_state_dict({k: v.float() for k, v in state["weights"].items()})
+    except (RuntimeError, TypeError, ValueError, AttributeError):
+        raise CheckpointError(f"{path} 里的权重与它记录的模型尺寸对不上") from None
+    if not all(torch.isfinite(p).all() for p in model.parameters()):
+        raise CheckpointError(f"{path} 的权重里有 NaN 或无穷大（训练发散了？），不能用来写诗或评估")
+    return model.to(device).eval(), state
+
+
+def export_model(checkpoint: str | Path, out: str | Path = SHIPPED_MODEL) -> None:
+    """把训练存档导出成随课程发布的形式：fp16 权重、配置、汉字表指纹、日志，不带优化器。
+
+    Raises:
+        CheckpointError: 同 :func:`load_model`。
+    """
+    tokenizer = default_tokenizer()
+    model, state = load_model(checkpoint, tokenizer)
+    save_checkpoint(out, model, tokenizer, step=state["step"], config=state["train_config"], log=state["log"],
+                    half=True)

@@ -1,0 +1,100 @@
+"""导入结构：模型库与课件两翼分明、没有循环导入；课程只用模型库，读模型不经过训练模块。
+
+用 ast 读源码（不运行），所以函数里的延迟导入也算在内。
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+from poetry_gpt import checkpoint
+from poetry_gpt.courseware.catalogue import LESSONS_DIR
+
+PACKAGE = Path(checkpoint.__file__).resolve().parent
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def imports_of(path: Path, name: str | None = None) -> dict[str, set[str]]:
+    """文件导入的 poetry_gpt 模块 → 从中取的名字（``import x`` 时是空集）。"""
+    package = (name if path.name == "__init__.py" else name.rpartition(".")[0]) if name else ""
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("poetry_gpt"):
+                    found.setdefault(a.name, set())
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target.startswith("poetry_gpt"):
+                continue
+            for a in node.names:  # from poetry_gpt import model：那是一个模块
+                sub = f"{target}.{a.name}"
+                if sub in MODULES:
+                    found.setdefault(sub, set())
+                else:
+                    found.setdefault(target, set()).add(a.name)
+    return found
+
+
+GRAPH = {name: {m for m in imports_of(path, name) if m in MODULES and m != name} for name, path in MODULES.items()}
+
+
+def test_the_graph_is_read():
+    assert "poetry_gpt.model" in GRAPH["poetry_gpt.generate"]
+    assert "poetry_gpt.courseware.catalogue" in GRAPH["poetry_gpt.courseware.verify"]
+    assert GRAPH["poetry_gpt.model"] == set()  # 模型只依赖 torch
+
+
+def test_no_import_cycle():
+    state: dict[str, int] = {}  # 1 = 正在访问，2 = 已完成
+
+    def visit(name, path):
+        state[name] = 1
+        for dep in GRAPH[name]:
+            if state.get(dep) == 1:
+                pytest.fail("循环导入：" + " → ".join([*path, name, dep]))
+            if dep not in state:
+                visit(dep, [*path, name])
+        state[name] = 2
+
+    for name in GRAPH:
+        if name not in state:
+            visit(name, [])
+
+
+def test_the_model_library_never_imports_the_courseware():
+    library = [n for n in GRAPH if not n.startswith("poetry_gpt.courseware")]
+    assert "poetry_gpt.train" in library and "poetry_gpt.checkpoint" in library
+    for name in library:
+        wrong = {d for d in GRAPH[name] if d.startswith("poetry_gpt.courseware")}
+        assert not wrong, f"{name} 导入了课件：{wrong}"
+
+
+READING = {"load_model", "read_checkpoint", "save_checkpoint", "validate_checkpoint", "export_model",
+           "CheckpointError", "SHIPPED_MODEL", "CHECKPOINT_NAME"}
+LESSON_FILES = sorted(LESSONS_DIR.glob("[0-9][0-9]/*.py"))
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=[f"{p.parent.name}/{p.name}" for p in LESSON_FILES])
+def test_lessons_use_only_the_model_library(path):
+    found = imports_of(path)
+    wrong = [m for m in found if m.startswith("poetry_gpt.courseware")]
+    assert not wrong, f"{path} 导入了课件（CLI、批改）：{wrong}"
+    assert not found.get("poetry_gpt.train", set()) & READING, "读模型用 poetry_gpt.checkpoint，不经过训练模块"
+    if int(path.parent.name) <= 14:  # 训练从第 15 课才开始
+        assert "poetry_gpt.train" not in found, f"{path} 导入了训练模块"
+
+
+def test_lessons_are_found():
+    assert len(LESSON_FILES) >= 14 * 4
