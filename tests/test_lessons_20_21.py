@@ -1,11 +1,59 @@
-"""第 20、21 课：逐字生成与截断采样的规则，练习的参考答案与包里的函数一致，错误答案过不了检查。"""
-import torch
+"""第 20、21 课：逐字生成与截断采样的规则；练习的参考答案与包里的函数一致；错误答案都过不了 ./poet check。"""
+import importlib.util
+import textwrap
+from types import SimpleNamespace
 
-from poetry_gpt.data import BOS, EOS, FIVE, SEP, default_tokenizer
+import pytest
+import torch
+from torch import nn
+
+from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.grading import Limits, check_file, compare, reference
+from poetry_gpt.data import BOS, EOS, FIVE, SEP, SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.generate import filter_logits, write_one
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
 TOK = default_tokenizer()
+
+
+def load_solution(number):
+    """lessons/NN/solution.py 当模块导入（只为取 solve）。"""
+    path = BY_NUMBER[number].folder / "solution.py"
+    spec = importlib.util.spec_from_file_location(f"solution_{number}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def with_body(number, body):
+    """参考答案的文件，只把 solve 的函数体（文档字符串之后）换成 body：像学习者照着起始文件写错了一样。"""
+    source = (BY_NUMBER[number].folder / "solution.py").read_text(encoding="utf-8")
+    head, rest = source.split("def solve(", 1)
+    doc_end = rest.index('"""', rest.index('"""') + 3) + 3
+    tail = rest[rest.index("\n\n\nif __name__"):]
+    return head + "def solve(" + rest[:doc_end] + "\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + tail
+
+
+def verdict(number, body, tmp_path):
+    path = tmp_path / "wrong.py"
+    path.write_text(with_body(number, body), encoding="utf-8")
+    return check_file(BY_NUMBER[number], path, Limits(timeout=60))
+
+
+def differential_catches(number, body):
+    """不经可见检查，只用 check.py 的随机用例比较：错误答案至少在一个用例上出错或与参考答案不同。"""
+    cases, expected = reference(BY_NUMBER[number], number * 1000 + 7)
+    namespace = {}
+    exec(with_body(number, body).replace('if __name__ == "__main__":', "if False:"), namespace)
+    for args, want in zip(cases, expected):
+        args = [a.clone() if isinstance(a, torch.Tensor) else list(a) if isinstance(a, list) else a for a in args]
+        try:
+            got = namespace["solve"](*args)
+        except Exception:
+            return True
+        if compare(want, got) is not None:
+            return True
+    return False
 
 
 def kept(t):
@@ -44,3 +92,167 @@ def test_write_one_stops_when_prompt_and_body_fill_the_context():
             ids.append(token)
     assert len(ids) == 16, "这个未训练的小模型应当一直写到前文长度"
     assert poem.text == TOK.decode(ids[4:])
+
+
+# ---------- 第 20 课：贪心生成循环 ----------
+
+WRONG_20 = {
+    "把 <eos> 也放进结果": """
+        ids = list(prompt)
+        while len(ids) < position_table.shape[0]:
+            token = int(torch.argmax(table[ids[-1]] + position_table[len(ids) - 1]))
+            ids.append(token)
+            if token == eos:
+                break
+        return ids[len(prompt):]
+    """,
+    "多写一个：满 L 个之后还接着写一个": """
+        ids = list(prompt)
+        L = position_table.shape[0]
+        while len(ids) <= L:
+            token = int(torch.argmax(table[ids[-1]] + position_table[min(len(ids) - 1, L - 1)]))
+            if token == eos:
+                break
+            ids.append(token)
+        return ids[len(prompt):]
+    """,
+    "只数写出的编号，不算 prompt": """
+        ids, out = list(prompt), []
+        L = position_table.shape[0]
+        while len(out) < L - 1:
+            token = int(torch.argmax(table[ids[-1]] + position_table[min(len(ids) - 1, L - 1)]))
+            if token == eos:
+                break
+            out.append(token)
+            ids.append(token)
+        return out
+    """,
+    "位置从写出的第一个字数起（忘了 past）": """
+        out, last = [], prompt[-1]
+        while len(prompt) + len(out) < position_table.shape[0]:
+            token = int(torch.argmax(table[last] + position_table[len(out)]))
+            if token == eos:
+                break
+            out.append(token)
+            last = token
+        return out
+    """,
+    "位置差一格（用 len(ids)）": """
+        ids = list(prompt)
+        L = position_table.shape[0]
+        while len(ids) < L:
+            token = int(torch.argmax(table[ids[-1]] + position_table[len(ids)]))
+            if token == eos:
+                break
+            ids.append(token)
+        return ids[len(prompt):]
+    """,
+    "并列时取编号最大的": """
+        ids = list(prompt)
+        while len(ids) < position_table.shape[0]:
+            logits = table[ids[-1]] + position_table[len(ids) - 1]
+            token = len(logits) - 1 - int(torch.argmax(logits.flip(0)))
+            if token == eos:
+                break
+            ids.append(token)
+        return ids[len(prompt):]
+    """,
+    "返回整段（含 prompt）": """
+        ids = list(prompt)
+        while len(ids) < position_table.shape[0]:
+            token = int(torch.argmax(table[ids[-1]] + position_table[len(ids) - 1]))
+            if token == eos:
+                break
+            ids.append(token)
+        return ids
+    """,
+    "直接往 prompt 上接（改了输入）": """
+        start = len(prompt)
+        while len(prompt) < position_table.shape[0]:
+            token = int(torch.argmax(table[prompt[-1]] + position_table[len(prompt) - 1]))
+            if token == eos:
+                break
+            prompt.append(token)
+        return prompt[start:]
+    """,
+    "按概率抽样，不是取最高": """
+        ids = list(prompt)
+        while len(ids) < position_table.shape[0]:
+            probs = torch.softmax(table[ids[-1]] + position_table[len(ids) - 1], -1)
+            token = int(torch.multinomial(probs, 1))
+            if token == eos:
+                break
+            ids.append(token)
+        return ids[len(prompt):]
+    """,
+}
+ONLY_VISIBLE_20 = {"直接往 prompt 上接（改了输入）"}  # 用例在父进程里，改了子进程里的那份也看不出来
+
+
+@pytest.mark.parametrize("name", WRONG_20)
+def test_lesson_20_wrong_solutions_fail(name, tmp_path):
+    v = verdict(20, WRONG_20[name], tmp_path)
+    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+
+
+@pytest.mark.parametrize("name", sorted(set(WRONG_20) - ONLY_VISIBLE_20))
+def test_lesson_20_random_cases_alone_catch_wrong_solutions(name):
+    assert differential_catches(20, WRONG_20[name]), name
+
+
+def test_lesson_20_cases_cover_the_edges():
+    """用例里有：prompt 已满、第一步就是 eos、写到 <eos> 停、写满前文长度停、分数并列最高、真实语料数出的表。"""
+    cases, expected = reference(BY_NUMBER[20], 20007)
+    kinds = set()
+    for (table, position_table, prompt, eos), out in zip(cases, expected):
+        L = position_table.shape[0]
+        ids = prompt + out
+        kinds.add("写满 L 个" if len(ids) == L else "写到 eos")
+        kinds.add("什么也没写" if not out else "写了")
+        if len(prompt) == L:
+            kinds.add("prompt 已满")
+        if table.shape[0] == 83:
+            kinds.add("真实语料")
+        for n in range(len(prompt), len(ids) + (len(ids) < L)):
+            logits = table[ids[n - 1]] + position_table[n - 1]
+            if int((logits == logits.max()).sum()) > 1:
+                kinds.add("并列最高")
+    assert kinds == {"写满 L 个", "写到 eos", "什么也没写", "写了", "prompt 已满", "真实语料", "并列最高"}, kinds
+
+
+class TableModel(nn.Module):
+    """练习里的替身做成 write_one 能用的“模型”：logits = table[编号] + position_table[位置]，
+    位置 = past + 0…T-1，past 从 KV 缓存的长度读（与 PoetryGPT.hidden_states 一样）。"""
+
+    def __init__(self, table, position_table):
+        super().__init__()
+        self.table, self.position_table = nn.Parameter(table), nn.Parameter(position_table)
+        self.config = SimpleNamespace(n_layers=1, context_length=position_table.shape[0])
+
+    def forward(self, ids, kv_cache=None):
+        past = len(kv_cache) if kv_cache is not None else 0
+        T = ids.shape[1]
+        if kv_cache is not None:
+            kv_cache.extend(0, torch.zeros(1, 1, T, 1), torch.zeros(1, 1, T, 1))  # 只为记下长度
+        return self.table[ids] + self.position_table[torch.arange(past, past + T)], None
+
+
+def test_lesson_20_solution_writes_what_write_one_writes():
+    """同一个替身模型：参考答案的循环与 write_one（温度 0、不受约束、KV 缓存）写出同样的字，
+    无论停在 <eos> 还是停在前文长度。"""
+    solve = load_solution(20).solve
+    tok = Tokenizer(list(SPECIAL) + list("月明山水风花，。"))
+    V, gen = len(tok), torch.Generator().manual_seed(5)
+    stops = set()
+    for trial in range(30):
+        L = int(torch.randint(5, 30, (1,), generator=gen))
+        table = torch.randn(V, V, generator=gen)
+        position_table = torch.randn(L, V, generator=gen)
+        position_table[:, EOS] += torch.linspace(-3, 3, L)  # 越往后越可能写 <eos>
+        model = TableModel(table, position_table)
+        prompt = [BOS, FIVE, tok.stoi["月"], SEP]
+        poem = write_one(model, tok, "月", form=5, temperature=0, constrained=False)
+        ours = solve(table, position_table, prompt, EOS)
+        assert poem.text == tok.decode(ours), trial
+        stops.add(len(prompt) + len(ours) == L)
+    assert stops == {True, False}

@@ -1,0 +1,188 @@
+"""本课独立实验；在仓库根目录执行 .venv/bin/python lessons/20/experiment.py。"""
+import sys
+import time
+import torch
+from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
+from poetry_gpt.generate import write_one
+from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.model import KVCache
+from poetry_gpt.checkpoint import CheckpointError, load_model
+setup_experiment()
+
+tok = default_tokenizer()
+try:
+    model, _ = load_model()  # data/model.pt：随课程发布的模型
+except CheckpointError as e:
+    sys.exit(f"读不了随课程发布的模型：{e}")
+L = model.config.context_length
+prompt = [BOS, FIVE] + tok.encode("月") + [SEP]   # 条件区：<bos> <5> 月 <sep>
+
+
+def next_logits(ids):
+    """整段重算：把到目前为止的全部编号送进模型，只取最后一个位置的分数 [V]。"""
+    with torch.no_grad():
+        return model(torch.tensor([ids]))[0][0, -1]
+
+
+def greedy(next_logits, prompt, eos, context_length, record=None):
+    """贪心解码（本课练习的答案）：每一步取分数最高的字，遇到 <eos> 或写满前文长度就停。"""
+    ids = list(prompt)
+    while len(ids) < context_length:
+        logits = next_logits(ids)
+        if record is not None:
+            record.append(logits)
+        token = int(torch.argmax(logits))
+        if token == eos:
+            break
+        ids.append(token)
+    return ids[len(prompt):]
+
+
+def greedy_cached(prompt, eos, context_length, record=None):
+    """同一个循环，但用 KV 缓存：前文只算一次，之后每一步只把新写的一个字送进模型。"""
+    cache = KVCache(model.config.n_layers)
+    with torch.no_grad():
+        logits = model(torch.tensor([prompt]), kv_cache=cache)[0][0, -1]
+        out = []
+        while True:
+            if record is not None:
+                record.append(logits)
+            token = int(torch.argmax(logits))
+            if token == eos:
+                break
+            out.append(token)
+            if len(prompt) + len(out) == context_length:
+                break
+            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]   # [1, 1]：只有新字
+    return out
+
+
+# 1. 逐字生成：每一步把整段送进模型，取最后一个位置的分数，选分数最高的字
+print("1. 逐字生成（贪心）：条件区 <bos> <5> 月 <sep>")
+full_logits = []
+body = greedy(next_logits, prompt, EOS, L, record=full_logits)
+rows = []
+for step, logits in enumerate(full_logits[:6] + full_logits[-1:]):
+    t = step if step < 6 else len(full_logits) - 1
+    probs = torch.softmax(logits, -1)
+    top = torch.topk(probs, 3)
+    chosen = body[t] if t < len(body) else EOS
+    rows.append([t, len(prompt) + t, " ".join(f"{tok.tokens[i]} {p:.3f}" for p, i in zip(top.values.tolist(), top.indices.tolist())),
+                 tok.tokens[chosen]])
+table(["第几步", "送进模型的位置数 T", "概率最高的 3 个", "选中"], rows, title="前 6 步和最后一步（从 0 数）")
+show("写出的诗", tok.decode(body))
+show("写出的编号个数（不含 <eos>）", len(body))
+show("最后一步 <eos> 的概率", torch.softmax(full_logits[-1], -1)[EOS].item())
+show("<eos> 在结果里吗", EOS in body)
+
+# 2. 贪心为什么会重复
+print()
+print("2. 贪心为什么会重复")
+poem_chars = [ch for ch in tok.decode(body) if ch not in "，。？！"]
+repeats = sum(1 for i, ch in enumerate(poem_chars) if ch in poem_chars[:i])
+show(f"贪心诗：{len(poem_chars)} 个字里不同的字", len(set(poem_chars)))
+show("贪心诗：与前面某个字重复的字数", repeats)
+show("贪心诗里“月”出现的次数", poem_chars.count("月"))
+sampled = [write_one(model, tok, "月", form=5, seed=seed) for seed in range(10)]
+distinct = [len(set(ch for ch in p.text if ch not in "，。？！")) for p in sampled]
+show("按概率采样（默认设置，种子 0–9）：不同的字，平均", sum(distinct) / len(distinct), digits=1)
+show("种子 0 写的诗", sampled[0].text)
+after = [(i, body[i - 1], body[i]) for i in range(1, len(body)) if tok.tokens[body[i - 1]] == "月"]
+probs_after = [torch.softmax(full_logits[i], -1)[body[i]].item() for i, _, _ in after]
+show("贪心诗里每次“月”后面选中的字", [tok.tokens[b] for _, _, b in after])
+show("它们当时的概率", probs_after, digits=3)
+
+# 3. KV 缓存：同样的分数，少算很多位置
+print()
+print("3. KV 缓存")
+cached_logits = []
+body_cached = greedy_cached(prompt, EOS, L, record=cached_logits)
+diff = max((a - b).abs().max().item() for a, b in zip(full_logits, cached_logits))
+show("带缓存写出的诗相同", body_cached == body)
+show("每一步的分数：最大相差", f"{diff:.2e}")
+show("logits 的数量级（最大绝对值）", max(l.abs().max().item() for l in full_logits), digits=2)
+n_steps = len(full_logits)
+show("整段重算：送进模型的位置数合计", sum(len(prompt) + t for t in range(n_steps)))
+show("KV 缓存：送进模型的位置数合计", len(prompt) + n_steps - 1)
+prompts = [[BOS, form] + tok.encode(kw) + [SEP] for kw in "月春山雪" for form in (FIVE, SEVEN)]
+greedy(next_logits, prompts[0], EOS, L)       # 先各跑一遍热身，计时更稳
+greedy_cached(prompts[0], EOS, L)
+t_full = t_cached = 0.0
+for p in prompts:                             # 两种写法交替计时：机器忙闲对两边影响相同
+    started = time.perf_counter()
+    greedy(next_logits, p, EOS, L)
+    t_full += time.perf_counter() - started
+    started = time.perf_counter()
+    greedy_cached(p, EOS, L)
+    t_cached += time.perf_counter() - started
+show(f"{len(prompts)} 首贪心诗，整段重算（秒）", t_full, digits=3)
+show(f"{len(prompts)} 首贪心诗，KV 缓存（秒）", t_cached, digits=3)
+show("整段重算用时 ÷ KV 缓存用时（本机、同一进程里测）", t_full / t_cached, digits=1)
+with torch.no_grad():                         # 序列越长差得越多：只看第 60 个位置这一步
+    ids = torch.randint(7, len(tok), (1, 60))
+    t_one_full = t_one_cached = 0.0
+    for _ in range(10):
+        started = time.perf_counter()
+        model(ids)                                     # 整段重算：60 个位置全部再算一遍
+        t_one_full += (time.perf_counter() - started) / 10
+        cache = KVCache(model.config.n_layers)
+        model(ids[:, :59], kv_cache=cache)             # 前 59 个位置已在缓存里（不计时）
+        started = time.perf_counter()
+        model(ids[:, 59:], kv_cache=cache)             # KV 缓存：只算第 60 个位置
+        t_one_cached += (time.perf_counter() - started) / 10
+show("第 60 个位置这一步：整段重算 60 个位置（毫秒）", t_one_full * 1000, digits=2)
+show("第 60 个位置这一步：KV 缓存只算 1 个位置（毫秒）", t_one_cached * 1000, digits=2)
+show("这一步的用时之比", t_one_full / t_one_cached, digits=1)
+
+# 4. past：缓存里已有几个位置。write_one 的头几次调用
+print()
+print("4. past、位置编号与因果遮挡的切片（按 write_one 的调用顺序）")
+cache = KVCache(model.config.n_layers)
+calls = [[BOS], [FIVE] + tok.encode("月") + [SEP]] + [[t] for t in body[:3]]
+rows = []
+with torch.no_grad():
+    for ids in calls:
+        past, T = len(cache), len(ids)
+        model(torch.tensor([ids]), kv_cache=cache)
+        rows.append([" ".join(tok.tokens[i] for i in ids), past, T, list(range(past, past + T)),
+                     f"causal[{past}:{past + T}, :{past + T}]"])
+table(["送进的标记", "past", "T", "positions", "因果遮挡取的切片"], rows, title="每次调用只送新标记")
+causal = model.blocks[0].attention.causal
+show("causal[1:4, :4]（第 2 次调用：3 行新位置 × 4 列全部位置）", causal[1:4, :4].int().tolist())
+show("causal[4:5, :5]（之后每次 1 个新字：能看见全部前文）", causal[4:5, :5].int().tolist())
+
+with torch.no_grad():
+    right, wrong = KVCache(model.config.n_layers), KVCache(model.config.n_layers)
+    model(torch.tensor([prompt]), kv_cache=right)
+    model(torch.tensor([prompt]), kv_cache=wrong)
+    new = torch.tensor([[body[0]]])
+    good = model(new, kv_cache=right)[0][0, -1]
+    hidden = model.characters(new) + model.positions(torch.arange(0, 1))   # 忘了 past：新字又从位置 0 算起
+    for block in model.blocks:
+        hidden = block(hidden, wrong)
+    bad = model.head(model.norm(hidden))[0, -1]
+show("忘了 past（新字当成位置 0）：分数最大相差", (good - bad).abs().max().item(), digits=2)
+show("正确时概率最高的字", f"{tok.tokens[int(good.argmax())]} {torch.softmax(good, -1).max().item():.3f}")
+show("忘了 past 时概率最高的字", f"{tok.tokens[int(bad.argmax())]} {torch.softmax(bad, -1).max().item():.3f}")
+
+# 5. 为什么可以缓存：往后接一个字，前面各位置的结果一点不变
+ids = torch.tensor([prompt + body])
+with torch.no_grad():
+    T = ids.shape[1]
+    short = model.hidden_states(ids[:, : T - 1])
+    longer = model.hidden_states(ids)
+show(f"前 {T - 1} 个位置：接上第 {T} 个字前后的表示，最大相差", f"{(short - longer[:, : T - 1]).abs().max().item():.2e}")
+
+# 6. 前文长度：前文 + 写出的字最多 context_length 个
+print()
+show("前文长度 context_length", L)
+show("条件区之后最多还能写几个编号（write_one 的 limit）", L - len(prompt))
+short_body = greedy(next_logits, prompt, EOS, 12)
+show("把前文长度当成 12：写到第几个就停", f"{len(short_body)} 个：{tok.decode(short_body)}")
+full = KVCache(model.config.n_layers)
+with torch.no_grad():
+    model(torch.zeros(1, L, dtype=torch.long), kv_cache=full)
+    try:
+        model(torch.tensor([[body[0]]]), kv_cache=full)
+    except ValueError as e:
+        show(f"缓存里已有 {len(full)} 个位置，再送一个字", str(e))
