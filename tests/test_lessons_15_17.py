@@ -150,3 +150,230 @@ ONLY_VISIBLE = {"原地减最大值（改了输入）", "直接调用 F.cross_en
 @pytest.mark.parametrize("name", sorted(set(WRONG_15) - ONLY_VISIBLE))
 def test_lesson_15_random_cases_alone_catch_wrong_solutions(name):
     assert differential_catches(15, WRONG_15[name]), name
+
+
+# ---------- 第 16 课：学习率日程 ----------
+
+WRONG_16 = {
+    "预热从 0 开始": """
+        if step < warmup:
+            return lr * step / warmup
+        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    """,
+    "预热多走一步（<=）": """
+        if step <= warmup and warmup > 0:
+            return lr * (step + 1) / warmup
+        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    """,
+    "超过总步数不封顶": """
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = (step - warmup) / max(1, steps - warmup)
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    """,
+    "衰减到 0": """
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+        return 0.5 * lr * (1 + math.cos(math.pi * progress))
+    """,
+    "进度按总步数算": """
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = min(1.0, step / steps)
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    """,
+    "线性衰减": """
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+        low = lr * min_lr_ratio
+        return lr - (lr - low) * progress
+    """,
+    "进度多算一步": """
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = min(1.0, (step - warmup + 1) / max(1, steps - warmup))
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    """,
+    "最后一步就到最低值（分母少一）": """
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = min(1.0, (step - warmup) / max(1, steps - 1 - warmup))
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    """,
+    "返回张量": """
+        import torch
+        step = torch.tensor(float(step))
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = torch.clamp((step - warmup) / max(1, steps - warmup), max=1.0)
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + torch.cos(math.pi * progress))
+    """,
+    "调用包里的 learning_rate": """
+        from poetry_gpt.train import TrainConfig, learning_rate
+        return learning_rate(step, TrainConfig(steps=steps, lr=lr, warmup=warmup, min_lr_ratio=min_lr_ratio))
+    """,
+}
+ONLY_VISIBLE_16 = {"调用包里的 learning_rate"}
+
+
+@pytest.mark.parametrize("name", WRONG_16)
+def test_lesson_16_wrong_solutions_fail(name, tmp_path):
+    v = verdict(16, WRONG_16[name], tmp_path)
+    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+
+
+@pytest.mark.parametrize("name", sorted(set(WRONG_16) - ONLY_VISIBLE_16))
+def test_lesson_16_random_cases_alone_catch_wrong_solutions(name):
+    assert differential_catches(16, WRONG_16[name]), name
+
+
+def test_lesson_16_solution_is_the_training_schedule():
+    """参考答案与 train.learning_rate 逐步完全相同：各种预热、总步数（含 warmup ≥ steps）、超出总步数的步。"""
+    from poetry_gpt.train import PRESETS, TrainConfig, learning_rate
+    solve = load_solution(16).solve
+    for warmup, steps in [(0, 1), (0, 50), (1, 2), (10, 10), (10, 11), (12, 5), (100, 2800), (10, 120)]:
+        config = TrainConfig(steps=steps, warmup=warmup, lr=3e-3, min_lr_ratio=0.1)
+        for step in range(0, steps + 30):
+            assert solve(step, warmup, steps, 3e-3, 0.1) == learning_rate(step, config), (warmup, steps, step)
+    base = PRESETS["base"]
+    assert solve(0, base.warmup, base.steps, base.lr, base.min_lr_ratio) == base.lr / base.warmup   # 不是 0
+    # 随课程发布的模型的日志：第 k 条记下的 lr 是第 k − 1 步（从 0 数）的学习率
+    log = torch.load("data/model.pt", weights_only=True)["log"]
+    assert all(e["lr"] == solve(e["step"] - 1, base.warmup, base.steps, base.lr, base.min_lr_ratio) for e in log)
+
+
+# ---------- 第 17 课：带梯度裁剪的一步训练 ----------
+
+STEP_17 = """
+    params = [p.detach().clone().requires_grad_() for p in params]
+    logits = tiny_model(params, ids)
+    loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-100)
+    loss.backward()
+    grads = [p.grad for p in params]
+    total = torch.sqrt(sum((g ** 2).sum() for g in grads))
+    {clip}
+    with torch.no_grad():
+        for p in params:
+            p -= lr * p.grad
+    return loss.item(), {norm}, [p.detach() for p in params]
+"""
+
+
+def step_17(clip, norm="total.item()"):
+    return STEP_17.format(clip=textwrap.indent(textwrap.dedent(clip).strip(), "    ").strip(), norm=norm)
+
+
+WRONG_17 = {
+    "逐个参数各自裁剪": step_17("""
+        for g in grads:
+            if g.norm() > max_norm:
+                g.mul_(max_norm / (g.norm() + 1e-6))
+    """),
+    "不论大小都缩放到上限": step_17("""
+        for g in grads:
+            g.mul_(max_norm / (total + 1e-6))
+    """),
+    "总范数写成各参数范数之和": step_17("""
+        total = sum(g.norm() for g in grads)
+        if total > max_norm:
+            for g in grads:
+                g.mul_(max_norm / (total + 1e-6))
+    """),
+    "按数值截断（clip_grad_value）": step_17("""
+        for g in grads:
+            g.clamp_(-max_norm, max_norm)
+    """),
+    "不裁剪": step_17("pass"),
+    "返回裁剪之后的范数": step_17("""
+        if total > max_norm:
+            for g in grads:
+                g.mul_(max_norm / (total + 1e-6))
+    """, norm="min(total.item(), max_norm)"),
+    "只看第一个参数的范数": step_17("""
+        first = grads[0].norm()
+        if first > max_norm:
+            for g in grads:
+                g.mul_(max_norm / (first + 1e-6))
+    """),
+    "先更新、后裁剪": """
+        params = [p.detach().clone().requires_grad_() for p in params]
+        loss = F.cross_entropy(tiny_model(params, ids).flatten(0, 1), targets.flatten(), ignore_index=-100)
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= lr * p.grad
+        total = torch.sqrt(sum((p.grad ** 2).sum() for p in params))
+        if total > max_norm:
+            for p in params:
+                p.grad.mul_(max_norm / (total + 1e-6))
+        return loss.item(), total.item(), [p.detach() for p in params]
+    """,
+    "原地更新传进来的参数": """
+        for p in params:
+            p.requires_grad_()
+        loss = F.cross_entropy(tiny_model(params, ids).flatten(0, 1), targets.flatten(), ignore_index=-100)
+        loss.backward()
+        total = torch.sqrt(sum((p.grad ** 2).sum() for p in params))
+        if total > max_norm:
+            for p in params:
+                p.grad.mul_(max_norm / (total + 1e-6))
+        with torch.no_grad():
+            for p in params:
+                p -= lr * p.grad
+        return loss.item(), total.item(), [p.detach().clone() for p in params]
+    """,
+    "直接调用 clip_grad_norm_": """
+        params = [p.detach().clone().requires_grad_() for p in params]
+        loss = F.cross_entropy(tiny_model(params, ids).flatten(0, 1), targets.flatten(), ignore_index=-100)
+        loss.backward()
+        total = torch.nn.utils.clip_grad_norm_(params, max_norm)
+        with torch.no_grad():
+            for p in params:
+                p -= lr * p.grad
+        return loss.item(), total.item(), [p.detach() for p in params]
+    """,
+}
+ONLY_VISIBLE_17 = {"原地更新传进来的参数", "直接调用 clip_grad_norm_"}
+
+
+@pytest.mark.parametrize("name", WRONG_17)
+def test_lesson_17_wrong_solutions_fail(name, tmp_path):
+    v = verdict(17, WRONG_17[name], tmp_path)
+    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+
+
+@pytest.mark.parametrize("name", sorted(set(WRONG_17) - ONLY_VISIBLE_17))
+def test_lesson_17_random_cases_alone_catch_wrong_solutions(name):
+    assert differential_catches(17, WRONG_17[name]), name
+
+
+def test_lesson_17_solution_is_the_training_step():
+    """参考答案 = 训练步里的做法：backward → torch.nn.utils.clip_grad_norm_(全部参数, 上限) → 优化器一步（这里是 SGD）。
+    check.py 挑上限用的前向与练习里的 tiny_model 相同。"""
+    from importlib.util import module_from_spec, spec_from_file_location
+    solution = load_solution(17)
+    spec = spec_from_file_location("check_17_test", BY_NUMBER[17].folder / "check.py")
+    check = module_from_spec(spec)
+    spec.loader.exec_module(check)
+    for params, ids, targets, lr, max_norm in check.cases(torch.Generator().manual_seed(1))[:8]:
+        loss, total, new = solution.solve(params, ids, targets, lr, max_norm)
+        leaves = [p.clone().requires_grad_() for p in params]
+        torch_loss = F.cross_entropy(solution.tiny_model(leaves, ids).flatten(0, 1), targets.flatten(), ignore_index=-100)
+        torch_loss.backward()
+        assert [p.grad.norm().item() for p in leaves] == pytest.approx(check._grad_norms(params, ids, targets), rel=1e-5)
+        torch_total = torch.nn.utils.clip_grad_norm_(leaves, max_norm)
+        optimizer = torch.optim.SGD(leaves, lr=lr)
+        optimizer.step()
+        assert loss == pytest.approx(torch_loss.item(), rel=1e-6) and total == pytest.approx(torch_total.item(), rel=1e-5)
+        assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(new, leaves))

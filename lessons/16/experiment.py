@@ -1,0 +1,106 @@
+"""本课独立实验；在仓库根目录执行 .venv/bin/python lessons/16/experiment.py。"""
+from dataclasses import replace
+import torch
+from poetry_gpt.checkpoint import read_checkpoint
+from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
+from poetry_gpt.labs import line_plot, setup_experiment, show, table
+from poetry_gpt.loss import scored_loss
+from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.train import PRESETS, learning_rate, make_optimizer
+setup_experiment()
+
+tok = default_tokenizer()
+base = PRESETS["base"]                                   # 随课程发布的模型用的设置
+
+# 1. 预热加余弦衰减：第 0 步到第 3000 步
+show("base 的设置", f"峰值 lr={base.lr}，预热 warmup={base.warmup} 步，共 steps={base.steps} 步，"
+                    f"最低 lr × min_lr_ratio = {base.lr * base.min_lr_ratio:g}")
+line_plot({"学习率": [(s, learning_rate(s, base)) for s in range(0, 3001, 20)]}, width=60, height=12,
+          title="learning_rate(step)：第 0–3000 步（每 20 步一个点）", digits=4)
+line_plot({"学习率": [(s, learning_rate(s, base)) for s in range(0, 121)]}, width=60, height=8,
+          title="放大开头：第 0–120 步", digits=4)
+marks = [0, 1, 98, 99, 100, 101, 1450, 2799, 2800, 3000]
+table(["第几步（从 0 数）", "学习率", "说明"],
+      [[s, f"{learning_rate(s, base):.6g}", note] for s, note in zip(marks, [
+          "第一步：lr/warmup，不是 0", "", "", "预热的最后一步：到达峰值", "余弦开始，进度 0：仍是峰值", "",
+          "进度 0.5：峰值与最低值的正中间", "训练的最后一步", "= steps：降到最低值", "超过 steps：一直是最低值"])],
+      title="几个关键的步")
+
+# 2. 随课程发布的模型的日志：每一条记下的 lr 就是这张表
+log = read_checkpoint("data/model.pt", tok)["log"]
+same = all(entry["lr"] == learning_rate(entry["step"] - 1, base) for entry in log)
+show("日志条数", len(log))
+show("日志里第 k 条的 lr 都等于 learning_rate(k − 1)", same)
+show("日志第 1 条与最后一条", [log[0], {k: log[-1][k] for k in ("step", "lr")}])
+
+# 3. --minutes 提前停下：表不会缩短
+stop = 1200                                              # data/MODEL.md：约 5 分钟时到第 1200 步
+short = replace(base, steps=stop)
+table(["设置", f"第 {stop - 1} 步的学习率", "说明"],
+      [["--minutes 5（按 2800 步排的表）", f"{learning_rate(stop - 1, base):.6g}", "停在高处，没有降下来"],
+       [f"--steps {stop}（按 {stop} 步排的表）", f"{learning_rate(stop - 1, short):.6g}", "最后一步已接近最低值"]],
+      title=f"都在第 {stop} 步停下")
+
+# 4. 哪些参数做权重衰减
+model = PoetryGPT(ModelConfig(vocab_size=len(tok), **base.model))
+optimizer = make_optimizer(model, base)
+names = {id(p): n for n, p in model.named_parameters()}
+for group in optimizer.param_groups:
+    kinds = sorted({".".join(names[id(p)].split(".")[-2:]) for p in group["params"]})   # 各层同名的合并
+    show(f"weight_decay={group['weight_decay']} 的一组",
+         f"{len(group['params'])} 个张量，{sum(p.numel() for p in group['params'])} 个参数：{'、'.join(kinds)}")
+show("AdamW 的 betas", optimizer.param_groups[0]["betas"])
+show("characters 在衰减组里（输出层 head 与它共用）",
+     any(p is model.characters.weight for p in optimizer.param_groups[0]["params"]))
+
+# 5. SGD 与 AdamW：同样的初始化、同样的 20 批
+tiny = PRESETS["tiny"]
+poems = load_poems("train", 4000)
+batches = [make_batch([encode_sample(p, tok) for p in poems[i * 16:(i + 1) * 16]]) for i in range(20)]
+
+
+def run(make):
+    torch.manual_seed(26)
+    net = PoetryGPT(ModelConfig(vocab_size=len(tok), **tiny.model))
+    opt = make(net)
+    losses = []
+    for x, y, mask in batches:
+        loss = scored_loss(net, x, y, mask)
+        losses.append(loss.item())
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    return losses
+
+
+runs = {"SGD，lr=0.1": run(lambda n: torch.optim.SGD(n.parameters(), lr=0.1)),
+        "SGD，lr=1": run(lambda n: torch.optim.SGD(n.parameters(), lr=1.0)),
+        "AdamW，lr=0.01": run(lambda n: make_optimizer(n, replace(tiny, lr=1e-2)))}
+picks = [0, 2, 5, 10, 15, 19]
+table(["优化器 \\ 第几步"] + picks, [[name] + [losses[s] for s in picks] for name, losses in runs.items()],
+      title="tiny 模型（1 层、宽 32），每步 16 首训练诗，各批的损失（奈特/字）")
+
+# 6. AdamW 也会动这一步梯度为 0 的行：位置表里没用到的行
+five = [p for p in poems if p["form"] == "五言绝句"][:16]
+seven = [p for p in poems if p["form"] == "七言绝句"][:16]
+long_batch, short_batch = (make_batch([encode_sample(p, tok) for p in group]) for group in (seven, five))
+T_long, T_short = long_batch[0].shape[1], short_batch[0].shape[1]
+for name, make in [("SGD", lambda n: torch.optim.SGD(n.parameters(), lr=1e-2)),
+                   ("AdamW", lambda n: make_optimizer(n, replace(tiny, lr=1e-2)))]:
+    torch.manual_seed(26)
+    net = PoetryGPT(ModelConfig(vocab_size=len(tok), **tiny.model))
+    opt = make(net)
+    rows_before = net.positions.weight.detach().clone()
+    for x, y, mask in (long_batch, short_batch):         # 先一批七言（长），再一批五言（短）
+        before = net.positions.weight.detach().clone()
+        scored_loss(net, x, y, mask).backward()
+        zero = int((net.positions.weight.grad.abs().sum(1) == 0).sum())
+        opt.step()
+        opt.zero_grad()
+    moved = lambda rows: bool((net.positions.weight[rows] != before[rows]).any())
+    show(f"{name}：第二步位置表梯度为 0 的行数", zero)
+    show(f"{name}：第 {T_short}–{T_long - 1} 行（第一步用过、第二步没用）第二步动了", moved(slice(T_short, T_long)))
+    show(f"{name}：第 {T_long}–{tiny.model['context_length'] - 1} 行（两步都没用到）第二步动了", moved(slice(T_long, None)))
+    if name == "AdamW":
+        ratio = (net.positions.weight[T_long:] / rows_before[T_long:]).mean().item()
+        show("  这些行两步后是原来的几倍", f"{ratio:.6f}（= (1 − lr·weight_decay)² = {(1 - 1e-2 * tiny.weight_decay) ** 2:.6f}）")
