@@ -276,6 +276,26 @@ def prosody_report(records, table=None) -> dict:
             for key in order if cells.get(key)}
 
 
+def summarize(records, rejected, tokenizer) -> dict:
+    """SOURCE.md 与测试用到的数字。"""
+    splits = Counter(r["split"] for r in records)
+    forms = Counter(r["form"] for r in records)
+    dynasties = Counter(r["dynasty"] for r in records)
+    val_text = "".join(r["text"] for r in records if r["split"] == "val")
+    unk = sum(ch not in tokenizer for ch in val_text)
+    return {
+        "poems": len(records),
+        "characters": sum(len(poem_body(r["text"])) for r in records),
+        "distinct_characters": len({ch for r in records for ch in poem_body(r["text"])}),
+        "vocab_size": len(tokenizer),
+        "val_unk_share": round(unk / max(len(val_text), 1), 6),
+        "splits": dict(sorted(splits.items())),
+        "forms": dict(sorted(forms.items())),
+        "dynasties": dict(sorted(dynasties.items())),
+        "rejected": dict(rejected.most_common()),
+    }
+
+
 def prosody_table_md(report: dict) -> str:
     """把 :func:`prosody_report` 的结果排成 Markdown 表。"""
     pct = lambda x: f"{x:.1%}"

@@ -162,3 +162,18 @@ def test_prosody_needs_no_maintainer_packages_nor_courseware():
     imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert imported and not any("courseware" in m or "pingshui" in m or "opencc" in m for m in imported)
+
+
+def test_build_rhymes_labels_traditional_text_and_unions_variants():
+    from poetry_gpt.corpus import build_rhymes, variant_lookup
+    yang, zhi, zhi_qu, dong = "下平声七阳", "上平声四支", "去声四寘", "上平声二冬"
+    pingshui = {"為": frozenset({zhi, zhi_qu}), "峰": frozenset({dong}), "光": frozenset({yang}),
+                "霜": frozenset({yang}), "鄉": frozenset({yang, "去声二十三漾"}), "月": frozenset({"入声六月"})}
+    t2s = {"為": "为", "爲": "为", "鄉": "乡", "峯": "峰"}
+    groups_at = variant_lookup(pingshui, lambda s: "".join(t2s.get(c, c) for c in s), variants=[])
+    trad, simp = "爲峯明月光，爲峯地上霜。爲峯望明月，爲峯思故鄉。", "为峰明月光，为峰地上霜。为峰望明月，为峰思故乡。"
+    table = build_rhymes([({}, trad, simp)], groups_at)
+    assert table["为"] == {"tone": BOTH, "groups": [zhi, zhi_qu], "count": 4, "rhymes": {}}  # 爲 查 為
+    assert table["峰"]["groups"] == [dong]  # 峯 查 峰
+    assert table["乡"]["rhymes"] == {yang: 1} and table["光"]["rhymes"] == {yang: 1}  # 首句入韵也记
+    assert table["月"]["rhymes"] == {} and "明" not in table  # 表里没有的字不进表，不猜
