@@ -46,12 +46,15 @@ def snapshot_files(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+TARGETS = ("lessons/05/solution.py", "lessons/09/solution.py", "poetry_gpt/courseware/grading.py")  # 攻击文件想改的
+
+
 def repo_state() -> tuple[str, dict[str, str]]:
-    """git status 的输出与其中每个文件的摘要：批改前后应完全一样。"""
+    """git status 的输出与攻击目标的摘要。在干净的克隆里（CI）批改前后 git status 都应为空；
+    几个人同时在改的工作区里，只比较攻击目标（别人的改动不算）。"""
     status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=ROOT, capture_output=True, text=True).stdout
-    paths = [line[3:] for line in status.splitlines()]
-    digests = {p: hashlib.sha256((ROOT / p).read_bytes()).hexdigest() for p in paths if (ROOT / p).is_file()}
-    return status, digests
+    digests = {p: hashlib.sha256((ROOT / p).read_bytes()).hexdigest() for p in TARGETS}
+    return status if not status else "（工作区本来就有改动）", digests
 
 
 def leftover_processes() -> list[str]:
@@ -274,14 +277,14 @@ def test_fallback_without_bwrap_still_decides_alone(tmp_path):
     listener.close()
     json_path = tmp_path / "r.json"
     run = poet("grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS),
-               "--json", str(json_path), env={"PATH": str(tmp_path / "no-bin")})
+               "--json", str(json_path), env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert run.stdout.count("没有 bubblewrap") == 1 and "按进程隔离" in run.stdout
     got = {v["learner"]: v["label"] for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"]
            if v["kind"] != "missing"}
     assert {n: got[n] for n, e in expected.items() if e == "通过"} == {n: "通过" for n, e in expected.items() if e == "通过"}
     assert [n for n, e in expected.items() if e != "通过" and got[n] == "通过"] == []
-    doctor = poet("doctor", env={"PATH": str(tmp_path / "no-bin")})
+    doctor = poet("doctor", env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
     assert "没有 bubblewrap" in doctor.stdout
 
 
@@ -327,3 +330,24 @@ def test_progress_folder_is_a_clear_error(tmp_path):
     (tmp_path / ".progress.json").mkdir()
     run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
     assert run.returncode == 2 and "是一个文件夹" in run.stderr and "Traceback" not in run.stderr
+
+
+@needs_sandbox
+def test_interrupting_check_ends_the_learner_process(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    path = tmp_path / "05.py"
+    path.write_text(f'import subprocess, time\nkids = [subprocess.Popen(["sleep", "{TOKEN}"]) for _ in range(3)]\n'
+                    f'while True:\n    time.sleep(1)\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env.update(TMPDIR=str(tmp), POET_WORKSPACE=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "check", "5", str(path), "--timeout", "120"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            encoding="utf-8", errors="replace")
+    deadline = time.monotonic() + 90
+    while len(leftover_processes()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in out, out[-2000:]
+    assert wait_no_leftovers() == [] and list(tmp.iterdir()) == []

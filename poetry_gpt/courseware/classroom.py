@@ -24,8 +24,8 @@ from pathlib import Path
 from ..common import atomic_write_bytes, atomic_write_text
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
 from . import sandbox
-from .grading import (MAX_FILE_BYTES, MIN_MEMORY_MB, VERDICTS, Limits, Verdict, check_file, default_seed,
-                      interruptible, lesson_check, probe, read_source, reference, safe_text)
+from .grading import (MAX_FILE_BYTES, MIN_MEMORY_MB, VERDICTS, Limits, Verdict, cancel_all, check_file,
+                      default_seed, interruptible, lesson_check, probe, read_source, reference, safe_text)
 
 MISSING = "缺"
 """某个学习者没有交某一课时，成绩表与报告里写的标签。"""
@@ -197,6 +197,9 @@ def grade(roster: Roster, limits: Limits, jobs: int, on_done=None) -> dict[tuple
                 results[key] = future.result()
                 if on_done:
                     on_done(roster.submissions[key], results[key])
+        except KeyboardInterrupt:
+            cancel_all()  # 先结束检查进程，下面等线程收尾时才不必等到各自的时间上限
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     return results
