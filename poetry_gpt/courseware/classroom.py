@@ -314,7 +314,10 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
         raise ClassroomError("--lessons 是空的。请写成 8-10,14 这样；不写这个选项就批改全部课。")
     lessons = parse_lessons(lessons_text) if lessons_text else [l for l in CATALOGUE if l.available]
     for lesson in lessons:  # 一课可以在 check.py 里用 MEMORY_MB 写明它的参考答案要多少内存
-        need = getattr(lesson_check(lesson), "MEMORY_MB", MIN_MEMORY_MB)
+        try:
+            need = getattr(lesson_check(lesson), "MEMORY_MB", MIN_MEMORY_MB)
+        except Exception:  # check.py 自身出错：每个判定里会写明“批改出错”
+            need = MIN_MEMORY_MB
         if limits.memory_mb < need:
             raise ClassroomError(f"--memory {limits.memory_mb} MiB 太低：第 {lesson.code} 课至少要 {need} MiB。")
     class_dir_path = Path(class_dir)
