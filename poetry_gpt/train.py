@@ -35,7 +35,7 @@ class TrainConfig:
         steps: 总步数；学习率的余弦衰减按它排好，``--minutes`` 提前停下时仍按这张表续训。
         batch_size: 每步的诗数（多进程时是所有进程合起来的数目）。
         lr: 预热结束时的峰值学习率；min_lr_ratio: 衰减到的最低值占峰值的比例。
-        warmup: 预热步数（学习率从 0 线性升到 lr）。
+        warmup: 预热步数（第 0 步的学习率是 lr/warmup，线性升到第 warmup−1 步的 lr；第 16 课）。
         weight_decay: 只加在矩阵（二维以上的参数）上，偏置和 LayerNorm 不衰减。
         grad_clip: 梯度总范数的上限。
         eval_every: 每多少步在 val 上验证一次；eval_poems: 验证用 val 里的前多少首。
@@ -77,7 +77,12 @@ PRESETS = {
 
 
 def learning_rate(step: int, config: TrainConfig) -> float:
-    """第 step 步（从 0 数）的学习率：前 warmup 步线性升到 lr，之后按余弦降到 lr × min_lr_ratio。"""
+    """第 step 步（从 0 数）的学习率（第 16 课）。
+
+    预热：第 step 步（step < warmup）是 lr × (step + 1) / warmup，所以第 0 步是 lr/warmup（不是 0），
+    第 warmup − 1 步正好是 lr。之后按余弦从 lr 降到 lr × min_lr_ratio：第 steps 步到达最低值，
+    超过 steps 的步一直是最低值（续训与 ``--minutes`` 都按这同一张表）。
+    """
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
     progress = min(1.0, (step - config.warmup) / max(1, config.steps - config.warmup))
