@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from typing import Sequence
 
@@ -48,6 +49,91 @@ def distinct_n(texts: Sequence[str], n: int = 2) -> float:
     """
     grams = [line[i : i + n] for text in texts for line in split_lines(text) for i in range(len(line) - n + 1)]
     return len(set(grams)) / max(len(grams), 1)
+
+
+def char_repeats(text: str) -> int:
+    """一首诗里用得最多的那个字用了几次（只看正文，不算标点）。"""
+    body = "".join(split_lines(text))
+    return max(Counter(body).values(), default=0)
+
+
+def bigram_repeat(text: str) -> bool:
+    """同一个两字组合（两个字在同一句里相邻）在一首诗里是否出现了两次以上，如两句都有“不见”。
+
+    叠字（萧萧）只是一个两字组合，不算；跨过标点的两个字不算组合。
+    """
+    grams = [line[i : i + 2] for line in split_lines(text) for i in range(len(line) - 1)]
+    return len(grams) != len(set(grams))
+
+
+def reused_lines(texts: Sequence[str]) -> float:
+    """诗句中一字不差地也出现在这组里另一首诗的比例（0–1）：各诗共用的套话句。"""
+    owners: dict[str, set[int]] = {}
+    for i, text in enumerate(texts):
+        for line in split_lines(text):
+            owners.setdefault(line, set()).add(i)
+    lines = [line for text in texts for line in split_lines(text)]
+    return sum(len(owners[line]) > 1 for line in lines) / max(len(lines), 1)
+
+
+def keyword_counts(text: str, keywords: Sequence[str]) -> list[int]:
+    """每个给定的字在正文里出现几次。"""
+    body = "".join(split_lines(text))
+    return [body.count(k) for k in keywords]
+
+
+DISTINCT_POEMS = 40
+"""算 distinct-2 时每组取的首数：distinct-2 随首数增多而下降，只有首数相同的组才能相比。"""
+
+
+def human_poems(form: int, n: int, seed: int = COURSE_SEED) -> list[str]:
+    """val 里按 seed 随机取的 n 首 form 言绝句（不够 n 首时全取）：与模型的诗并排比较的人写的诗。"""
+    poems = [p["text"] for p in load_poems("val") if FORMS[p["form"]] == form]
+    order = torch.randperm(len(poems), generator=torch.Generator().manual_seed(seed))[:n]
+    return [poems[i] for i in order.tolist()]
+
+
+def reader_report(texts: Sequence[str], keywords: Sequence[Sequence[str]] | None = None,
+                  distinct_poems: int = DISTINCT_POEMS) -> dict:
+    """读者会注意到的数字（第 24、25 课），一组诗（同一体裁）一份。
+
+    Args:
+        texts: 带标点的诗；不合格式的诗不计押韵、平仄、粘对（那几项的分母只算合格的诗）。
+        keywords: 与 texts 对应的关键词；None 时不报关键词几项（人写的诗）。
+        distinct_poems: distinct-2 只用前这么多首（不够时为 None）。
+
+    Returns:
+        dict（比例都是 0–1）：poems；rhyme（二、四句押韵且句尾是两个不同的字）；same_character_rhyme
+        （二、四句用同一个字收尾）；tone_score（宽式平仄得分的平均，一三五不论）；tone_score_strict；
+        nian_dui（粘对三处全合的诗的比例）；char_3（有字用了 3 次以上的诗）；bigram_repeat（有两字组合
+        出现两次以上的诗，见 :func:`bigram_repeat`）；reused_lines（见 :func:`reused_lines`）；distinct_2；
+        给了 keywords 时还有 keyword_hit（给定的字都出现）与 keyword_counts（每个给定的字出现 0、1、2、3 次
+        以上各占的比例）、keyword_3（有给定的字出现 3 次以上的诗）。
+    """
+    from . import prosody
+
+    n = max(len(texts), 1)
+    regular = [t for t in texts if format_ok(t) and len(split_lines(t)[0]) in (5, 7)]
+    m = max(len(regular), 1)
+    rhymes = [prosody.quatrain_rhyme(t) for t in regular]
+    report = {
+        "poems": len(texts),
+        "rhyme": sum(r.rhymes and not r.same_character for r in rhymes) / m,
+        "same_character_rhyme": sum(r.same_character for r in rhymes) / m,
+        "tone_score": sum(prosody.tone_score(t, lenient=True) for t in regular) / m,
+        "tone_score_strict": sum(prosody.tone_score(t) for t in regular) / m,
+        "nian_dui": sum(all(link.ok for link in prosody.nian_dui(t)) for t in regular) / m,
+        "char_3": sum(char_repeats(t) >= 3 for t in texts) / n,
+        "bigram_repeat": sum(bigram_repeat(t) for t in texts) / n,
+        "reused_lines": reused_lines(texts),
+        "distinct_2": distinct_n(texts[:distinct_poems]) if len(texts) >= distinct_poems else None,
+    }
+    if keywords is not None:
+        counts = [c for t, kw in zip(texts, keywords) for c in keyword_counts(t, kw)]
+        report["keyword_hit"] = sum(keyword_hit(t, kw) for t, kw in zip(texts, keywords)) / n
+        report["keyword_counts"] = [sum(min(c, 3) == k for c in counts) / max(len(counts), 1) for k in range(4)]
+        report["keyword_3"] = sum(max(keyword_counts(t, kw), default=0) >= 3 for t, kw in zip(texts, keywords)) / n
+    return report
 
 
 def eval_prompts(n: int = 200, seed: int = COURSE_SEED) -> list[str]:

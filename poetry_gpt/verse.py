@@ -1,0 +1,211 @@
+"""诗律解码（第 24 课）：在受约束解码（generate.Constraint，第 22、23 课）之上，让诗押韵、合平仄、不乱重复。
+
+受约束解码只管格式：句中是汉字、句尾是标点、给定的字一定写进去。随课程发布的模型照此写出的诗，
+二、四句押韵的只有一半多，六成的诗有字用了三次以上。本模块在每一步再收紧或调低几个字，规则是：
+
+- 押韵（``rhyme``）：第四句的最后一个字必须与“韵脚句”同韵（:func:`poetry_gpt.prosody.share_rhyme`：
+  两个字各自的平水韵韵部里有一个相同就算），而且不能是前面哪句已经用过的句尾字。
+  韵脚句是第二句；第一句以纯平声字收尾时（首句入韵），第一句也是韵脚句，第二句就得与它同韵，
+  此后的韵部是两句共有的那几个。一个字属于几个韵部（多音字、几个繁体合成一个简体字）时，
+  只要有一个韵部还在“可用的韵部”里就算同韵。表里查不到的字永远不算押韵，第二、四句不用它收尾。
+- 平仄（``tones``）：``"strict"`` 每个字都要合近体绝句的某种格式（prosody.TEMPLATES），``"lenient"``
+  一三五不论（五言第一、三字），``"off"`` 不管。解码时记着“还可能”的几种格式（平起/仄起、首句入韵与否），
+  一个字只要合其中一种就允许；写下后去掉与它不合的格式。平仄两读的字与哪种都合，查不到的字在要论的位置上不允许。
+- 重复（``repetition``）：一个字每用过一次，它的 logits 就减 :data:`REPEAT_PENALTY`；用过 :data:`MAX_USES`
+  次就不再允许；同一句里相邻的两个字（如“不见”）在诗里已经出现过，就不许再接成同样的组合。
+
+收紧时有先后：藏头字与必须写进去的字（Constraint 定的）最先，然后押韵、平仄、重复；哪一条会让这一格
+一个字都不剩，就跳过那一条——所以受约束解码的保证（格式、藏头、关键词）不受影响。
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from . import prosody
+from .data import Tokenizer
+
+TONE_MODES = ("strict", "lenient", "off")
+"""平仄约束的三档：每字都论、一三五不论、不管。"""
+REPEAT_PENALTY = 1.5
+"""一个字每用过一次，它的 logits 减去的数（奈特）：用过一次的字概率约缩小 e^1.5 ≈ 4.5 倍。
+叠字（萧萧）在模型眼里常有九成的概率，减过之后仍然常写；“菊菊”这类概率低的重复就很少了。"""
+MAX_USES = 2
+"""一个字在一首诗里最多用几次。val 里的诗只有约 3% 有字用了 3 次以上。"""
+MAX_CONDITION = 3
+"""条件区最多放几个字：训练样本带 1–3 个关键词（data.keywords_for），模型没见过更长的条件区。"""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """诗律解码的设置。
+
+    Attributes:
+        rhyme: 第二、四句（首句入韵时还有第一句）押韵，句尾不用同一个字。
+        tones: 平仄约束：``"strict"``、``"lenient"`` 或 ``"off"``（见 :data:`TONE_MODES`）。
+        repetition: 调低用过的字、不许用第三次、不许重复同一个两字组合。
+        seen_condition: 条件区只放模型见过的 1–3 个字（见 :func:`condition`），其余的字靠解码保证。
+        keyword_bonus: 还没写出的关键词的 logits 加上的数（奈特）。
+    """
+
+    rhyme: bool = True
+    tones: str = "lenient"
+    repetition: bool = True
+    seen_condition: bool = True
+    keyword_bonus: float = 2.0
+
+    def __post_init__(self):
+        if self.tones not in TONE_MODES:
+            raise ValueError(f"平仄约束只能是 {'、'.join(TONE_MODES)} 之一，收到 {self.tones!r}")
+
+
+VERSE = Rules()
+"""默认的诗律解码：``./poet write``、``./poet eval`` 都用它。"""
+PLAIN = Rules(rhyme=False, tones="off", repetition=False, seen_condition=False)
+"""只有格式约束（第 22、23 课的解码）：``./poet eval --plain`` 用它算“之前”的数字。"""
+
+
+def condition(keywords: str, acrostic: str, tokenizer: Tokenizer) -> str:
+    """放进条件区的字：给定的关键词在前、再补藏头字，按训练时排关键词的办法（IDF 高的在前）
+    取至多 :data:`MAX_CONDITION` 个。
+
+    训练样本的条件区是诗里 TF-IDF 最高的 1–3 个字（data.keywords_for），正文从第 3 + k 个位置开始。
+    四个关键词、或藏头诗拿四个藏头字作条件，正文就落在模型从没见过的位置上，押韵与句长随之乱掉；
+    取三个放进条件区，剩下的字由受约束解码写进诗里（Constraint 的 missing 与藏头字）。
+    """
+    chars = list(dict.fromkeys(keywords + acrostic))
+    if len(chars) <= MAX_CONDITION:
+        return "".join(chars)
+    # 与 keywords_for 一样按 IDF 排：文档频数小的在前；同分保持给定的次序
+    ranked = sorted(chars, key=lambda ch: tokenizer.doc_freq[tokenizer.stoi[ch]])
+    return "".join(ranked[:MAX_CONDITION])
+
+
+class _Tables:
+    """汉字表里每个编号的平水韵韵部与平仄，每个汉字表算一次。
+
+    groups [V, 106] float（1 表示属于这个韵部，用矩阵乘法查“与这些韵部有交集”比逐行 any 快得多）；
+    ping、ze、known [V] bool：有平声读音、有仄声读音、查得到韵部。
+    """
+
+    def __init__(self, tokenizer: Tokenizer):
+        table = prosody.load_table()
+        index = {g: i for i, g in enumerate(prosody.GROUPS)}
+        level = [prosody.group_tone(g) == prosody.PING for g in prosody.GROUPS]
+        pairs = [(i, index[g]) for i, token in enumerate(tokenizer.tokens) if token in table
+                 for g in table[token]["groups"]]
+        self.groups = torch.zeros(len(tokenizer), len(prosody.GROUPS))
+        self.groups[torch.tensor(pairs).T.unbind()] = 1.0
+        self.level_groups = torch.tensor(level)
+        ping, ze = [False] * len(tokenizer), [False] * len(tokenizer)
+        for i, g in pairs:
+            ping[i] |= level[g]
+            ze[i] |= not level[g]
+        self.ping, self.ze = torch.tensor(ping), torch.tensor(ze)
+        self.known = self.ping | self.ze
+
+    def sharing(self, groups: torch.Tensor) -> torch.Tensor:
+        """[V] bool：属于 groups（[106] bool）里某个韵部的字。"""
+        return self.groups @ groups.float() > 0
+
+
+_TABLES: dict[str, _Tables] = {}
+
+
+def _tables(tokenizer: Tokenizer) -> _Tables:
+    if tokenizer.vocab_hash not in _TABLES:
+        _TABLES[tokenizer.vocab_hash] = _Tables(tokenizer)
+    return _TABLES[tokenizer.vocab_hash]
+
+
+def _narrow(mask: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """mask 与 keep 都成立的字；一个都不剩时原样返回 mask（这一条规则让路）。"""
+    narrowed = mask & keep
+    return narrowed if narrowed.any() else mask
+
+
+class Verse:
+    """一首诗写到哪儿的诗律状态：已用的字、两字组合、句尾字、可用的韵部、还可能的平仄格式。
+
+    :class:`poetry_gpt.generate.Constraint` 在每个汉字格子上调用 :meth:`narrow`（收紧允许的字 [V] bool）
+    与 :meth:`adjust`（调低用过的字的 logits [V]），写下一个汉字后调用 :meth:`advance`。
+    """
+
+    def __init__(self, tokenizer: Tokenizer, form: int, rules: Rules = VERSE):
+        self.rules = rules
+        self.form = form
+        self.t = _tables(tokenizer)
+        prefix = "五绝" if form == 5 else "七绝"
+        self.templates = [lines for name, lines in prosody.TEMPLATES.items() if name.startswith(prefix)]
+        # 宽式下不论的位置（从 0 数）：五言第一、三字，七言第一、三、五字；句尾永远要论
+        self.free = set() if rules.tones == "strict" else set(range(0, form - 2, 2))
+        self.uses = torch.zeros(len(tokenizer))
+        self.bigrams: set[tuple[int, int]] = set()
+        self.previous: int | None = None  # 同一句里的前一个字
+        self.ends: list[int] = []
+        self.rhyme: torch.Tensor | None = None  # [106] bool：还可用的韵部；None 表示韵还没定
+
+    def _tone_ok(self, line: int, pos: int) -> torch.Tensor | None:
+        """这一格合某种还可能的格式的字 [V] bool；不论平仄时为 None。"""
+        if self.rules.tones == "off" or pos in self.free or not self.templates:
+            return None
+        wants = {t[line][pos] for t in self.templates}
+        ok = torch.zeros_like(self.t.known)
+        for want in wants:
+            ok |= self.t.ping if want == prosody.PING else self.t.ze
+        return ok
+
+    def _rhyme_ok(self, line: int) -> torch.Tensor | None:
+        """第二、四句句尾能用的字 [V] bool；别的句尾为 None。"""
+        if not self.rules.rhyme or line not in (1, 3):
+            return None
+        if self.rhyme is None:  # 第二句、首句不入韵：韵由这一句定，只要查得到韵部
+            return self.t.known.clone()
+        ok = self.t.sharing(self.rhyme)
+        ok[self.ends] = False  # 不用前面哪句的句尾字
+        return ok
+
+    def narrow(self, mask: torch.Tensor, line: int, pos: int) -> torch.Tensor:
+        """收紧第 line 句（从 0 数）第 pos 个字（从 0 数）允许的字：押韵、平仄、重复，依次让路。"""
+        if pos == self.form - 1 and (ok := self._rhyme_ok(line)) is not None:
+            mask = _narrow(mask, ok)
+        if (ok := self._tone_ok(line, pos)) is not None:
+            mask = _narrow(mask, ok)
+        if self.rules.repetition:
+            keep = self.uses < MAX_USES
+            if pos > 0:
+                keep[[b for a, b in self.bigrams if a == self.previous]] = False
+            mask = _narrow(mask, keep)
+        return mask
+
+    def adjust(self, logits: torch.Tensor) -> torch.Tensor:
+        """logits [V] → 用过的字减去 REPEAT_PENALTY × 已用次数（不改传入的张量）。"""
+        return logits - REPEAT_PENALTY * self.uses if self.rules.repetition else logits
+
+    def advance(self, token: int, line: int, pos: int) -> None:
+        """记下第 line 句第 pos 个字写的是 token。"""
+        self.uses[token] += 1
+        if pos > 0:
+            self.bigrams.add((self.previous, token))
+        self.previous = token
+        if pos in self.free or self.rules.tones == "off":
+            pass
+        else:
+            fits = [t for t in self.templates
+                    if (self.t.ping if t[line][pos] == prosody.PING else self.t.ze)[token]]
+            self.templates = fits or self.templates  # 被迫写下的字哪种都不合时，不因它放弃格式
+        if pos == self.form - 1:
+            self._end_line(token, line)
+
+    def _end_line(self, token: int, line: int) -> None:
+        """一句写完：记下句尾字，定下或收窄可用的韵部。"""
+        self.ends.append(token)
+        groups = self.t.groups[token] > 0
+        if line == 0 and self.t.ping[token] and not self.t.ze[token]:
+            self.rhyme = groups.clone()  # 首句以纯平声字收尾：首句入韵
+        elif line == 1:
+            shared = groups & self.rhyme if self.rhyme is not None else groups
+            self.rhyme = shared if shared.any() else groups.clone()
+            if self.rules.tones != "off" and (self.rhyme & self.t.level_groups).any():
+                self.rhyme = self.rhyme & self.t.level_groups  # 近体诗押平声韵
