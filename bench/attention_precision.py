@@ -8,7 +8,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -16,11 +15,11 @@ import time
 import torch
 from torch.nn import functional as F
 
-from poetry_gpt.courseware.cli import positive_int  # 也让 argparse 的提示变成中文
+from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description="注意力的精度：bf16 与 fp32 的 SDPA 前向 + 反向")
+    parser = ChineseParser(description="注意力的精度：bf16 与 fp32 的 SDPA 前向 + 反向")
     parser.add_argument("--rounds", type=positive_int, default=5, help="交替计时几轮，每轮每种 5 次")
     parser.add_argument("--threads", type=positive_int, default=2)
     parser.add_argument("--json", action="store_true", help="只输出 JSON")

@@ -16,14 +16,13 @@ fp32 矩阵乘法能到多少 GFLOP/s，把每种训练步的实际 GFLOP/s 表�
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 
 import torch
 
-from poetry_gpt.courseware.cli import positive_int  # 也让 argparse 的提示变成中文
+from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
 from poetry_gpt.data import SEP, default_tokenizer, make_batch
 from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
@@ -54,7 +53,7 @@ def step_flops(config: ModelConfig, batch: int, length: int, logit_positions: in
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description="训练步速度：本项目 vs GPT-2 式参考")
+    parser = ChineseParser(description="训练步速度：本项目 vs GPT-2 式参考")
     parser.add_argument("--preset", default="base", choices=tuple(PRESETS))
     parser.add_argument("--precision", choices=PRECISIONS, help="本项目用的精度（默认按预设）")
     parser.add_argument("--batch-size", type=positive_int, help="每步几行（本项目是几首诗，参考是几段 64 字；默认按预设）")

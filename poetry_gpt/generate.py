@@ -20,6 +20,7 @@ import torch
 
 from .data import BOS, EOS, FIVE, SEP, SEVEN, Tokenizer, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
+from .sampling import MAX_SEED, MIN_TEMPERATURE, SAMPLING
 
 FORM_OF_TOKEN = {FIVE: 5, SEVEN: 7}
 TOKEN_OF_FORM = {5: FIVE, 7: SEVEN}
@@ -28,10 +29,6 @@ KEYWORD_BONUS = 2.0
 """受约束解码时给还没写出的关键词的 logits 加上的数（奈特）：概率约放大 e² ≈ 7.4 倍。"""
 LINE_END_CHOICES = ("，？！", "。？！")
 """第 1、3 句与第 2、4 句句尾允许的标点。"""
-MAX_SEED = 2**63
-"""种子的上限（不含）。-n 写多首时依次用 seed、seed + 1……，超过上限就从 0 接着数。"""
-MIN_TEMPERATURE = 0.01
-"""大于 0 时温度的下限：logits 除以更小的数会溢出成无穷大。"""
 
 
 class GenerationError(ValueError):
@@ -204,7 +201,8 @@ def hanzi_mask(tokenizer: Tokenizer) -> torch.Tensor:
 
 @torch.inference_mode()
 def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: int | None = None,
-              acrostic: str = "", temperature: float = 0.8, top_k: int | None = 40, top_p: float | None = 0.95,
+              acrostic: str = "", temperature: float = SAMPLING.temperature, top_k: int | None = SAMPLING.top_k,
+              top_p: float | None = SAMPLING.top_p,
               seed: int = 0, constrained: bool = True) -> Poem:
     """写一首诗；keywords、acrostic 须已经过 :func:`check_characters`。
 
@@ -247,8 +245,8 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
 
 
 def write_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n: int = 1,
-                form: int | None = None, acrostic: str = "", temperature: float = 0.8,
-                top_k: int | None = 40, top_p: float | None = 0.95, seed: int | None = None,
+                form: int | None = None, acrostic: str = "", temperature: float = SAMPLING.temperature,
+                top_k: int | None = SAMPLING.top_k, top_p: float | None = SAMPLING.top_p, seed: int | None = None,
                 constrained: bool = True) -> list[Poem]:
     """检查输入，然后写 n 首互不相同的诗（同一个 seed 每次得到同样的诗）。参数与错误同 :func:`iter_poems`。"""
     return list(iter_poems(model, tokenizer, keywords, n=n, form=form, acrostic=acrostic,
@@ -256,8 +254,8 @@ def write_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n
 
 
 def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n: int = 1,
-               form: int | None = None, acrostic: str = "", temperature: float = 0.8,
-               top_k: int | None = 40, top_p: float | None = 0.95, seed: int | None = None,
+               form: int | None = None, acrostic: str = "", temperature: float = SAMPLING.temperature,
+               top_k: int | None = SAMPLING.top_k, top_p: float | None = SAMPLING.top_p, seed: int | None = None,
                constrained: bool = True) -> Iterator[Poem]:
     """立即检查输入，然后返回一个逐首写诗的迭代器：每写好一首就交出一首，``./poet write -n`` 可以边写边印。
 

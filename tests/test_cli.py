@@ -27,7 +27,7 @@ def test_course_map_and_lesson_output_have_no_escape_codes_in_a_pipe(poet):
     assert run.returncode == 0 and "学习路径/03 · GPT 的内部" in run.stdout and "即将推出" in run.stdout
     assert not ESC.search(run.stdout)
     run = poet("lesson", "9", env={"NO_COLOR": "1"})
-    assert run.returncode == 0 and "第 3 行是否相同：True" in run.stdout
+    assert run.returncode == 0 and "位置 2 是否相同：True" in run.stdout
     assert not ESC.search(run.stdout)
 
 
@@ -45,6 +45,13 @@ def test_start_never_overwrites(poet, workspace):
     assert "NotImplementedError" in mine.read_text(encoding="utf-8")
 
 
+GOOD = """\
+    T = words.shape[1]
+    if past + T > positions.shape[0]:
+        raise ValueError("位置表不够长")
+    return words + positions[past:past + T]"""
+
+
 def test_check_records_progress(poet, workspace):
     run = poet("check", "9")
     assert run.returncode == 2 and "./poet start 9" in run.stderr
@@ -55,20 +62,20 @@ def test_check_records_progress(poet, workspace):
     assert progress["09"]["status"] == "started" and progress["09"]["last_verdict"] == "未完成"
     mine = workspace / "lessons" / "09" / "my_exercise.py"
     mine.write_text(mine.read_text(encoding="utf-8").replace(
-        '    raise NotImplementedError("请补全 solve', '    return words + positions\n    raise NotImplementedError("'),
+        '    raise NotImplementedError("请补全 solve', GOOD + '\n    raise NotImplementedError("'),
         encoding="utf-8")
     passed = poet("check", "9")
-    assert passed.returncode == 0 and "通过" in passed.stdout and "20 个随机用例" in passed.stdout
+    assert passed.returncode == 0 and "通过" in passed.stdout and "24 个随机用例" in passed.stdout
     assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["09"]["status"] == "passed"
     table = poet("progress")
     assert "已通过 1 课" in table.stdout
 
 
 @pytest.mark.parametrize("body, verdict, detail", [
-    ("def solve(words, positions):\n    return words - positions\n", "答案错误", "个用例不对"),
-    ("def solve(words, positions):\n    return words.undefined()\n", "崩溃", "AttributeError"),
-    ("def solve(words, positions)\n    return words\n", "语法错误", "第 1 行"),
-    ("import torch\ndef solve(words, positions):\n    return torch.cat([words, positions])\n", "崩溃", "torch.cat"),
+    ("def solve(words, positions, past):\n    return words - positions[past:past + words.shape[1]]\n", "答案错误", "个用例不对"),
+    ("def solve(words, positions, past):\n    return words.undefined()\n", "崩溃", "AttributeError"),
+    ("def solve(words, positions, past)\n    return words\n", "语法错误", "第 1 行"),
+    ("import torch\ndef solve(words, positions, past):\n    return torch.cat([words, positions])\n", "崩溃", "torch.cat"),
     ("import os\nos._exit(3)\n", "崩溃", "退出码 3"),
     (b"\xff\xfe\x00bad", "语法错误", "UTF-8"),
 ])
@@ -92,7 +99,7 @@ def test_endless_loop_is_stopped_by_the_time_limit(poet, tmp_path):
 
 def test_solution_diff_and_doctor(poet, workspace):
     sol = poet("solution", "9")
-    assert sol.returncode == 0 and "return words + positions" in sol.stdout
+    assert sol.returncode == 0 and "return words + positions[past:past + T]" in sol.stdout
     poet("start", "9")
     diff = poet("diff", "9")
     assert diff.returncode == 0 and "参考答案" in diff.stdout and "NotImplementedError" in diff.stdout
@@ -122,13 +129,16 @@ def test_force_twice_in_one_second_keeps_every_backup(poet, workspace):
 
 def test_files_from_windows_and_files_that_delete_their_folder(poet, tmp_path):
     bom = tmp_path / "bom.py"  # 记事本的“UTF-8 带 BOM”，换行是 CRLF
-    bom.write_bytes(b"\xef\xbb\xbfimport torch\r\ndef solve(words, positions):\r\n    return words + positions\r\n")
+    bom.write_bytes(b"\xef\xbb\xbfimport torch\r\ndef solve(words, positions, past):\r\n    if past + words.shape[1] > positions.shape[0]:\r\n"
+                    b"        raise ValueError('too long')\r\n    return words + positions[past:past + words.shape[1]]\r\n")
     assert poet("check", "9", str(bom)).returncode == 0
     wiper = tmp_path / "wiper.py"
     wiper.write_text("import os\nfor f in os.listdir('.'):\n    os.remove(f)\n"
-                     "def solve(words, positions):\n    return words - positions\n", encoding="utf-8")
+                     "def solve(words, positions, past):\n    return words - positions[past:past + words.shape[1]]\n", encoding="utf-8")
     run = poet("check", "9", str(wiper))
-    assert run.returncode == 1 and "答案错误" in run.stdout and "Traceback" not in run.stdout + run.stderr
+    # 删掉自己所在文件夹的练习：判为不通过（答案错误，或在沙箱里删掉了被检查的文件而崩溃），不会因此通过
+    assert run.returncode == 1 and ("答案错误" in run.stdout or "崩溃" in run.stdout)
+    assert "Traceback" not in run.stdout + run.stderr
     folder = poet("check", "9", str(tmp_path))
     assert folder.returncode == 2 and "是一个文件夹" in folder.stderr
 

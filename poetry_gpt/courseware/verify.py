@@ -217,34 +217,3 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE) -> t
             pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
             pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
     return reports, stray_folders()
-
-
-def verify_command(jobs: int, timeout: float, fresh: bool) -> int:
-    """./poet verify：打印一张表，有任何一项不通过就返回 1。"""
-    from rich.markup import escape
-    from rich.table import Table
-
-    from ..labs import console
-
-    started = time.monotonic()
-    with console.status("正在检查每一课 …"):
-        reports, strays = verify(jobs, timeout, None if fresh else CACHE_FILE)
-    table = Table(title="课程总检查", title_justify="left")
-    for h in ("课", *(CHECK_TITLES[c] for c in CHECKS), "用时"):
-        table.add_column(h)
-    for r in reports:
-        cells = [("" if c not in r.problems else "[green]✓[/green]" if r.problems[c] is None else "[red]✗[/red]")
-                 for c in CHECKS]
-        table.add_row(r.lesson.code, *cells, "未变" if r.cached else f"{r.seconds:.1f} 秒")
-    for name in strays:
-        table.add_row(escape(name), "[red]✗ 不在课表里[/red]", *[""] * (len(CHECKS) - 1), "")
-    console.print(table)
-    failures = [(r.lesson.code, CHECK_TITLES[c], p) for r in reports for c, p in r.problems.items() if p]
-    for code, what, problem in failures:
-        console.print(f"[red]第 {code} 课 {what}：[/red]{escape(problem)}")
-    for name in strays:
-        console.print(f"[red]lessons/{escape(name)} 不在课表 poetry_gpt.courseware.catalogue.CATALOGUE 里。[/red]")
-    ok = not failures and not strays
-    console.print(f"{'全部通过' if ok else '有问题'}：{len(reports)} 课，用时 {time.monotonic() - started:.1f} 秒"
-                  f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。")
-    return 0 if ok else 1

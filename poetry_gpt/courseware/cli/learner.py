@@ -1,0 +1,216 @@
+"""学习者的命令：课程地图、上课、开始练习、检查、提示、参考答案、对照、进度、环境检查。"""
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ...common import DEFAULT_DATA, ROOT
+from .. import catalogue
+from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
+from . import display
+from .display import console
+from .parser import CliError, seconds
+
+LESSON_HELP = "课号：9、09 或 lesson-09"
+
+
+def lesson_arg(text: str):
+    try:
+        return parse_lesson(text)
+    except LessonNumberError as e:
+        raise CliError(str(e)) from None
+
+
+def shown(path: Path) -> str:
+    """路径在仓库里时写相对路径，更短更好认。"""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def exercise_path(lesson, given: str | None) -> Path:
+    path = Path(given) if given else lesson.exercise_file
+    if given and path.is_dir():
+        raise CliError(f"{given} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
+    if not path.is_file():
+        if given:
+            raise CliError(f"找不到文件：{given}")
+        raise CliError(f"还没有练习文件 {shown(path)}。先运行 ./poet start {lesson.number}。")
+    return path
+
+
+def solve_source(path: Path) -> str:
+    """从一个练习文件里取出 solve 函数的源代码。"""
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # 与 check、grade 一样接受 BOM
+        tree = ast.parse(text)
+    except (UnicodeDecodeError, SyntaxError, ValueError) as e:
+        raise CliError(f"{path} 无法解析：{e}") from None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "solve":
+            return ast.get_source_segment(text, node) + "\n"
+    raise CliError(f"{path} 里没有 solve 函数")
+
+
+def cmd_map(args) -> int:
+    progress = catalogue.load_progress()
+    display.course_map(SECTIONS, CATALOGUE, {l.code: catalogue.status_of(l, progress) for l in CATALOGUE})
+    return 0
+
+
+def cmd_progress(args) -> int:
+    progress = catalogue.load_progress()
+    counts = {"passed": 0, "started": 0, None: 0}
+    rows = []
+    for lesson in CATALOGUE:
+        entry = progress.get(lesson.code, {})
+        status = entry.get("status") if lesson.available else None
+        if lesson.available:
+            counts[status] = counts.get(status, 0) + 1
+        label = catalogue.STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
+        rows.append((lesson.code, lesson.title, label, entry.get("last_verdict", ""), entry.get("updated", "")))
+    display.progress_table(rows, f"已通过 {counts['passed']} 课，已开始 {counts['started']} 课，未开始 {counts[None]} 课"
+                                 f"（已写好 {sum(l.available for l in CATALOGUE)} / {len(CATALOGUE)} 课）。")
+    return 0
+
+
+def cmd_lesson(args) -> int:
+    lesson = lesson_arg(args.lesson)
+    if args.read:
+        from rich.markdown import Markdown  # 只在读课文时导入：./poet write 要启动得快
+
+        console.print(Markdown((lesson.folder / "README.md").read_text(encoding="utf-8")))
+        return 0
+    display.lesson_banner(lesson)
+    console.print(f"[dim]运行 lessons/{lesson.code}/experiment.py …[/dim]")
+    console.file.flush()
+    started = time.monotonic()
+    code = subprocess.call([sys.executable, str(lesson.folder / "experiment.py")], cwd=ROOT)
+    if code != 0:
+        raise CliError(f"实验没有正常结束（退出码 {code}）。", code=1)
+    console.print(f"[dim]实验用时 {time.monotonic() - started:.1f} 秒。读全文：./poet lesson {lesson.number} --read；"
+                  f"做练习：./poet start {lesson.number}[/dim]")
+    return 0
+
+
+def cmd_start(args) -> int:
+    lesson = lesson_arg(args.lesson)
+    target = lesson.exercise_file
+    rel = shown(target)
+    if target.exists():
+        if not args.force:
+            raise CliError(f"{rel} 已经存在，为了不覆盖你的代码，什么也没改。\n"
+                           f"要重新开始，请加 --force（会先把旧文件备份）。", code=1)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        backup = target.with_name(f"my_exercise.{stamp}.py")
+        n = 1
+        while backup.exists():  # 同一秒里再来一次也不能盖掉上一个备份
+            n += 1
+            backup = target.with_name(f"my_exercise.{stamp}-{n}.py")
+        shutil.copy2(target, backup)
+        console.print(f"旧文件已备份为 {shown(backup)}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(lesson.folder / "starter.py", target)
+    catalogue.record_progress(lesson, "started")
+    console.print(f"已创建 [bold]{rel}[/bold]。编辑其中的 solve 函数，然后运行：\n"
+                  f"  ./poet check {lesson.number}")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from ..grading import Limits, check_file  # 导入 torch 较慢，只在需要时导入
+    from ..sandbox import fallback_notice
+
+    lesson = lesson_arg(args.lesson)
+    path = exercise_path(lesson, args.file)
+    if (notice := fallback_notice()):
+        display.notice(notice)
+    with console.status("正在检查 …"):
+        verdict = check_file(lesson, path, Limits(timeout=args.timeout))
+    display.verdict(lesson, verdict)
+    if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():
+        catalogue.record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
+    if verdict.kind == "not_implemented":
+        console.print(f"提示：./poet hint {lesson.number}")
+    return 0 if verdict.passed else 1
+
+
+def cmd_hint(args) -> int:
+    display.hint(lesson_arg(args.lesson))
+    return 0
+
+
+def cmd_solution(args) -> int:
+    lesson = lesson_arg(args.lesson)
+    display.solution(lesson, solve_source(lesson.folder / "solution.py"))
+    return 0
+
+
+def cmd_diff(args) -> int:
+    lesson = lesson_arg(args.lesson)
+    display.solve_diff(lesson, solve_source(exercise_path(lesson, args.file)),
+                       solve_source(lesson.folder / "solution.py"))
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    import platform
+
+    rows = [("Python", sys.version_info >= (3, 10), platform.python_version())]
+    try:
+        import torch
+        rows.append(("torch", True, f"{torch.__version__}，计算线程 {torch.get_num_threads()}"))
+    except ImportError:
+        rows.append(("torch", False, "没有安装：运行 bash .venv-setup.sh"))
+    from ...common import DataFileError
+    from ...data import Tokenizer, load_poems
+    try:
+        rows.append(("data/vocab.json", True, f"汉字表 {len(Tokenizer.load())} 个"))
+        rows.append(("data/poems.jsonl", True, f"{len(load_poems())} 首诗"))
+    except DataFileError as e:
+        rows.append(("数据文件", False, str(e)))
+    from ..sandbox import unavailable_reason
+    why = unavailable_reason()  # 没有沙箱不算故障：检查退回按进程隔离
+    rows.append(("沙箱 bubblewrap", True, "可用：检查练习时关在沙箱里" if why is None else f"{why}：检查练习时退回按进程隔离"))
+    for name in ("tones.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
+        path = DEFAULT_DATA / name
+        rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
+    display.checklist("环境检查", rows, "一切就绪。", "有问题，请按上表修复后再试。")
+    return 0 if all(good for _, good, _ in rows) else 1
+
+
+def register(sub) -> None:
+    """把学习者的命令加到 poet 的子命令里。"""
+    p = sub.add_parser("lesson", help="显示一课的标题与目标并运行实验")
+    p.add_argument("lesson", help=LESSON_HELP)
+    p.add_argument("--read", action="store_true", help="在终端里读整篇课文")
+    p.set_defaults(func=cmd_lesson)
+
+    p = sub.add_parser("start", help=f"把 starter.py 复制为 {EXERCISE}（不会覆盖已有文件）")
+    p.add_argument("lesson", help=LESSON_HELP)
+    p.add_argument("--force", action="store_true", help="已有练习文件时先备份再重新开始")
+    p.set_defaults(func=cmd_start)
+
+    p = sub.add_parser("check", help="检查你的练习：可见检查 + 与参考答案的差分检查")
+    p.add_argument("lesson", help=LESSON_HELP)
+    p.add_argument("file", nargs="?", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
+    p.add_argument("--timeout", type=seconds, default=20.0, help="整次检查的时间上限（秒，默认 20）")
+    p.set_defaults(func=cmd_check)
+
+    for name, func, text in (("hint", cmd_hint, "这一课练习的提示"), ("solution", cmd_solution, "参考答案里的 solve")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("lesson", help=LESSON_HELP)
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("diff", help="把你的 solve 与参考答案并排比较")
+    p.add_argument("lesson", help=LESSON_HELP)
+    p.add_argument("file", nargs="?", help=f"你的文件（默认 lessons/NN/{EXERCISE}）")
+    p.set_defaults(func=cmd_diff)
+
+    sub.add_parser("progress", help="全部课程的进度表").set_defaults(func=cmd_progress)
+    sub.add_parser("doctor", help="检查 Python、torch 与数据文件").set_defaults(func=cmd_doctor)

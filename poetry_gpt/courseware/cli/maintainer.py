@@ -1,0 +1,55 @@
+"""维护者的命令：全课自检（verify）与课程网站（site）。"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from . import display
+from .display import console
+from .learner import shown
+from .parser import CliError, jobs, port, seconds
+
+
+def cmd_verify(args) -> int:
+    from ..verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
+
+    started = time.monotonic()
+    with console.status("正在检查每一课 …"):
+        reports, strays = verify(args.jobs, args.timeout, None if args.fresh else CACHE_FILE)
+    display.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
+    return 0 if all(r.ok for r in reports) and not strays else 1
+
+
+def cmd_site(args) -> int:
+    from ..site import SiteError, build, serve
+
+    try:
+        result = build(Path(args.out) if args.out else None)
+    except SiteError as e:
+        raise CliError(str(e), code=1) from None
+    console.print(f"已生成 {len(result.lessons)} 课的网页（用时 {result.seconds:.1f} 秒）：{shown(result.out / 'index.html')}"
+                  "，双击即可离线打开。")
+    if args.serve:
+        try:
+            serve(result.out, args.port)
+        except OSError as e:
+            raise CliError(f"不能在 127.0.0.1:{args.port} 上预览：{e.strerror or e}。换一个端口试试，例如 --port 8001。") from None
+        except KeyboardInterrupt:
+            console.print("\n预览已停止。")
+    return 0
+
+
+def register(sub) -> None:
+    """把维护者的命令加到 poet 的子命令里。"""
+    p = sub.add_parser("verify", help="维护者用：检查每一课的实验、参考答案、起始代码与课文小节")
+    p.add_argument("--jobs", type=jobs, default=os.cpu_count() or 1, help="同时跑几项（默认：CPU 核数）")
+    p.add_argument("--timeout", type=seconds, default=60.0, help="实验与每次检查的时间上限（秒，默认 60）")
+    p.add_argument("--fresh", action="store_true", help="不沿用上次的通过结果，全部重跑")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("site", help="把写好的课生成静态网页（site/index.html，离线可看）")
+    p.add_argument("--out", help="生成到哪个文件夹（默认仓库里的 site/）")
+    p.add_argument("--serve", action="store_true", help="生成后在 127.0.0.1 上预览，Ctrl+C 停止")
+    p.add_argument("--port", type=port, default=8000, help="预览用的端口（默认 8000）")
+    p.set_defaults(func=cmd_site)

@@ -1,0 +1,136 @@
+"""模型的命令：训练（train）、写诗（write）、评估（eval）。都只在需要时才导入 torch，./poet 其余命令启动得快。"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from ...common import ROOT
+from ...sampling import SAMPLING
+from . import display
+from .display import console
+from .parser import CliError, Number, minutes, positive_int, seed, temperature, top_k, top_p
+
+MAX_POEMS = 100
+"""./poet write -n 的上限（一次写太多要等很久）。"""
+
+
+def cmd_train(args) -> int:
+    from ...checkpoint import CHECKPOINT_NAME, CheckpointError
+    from ...train import PRESETS, train  # 导入 torch 较慢，只在需要时导入
+
+    config = PRESETS[args.preset]
+    if args.precision is not None:
+        config = replace(config, precision=args.precision)
+    if args.resume and args.force:
+        raise CliError("--resume（接着训练）和 --force（从头重来）只能选一个")
+    out = Path(args.out or f"runs/{args.preset}")
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out} 已经是一个文件，不是文件夹；请换一个存档目录")
+    if (out / CHECKPOINT_NAME).exists() and not args.resume and not args.force:
+        raise CliError(f"已有存档 {out / CHECKPOINT_NAME}：要接着训练请加 --resume，要从头重来请加 --force")
+    try:
+        run = train(config, out, resume=args.resume, steps=args.steps, minutes=args.minutes, device=args.device)
+    except (CheckpointError, ValueError) as e:
+        raise CliError(str(e)) from None
+    vals = [e["val"] for e in run.log if "val" in e]
+    state = "已中断，" if run.interrupted else ""
+    console.print(f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
+                  + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else ""))
+    if run.step < run.total:
+        console.print(f"接着训练：./poet train --preset {args.preset} --out {out} --resume", soft_wrap=True)
+    console.print(f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}", soft_wrap=True)
+    if args.preset == "tiny":
+        console.print("tiny 只为几十秒内看到损失下降，写出的诗还不成样子；随课程发布的模型用 "
+                      "./poet train --preset base 训练（见 data/MODEL.md）", soft_wrap=True)
+    return 130 if run.interrupted else 0
+
+
+def cmd_write(args) -> int:
+    import torch
+
+    from ...checkpoint import SHIPPED_MODEL, CheckpointError, load_model
+    from ...data import LINE_ENDS, default_tokenizer
+    from ...generate import GenerationError, iter_poems
+
+    # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢得多
+    torch.set_num_threads(1)
+    if not args.keywords and not args.acrostic:
+        raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
+    tokenizer = default_tokenizer()
+    try:
+        model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
+        poems = iter_poems(model, tokenizer, args.keywords or "", n=args.n, form=args.form,
+                           acrostic=args.acrostic or "", temperature=args.temperature, top_k=args.top_k,
+                           top_p=args.top_p, seed=args.seed, constrained=not args.free)
+    except (GenerationError, CheckpointError) as e:
+        raise CliError(str(e)) from None
+    if args.json:
+        sys.stdout.write(json.dumps([p.to_dict() for p in poems], ensure_ascii=False, indent=1) + "\n")
+        return 0
+    written = 0
+    for poem in poems:  # 写好一首印一首：Ctrl-C 时已经写好的都在屏幕上
+        display.poem(poem, LINE_ENDS, first=written == 0)
+        written += 1
+    if written < args.n:
+        console.print(f"\n只写出了 {written} 首不同的诗：采样太确定（温度很低，或 top-k、top-p 很小），"
+                      "再写也是重复的。要更多不同的诗，请调高 --temperature 或 --top-p", soft_wrap=True)
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from ...checkpoint import SHIPPED_MODEL, CheckpointError, load_model
+    from ...data import default_tokenizer
+    from ...metrics import evaluate_model
+
+    tokenizer = default_tokenizer()
+    try:
+        model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
+    except CheckpointError as e:
+        raise CliError(str(e)) from None
+    with console.status("正在评估（验证集交叉熵、二元基线、每个提示写两首诗）…"):
+        result = evaluate_model(model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems)
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
+        return 0
+    display.eval_table(result, args.checkpoint or str(SHIPPED_MODEL.relative_to(ROOT)))
+    return 0
+
+
+def register(sub) -> None:
+    """把模型的命令加到 poet 的子命令里。"""
+    p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
+    p.add_argument("--preset", choices=("tiny", "base"), default="tiny", help="tiny：几十秒的小模型；base：随课程发布的模型")
+    p.add_argument("--steps", type=positive_int, help="总步数（默认按预设）")
+    p.add_argument("--minutes", type=minutes, help="训练这么多分钟后存档并停下，之后可 --resume")
+    p.add_argument("--out", help="存档目录（默认 runs/<预设名>）")
+    p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
+    p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="在哪里训练（默认 auto）")
+    p.add_argument("--precision", choices=("auto", "fp32", "bf16"),
+                   help="矩阵乘法的精度（默认按预设：tiny 用 fp32，base 用 auto——bf16 更快的设备上用 bf16）")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("write", help="写一首绝句：./poet write 月")
+    p.add_argument("keywords", nargs="?", help="要写进诗里的字（1–4 个，繁体也可以）")
+    p.add_argument("--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认由模型选）")
+    p.add_argument("--acrostic", help="藏头诗：4 个字，分别作每句的第一个字")
+    p.add_argument("-n", type=Number(int, 1, MAX_POEMS), default=1,
+                   help=f"写几首不同的诗（默认 1，最多 {MAX_POEMS}；需要更多请分几次写，换不同的 --seed）")
+    p.add_argument("--temperature", type=temperature, default=SAMPLING.temperature,
+                   help=f"温度（默认 {SAMPLING.temperature}；0 表示每步取最可能的字）")
+    p.add_argument("--top-k", type=top_k, default=SAMPLING.top_k, help=f"只在最可能的 k 个字里抽（默认 {SAMPLING.top_k}；0 表示不限）")
+    p.add_argument("--top-p", type=top_p, default=SAMPLING.top_p, help=f"只在累计概率达到 p 的字里抽（默认 {SAMPLING.top_p}）")
+    p.add_argument("--seed", type=seed, help="随机种子：同一个种子写出同一首诗")
+    p.add_argument("--checkpoint", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）")
+    p.add_argument("--free", action="store_true", help="关掉格式约束，看模型自己会写成什么样")
+    p.add_argument("--json", action="store_true", help="以 JSON 输出")
+    p.set_defaults(func=cmd_write)
+
+    p = sub.add_parser("eval", help="评估一个模型：交叉熵与二元基线、格式、关键词、抄袭率、distinct-2、速度")
+    p.add_argument("--checkpoint", help="用哪个存档（默认 data/model.pt）")
+    p.add_argument("--prompts", type=positive_int, default=200, help="用几个固定提示写诗（默认 200）")
+    p.add_argument("--val-poems", type=positive_int, help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）")
+    p.add_argument("--json", action="store_true", help="以 JSON 输出")
+    p.set_defaults(func=cmd_eval)
