@@ -112,13 +112,11 @@ table(["比较", "最大相差"],
 show("普通写法整块 logits [N, V] 占内存（MB）", N * V * 4 / 2**20, digits=1)
 show("分块写法的缓冲区 [512, V] 占内存（MB）", 512 * V * 4 / 2**20, digits=1)
 ways = {"all": "每个格子都算（整块）", "scored": "只算计分的格子（整块）", "chunked": "只算计分的格子（分块）"}
-times = {way: [] for way in ways}
-for _ in range(2):                                              # 交替计时，取较快的一次
-    for way in ways:
-        start = time.perf_counter()
-        run(way)
-        times[way].append(time.perf_counter() - start)
-base = min(times["all"])
+times = {}
+for way in ways:                                                # 上面两种已各跑过一次（热身），这里各计时一次
+    start = time.perf_counter()
+    run(way)
+    times[way] = time.perf_counter() - start
 table(["输出层与交叉熵的写法", "前向加反向（秒）", "相对第一行"],
-      [[label, min(times[way]), base / min(times[way])] for way, label in ways.items()],
-      title=f"{len(poems)} 首训练诗，同一进程交替计时", digits=3)
+      [[label, times[way], times["all"] / times[way]] for way, label in ways.items()],
+      title=f"{len(poems)} 首训练诗，同一进程依次计时（数字随机器与负载而变）", digits=3)
