@@ -58,3 +58,15 @@ def test_a_good_manifest_round_trips(tmp_path):
     sections, lessons = load_manifest(path)
     assert sections == {"01": "起步"}
     assert [(l.number, l.title, l.hint, l.code) for l in lessons] == [(1, "t", "h", "01")]
+
+
+def test_the_readme_map_agrees_with_the_manifest():
+    """README 的课程地图：每一节一行，列出这一节的每一课“NN 标题”，与课表相同。"""
+    from poetry_gpt.common import ROOT
+
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip()
+            for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| 0") and line.count("|") == 3}
+    for key, name in SECTIONS.items():
+        want = " · ".join(f"{l.code} {l.title}" for l in CATALOGUE if l.section == key)
+        assert rows.get(f"{key} {name}") == want, key

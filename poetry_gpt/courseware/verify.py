@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..common import DEFAULT_DATA, ROOT, atomic_write_text
-from .catalogue import CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
+from .catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
 from . import catalogue
 
 CACHE_FILE = ROOT / "runs" / "verify-cache.json"
@@ -45,7 +45,8 @@ class LessonReport:
 
 
 def readme_problem(lesson: Lesson) -> str | None:
-    """课文第一行是“# 第 NN 课 · 标题”，## 小节按 README_SECTIONS 的顺序出现（可有别的小节）。"""
+    """课文第一行是“# 第 NN 课 · 标题”，## 小节按 README_SECTIONS 的顺序出现（可有别的小节），
+    末尾链向上一课、下一课的两行与课表（lessons/manifest.toml）的课号、标题一致。"""
     text = (lesson.folder / "README.md").read_text(encoding="utf-8")
     title = f"# 第 {lesson.code} 课 · {lesson.title}"
     if not text.startswith(title):
@@ -60,6 +61,12 @@ def readme_problem(lesson: Lesson) -> str | None:
     if found != list(README_SECTIONS):
         missing = [s for s in README_SECTIONS if s not in found]
         return f"缺少小节：{'、'.join(missing)}" if missing else f"小节顺序不对：{' / '.join(found)}"
+    for word, number in (("上一课", lesson.number - 1), ("下一课", lesson.number + 1)):
+        other = BY_NUMBER.get(number)
+        if other is not None:  # 前后课的链接与课表一致（标题改了，这里就会提醒）
+            link = f"- {word}：[第 {other.code} 课 · {other.title}](../{other.code}/README.md)"
+            if link not in text.splitlines():
+                return f"“上一课 · 下一课”里应有这一行：{link}"
     return None
 
 
@@ -145,7 +152,7 @@ def fingerprint(lesson: Lesson) -> str:
         seen.add(name)
         todo |= package_imports(module_file(name)) - seen
     h = hashlib.sha256(sys.version.encode())
-    for path in [*files, *(module_file(n) for n in sorted(seen))]:
+    for path in [*files, catalogue.MANIFEST, *(module_file(n) for n in sorted(seen))]:  # 课表：标题与前后课链接
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     for path in sorted(DEFAULT_DATA.iterdir()):
         st = path.stat()
