@@ -256,3 +256,177 @@ def test_lesson_20_solution_writes_what_write_one_writes():
         assert poem.text == tok.decode(ours), trial
         stops.add(len(prompt) + len(ours) == L)
     assert stops == {True, False}
+
+
+# ---------- 第 21 课：温度与 top-k / top-p 截断 ----------
+
+WRONG_21 = {
+    "top-k 只留正好 k 个（topk 的下标）": """
+        out = logits / temperature
+        if top_k:
+            keep = torch.topk(out, min(top_k, len(out))).indices
+            out = torch.full_like(out, float("-inf")).index_copy(0, keep, out[keep])
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
+    "边界用 > 而不是 ≥（前面之和正好等于 p 时还留着）": """
+        out = logits / temperature
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before > top_p]] = float("-inf")
+        return out
+    """,
+    "用含自己的累计概率 ≥ p（越过 p 的那个字也丢了）": """
+        out = logits / temperature
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            out = out.clone()
+            out[order[torch.cumsum(probs, dim=-1) >= top_p]] = float("-inf")
+        return out
+    """,
+    "先 top-p 再 top-k": """
+        out = logits / temperature
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        return out
+    """,
+    "top-p 用截断前全部字的概率": """
+        out = logits / temperature
+        full = torch.softmax(out, dim=-1)
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = full[order]
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
+    "截断之后才除以温度": """
+        out = logits.clone()
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out[order[before >= top_p]] = float("-inf")
+        return out / temperature
+    """,
+    "并列时编号大的排前面（升序排好再翻转）": """
+        out = logits / temperature
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, stable=True).indices.flip(0)
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
+    "原地修改 logits": """
+        logits /= temperature
+        if top_k:
+            kth = torch.topk(logits, min(top_k, len(logits))).values[-1]
+            logits[logits < kth] = float("-inf")
+        if top_p is not None and top_p < 1:
+            order = torch.sort(logits, descending=True, stable=True).indices
+            probs = torch.softmax(logits[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            logits[order[before >= top_p]] = float("-inf")
+        return logits
+    """,
+    "丢掉的字设成 -1e9 而不是 -inf": """
+        out = logits / temperature
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, -1e9)
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = -1e9
+        return out
+    """,
+    "top_k = 0 当成要截（只判断 is not None）": """
+        out = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
+    "用 float64 算，返回 float64": """
+        out = logits.double() / temperature
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
+}
+ONLY_VISIBLE_21 = {"原地修改 logits"}
+
+
+@pytest.mark.parametrize("name", WRONG_21)
+def test_lesson_21_wrong_solutions_fail(name, tmp_path):
+    v = verdict(21, WRONG_21[name], tmp_path)
+    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+
+
+@pytest.mark.parametrize("name", sorted(set(WRONG_21) - ONLY_VISIBLE_21))
+def test_lesson_21_random_cases_alone_catch_wrong_solutions(name):
+    assert differential_catches(21, WRONG_21[name]), name
+
+
+def test_lesson_21_solution_is_filter_logits_after_temperature():
+    """参考答案 = 包里 sample_next 采样前做的事：filter_logits(logits / temperature, top_k, top_p)，在全部用例上逐位相同。"""
+    solve = load_solution(21).solve
+    cases, _ = reference(BY_NUMBER[21], 21007)
+    more_than_k = boundary = 0
+    for logits, temperature, top_k, top_p in cases:
+        ours = solve(logits, temperature, top_k, top_p)
+        assert torch.equal(ours, filter_logits(logits / temperature, top_k, top_p))
+        if top_k and int(torch.isfinite(filter_logits(logits, top_k)).sum()) > min(top_k, int(torch.isfinite(logits).sum())):
+            more_than_k += 1
+        if top_p is not None and top_p < 1 and (logits == 0).sum() > 1:
+            boundary += 1
+    assert more_than_k >= 8 and boundary >= 10  # 用例里真有第 k 大的并列和 p 边界上的并列

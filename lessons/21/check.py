@@ -1,0 +1,91 @@
+"""第 21 课差分检查：随课程发布的模型在真诗前文后面给出的真实分数，加上专门造的并列，比较两边截断后的 logits。"""
+import torch
+
+from poetry_gpt.checkpoint import load_model
+from poetry_gpt.data import BOS, FORM_TOKEN, SEP, default_tokenizer, keywords_for, load_poems
+
+SETTINGS = [(0.8, 40, 0.95), (1.0, None, 0.9), (0.5, 5, None), (1.5, 0, 0.8), (0.8, 1, 0.5), (1.2, 200, 0.99)]
+
+
+def _int(gen, lo, hi):
+    return int(torch.randint(lo, hi, (1,), generator=gen))
+
+
+def _reference_before(logits, temperature, top_k):
+    """温度与 top-k 之后、从高到低排好的每个字“排在它前面的概率之和”（float64），用来让随机的 p 离边界远一点。"""
+    out = logits.double() / temperature
+    if top_k:
+        out = out.masked_fill(out < torch.topk(out, min(top_k, len(out))).values[-1], float("-inf"))
+    probs = torch.softmax(torch.sort(out, descending=True).values, -1)
+    return (torch.cumsum(probs, -1) - probs)[probs > 0]
+
+
+def _away_from_boundary(gen, logits, temperature, top_k):
+    """随机的 top_p，离任何一个“前面的概率之和”都至少 1e-5（float32 累加的误差远小于它）：边界上的并列另有专门的用例。"""
+    before = _reference_before(logits, temperature, top_k)
+    while True:
+        p = float(torch.rand(1, generator=gen)) * 0.98 + 0.01
+        if (before - p).abs().min() > 1e-5:
+            return p
+
+
+def _real_logits(n, gen):
+    """n 行真实分数 [V]：val 里随机 n 首诗，条件区 + 正文开头随机几个字，随课程发布的模型给下一个字打的分。"""
+    tok = default_tokenizer()
+    model, _ = load_model()
+    poems = load_poems("val")
+    rows = []
+    for _ in range(n):
+        poem = poems[_int(gen, 0, len(poems))]
+        body = tok.encode(poem["text"])
+        ids = [BOS, FORM_TOKEN[poem["form"]]] + tok.encode("".join(keywords_for(poem, tok))) + [SEP]
+        ids += body[: _int(gen, 0, len(body))]
+        with torch.no_grad():
+            rows.append(model(torch.tensor([ids]))[0][0, -1].clone())
+    return rows
+
+
+def cases(gen):
+    """30 个用例：(logits [V], temperature, top_k, top_p)。
+
+    - 12 个真实分数（V = 6828）：6 种常用设置各一次，再 6 次随机设置；其中 2 行像受约束解码那样
+      只留几个字（其余是 -inf），top_k 比留下的字还多；
+    - 8 个 top-k 的并列：分数是 -3…3 的整数，第 k 大的分数有好几个；
+    - 10 个 top-p 的边界并列：m 个分数为 0 的字（m = 2、4、8，各占 1/m，编号随机散开），其余 ≤ -60；
+      top_p 正好是 j/m，排在某个并列字前面的概率之和正好等于 p。
+    """
+    out = []
+    real = iter(_real_logits(30, gen))
+    for i in range(12):
+        logits = next(real)
+        if i < 6:
+            temperature, top_k, top_p = SETTINGS[i]
+            # 常用设置的 p 是定死的：挑一行离边界远的分数（边界上的并列另有专门的用例）
+            while top_p is not None and (_reference_before(logits, temperature, top_k) - top_p).abs().min() < 1e-5:
+                logits = next(real)
+        else:
+            temperature = [0.3, 0.7, 1.0, 1.3, 2.0][_int(gen, 0, 5)]
+            top_k = [None, 0, 3, 20, 40, 10000][_int(gen, 0, 6)]
+            top_p = _away_from_boundary(gen, logits, temperature, top_k)
+        if i in (4, 9):                                    # 像句尾那样只留 3 个字；top_k 比留下的多
+            allowed = torch.topk(logits, 12).indices[torch.randperm(12, generator=gen)[:3]]
+            logits = torch.full_like(logits, float("-inf")).index_copy(0, allowed, logits[allowed])
+            top_k = 40
+            top_p = _away_from_boundary(gen, logits, temperature, top_k)
+        out.append((logits, temperature, top_k, top_p))
+    for _ in range(8):
+        V = _int(gen, 5, 16)
+        logits = torch.randint(-3, 4, (V,), generator=gen).float()
+        k = _int(gen, 1, V)
+        order = torch.sort(logits, descending=True, stable=True).indices
+        logits[order[k]] = logits[order[k - 1]]                  # 第 k+1 大与第 k 大并列（从 1 数）
+        out.append((logits, [0.5, 1.0, 2.0][_int(gen, 0, 3)], k, [None, 0.6, 0.9][_int(gen, 0, 3)]))
+    for i in range(10):
+        m = [2, 4, 8][i % 3]
+        V = m + _int(gen, 2, 12)
+        logits = -60.0 - 20 * torch.rand(V, generator=gen)
+        logits[torch.randperm(V, generator=gen)[:m]] = 0.0
+        j = _int(gen, 1, m)
+        top_k = None if i % 2 == 0 else _int(gen, 1, m + 1)    # 不超过并列的个数：top-k 把它们全留下
+        out.append((logits, [1.0, 0.5, 0.25][_int(gen, 0, 3)], top_k, j / m))
+    return out
