@@ -1,0 +1,41 @@
+"""第 26 课差分检查：随机的参数预算与尺寸，比较两边选出的 (宽度, 参数个数)。"""
+import torch
+
+from poetry_gpt.data import default_tokenizer
+
+
+def _int(gen, lo, hi):
+    return int(torch.randint(lo, hi, (1,), generator=gen))
+
+
+def _count(V, L, C, n):
+    return V * C + L * C + n * (12 * C * C + 13 * C) + 2 * C
+
+
+def cases(gen):
+    """24 个用例：(budget, vocab_size, context_length, n_layers, n_heads)。
+
+    按顺序轮换四种：真实汉字表（V = 6828，L 是 48 或 64）上的随机预算；预算正好等于某个合格宽度的参数个数
+    （等于也算在预算之内）；预算比某个合格宽度的参数个数少 1（只能退一档）；很小的汉字表（V < 200，层数占大头）。
+    头数有 1–6 和 8、12，不只 2 的幂；层数有 0。每个预算都至少够最窄的宽度 C = n_heads。
+    """
+    V_real = len(default_tokenizer())
+    out = []
+    for i in range(24):
+        kind = i % 4
+        n_heads = [1, 2, 3, 4, 5, 6, 8, 12][_int(gen, 0, 8)]
+        n_layers = _int(gen, 0, 9)
+        if kind == 3:
+            V, L = _int(gen, 8, 200), _int(gen, 4, 65)
+        else:
+            V, L = V_real, [48, 64][_int(gen, 0, 2)]
+        width = n_heads * _int(gen, 1, 400 // n_heads + 1)
+        if kind == 1:
+            budget = _count(V, L, width, n_layers)
+        elif kind == 2:
+            width = max(width, 2 * n_heads)
+            budget = _count(V, L, width, n_layers) - 1
+        else:
+            budget = _int(gen, _count(V, L, n_heads, n_layers), _count(V, L, width, n_layers) + 2)
+        out.append((budget, V, L, n_layers, n_heads))
+    return out

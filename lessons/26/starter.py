@@ -1,0 +1,56 @@
+"""第 26 课补全练习：按参数预算选宽度。修改 solve，保持下方检查不变。"""
+import torch
+
+torch.set_num_threads(2)
+torch.manual_seed(26)
+
+
+def solve(budget, vocab_size, context_length, n_layers, n_heads):
+    """在参数预算之内，给定层数和头数，选出最大的宽度 C（训练之前、不建模型，只用第 14 课的公式）。
+
+    参数个数 = V·C + L·C + n·(12C² + 13C) + 2C（输出层与字向量表共用一张表，只算一次）。
+    宽度必须能被头数整除（每个头分到 C / n_heads 个数），所以只考虑 n_heads, 2·n_heads, 3·n_heads, …
+
+    Args:
+        budget: 参数个数的上限（整数）；正好等于上限也算在预算之内。
+        vocab_size: 汉字表大小 V。
+        context_length: 前文长度 L。
+        n_layers: Block 的层数 n（可以是 0）。
+        n_heads: 注意力头数。
+
+    Returns:
+        (width, n_parameters)：两个 int——最大的合格宽度，和这个宽度下的参数个数（≤ budget）。
+
+    Raises:
+        ValueError: 连最窄的宽度 C = n_heads 都超出预算。
+    """
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 26 检查；卡住时运行 ./poet hint 26 看提示。")
+
+
+if __name__ == "__main__":
+    # 这一课要在训练之前、不建模型就算出配置：建一个 PoetryGPT 再数参数是第 14 课的答案，不是这一课的一步
+    import re
+    code = open(__file__, encoding="utf-8").read().split('if __name__ == "__main__":')[0]
+    code = re.sub(r'"""[\s\S]*?"""', "", code)   # 文档字符串里提到的名字不算
+    for shortcut in ("PoetryGPT", "num_parameters", "numel", "poetry_gpt", "nn.", "meta"):
+        assert shortcut not in code, (f"请不要用 {shortcut}：本课要你只用第 14 课的公式，在训练之前算出配置——"
+                                      "建一个模型再数它的参数，是把第 14 课的答案当成这一课的一步，也练不到“哪一项占了大头”")
+    got = solve(240_000, 6828, 48, 1, 2)
+    assert isinstance(got, tuple) and len(got) == 2, f"应返回 (width, n_parameters) 两个数，实际是 {got!r}"
+    assert all(type(x) is int for x in got), f"宽度和参数个数都应是 int，实际是 {[type(x).__name__ for x in got]}"
+    assert got == (32, 232_800), f"预算 24 万、V=6828、L=48、1 层、2 头时应选宽 32（tiny 预设），共 232,800 个参数，实际是 {got}"
+    assert solve(1_675_520, 6828, 64, 4, 4) == (128, 1_675_520), \
+        "预算正好是 1,675,520（随课程发布的模型）时应选宽 128：正好等于预算也算在预算之内"
+    width, n = solve(1_000_000, 6828, 64, 4, 4)
+    assert (width, n) == (88, 982_960), f"预算 100 万、4 层、4 头时应选宽 88，共 982,960 个参数，实际是 {(width, n)}"
+    assert 6828 * width / n > 0.6, "宽 88 时字向量表 V·C 占六成以上：预算小时，大半参数都在字向量表里"
+    width, _ = solve(1_000_000, 6828, 64, 4, 3)
+    assert width % 3 == 0 and width == 87, f"3 个头时宽度要能被 3 整除，应是 87，实际是 {width}"
+    assert solve(10, 5, 2, 0, 1) == (1, 9), "V=5、L=2、没有 Block：宽 1 有 5 + 2 + 2 = 9 个参数，宽 2 就有 18 个，预算 10 只够宽 1"
+    try:
+        solve(100, 6828, 64, 4, 4)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("连宽度 4（= 头数）都超出预算时应 raise ValueError")
+    print("本课补全练习通过。")
