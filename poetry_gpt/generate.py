@@ -7,6 +7,9 @@
 受约束解码（默认开启）在每一步只允许合乎格式的字：句中只能是汉字（没有特殊标记、没有 <unk>），
 句尾只能是标点，写满四句就只能是 <eos>——长度是定死的，所以一定会停。给定的字如果快没位置了，
 就强制写进剩下的格子；藏头诗每句第一个字是指定的；一句写到最后一个字时，不许与前面某句完全相同。
+
+在此之上，诗律解码（poetry_gpt.verse，第 24 课，默认开启）让第二、四句押韵、平仄合近体格式、
+用过的字少用；条件区只放模型训练时见过的 1–3 个字。``rules=PLAIN`` 时只守格式。
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import torch
 from .data import BOS, EOS, FIVE, SEP, SEVEN, Tokenizer, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
 from .sampling import MAX_SEED, MIN_TEMPERATURE, SAMPLING
+from .verse import PLAIN, VERSE, Rules, Verse, condition
 
 FORM_OF_TOKEN = {FIVE: 5, SEVEN: 7}
 TOKEN_OF_FORM = {5: FIVE, 7: SEVEN}
@@ -46,6 +50,8 @@ class Poem:
     seed: int = 0
     constrained: bool = True
     seconds: float = 0.0
+    condition: str = ""
+    """条件区里放的字（<sep> 之前）：多于 3 个字时只放其中 3 个，见 verse.condition。"""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -120,11 +126,15 @@ class Constraint:
     """受约束解码的状态：第几句、句中第几格、还差哪些必须出现的字（第 22、23 课）。
 
     ``allowed()`` 返回这一格允许的编号 [V] bool；``apply(logits)`` 据此改写 logits；
-    ``advance(token)`` 记下写出的字。
+    ``advance(token)`` 记下写出的字。rules 不是 PLAIN 时，汉字格子再经 :class:`poetry_gpt.verse.Verse`
+    收紧（押韵、平仄、重复）与调低（用过的字），第 24 课。
     """
 
-    def __init__(self, tokenizer: Tokenizer, form: int, required: str = "", acrostic: str = ""):
+    def __init__(self, tokenizer: Tokenizer, form: int, required: str = "", acrostic: str = "",
+                 rules: Rules = VERSE):
         self.tokenizer = tokenizer
+        self.rules = rules
+        self.verse = None if rules == PLAIN else Verse(tokenizer, form, rules)
         self.form = form
         self.acrostic = [tokenizer.stoi[c] for c in acrostic]
         # 藏头字一定会写出，不必再算进“还差的字”
@@ -140,6 +150,8 @@ class Constraint:
         left = (4 - line) * self.form - pos
         if self.acrostic:
             left -= 4 - line - (1 if pos > 0 else 0)
+        if self.rules.rhyme and (line, pos) != (3, self.form - 1):
+            left -= 1  # 第四句的最后一格留给韵脚：还差的字要在它之前写进去
         return left
 
     def allowed(self) -> torch.Tensor:
@@ -157,6 +169,8 @@ class Constraint:
                 mask[self.missing] = True  # 没有余地了：这一格必须写还差的字
             else:
                 mask |= self.hanzi
+            if self.verse is not None:
+                mask = self.verse.narrow(mask, line, pos)
             if pos == self.form - 1:  # 一句的最后一个字：不许与前面某句一字不差
                 unrepeated = mask.clone()
                 for earlier in self.lines[:-1]:
@@ -168,7 +182,9 @@ class Constraint:
 
     def apply(self, logits: torch.Tensor) -> torch.Tensor:
         """logits [V] → 不允许的编号设为 -inf；还差的字加 KEYWORD_BONUS，让它们在自然的位置早点出现，
-        而不是等到最后一格被硬塞进去。"""
+        而不是等到最后一格被硬塞进去；有诗律解码时，用过的字先减去重复惩罚（verse.REPEAT_PENALTY）。"""
+        if self.verse is not None:
+            logits = self.verse.adjust(logits)
         logits = logits.masked_fill(~self.allowed(), float("-inf"))
         if self.missing:
             logits[self.missing] += KEYWORD_BONUS
@@ -183,6 +199,8 @@ class Constraint:
             else:
                 self.lines.append([])
             return
+        if self.verse is not None:
+            self.verse.advance(token, len(self.lines) - 1, len(line))
         line.append(token)
         if token in self.missing:
             self.missing.remove(token)
@@ -203,13 +221,19 @@ def hanzi_mask(tokenizer: Tokenizer) -> torch.Tensor:
 def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: int | None = None,
               acrostic: str = "", temperature: float = SAMPLING.temperature, top_k: int | None = SAMPLING.top_k,
               top_p: float | None = SAMPLING.top_p,
-              seed: int = 0, constrained: bool = True) -> Poem:
+              seed: int = 0, constrained: bool = True, rules: Rules = VERSE) -> Poem:
     """写一首诗；keywords、acrostic 须已经过 :func:`check_characters`。
 
     用 KV 缓存：条件区算一次，之后每个新字只算它自己这一格（第 20 课），与每次重算整段的结果相同。
-    form 为 None 时由模型在 <5>、<7> 之间抽一个。
+    form 为 None 时由模型在 <5>、<7> 之间抽一个（受约束时只在前文长度放得下的体裁里抽）。
+    rules：诗律解码的设置（poetry_gpt.verse）；rules.seen_condition 时条件区只放至多 3 个字。
+
+    Raises:
+        GenerationError: 受约束解码时，模型的前文长度 context_length 放不下这首诗（条件区加四句正文）。
     """
     started = time.perf_counter()
+    prompt = condition(keywords, acrostic, tokenizer) if rules.seen_condition else keywords
+    fits = forms_that_fit(model, len(prompt), form) if constrained else [form] if form else [5, 7]
     generator = torch.Generator().manual_seed(seed)
     device = next(model.parameters()).device
     cache = KVCache(model.config.n_layers)
@@ -221,10 +245,10 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
     logits = step([BOS])
     if form is None:
         choice = torch.full_like(logits, float("-inf"))
-        choice[[FIVE, SEVEN]] = logits[[FIVE, SEVEN]]
+        choice[[TOKEN_OF_FORM[f] for f in fits]] = logits[[TOKEN_OF_FORM[f] for f in fits]]
         form = FORM_OF_TOKEN[sample_next(choice, temperature, None, None, generator)]
-    logits = step([TOKEN_OF_FORM[form]] + tokenizer.encode(keywords) + [SEP])
-    constraint = Constraint(tokenizer, form, keywords, acrostic) if constrained else None
+    logits = step([TOKEN_OF_FORM[form]] + tokenizer.encode(prompt) + [SEP])
+    constraint = Constraint(tokenizer, form, keywords, acrostic, rules) if constrained else None
     body: list[int] = []
     limit = model.config.context_length - len(cache)
     for _ in range(limit):
@@ -241,31 +265,55 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
         logits = step([token])
     text = tokenizer.decode(body)
     return Poem(text=text, form=form, keywords=list(keywords), acrostic=acrostic, seed=seed,
-                constrained=constrained, seconds=time.perf_counter() - started)
+                constrained=constrained, seconds=time.perf_counter() - started, condition=prompt)
+
+
+def positions_needed(n_condition: int, form: int) -> int:
+    """一首诗要占的位置数：<bos> <5或7> 条件区 <sep>，再加四句正文（每句 form 个字和一个标点）。
+    最后一个标点之后的 <eos> 由这些位置预测出来，不占位置。"""
+    return 3 + n_condition + 4 * (form + 1)
+
+
+def forms_that_fit(model: PoetryGPT, n_condition: int, form: int | None) -> list[int]:
+    """前文长度放得下的体裁：form 给定时是 [form]，None 时是 5、7 里放得下的。放不下的诗不写，不截断。
+
+    Raises:
+        GenerationError: 一种也放不下（消息里说要几个位置）。
+    """
+    fits = [f for f in ([form] if form else [5, 7]) if positions_needed(n_condition, f) <= model.config.context_length]
+    if not fits:
+        f = form or 5
+        raise GenerationError(f"这个模型的前文长度 context_length 只有 {model.config.context_length} 个位置，"
+                              f"放不下一首{'五' if f == 5 else '七'}言绝句（条件区加正文要 "
+                              f"{positions_needed(n_condition, f)} 个）；请换一个存档或体裁")
+    return fits
 
 
 def write_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n: int = 1,
                 form: int | None = None, acrostic: str = "", temperature: float = SAMPLING.temperature,
                 top_k: int | None = SAMPLING.top_k, top_p: float | None = SAMPLING.top_p, seed: int | None = None,
-                constrained: bool = True) -> list[Poem]:
+                constrained: bool = True, rules: Rules = VERSE) -> list[Poem]:
     """检查输入，然后写 n 首互不相同的诗（同一个 seed 每次得到同样的诗）。参数与错误同 :func:`iter_poems`。"""
     return list(iter_poems(model, tokenizer, keywords, n=n, form=form, acrostic=acrostic,
-                           temperature=temperature, top_k=top_k, top_p=top_p, seed=seed, constrained=constrained))
+                           temperature=temperature, top_k=top_k, top_p=top_p, seed=seed, constrained=constrained,
+                           rules=rules))
 
 
 def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n: int = 1,
                form: int | None = None, acrostic: str = "", temperature: float = SAMPLING.temperature,
                top_k: int | None = SAMPLING.top_k, top_p: float | None = SAMPLING.top_p, seed: int | None = None,
-               constrained: bool = True) -> Iterator[Poem]:
+               constrained: bool = True, rules: Rules = VERSE) -> Iterator[Poem]:
     """立即检查输入，然后返回一个逐首写诗的迭代器：每写好一首就交出一首，``./poet write -n`` 可以边写边印。
 
     Args:
         keywords: 要写进诗里的字（1–4 个，可以是繁体）；为空时用藏头字作条件。
         form: 5、7 或 None（模型自己选）。acrostic: 藏头字，必须正好 4 个（每句一个）。
+        rules: 诗律解码的设置（poetry_gpt.verse.Rules；默认 VERSE，PLAIN 只守格式）。
 
     Raises:
         GenerationError: 输入不合要求（见 :func:`check_characters`），参数超出范围
-            （temperature、top_p 不是有限数，种子不在 0 ≤ seed < 2**63 内等）。
+            （temperature、top_p 不是有限数，种子不在 0 ≤ seed < 2**63 内等），或模型的前文长度
+            放不下这种体裁的诗。
     """
     if form not in (None, 5, 7):
         raise GenerationError(f"体裁只能是 5（五言）或 7（七言），收到 {form}")
@@ -296,13 +344,16 @@ def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n:
         seed = int.from_bytes(os.urandom(4), "little")
     if not 0 <= seed < MAX_SEED:
         raise GenerationError(f"随机种子要在 0 与 {MAX_SEED - 1} 之间，收到 {seed}")
+    if constrained:  # 受约束解码保证写完四句；不受约束时（第 20 课）写满前文长度就停
+        forms_that_fit(model, len(condition(keywords, acrostic, tokenizer) if rules.seen_condition else keywords), form)
 
     def poems() -> Iterator[Poem]:
         seen: set[str] = set()
         attempt = 0
         while len(seen) < n and attempt < 20 * n:  # 偶尔两次抽到同一首：换个种子再写；采样太确定时就此作罢
             poem = write_one(model, tokenizer, keywords, form=form, acrostic=acrostic, temperature=temperature,
-                             top_k=top_k, top_p=top_p, seed=(seed + attempt) % MAX_SEED, constrained=constrained)
+                             top_k=top_k, top_p=top_p, seed=(seed + attempt) % MAX_SEED, constrained=constrained,
+                             rules=rules)
             attempt += 1
             if poem.text not in seen:
                 seen.add(poem.text)

@@ -46,14 +46,12 @@ class Rules:
         tones: 平仄约束：``"strict"``、``"lenient"`` 或 ``"off"``（见 :data:`TONE_MODES`）。
         repetition: 调低用过的字、不许用第三次、不许重复同一个两字组合。
         seen_condition: 条件区只放模型见过的 1–3 个字（见 :func:`condition`），其余的字靠解码保证。
-        keyword_bonus: 还没写出的关键词的 logits 加上的数（奈特）。
     """
 
     rhyme: bool = True
     tones: str = "lenient"
     repetition: bool = True
     seen_condition: bool = True
-    keyword_bonus: float = 2.0
 
     def __post_init__(self):
         if self.tones not in TONE_MODES:

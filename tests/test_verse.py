@@ -136,3 +136,61 @@ def test_human_rows_are_computed_from_val():
     assert all(len(split_lines(t)[0]) == 7 for t in sample)
     r = reader_report(sample)
     assert r["char_3"] <= 0.1 and r["rhyme"] >= 0.8 and r["distinct_2"] > 0.9
+
+
+# ---------- 随课程发布的模型：同一组种子，诗律解码前后 ----------
+
+@pytest.fixture(scope="module")
+def shipped():
+    from poetry_gpt.checkpoint import load_model
+    return load_model(tokenizer=TOK)[0]
+
+
+def test_rhyme_aware_decoding_on_the_shipped_model(shipped):
+    from poetry_gpt.generate import write_one
+    from poetry_gpt.metrics import format_ok
+
+    cases = [(kw, form, seed) for seed, kw in enumerate("月山春风江") for form in (5, 7)]
+    verse = [write_one(shipped, TOK, kw, form=form, seed=seed) for kw, form, seed in cases]
+    plain = [write_one(shipped, TOK, kw, form=form, seed=seed, rules=PLAIN) for kw, form, seed in cases]
+    for poem in verse:
+        assert format_ok(poem.text, poem.form) and poem.keywords[0] in poem.text, poem.text
+        r = prosody.quatrain_rhyme(poem.text)
+        assert r.rhymes and not r.same_character and not r.unknown[1::2], poem.text
+        assert prosody.tone_score(poem.text, lenient=True) == 1.0, poem.text  # 默认 lenient：要论的字都合
+        assert char_repeats(poem.text) <= MAX_USES and not bigram_repeat(poem.text), poem.text
+    before = reader_report([p.text for p in plain], [p.keywords for p in plain])
+    after = reader_report([p.text for p in verse], [p.keywords for p in verse])
+    assert before["rhyme"] < 0.9 and after["rhyme"] == 1.0
+    assert before["char_3"] >= 0.3 and after["char_3"] == 0.0  # 不加控制时三成以上的诗有字用了三次以上
+    assert sum(map(char_repeats, (p.text for p in verse))) < sum(map(char_repeats, (p.text for p in plain)))
+
+
+def test_acrostic_and_four_keywords_get_a_condition_the_model_has_seen(shipped):
+    from poetry_gpt.generate import write_one
+    from poetry_gpt.metrics import format_ok
+
+    for seed in range(4):
+        poem = write_one(shipped, TOK, "春夏秋冬", form=7, acrostic="春夏秋冬", seed=seed)
+        assert len(poem.condition) == 3 and [line[0] for line in split_lines(poem.text)] == list("春夏秋冬")
+        assert prosody.quatrain_rhyme(poem.text).rhymes, poem.text
+        free = write_one(shipped, TOK, "江雪孤舟", form=5, seed=seed, constrained=False)
+        assert free.condition == condition("江雪孤舟", "", TOK) and format_ok(free.text, 5), free.text
+        fixed = write_one(shipped, TOK, "江雪孤舟", form=5, seed=seed)
+        assert all(ch in fixed.text for ch in "江雪孤舟") and prosody.quatrain_rhyme(fixed.text).rhymes
+
+
+def test_a_context_too_short_for_the_form_is_refused():
+    from poetry_gpt.generate import GenerationError, positions_needed, write_one, write_poems
+    from poetry_gpt.model import ModelConfig, PoetryGPT
+
+    torch.manual_seed(0)
+    short = PoetryGPT(ModelConfig(vocab_size=len(TOK), context_length=29, width=32, n_layers=1, n_heads=2)).eval()
+    assert positions_needed(1, 5) == 28 and positions_needed(3, 7) == 38
+    with pytest.raises(GenerationError, match="context_length 只有 29.*七言.*36"):
+        write_poems(short, TOK, "月", form=7)
+    with pytest.raises(GenerationError, match="七言"):
+        write_one(short, TOK, "月", form=7)
+    assert all(p.form == 5 for p in write_poems(short, TOK, "月", n=4, seed=1))  # 不指定体裁：只写放得下的五言
+    with pytest.raises(GenerationError, match="五言.*30"):  # 藏头诗条件区 3 个字：五言也放不下
+        write_poems(short, TOK, "", acrostic="春夏秋冬")
