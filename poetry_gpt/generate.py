@@ -24,7 +24,8 @@ import torch
 from .data import BOS, EOS, FIVE, SEP, SEVEN, Tokenizer, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
 from .sampling import MAX_SEED, MIN_TEMPERATURE, SAMPLING
-from .verse import PLAIN, VERSE, Rules, Verse, condition
+from .verse import Verse, condition
+from .verse_rules import PLAIN, VERSE, Rules
 
 FORM_OF_TOKEN = {FIVE: 5, SEVEN: 7}
 TOKEN_OF_FORM = {5: FIVE, 7: SEVEN}

@@ -11,7 +11,8 @@ from typing import Sequence
 import torch
 
 from .common import COURSE_SEED
-from .data import FORMS, BadRecord, Tokenizer, clean_record, keywords_for, load_poems, split_lines
+from .data import (FORMS, FUNCTION_CHARS, BadRecord, Tokenizer, clean_record, default_tokenizer, is_hanzi,
+                   keywords_for, load_poems, split_lines)
 
 def format_ok(text: str, form: int | None = None) -> bool:
     """text 是否是一首合格的绝句：用建语料时同一套规则（data.clean_record）检查——正好四句、
@@ -136,56 +137,186 @@ def reader_report(texts: Sequence[str], keywords: Sequence[Sequence[str]] | None
     return report
 
 
-def eval_prompts(n: int = 200, seed: int = COURSE_SEED) -> list[str]:
-    """n 个固定的提示：按 seed 从 val 里抽 n 首诗，各取它们的关键词（data.keywords_for）。"""
+def common_keywords(n: int = 50, tokenizer: Tokenizer | None = None) -> list[str]:
+    """写诗的人最常给的那类字：训练诗里出现在最多首诗里的 n 个汉字（跳过虚字，data.FUNCTION_CHARS）。"""
+    tok = tokenizer or default_tokenizer()
+    order = sorted(range(len(tok)), key=lambda i: -tok.doc_freq[i])
+    return [tok.tokens[i] for i in order if tok.tokens[i] in tok and is_hanzi(tok.tokens[i])
+            and tok.tokens[i] not in FUNCTION_CHARS][:n]
+
+
+def eval_prompts(n: int = 200) -> list[tuple[str, int]]:
+    """n 个固定的提示 (关键词, 体裁)：50 个常用字（:func:`common_keywords`）每个依次配五言、七言，
+    一轮 100 个，再来一轮（写诗时种子不同）——n = 200 时是 50 字 × 2 体裁 × 2 个种子，五言、七言各 100 首。"""
+    keywords = common_keywords(50)
+    return [(kw, form) for _ in range(-(-n // 100)) for kw in keywords for form in (5, 7)][:n]
+
+
+def special_prompts(n: int = 40, seed: int = COURSE_SEED) -> dict[str, list[tuple[str, int]]]:
+    """藏头与四个关键词的固定提示，各 n 个、五言七言交替：按 seed 从 val 里抽诗，
+    藏头字取四句的第一个字，四个关键词取 data.keywords_for(k=4)。
+
+    Returns:
+        {"acrostic": [(藏头字, 体裁)…], "four_keywords": [(四个字, 体裁)…]}。
+    """
+    tok = default_tokenizer()
     poems = load_poems("val")
-    order = torch.randperm(len(poems), generator=torch.Generator().manual_seed(seed))[:n]
-    return ["".join(keywords_for(poems[i])) for i in order.tolist()]
+    order = torch.randperm(len(poems), generator=torch.Generator().manual_seed(seed)).tolist()
+    heads = ("".join(line[0] for line in split_lines(poems[i]["text"])) for i in order)
+    fours = ("".join(keywords_for(poems[i], tok, k=4)) for i in order)
+    pick = lambda items: [x for x in items if len(x) == 4 and all(c in tok for c in x)]  # noqa: E731
+    heads, fours = pick(heads), pick(fours)
+    return {"acrostic": [(a, 5 + 2 * (i % 2)) for i, a in enumerate(heads[:n])],
+            "four_keywords": [(k, 5 + 2 * (i % 2)) for i, k in enumerate(fours[:n])]}
+
+
+def poem_report(text: str) -> dict:
+    """一首诗的押韵、平仄、粘对与重复（``./poet write --json`` 每首诗带的 "prosody"），只含可写成 JSON 的值。
+
+    不是四句等长的五言、七言诗时，押韵、平仄、粘对三项为 None。
+    """
+    from dataclasses import asdict
+
+    from . import prosody
+
+    report = {"rhyme": None, "tones": None, "tones_strict": None, "nian_dui": None,
+              "most_uses": char_repeats(text), "bigram_repeat": bigram_repeat(text)}
+    if format_ok(text) and len(split_lines(text)[0]) in (5, 7):
+        report["rhyme"] = asdict(prosody.quatrain_rhyme(text))
+        report["tones"] = asdict(prosody.tone_report(text, lenient=True))
+        report["tones_strict"] = asdict(prosody.tone_report(text))
+        report["nian_dui"] = [asdict(link) for link in prosody.nian_dui(text)]
+    return report
 
 
 def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int = COURSE_SEED,
-                   val_poems: int | None = None) -> dict:
+                   val_poems: int | None = None, rules=None, n_special: int = 40) -> dict:
     """``./poet eval`` 的全部数字。
+
+    Args:
+        n_prompts: :func:`eval_prompts` 的个数；n_special: 藏头、四个关键词两组提示各几个
+            （:func:`special_prompts`；不多于 n_prompts）。
+        rules: 诗律解码的设置（poetry_gpt.verse.Rules）；None 为默认的 VERSE，PLAIN 是第 22、23 课只守格式的解码。
 
     Returns:
         dict：val_cross_entropy 与 bigram_cross_entropy（奈特/字，正文与 <eos>）、二者之比，
         受约束与不受约束时的 format_rate、keyword_hit_rate，copy_rate（受约束的诗）、distinct_2、
-        seconds_per_poem（受约束时每首的平均秒数），以及 prompts、val_poems 两个计数。
+        seconds_per_poem（受约束时每首的平均秒数，一个线程，与 ./poet write 相同），prompts、val_poems 两个计数；
+        reader：{"五言": …, "七言": …, "藏头": …, "四个关键词": …}，每组是 :func:`reader_report`，
+        另有 format_rate（四个关键词组还有 format_rate_free：--free 时）；human：{"五言": …, "七言": …}，
+        val 里同样首数的人写的诗的 :func:`reader_report`。
         两个交叉熵都在同一批 val 诗上算（val_poems 给了时是等距取的那么多首，见 data.load_poems）。
     """
     from .bigram import BigramModel
     from .data import encode_sample
     from .generate import write_one
     from .loss import evaluate
+    from .verse_rules import VERSE
 
+    rules = VERSE if rules is None else rules
     # 模型与二元基线在同一批 val 诗上算交叉熵，二者之比才有意义
     val = load_poems("val", val_poems)
     val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], next(model.parameters()).device)
     bigram = BigramModel.fit(load_poems("train"), tokenizer).cross_entropy(val)
-    prompts = eval_prompts(n_prompts, seed)
-    fixed, free = ([write_one(model, tokenizer, kw, seed=seed + i, constrained=constrained)
-                    for i, kw in enumerate(prompts)] for constrained in (True, False))
+    prompts = eval_prompts(n_prompts)
+    special = special_prompts(min(n_special, n_prompts), seed)
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # 与 ./poet write 一样用一个线程写诗，每首用时才是学习者看到的
+    try:
+        def write(items, constrained=True, acrostic=False):
+            return [write_one(model, tokenizer, kw, form=form, acrostic=kw if acrostic else "", seed=seed + i,
+                              constrained=constrained, rules=rules) for i, (kw, form) in enumerate(items)]
+        fixed, free = write(prompts), write(prompts, constrained=False)
+        heads, fours, fours_free = (write(special["acrostic"], acrostic=True), write(special["four_keywords"]),
+                                    write(special["four_keywords"], constrained=False))
+    finally:
+        torch.set_num_threads(threads)
 
     def rate(flags) -> float:
         flags = list(flags)
         return sum(flags) / max(len(flags), 1)
 
+    def group(poems) -> dict:
+        report = reader_report([p.text for p in poems], [p.keywords for p in poems])
+        report["format_rate"] = rate(format_ok(p.text, p.form) for p in poems)
+        return report
+
+    reader = {name: group([p for p in fixed if p.form == form]) for name, form in (("五言", 5), ("七言", 7))}
+    reader["藏头"] = group(heads)
+    reader["四个关键词"] = group(fours)
+    reader["四个关键词"]["format_rate_free"] = rate(format_ok(p.text, p.form) for p in fours_free)
+    human = {name: reader_report(human_poems(form, reader[name]["poems"], seed))
+             for name, form in (("五言", 5), ("七言", 7))}
     return {
         "val_poems": len(val),
         "prompts": len(prompts),
+        "rules": {"rhyme": rules.rhyme, "tones": rules.tones, "repetition": rules.repetition,
+                  "seen_condition": rules.seen_condition},
         "val_cross_entropy": val_ce,
         "bigram_cross_entropy": bigram,
         "ratio_to_bigram": val_ce / bigram,
         "format_rate": rate(format_ok(p.text, p.form) for p in fixed),
-        "format_rate_free": rate(format_ok(p.text) for p in free),
+        "format_rate_free": rate(format_ok(p.text, p.form) for p in free),
         "keyword_hit_rate": rate(keyword_hit(p.text, p.keywords) for p in fixed),
         "keyword_hit_rate_free": rate(keyword_hit(p.text, p.keywords) for p in free),
         "copy_rate": copy_rate([p.text for p in fixed]),
         "distinct_2": distinct_n([p.text for p in fixed]),
         "seconds_per_poem": sum(p.seconds for p in fixed) / max(len(fixed), 1),
+        "reader": reader,
+        "human": human,
         "examples": [p.text for p in fixed[:3]],
     }
 
+
+READER_ROWS = (
+    ("rhyme", "二、四句押韵（两个不同的字）", "pct"),
+    ("same_character_rhyme", "二、四句同一个字收尾", "pct"),
+    ("tone_score", "平仄得分（宽式）", "num"),
+    ("nian_dui", "粘对全合", "pct"),
+    ("char_3", "有字用了 3 次以上的诗", "pct"),
+    ("bigram_repeat", "两字组合重复的诗", "pct"),
+    ("reused_lines", "与组里别的诗相同的句子", "pct"),
+    ("distinct_2", f"distinct-2（每组前 {DISTINCT_POEMS} 首）", "num"),
+    ("keyword_hit", "给定的字都出现", "pct"),
+    ("keyword_counts", "给定的字出现 0/1/2/≥3 次", "dist"),
+    ("keyword_3", "有给定的字用了 3 次以上的诗", "pct"),
+    ("format_rate", "格式合格", "pct"),
+    ("format_rate_free", "格式合格（--free）", "pct"),
+)
+"""``./poet eval`` 的“读者看得到的”表：(键, 中文名, 格式)。"""
+
+
+def reader_table(result: dict) -> tuple[list[str], list[list[str]]]:
+    """把 evaluate_model 的 reader 与 human 排成表：表头与各行（字符串），终端表与 Markdown 共用。
+
+    列：五言（模型、人写）、七言（模型、人写）、藏头、四个关键词；没有的数是“–”。
+    """
+    columns = [("五言", result["reader"]["五言"]), ("五言·人", result["human"]["五言"]),
+               ("七言", result["reader"]["七言"]), ("七言·人", result["human"]["七言"]),
+               ("藏头", result["reader"]["藏头"]), ("四个关键词", result["reader"]["四个关键词"])]
+
+    def cell(value, kind) -> str:
+        if value is None:
+            return "–"
+        if kind == "pct":
+            return f"{100 * value:.1f}%"
+        if kind == "dist":
+            return "/".join(f"{100 * v:.0f}" for v in value) + "%"
+        return f"{value:.3f}"
+
+    header = ["项目"] + [name + f"（{col['poems']}）" for name, col in columns]
+    rows = [[label] + [cell(col.get(key) if col["poems"] else None, kind) for _, col in columns]
+            for key, label, kind in READER_ROWS]
+    return header, rows
+
+
+def reader_markdown(result: dict) -> str:
+    """reader_table 的 Markdown 表（data/MODEL.md 里的表由 ``./poet eval --markdown`` 印出）。"""
+    header, rows = reader_table(result)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def loss_curves(source=None) -> dict:

@@ -19,15 +19,12 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from . import prosody
 from .data import Tokenizer
+from .verse_rules import VERSE, Rules
 
-TONE_MODES = ("strict", "lenient", "off")
-"""平仄约束的三档：每字都论、一三五不论、不管。"""
 REPEAT_PENALTY = 1.5
 """一个字每用过一次，它的 logits 减去的数（奈特）：用过一次的字概率约缩小 e^1.5 ≈ 4.5 倍。
 叠字（萧萧）在模型眼里常有九成的概率，减过之后仍然常写；“菊菊”这类概率低的重复就很少了。"""
@@ -37,36 +34,9 @@ MAX_CONDITION = 3
 """条件区最多放几个字：训练样本带 1–3 个关键词（data.keywords_for），模型没见过更长的条件区。"""
 
 
-@dataclass(frozen=True)
-class Rules:
-    """诗律解码的设置。
-
-    Attributes:
-        rhyme: 第二、四句（首句入韵时还有第一句）押韵，句尾不用同一个字。
-        tones: 平仄约束：``"strict"``、``"lenient"`` 或 ``"off"``（见 :data:`TONE_MODES`）。
-        repetition: 调低用过的字、不许用第三次、不许重复同一个两字组合。
-        seen_condition: 条件区只放模型见过的 1–3 个字（见 :func:`condition`），其余的字靠解码保证。
-    """
-
-    rhyme: bool = True
-    tones: str = "lenient"
-    repetition: bool = True
-    seen_condition: bool = True
-
-    def __post_init__(self):
-        if self.tones not in TONE_MODES:
-            raise ValueError(f"平仄约束只能是 {'、'.join(TONE_MODES)} 之一，收到 {self.tones!r}")
-
-
-VERSE = Rules()
-"""默认的诗律解码：``./poet write``、``./poet eval`` 都用它。"""
-PLAIN = Rules(rhyme=False, tones="off", repetition=False, seen_condition=False)
-"""只有格式约束（第 22、23 课的解码）：``./poet eval --plain`` 用它算“之前”的数字。"""
-
-
 def condition(keywords: str, acrostic: str, tokenizer: Tokenizer) -> str:
-    """放进条件区的字：给定的关键词在前、再补藏头字，按训练时排关键词的办法（IDF 高的在前）
-    取至多 :data:`MAX_CONDITION` 个。
+    """放进条件区的字：给定的关键词与藏头字（去掉重复）不多于 :data:`MAX_CONDITION` 个时原样放；
+    多了就按训练时排关键词的办法（IDF 高的、即少见的字在前）取 MAX_CONDITION 个。
 
     训练样本的条件区是诗里 TF-IDF 最高的 1–3 个字（data.keywords_for），正文从第 3 + k 个位置开始。
     四个关键词、或藏头诗拿四个藏头字作条件，正文就落在模型从没见过的位置上，押韵与句长随之乱掉；

@@ -126,8 +126,9 @@ def test_metrics_on_known_poems():
     assert copy_rate([good], frozenset({"床前明月光", "低头思故乡"})) == 0.5
     assert distinct_n(["月月月月月，月月月月月。月月月月月，月月月月月。"]) == pytest.approx(1 / 16)
     assert distinct_n([good]) == pytest.approx(15 / 16)  # “明月”出现两次
-    prompts = eval_prompts(20)
-    assert prompts == eval_prompts(20) and len(prompts) == 20 and all(1 <= len(p) <= 3 for p in prompts)
+    prompts = eval_prompts(200)
+    assert prompts[:4] == [("人", 5), ("人", 7), ("风", 5), ("风", 7)] and prompts[100:] == prompts[:100]
+    assert len(prompts) == 200 and len(set(prompts)) == 100 and eval_prompts(20) == prompts[:20]
 
 
 def test_write_command(poet, checkpoint):
@@ -138,6 +139,23 @@ def test_write_command(poet, checkpoint):
     done = poet("write", "雪", "-n", "2", "--json", "--checkpoint", str(checkpoint), "--acrostic", "春夏秋冬")
     poems = json.loads(done.stdout)
     assert len(poems) == 2 and all(format_ok(p["text"]) and "雪" in p["text"] for p in poems)
+    assert all(p["prosody"]["rhyme"]["rhymes"] and not p["prosody"]["rhyme"]["same_character"] for p in poems)
+    assert all(p["condition"] == "冬夏雪" for p in poems)  # 五个字里 IDF 高（少见）的三个
+
+
+def test_write_command_rhyme_and_tones_flags(poet, checkpoint):
+    """同一个种子：--no-rhyme --tones off 写出的随机模型的诗不押韵，默认的押韵；--tones strict 每字都合格式。"""
+    def write(*flags):
+        done = poet("write", "山", "--checkpoint", str(checkpoint), "--seed", "3", "--form", "7", "-n", "3",
+                    "--json", *flags)
+        assert done.returncode == 0, done.stderr
+        return [p["prosody"] for p in json.loads(done.stdout)]
+    assert all(r["rhyme"]["rhymes"] and r["tones"]["score"] == 1.0 for r in write())
+    loose = write("--no-rhyme", "--tones", "off")
+    assert not all(r["rhyme"]["rhymes"] for r in loose) and min(r["tones"]["score"] for r in loose) < 0.9
+    assert all(r["tones_strict"]["score"] == 1.0 and r["rhyme"]["rhymes"] for r in write("--tones", "strict"))
+    done = poet("write", "山", "--checkpoint", str(checkpoint), "--tones", "loose")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "strict" in done.stderr
 
 
 @pytest.mark.parametrize("args, message", [
@@ -165,6 +183,15 @@ def test_eval_command_json(poet, checkpoint):
     assert result["format_rate"] == 1.0 and result["keyword_hit_rate"] == 1.0
     assert 5.0 < result["bigram_cross_entropy"] < 6.5  # 第 07 课：约 5.63 奈特/字
     assert result["val_cross_entropy"] > result["bigram_cross_entropy"]  # 随机初始化的模型比基线差
+    reader = result["reader"]
+    assert [reader[k]["poems"] for k in ("五言", "七言", "藏头", "四个关键词")] == [2, 2, 4, 4]
+    assert [result["human"][k]["poems"] for k in ("五言", "七言")] == [2, 2]
+    assert reader["藏头"]["format_rate"] == 1.0 and reader["四个关键词"]["keyword_hit"] == 1.0
+    assert reader["五言"]["rhyme"] == 1.0 and reader["五言"]["char_3"] == 0.0  # 诗律解码：随机模型也押韵、不乱重复
+    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "4", "--val-poems", "40", "--markdown", "--plain",
+                timeout=300)
+    assert done.returncode == 0 and done.stdout.startswith("| 项目 | 五言（2） | 五言·人（2） |"), done.stdout + done.stderr
+    assert len(done.stdout.splitlines()) == 2 + 13
 
 
 @pytest.mark.parametrize("option, message", [

@@ -9,7 +9,8 @@ from poetry_gpt import prosody
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
 from poetry_gpt.metrics import (bigram_repeat, char_repeats, human_poems, keyword_counts, reader_report,
                                 reused_lines)
-from poetry_gpt.verse import MAX_CONDITION, MAX_USES, PLAIN, REPEAT_PENALTY, VERSE, Rules, Verse, condition
+from poetry_gpt.verse import MAX_CONDITION, MAX_USES, REPEAT_PENALTY, Verse, condition
+from poetry_gpt.verse_rules import PLAIN, VERSE, Rules
 
 TOK = default_tokenizer()
 ID = TOK.stoi

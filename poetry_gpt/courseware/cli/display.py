@@ -141,7 +141,18 @@ def eval_table(result: dict, source: str) -> None:
     t.add_row("关键词命中率（不受约束）", pct(result["keyword_hit_rate_free"]), "")
     t.add_row("抄袭率", pct(result["copy_rate"]), "与训练集某句一字不差的句子占比")
     t.add_row("distinct-2", f"{result['distinct_2']:.3f}", "不同的两字组合占比，越高越不重复")
-    t.add_row("每首用时", f"{result['seconds_per_poem']:.3f} 秒", "受约束，含 KV 缓存")
+    t.add_row("每首用时", f"{result['seconds_per_poem']:.3f} 秒", "受约束，一个线程，含 KV 缓存")
+    console.print(t)
+    from ...metrics import reader_table
+
+    header, rows = reader_table(result)
+    rules = result["rules"]
+    how = (f"押韵{'开' if rules['rhyme'] else '关'}、平仄 {rules['tones']}、重复控制{'开' if rules['repetition'] else '关'}")
+    t = Table(title=f"读者看得到的（{how}；“人”是 val 里同样首数的诗）", title_justify="left")
+    for i, h in enumerate(header):
+        t.add_column(h, overflow="fold", justify="left" if i == 0 else "right")
+    for row in rows:
+        t.add_row(*row)
     console.print(t)
     for text in result["examples"]:
         console.print(Text(text))

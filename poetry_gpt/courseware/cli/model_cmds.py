@@ -1,6 +1,7 @@
 """模型的命令：训练（train）、写诗（write）、评估（eval）。都只在需要时才导入 torch，./poet 其余命令启动得快。"""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from dataclasses import replace
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from ...common import ROOT
 from ...sampling import SAMPLING
+from ...verse_rules import TONE_MODES, VERSE
 from . import display
 from .display import console
 from .parser import CliError, Number, minutes, positive_int, seed, temperature, top_k, top_p
@@ -53,6 +55,8 @@ def cmd_write(args) -> int:
     from ...checkpoint import SHIPPED_MODEL, CheckpointError, load_model
     from ...data import LINE_ENDS, default_tokenizer
     from ...generate import GenerationError, iter_poems
+    from ...metrics import poem_report
+    from ...verse_rules import Rules
 
     # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢得多
     torch.set_num_threads(1)
@@ -63,11 +67,13 @@ def cmd_write(args) -> int:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
         poems = iter_poems(model, tokenizer, args.keywords or "", n=args.n, form=args.form,
                            acrostic=args.acrostic or "", temperature=args.temperature, top_k=args.top_k,
-                           top_p=args.top_p, seed=args.seed, constrained=not args.free)
+                           top_p=args.top_p, seed=args.seed, constrained=not args.free,
+                           rules=Rules(rhyme=args.rhyme, tones=args.tones))
     except (GenerationError, CheckpointError) as e:
         raise CliError(str(e)) from None
     if args.json:
-        sys.stdout.write(json.dumps([p.to_dict() for p in poems], ensure_ascii=False, indent=1) + "\n")
+        out = [p.to_dict() | {"prosody": poem_report(p.text)} for p in poems]
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
         return 0
     written = 0
     for poem in poems:  # 写好一首印一首：Ctrl-C 时已经写好的都在屏幕上
@@ -82,17 +88,22 @@ def cmd_write(args) -> int:
 def cmd_eval(args) -> int:
     from ...checkpoint import SHIPPED_MODEL, CheckpointError, load_model
     from ...data import default_tokenizer
-    from ...metrics import evaluate_model
+    from ...metrics import evaluate_model, reader_markdown
+    from ...verse_rules import PLAIN
 
     tokenizer = default_tokenizer()
     try:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
     except CheckpointError as e:
         raise CliError(str(e)) from None
-    with console.status("正在评估（验证集交叉熵、二元基线、每个提示写两首诗）…"):
-        result = evaluate_model(model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems)
+    with console.status("正在评估（验证集交叉熵、二元基线、每个提示写两首诗，再写藏头与四个关键词的诗）…"):
+        result = evaluate_model(model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems,
+                                rules=PLAIN if args.plain else VERSE)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
+        return 0
+    if args.markdown:
+        sys.stdout.write(reader_markdown(result))
         return 0
     display.eval_table(result, args.checkpoint or str(SHIPPED_MODEL.relative_to(ROOT)))
     return 0
@@ -125,12 +136,18 @@ def register(sub) -> None:
     p.add_argument("--seed", type=seed, help="随机种子：同一个种子写出同一首诗")
     p.add_argument("--checkpoint", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）")
     p.add_argument("--free", action="store_true", help="关掉格式约束，看模型自己会写成什么样")
-    p.add_argument("--json", action="store_true", help="以 JSON 输出")
+    p.add_argument("--rhyme", action=argparse.BooleanOptionalAction, default=True,
+                   help="第二、四句押平水韵、句尾不用同一个字（默认押韵；--no-rhyme 不管）")
+    p.add_argument("--tones", choices=TONE_MODES, default=VERSE.tones,
+                   help=f"平仄：strict 每字都论，lenient 一三五不论，off 不管（默认 {VERSE.tones}）")
+    p.add_argument("--json", action="store_true", help="以 JSON 输出（每首诗带押韵、平仄、粘对的报告）")
     p.set_defaults(func=cmd_write)
 
     p = sub.add_parser("eval", help="评估一个模型：交叉熵与二元基线、格式、关键词、抄袭率、distinct-2、速度")
     p.add_argument("--checkpoint", help="用哪个存档（默认 data/model.pt）")
     p.add_argument("--prompts", type=positive_int, default=200, help="用几个固定提示写诗（默认 200）")
     p.add_argument("--val-poems", type=positive_int, help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）")
+    p.add_argument("--plain", action="store_true", help="只守格式的解码（第 22、23 课），不押韵、不管平仄与重复")
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
+    p.add_argument("--markdown", action="store_true", help="只印“读者看得到的”表，Markdown 格式（data/MODEL.md 用它）")
     p.set_defaults(func=cmd_eval)
