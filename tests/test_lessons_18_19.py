@@ -31,3 +31,217 @@ def test_loss_curves_of_the_shipped_model_match_its_log():
     # 从列表读也一样；eval_poems 这时不知道
     from_list = loss_curves(state["log"])
     assert from_list["val"] == curves["val"] and from_list["eval_poems"] is None
+
+
+# ---------- 练习：错解库与参考答案 ----------
+
+import importlib.util
+import textwrap
+from dataclasses import replace
+
+from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.grading import Limits, check_file
+
+
+def load_solution(number):
+    path = BY_NUMBER[number].folder / "solution.py"
+    spec = importlib.util.spec_from_file_location(f"solution_{number}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def wrong_file(number, body, folder):
+    """starter.py 里 solve 的函数体换成 body，其余（含底部的可见检查）原样。"""
+    starter = (BY_NUMBER[number].folder / "starter.py").read_text(encoding="utf-8")
+    start = starter.index("    raise NotImplementedError(")
+    end = starter.index("\n", start)
+    path = folder / f"wrong_{number}.py"
+    path.write_text(starter[:start] + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + starter[end:],
+                    encoding="utf-8")
+    return path
+
+
+_RUN = "new_run, train = simulated_run(setup, stop, total)\nmodel, optimizer = new_run()\n"
+_SAVE = """buffer = io.BytesIO()
+torch.save({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "step": stop,
+            "rng": torch.get_rng_state()}, buffer)
+"""
+_LOAD = "buffer.seek(0)\nstate = torch.load(buffer, weights_only=True)\n"
+
+BANK = {
+    18: {
+        "不存优化器状态": _RUN + """losses = train(model, optimizer, 0, stop)
+buffer = io.BytesIO()
+torch.save({"weights": model.state_dict(), "step": stop, "rng": torch.get_rng_state()}, buffer)
+model, optimizer = new_run()
+""" + _LOAD + """model.load_state_dict(state["weights"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "不存随机数状态": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + "model, optimizer = new_run()\n" + _LOAD
+        + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "先放回随机数再新建模型": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + _LOAD
+        + """torch.set_rng_state(state["rng"])
+model, optimizer = new_run()
+model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "续训从第 0 步算学习率": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + "model, optimizer = new_run()\n"
+        + _LOAD + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, 0, total - stop)""",
+        "随机数状态在训练前取": _RUN + """rng = torch.get_rng_state()
+losses = train(model, optimizer, 0, stop)
+buffer = io.BytesIO()
+torch.save({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": rng}, buffer)
+model, optimizer = new_run()
+""" + _LOAD + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "捷径：不停下，一直训练": _RUN + "return train(model, optimizer, 0, total)",
+        "只留引用，没有真正存下来": _RUN + """losses = train(model, optimizer, 0, stop)
+state = {"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()}
+model, optimizer = new_run()
+model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "把整个对象存进去，weights_only=False 读回": _RUN + """losses = train(model, optimizer, 0, stop)
+buffer = io.BytesIO()
+torch.save({"model": model, "optimizer": optimizer, "rng": torch.get_rng_state()}, buffer)
+buffer.seek(0)
+state = torch.load(buffer, weights_only=False)
+torch.set_rng_state(state["rng"])
+return losses + train(state["model"], state["optimizer"], stop, total - stop)""",
+        "续训少训练一步": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + "model, optimizer = new_run()\n"
+        + _LOAD + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop + 1, total - stop - 1)""",
+    },
+    19: {
+        "返回序号而不是步数": """
+vals = [e["val"] for e in log if "val" in e]
+best = None
+for i, v in enumerate(vals):
+    if not math.isnan(v) and (best is None or v < vals[best]):
+        best = i
+return best""",
+        "并列时取最晚的一次": """
+best_step, best = None, math.inf
+for entry in log:
+    val = entry.get("val")
+    if val is None or math.isnan(val):
+        continue
+    if val <= best:
+        best_step, best = entry["step"], val
+return best_step""",
+        "第一次回升之前的一步": """
+vals = [(e["step"], e["val"]) for e in log if "val" in e and not math.isnan(e["val"])]
+for (step, v), (_, after) in zip(vals, vals[1:]):
+    if after > v:
+        return step
+return vals[-1][0] if vals else None""",
+        "看训练损失": """
+best_step, best = None, math.inf
+for entry in log:
+    if "val" in entry and entry["loss"] < best:
+        best_step, best = entry["step"], entry["loss"]
+return best_step""",
+        "直接 min，NaN 没处理": """
+checked = [e for e in log if "val" in e]
+if not checked:
+    return None
+return min(checked, key=lambda e: e["val"])["step"]""",
+        "返回最低点之后的一步": """
+checked = [e for e in log if "val" in e and not math.isnan(e["val"])]
+if not checked:
+    return None
+i = min(range(len(checked)), key=lambda i: checked[i]["val"])
+return checked[min(i + 1, len(checked) - 1)]["step"]""",
+        "返回最低的验证损失本身": """
+vals = [e["val"] for e in log if "val" in e and not math.isnan(e["val"])]
+return min(vals) if vals else None""",
+        "没有验证时崩溃": """
+checked = [e for e in log if "val" in e and not math.isnan(e["val"])]
+return min(checked, key=lambda e: e["val"])["step"]""",
+        "原地排序了日志": """
+log.sort(key=lambda e: e["val"] if "val" in e and not math.isnan(e["val"]) else math.inf)
+return log[0]["step"] if "val" in log[0] and not math.isnan(log[0]["val"]) else None""",
+    },
+}
+WRONG = [(number, name) for number, bank in BANK.items() for name in bank]
+
+
+def test_each_lesson_has_a_bank_of_at_least_five():
+    assert all(len(BANK[n]) >= 5 for n in (18, 19))
+
+
+@pytest.mark.parametrize("number,name", WRONG, ids=[f"{n}-{name}" for n, name in WRONG])
+def test_wrong_solution_does_not_pass(number, name, tmp_path):
+    verdict = check_file(BY_NUMBER[number], wrong_file(number, BANK[number][name], tmp_path), Limits(timeout=60))
+    assert verdict.kind in {"wrong", "crashed"}, f"错解“{name}”得到了“{verdict.label}”：{verdict.message}"
+
+
+def test_lesson_18_resumed_losses_equal_the_uninterrupted_run():
+    """参考答案读档续训后的损失与一口气训练完逐位相同（用 check.py 的真实诗句用例）。"""
+    solution = load_solution(18)
+    check = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
+        "check_18", BY_NUMBER[18].folder / "check.py"))
+    spec.loader.exec_module(check)
+    for setup, stop, total in check.cases(torch.Generator().manual_seed(1))[:6]:
+        new_run, train = solution.simulated_run(setup, total, total)
+        model, optimizer = new_run()
+        straight = train(model, optimizer, 0, total)                # 一口气训练完，不中断
+        assert solution.solve(setup, stop, total) == straight
+
+
+def test_lesson_18_mirrors_the_package_checkpoint(tmp_path):
+    """包里的存档也存了练习里那四样（权重、优化器、步数、随机数），./poet train 断点续训的损失与不停下的一样。"""
+    from poetry_gpt.checkpoint import read_checkpoint
+    from poetry_gpt.train import PRESETS, train
+
+    tiny = PRESETS["tiny"]
+    config = replace(tiny, model=dict(tiny.model, dropout=0.1), steps=6, warmup=2, batch_size=8, eval_every=3,
+                     eval_poems=8, train_poems=64)
+    straight = train(config, tmp_path / "a", progress=False)
+    train(config, tmp_path / "b", stop_at=3, progress=False)
+    state = read_checkpoint(tmp_path / "b")
+    assert {"weights", "optimizer", "step", "rng"} <= set(state) and state["step"] == 3
+    assert "blocks.0.attention.causal" not in state["weights"]       # 因果遮挡不存（persistent=False）
+    resumed = train(config, tmp_path / "b", resume=True, progress=False)
+    assert [e["loss"] for e in resumed.log] == [e["loss"] for e in straight.log]
+    assert resumed.log[-1]["val"] == straight.log[-1]["val"]
+
+
+def test_lesson_19_solution_agrees_with_the_curve_reader():
+    """参考答案找出的一步 = loss_curves 的验证曲线上最低点（并列取早）；随课程发布的模型到最后一步还没过拟合。"""
+    solve = load_solution(19).solve
+    shipped = torch.load("data/model.pt", weights_only=True)["log"]
+    val = loss_curves(shipped)["val"]
+    assert solve(shipped) == min(val, key=lambda p: p[1])[0] == 2800
+    log = [{"step": s, "loss": 1.0, "lr": 1e-3, **({"val": v} if v is not None else {})}
+           for s, v in enumerate([None, 5.0, 4.0, None, 4.0, math.nan, 4.5], start=1)]
+    assert solve(log) == 3 and log[2]["val"] == 4.0
+
+
+class _Trap:
+    def __reduce__(self):
+        return (print, ("存档里的代码被执行了",))
+
+
+def test_read_checkpoint_refuses_a_pickle_with_code_and_says_why(tmp_path, capsys):
+    from poetry_gpt.checkpoint import CheckpointError, read_checkpoint
+
+    torch.save({"weights": {}, "extra": _Trap()}, tmp_path / "trap.pt")
+    with pytest.raises(CheckpointError, match="不该有的对象"):
+        read_checkpoint(tmp_path / "trap.pt")
+    assert "被执行了" not in capsys.readouterr().out
+    data = (tmp_path / "trap.pt").read_bytes()
+    (tmp_path / "half.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="不是完整的模型存档"):
+        read_checkpoint(tmp_path / "half.pt")

@@ -1,0 +1,69 @@
+"""第 19 课差分检查：真实与合成的训练日志，比较学习者与参考答案找出的“开始过拟合的一步”。
+
+用例里有：随课程发布的模型自己的日志（2800 条，验证损失一路下降，答案是最后一步）；先降后升、带噪声的
+U 形曲线（验证损失像日志里那样保留 5 位小数，常有并列）；并列最低、NaN（发散）、一路上升、只验证过一次、
+一次也没验证过、最后一步才验证（总步数不是 eval_every 的倍数）。
+"""
+import math
+
+import torch
+
+
+def _log(vals, eval_every, steps, gen):
+    """一份日志：每步一条（loss、lr），每 eval_every 步与最后一步带 val。vals 依次填进这些验证。"""
+    log, it = [], iter(vals)
+    for s in range(1, steps + 1):
+        entry = {"step": s, "loss": round(7.0 * math.exp(-s / 60) + 0.2 * float(torch.rand(1, generator=gen)), 5),
+                 "lr": 1e-3}
+        if s % eval_every == 0 or s == steps:
+            val = next(it, None)
+            if val is not None:
+                entry["val"] = val
+        log.append(entry)
+    return log
+
+
+def _u_curve(n, gen, noise=0.02, digits=5):
+    """先降后升的验证曲线：最低点落在随机的一次验证上，叠加噪声，按日志的习惯四舍五入。"""
+    bottom = int(torch.randint(0, n, (1,), generator=gen))
+    out = []
+    for i in range(n):
+        base = 5.0 + 0.01 * (i - bottom) ** 2 + 0.03 * abs(i - bottom)
+        out.append(round(base + noise * float(torch.randn(1, generator=gen)), digits))
+    return out
+
+
+def _shipped_log():
+    from poetry_gpt.checkpoint import SHIPPED_MODEL
+    return torch.load(SHIPPED_MODEL, weights_only=True)["log"]
+
+
+def cases(gen):
+    """24 个用例，每个是 (log,)。"""
+    nan = float("nan")
+    out = [(_shipped_log(),)]
+    fixed = [
+        ([5.5, 5.2, 5.0, 5.0, 5.3], 10, 50),            # 两次并列最低：取早的
+        ([5.1, 5.3, 5.1, 5.4], 5, 20),                  # 第一次就是最低，后来又追平一次
+        ([nan, 6.0, 5.8, nan, 5.9], 5, 25),             # 开头就发散过一次
+        ([5.0, 5.2, 5.4, 5.6], 10, 40),                 # 一路上升：第一次验证就是答案
+        ([6.0, 5.5, 5.1, 4.9], 10, 40),                 # 一路下降：最后一次
+        ([5.7], 10, 10),                                # 只验证过一次
+        ([], 10, 9),                                    # 一次也没验证过
+        ([nan, nan], 3, 6),                             # 全部发散
+        ([5.6, 5.4, 5.45], 20, 45),                     # 最后一步（45）也验证：不是 20 的倍数
+        ([5.4, 5.3, 5.31, 5.29, 5.35, 5.6], 5, 30),    # 噪声：第一次回升（第 15 步）不是最低点
+    ]
+    for vals, every, steps in fixed:
+        out.append((_log(vals, every, steps, gen),))
+    for _ in range(13):
+        n = int(torch.randint(3, 30, (1,), generator=gen))
+        every = int(torch.randint(1, 12, (1,), generator=gen))
+        vals = _u_curve(n, gen, noise=[0.0, 0.005, 0.02, 0.08][int(torch.randint(0, 4, (1,), generator=gen))],
+                        digits=[2, 3, 5][int(torch.randint(0, 3, (1,), generator=gen))])
+        if float(torch.rand(1, generator=gen)) < 0.5:      # 另一次验证恰好追平最低值（前或后）
+            vals[int(torch.randint(0, n, (1,), generator=gen))] = min(vals)
+        if float(torch.rand(1, generator=gen)) < 0.3:
+            vals[int(torch.randint(0, n, (1,), generator=gen))] = nan
+        out.append((_log(vals, every, n * every, gen),))
+    return out
