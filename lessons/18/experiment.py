@@ -15,7 +15,7 @@ setup_experiment()
 
 work = Path(tempfile.mkdtemp(prefix="lesson18-"))
 tok = default_tokenizer()
-# 比 tiny 预设还小的一段训练：16 步，每 8 步验证并存档；dropout 0.1，让随机数真的影响损失
+# tiny 预设的尺寸、很短的一段训练：16 步，每 8 步验证并存档；dropout 0.1，让随机数真的影响损失
 tiny = PRESETS["tiny"]
 config = replace(tiny, model=dict(tiny.model, dropout=0.1), steps=16, warmup=4, batch_size=16, eval_every=8, eval_poems=32, train_poems=512)
 show("本课的小训练", f"{config.model}，共 {config.steps} 步，每步 {config.batch_size} 首诗，种子 {config.seed}")
