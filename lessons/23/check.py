@@ -1,0 +1,45 @@
+"""第 23 课差分检查：真诗做“本来会写的字”，真实的藏头字与必含字，加上必含字比自由格子还多的小例子。"""
+import torch
+
+from poetry_gpt.data import default_tokenizer, keywords_for, load_poems, split_lines
+
+
+def _int(gen, lo, hi):
+    return int(torch.randint(lo, hi, (1,), generator=gen))
+
+
+def cases(gen):
+    """24 个用例：(form, acrostic, required, wanted)，编号来自真实汉字表（前 18 个）或小整数（后 6 个）。
+
+    轮换：没有藏头、必含字是另一首诗的关键词（多半要被强制到最后几格）；藏头字取自另一首诗每句的第一个字，
+    必含字里混进一个藏头字和一个重复的字；必含字就在 wanted 这首诗里（自己写出来，不必强制）；
+    小例子里必含字比自由格子还多（后面的字没有格子可放）。
+    """
+    tok = default_tokenizer()
+    poems = load_poems("val")
+    out = []
+    for i in range(18):
+        poem = poems[_int(gen, 0, len(poems))]
+        lines = split_lines(poem["text"])
+        form = len(lines[0])
+        wanted = tok.encode("".join(lines))
+        other = poems[_int(gen, 0, len(poems))]
+        kind = i % 3
+        acrostic, required = [], tok.encode("".join(keywords_for(other)))
+        if kind == 1:
+            acrostic = tok.encode("".join(line[0] for line in split_lines(other["text"])))
+            required = required + [acrostic[_int(gen, 0, 4)]] + required[:1]
+        elif kind == 2:
+            picks = [wanted[_int(gen, 0, len(wanted))] for _ in range(_int(gen, 1, 4))]
+            required = picks + required[:1]
+            if _int(gen, 0, 2):
+                acrostic = tok.encode("".join(line[0] for line in lines))
+        out.append((form, acrostic, required, wanted))
+    for i in range(6):
+        form = (5, 7)[i % 2]
+        wanted = torch.randint(0, 6, (4 * form,), generator=gen).tolist()
+        acrostic = [] if i % 3 == 0 else torch.randint(40, 50, (4,), generator=gen).tolist()
+        free = 4 * form - len(acrostic)
+        required = torch.randint(3, 40, (free + _int(gen, -2, 4),), generator=gen).tolist()
+        out.append((form, acrostic, required, wanted))
+    return out
