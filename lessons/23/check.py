@@ -13,7 +13,7 @@ def cases(gen):
 
     轮换：没有藏头、必含字是另一首诗的关键词（多半要被强制到最后几格）；藏头字取自另一首诗每句的第一个字，
     必含字里混进一个藏头字和一个重复的字；必含字就在 wanted 这首诗里（自己写出来，不必强制）；
-    小例子里必含字比自由格子还多（后面的字没有格子可放）。
+    小例子里必含字比自由格子还多（后面的字没有格子可放），其中也有藏头字。
     """
     tok = default_tokenizer()
     poems = load_poems("val")
@@ -40,6 +40,6 @@ def cases(gen):
         wanted = torch.randint(0, 6, (4 * form,), generator=gen).tolist()
         acrostic = [] if i % 3 == 0 else torch.randint(40, 50, (4,), generator=gen).tolist()
         free = 4 * form - len(acrostic)
-        required = torch.randint(3, 40, (free + _int(gen, -2, 4),), generator=gen).tolist()
+        required = torch.randint(3, 50, (free + _int(gen, -2, 4),), generator=gen).tolist()   # 也会抽到藏头字
         out.append((form, acrostic, required, wanted))
     return out

@@ -1,0 +1,498 @@
+"""第 22、23、26 课：参考答案与包里的代码一致；错误答案都过不了 ./poet check。"""
+import importlib.util
+import textwrap
+
+import pytest
+import torch
+
+from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.grading import Limits, check_file, compare, reference
+from poetry_gpt.data import EOS, default_tokenizer, load_poems, split_lines
+from poetry_gpt.generate import LINE_END_CHOICES, Constraint, hanzi_mask
+from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.verse_rules import PLAIN
+
+TOK = default_tokenizer()
+
+
+def load_solution(number):
+    path = BY_NUMBER[number].folder / "solution.py"
+    spec = importlib.util.spec_from_file_location(f"solution_{number}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def with_body(number, body):
+    """参考答案的文件，只把 solve 的函数体（文档字符串之后）换成 body。"""
+    source = (BY_NUMBER[number].folder / "solution.py").read_text(encoding="utf-8")
+    head, rest = source.split("def solve(", 1)
+    doc_end = rest.index('"""', rest.index('"""') + 3) + 3
+    tail = rest[rest.index("\n\n\nif __name__"):]
+    return head + "def solve(" + rest[:doc_end] + "\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + tail
+
+
+def verdict(number, body, tmp_path):
+    path = tmp_path / "wrong.py"
+    path.write_text(with_body(number, body), encoding="utf-8")
+    return check_file(BY_NUMBER[number], path, Limits(timeout=60))
+
+
+def differential_catches(number, body):
+    """只用 check.py 的随机用例：错误答案至少在一个用例上出错或与参考答案不同。"""
+    cases, expected = reference(BY_NUMBER[number], number * 1000 + 7)
+    namespace = {}
+    exec(with_body(number, body).replace('if __name__ == "__main__":', "if False:"), namespace)
+    for args, want in zip(cases, expected):
+        args = [a.clone() if isinstance(a, torch.Tensor) else list(a) if isinstance(a, list) else a for a in args]
+        try:
+            got = namespace["solve"](*args)
+        except Exception:
+            return True
+        if compare(want, got) is not None:
+            return True
+    return False
+
+
+# ---------- 第 22 课：允许字的掩码 ----------
+
+_COUNT = """
+    ends = set(line_ends[0]) | set(line_ends[1])
+    line = sum(1 for t in written if t in ends)
+    pos = 0
+    for t in written:
+        pos = 0 if t in ends else pos + 1
+"""
+WRONG_22 = {
+    "句尾标点放反（line + 1）": _COUNT + """
+    mask = torch.zeros_like(hanzi)
+    if line == 4:
+        mask[eos] = True
+    elif pos == form:
+        mask[line_ends[(line + 1) % 2]] = True
+    else:
+        mask |= hanzi
+    return mask
+    """,
+    "只把 。 当句尾（？ 结束的一句没数上）": """
+    line = sum(1 for t in written if t in line_ends[0][:1] or t in line_ends[1][:1])
+    pos = 0
+    for t in written:
+        pos = 0 if t in (line_ends[0][0], line_ends[1][0]) else pos + 1
+    mask = torch.zeros_like(hanzi)
+    if line == 4:
+        mask[eos] = True
+    elif pos == form:
+        mask[line_ends[line % 2]] = True
+    else:
+        mask |= hanzi
+    return mask
+    """,
+    "句尾早一格（pos == form - 1）": _COUNT + """
+    mask = torch.zeros_like(hanzi)
+    if line == 4:
+        mask[eos] = True
+    elif pos == form - 1:
+        mask[line_ends[line % 2]] = True
+    else:
+        mask |= hanzi
+    return mask
+    """,
+    "写完四句不停（没有只许 <eos> 的一支）": _COUNT + """
+    mask = torch.zeros_like(hanzi)
+    if pos == form:
+        mask[line_ends[line % 2]] = True
+    else:
+        mask |= hanzi
+    return mask
+    """,
+    "句中也许标点": _COUNT + """
+    mask = torch.zeros_like(hanzi)
+    if line == 4:
+        mask[eos] = True
+    elif pos == form:
+        mask[line_ends[line % 2]] = True
+    else:
+        mask |= hanzi
+        mask[line_ends[line % 2]] = True
+    return mask
+    """,
+    "句尾两组标点都许": _COUNT + """
+    mask = torch.zeros_like(hanzi)
+    if line == 4:
+        mask[eos] = True
+    elif pos == form:
+        mask[line_ends[0]] = True
+        mask[line_ends[1]] = True
+    else:
+        mask |= hanzi
+    return mask
+    """,
+    "返回 0/1 的整数张量": _COUNT + """
+    mask = torch.zeros(hanzi.shape[0], dtype=torch.long)
+    if line == 4:
+        mask[eos] = 1
+    elif pos == form:
+        mask[line_ends[line % 2]] = 1
+    else:
+        mask[hanzi] = 1
+    return mask
+    """,
+    "在 hanzi 上原地改": _COUNT + """
+    mask = hanzi
+    if line == 4 or pos == form:
+        mask[:] = False
+        mask[eos if line == 4 else line_ends[line % 2]] = True
+    return mask
+    """,
+    "编号写死（eos = 3，标点按真实汉字表）": _COUNT + """
+    mask = torch.zeros_like(hanzi)
+    if line == 4:
+        mask[3] = True
+    elif pos == form:
+        mask[[8, 2990] if line % 2 == 0 else [7, 2990]] = True
+    else:
+        mask |= hanzi
+    return mask
+    """,
+}
+ONLY_VISIBLE_22 = {"在 hanzi 上原地改"}
+
+
+@pytest.mark.parametrize("name", WRONG_22)
+def test_lesson_22_wrong_solutions_fail(name, tmp_path):
+    v = verdict(22, WRONG_22[name], tmp_path)
+    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+
+
+@pytest.mark.parametrize("name", sorted(set(WRONG_22) - ONLY_VISIBLE_22))
+def test_lesson_22_random_cases_alone_catch_wrong_solutions(name):
+    assert differential_catches(22, WRONG_22[name]), name
+
+
+def test_lesson_22_solution_is_constraint_allowed_on_real_poems():
+    """val 里的真诗（含 ？ 的诗）逐格：参考答案的掩码与 Constraint(rules=PLAIN).allowed() 相同。
+    挑的诗里没有两句前面的字完全相同，重句规则不起作用。"""
+    solve = load_solution(22).solve
+    hanzi = hanzi_mask(TOK)
+    ends = [[TOK.stoi[c] for c in e if c in TOK] for e in LINE_END_CHOICES]
+    assert "！" not in TOK and ends == [[TOK.stoi["，"], TOK.stoi["？"]], [TOK.stoi["。"], TOK.stoi["？"]]]
+    poems = [p["text"] for p in load_poems("val", 40)] + [p["text"] for p in load_poems("val") if "？" in p["text"]]
+    checked = 0
+    for text in poems:
+        lines = split_lines(text)
+        if len({line[:-1] for line in lines}) < 4 or any(ch not in TOK for ch in text):
+            continue
+        form, ids = len(lines[0]), TOK.encode(text)
+        c = Constraint(TOK, form, rules=PLAIN)
+        for n in range(len(ids) + 1):
+            assert torch.equal(solve(ids[:n], form, hanzi, ends, EOS), c.allowed()), (text, n)
+            if n < len(ids):
+                c.advance(ids[n])
+        checked += 1
+    assert checked >= 30
+
+
+# ---------- 第 23 课：强制字的日程 ----------
+
+_LOOP = """
+    missing = [t for t in dict.fromkeys(required) if t not in acrostic]
+    body = []
+    for line in range(4):
+        for pos in range(form):
+            free_left = (4 - line) * form - pos
+            if acrostic:
+                free_left -= 4 - line - (1 if pos > 0 else 0)
+"""
+_TAIL = """
+            body.append(token)
+            if token in missing:
+                missing.remove(token)
+    return body
+"""
+WRONG_23 = {
+    "藏头格也算自由格子": """
+    missing = [t for t in dict.fromkeys(required) if t not in acrostic]
+    body = []
+    for line in range(4):
+        for pos in range(form):
+            free_left = (4 - line) * form - pos
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left <= len(missing):
+                token = missing[0]
+            else:
+                token = wanted[line * form + pos]
+""" + _TAIL,
+    "不含这一格（< 而不是 <=）": _LOOP + """
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left < len(missing):
+                token = missing[0]
+            else:
+                token = wanted[line * form + pos]
+""" + _TAIL,
+    "藏头字也算进还差的字": """
+    missing = list(dict.fromkeys(required))
+    body = []
+    for line in range(4):
+        for pos in range(form):
+            free_left = (4 - line) * form - pos
+            if acrostic:
+                free_left -= 4 - line - (1 if pos > 0 else 0)
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left <= len(missing):
+                token = missing[0]
+            else:
+                token = wanted[line * form + pos]
+""" + _TAIL,
+    "没去重": """
+    missing = [t for t in required if t not in acrostic]
+    body = []
+    for line in range(4):
+        for pos in range(form):
+            free_left = (4 - line) * form - pos
+            if acrostic:
+                free_left -= 4 - line - (1 if pos > 0 else 0)
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left <= len(missing):
+                token = missing[0]
+            else:
+                token = wanted[line * form + pos]
+""" + _TAIL,
+    "自己写出来的必含字不划掉": _LOOP + """
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left <= len(missing):
+                token = missing.pop(0)
+            else:
+                token = wanted[line * form + pos]
+            body.append(token)
+    return body
+""",
+    "强制时写最后一个还差的字": _LOOP + """
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left <= len(missing):
+                token = missing[-1]
+            else:
+                token = wanted[line * form + pos]
+""" + _TAIL,
+    "必含字比格子多时，从头就只写必含字（连藏头格也占）": _LOOP + """
+            if missing and free_left <= len(missing):
+                token = missing[0]
+            elif acrostic and pos == 0:
+                token = acrostic[line]
+            else:
+                token = wanted[line * form + pos]
+""" + _TAIL,
+    "藏头格减多了一格（pos > 0 的修正写反）": """
+    missing = [t for t in dict.fromkeys(required) if t not in acrostic]
+    body = []
+    for line in range(4):
+        for pos in range(form):
+            free_left = (4 - line) * form - pos
+            if acrostic:
+                free_left -= 4 - line - (1 if pos == 0 else 0)
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left <= len(missing):
+                token = missing[0]
+            else:
+                token = wanted[line * form + pos]
+""" + _TAIL,
+    "直接从 required 里划掉（改了输入）": """
+    missing = required
+    for t in acrostic:
+        while t in missing:
+            missing.remove(t)
+    body = []
+    for line in range(4):
+        for pos in range(form):
+            free_left = (4 - line) * form - pos
+            if acrostic:
+                free_left -= 4 - line - (1 if pos > 0 else 0)
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left <= len(set(missing)):
+                token = missing[0]
+            else:
+                token = wanted[line * form + pos]
+            body.append(token)
+            while token in missing:
+                missing.remove(token)
+    return body
+""",
+}
+ONLY_VISIBLE_23 = {"直接从 required 里划掉（改了输入）"}
+
+
+@pytest.mark.parametrize("name", WRONG_23)
+def test_lesson_23_wrong_solutions_fail(name, tmp_path):
+    v = verdict(23, WRONG_23[name], tmp_path)
+    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+
+
+@pytest.mark.parametrize("name", sorted(set(WRONG_23) - ONLY_VISIBLE_23))
+def test_lesson_23_random_cases_alone_catch_wrong_solutions(name):
+    assert differential_catches(23, WRONG_23[name]), name
+
+
+def test_lesson_23_solution_follows_constraint_slot_by_slot():
+    """同样的 wanted：每一格 Constraint(rules=PLAIN) 允许 wanted 的字就写它，否则它只许还差的字（或藏头字），
+    取排在最前的。写出的字与参考答案逐格相同。"""
+    solve = load_solution(23).solve
+    poems = load_poems("val", 60)
+    gen = torch.Generator().manual_seed(23)
+    forced_somewhere = 0
+    for i, p in enumerate(poems[:-1]):
+        lines = split_lines(p["text"])
+        other = split_lines(poems[i + 1]["text"])
+        if any(ch not in TOK for ch in p["text"] + poems[i + 1]["text"]):
+            continue
+        form = len(lines[0])
+        wanted = TOK.encode("".join(lines))
+        acrostic = "".join(line[0] for line in other) if i % 2 else ""
+        required = "".join(other[-1][-int(torch.randint(1, 4, (1,), generator=gen)):]) + (acrostic[:1] if acrostic else "")
+        c = Constraint(TOK, form, required, acrostic, rules=PLAIN)
+        body = []
+        for k, want in enumerate(wanted):
+            mask = c.allowed()
+            token = want if mask[want] and mask.sum() > len(c.missing) else int(
+                next(t for t in [*c.missing, *c.acrostic] if mask[t]))
+            forced_somewhere += token != want
+            body.append(token)
+            c.advance(token)
+            if (k + 1) % form == 0:
+                c.advance(TOK.stoi["，" if (k + 1) // form % 2 else "。"])
+        ours = solve(form, TOK.encode(acrostic), TOK.encode(required), wanted)
+        assert ours == body, (p["text"], acrostic, required)
+    assert forced_somewhere > 20
+
+
+# ---------- 第 26 课：按参数预算选宽度 ----------
+
+_COUNT26 = """
+    def count(C):
+        return vocab_size * C + context_length * C + n_layers * (12 * C * C + 13 * C) + 2 * C
+"""
+WRONG_26 = {
+    "建模型数参数（第 14 课的答案当捷径）": """
+    from poetry_gpt.model import ModelConfig, PoetryGPT
+    def count(C):
+        with torch.device("meta"):
+            m = PoetryGPT(ModelConfig(vocab_size=vocab_size, context_length=context_length, width=C,
+                                      n_layers=n_layers, n_heads=n_heads))
+        return m.num_parameters()
+    width = n_heads
+    if count(width) > budget:
+        raise ValueError("太小")
+    while count(width + n_heads) <= budget:
+        width += n_heads
+    return width, count(width)
+    """,
+    "用 < 而不是 <=（正好等于预算被拒）": _COUNT26 + """
+    width = n_heads
+    if count(width) >= budget:
+        raise ValueError("太小")
+    while count(width + n_heads) < budget:
+        width += n_heads
+    return width, count(width)
+    """,
+    "宽度一格一格加，不管头数": _COUNT26 + """
+    width = 1
+    if count(n_heads) > budget:
+        raise ValueError("太小")
+    while count(width + 1) <= budget:
+        width += 1
+    return width, count(width)
+    """,
+    "输出层又算一遍（2·V·C）": """
+    def count(C):
+        return 2 * vocab_size * C + context_length * C + n_layers * (12 * C * C + 13 * C) + 2 * C
+    width = n_heads
+    if count(width) > budget:
+        raise ValueError("太小")
+    while count(width + n_heads) <= budget:
+        width += n_heads
+    return width, count(width)
+    """,
+    "忘了偏置与 LayerNorm（每层只算 12C²）": """
+    def count(C):
+        return vocab_size * C + context_length * C + n_layers * 12 * C * C
+    width = n_heads
+    if count(width) > budget:
+        raise ValueError("太小")
+    while count(width + n_heads) <= budget:
+        width += n_heads
+    return width, count(width)
+    """,
+    "多走一档（先加宽再判断）": _COUNT26 + """
+    width = n_heads
+    if count(width) > budget:
+        raise ValueError("太小")
+    while count(width) <= budget:
+        width += n_heads
+    return width, count(width)
+    """,
+    "解二次方程，返回浮点数": """
+    a = 12 * n_layers
+    b = vocab_size + context_length + 13 * n_layers + 2
+    C = (-b + (b * b + 4 * a * budget) ** 0.5) / (2 * a) if a else budget / b
+    width = C // n_heads * n_heads
+    if width < n_heads:
+        raise ValueError("太小")
+    return width, vocab_size * width + context_length * width + n_layers * (12 * width ** 2 + 13 * width) + 2 * width
+    """,
+    "只试 2 的幂": _COUNT26 + """
+    width = n_heads
+    if count(width) > budget:
+        raise ValueError("太小")
+    while count(width * 2) <= budget:
+        width *= 2
+    return width, count(width)
+    """,
+    "返回参数个数的剩余（budget - count）": _COUNT26 + """
+    width = n_heads
+    if count(width) > budget:
+        raise ValueError("太小")
+    while count(width + n_heads) <= budget:
+        width += n_heads
+    return width, budget - count(width)
+    """,
+}
+ONLY_VISIBLE_26 = {"建模型数参数（第 14 课的答案当捷径）"}
+
+
+@pytest.mark.parametrize("name", WRONG_26)
+def test_lesson_26_wrong_solutions_fail(name, tmp_path):
+    v = verdict(26, WRONG_26[name], tmp_path)
+    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+
+
+def test_lesson_26_shortcut_is_refused_with_the_reason(tmp_path):
+    v = verdict(26, WRONG_26["建模型数参数（第 14 课的答案当捷径）"], tmp_path)
+    assert v.kind == "wrong" and "第 14 课" in v.message, v.message
+
+
+@pytest.mark.parametrize("name", sorted(set(WRONG_26) - ONLY_VISIBLE_26))
+def test_lesson_26_random_cases_alone_catch_wrong_solutions(name):
+    assert differential_catches(26, WRONG_26[name]), name
+
+
+def test_lesson_26_solution_matches_the_real_model():
+    """check.py 的每个用例：选出的宽度能被头数整除，真模型（meta 设备）的参数个数等于参考答案给的数、
+    不超预算；再宽一档的真模型超出预算。"""
+    solve = load_solution(26).solve
+    cases, _ = reference(BY_NUMBER[26], 26007)
+    for budget, V, L, n_layers, n_heads in cases:
+        width, n = solve(budget, V, L, n_layers, n_heads)
+        assert width % n_heads == 0
+        counts = []
+        for C in (width, width + n_heads):
+            with torch.device("meta"):
+                model = PoetryGPT(ModelConfig(vocab_size=V, context_length=L, width=C, n_layers=n_layers, n_heads=n_heads))
+            counts.append(model.num_parameters())
+        assert counts[0] == n <= budget < counts[1], (budget, V, L, n_layers, n_heads)
