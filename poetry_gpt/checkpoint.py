@@ -117,7 +117,7 @@ def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dic
     except KeyboardInterrupt:
         raise
     except Exception as e:  # 随便一个文件都可能让解包器抛出任何异常（如 KeyError）：一律当作坏存档
-        if "Weights only load failed" in str(e):  # 完整的 pickle，但里面有张量、数、字符串、列表、字典以外的对象
+        if "GLOBAL" in str(e):  # 完整的 pickle，但要调用张量、数、字符串、列表、字典以外的对象
             raise CheckpointError(f"{path} 里有存档不该有的对象（读它可能会执行文件里的代码），"
                                   "为了安全不读；只有信得过的来源才能用 weights_only=False 打开") from None
         raise CheckpointError(f"{path} 不是完整的模型存档（可能没下载完、被截断或已损坏）") from None

@@ -90,7 +90,7 @@ def test_check_verdicts(poet, tmp_path, body, verdict, detail):
 
 def test_endless_loop_is_stopped_by_the_time_limit(poet, tmp_path):
     path = tmp_path / "loop.py"
-    path.write_text("def solve(words, positions):\n    while True:\n        pass\n", encoding="utf-8")
+    path.write_text("def solve(words, positions, past):\n    while True:\n        pass\n", encoding="utf-8")
     started = time.monotonic()
     run = poet("check", "9", str(path), "--timeout", "4")
     assert run.returncode == 1 and "超时" in run.stdout
