@@ -1,6 +1,5 @@
 """第 15–17 课：参考答案与包里的代码一致；每课一组看似合理的错误答案，都过不了 ./poet check。"""
 import math
-import re
 import textwrap
 
 import pytest
@@ -8,7 +7,8 @@ import torch
 from torch.nn import functional as F
 
 from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import Limits, check_file
+
+from lesson_bank import differential_catches, wrong_verdict
 
 
 def load_solution(number):
@@ -21,19 +21,8 @@ def load_solution(number):
     return module
 
 
-def with_body(number, body):
-    """参考答案的文件，只把 solve 的函数体（文档字符串之后）换成 body。"""
-    source = (BY_NUMBER[number].folder / "solution.py").read_text(encoding="utf-8")
-    head, rest = source.split("def solve(", 1)
-    doc_end = rest.index('"""', rest.index('"""') + 3) + 3
-    tail = rest[rest.index('\n\n\nif __name__'):]
-    return head + "def solve(" + rest[:doc_end] + "\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + tail
 
 
-def verdict(number, body, tmp_path):
-    path = tmp_path / "wrong.py"
-    path.write_text(with_body(number, body), encoding="utf-8")
-    return check_file(BY_NUMBER[number], path, Limits(timeout=60))
 
 
 # ---------- 第 15 课：带掩码的交叉熵 ----------
@@ -98,7 +87,7 @@ WRONG_15 = {
 
 @pytest.mark.parametrize("name", WRONG_15)
 def test_lesson_15_wrong_solutions_fail(name, tmp_path):
-    v = verdict(15, WRONG_15[name], tmp_path)
+    v = wrong_verdict(15, WRONG_15[name], tmp_path)
     assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
 
 
@@ -126,30 +115,14 @@ def test_lesson_15_solution_matches_the_package():
     assert torch.allclose(solve(big, t, m), F.cross_entropy(big[m], t[m]), rtol=1e-5)
 
 
-def differential_catches(number, body):
-    """不经可见检查，只用 check.py 的随机用例比较：错误答案至少在一个用例上出错或不同。"""
-    from poetry_gpt.courseware.grading import compare, lesson_check, reference
-    lesson = BY_NUMBER[number]
-    cases, expected = reference(lesson, number * 1000 + 7)
-    namespace = {}
-    exec(with_body(number, body).replace('if __name__ == "__main__":', "if False:"), namespace)
-    for args, want in zip(cases, expected):
-        args = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-        try:
-            got = namespace["solve"](*args)
-        except Exception:
-            return True
-        if compare(want, got) is not None:
-            return True
-    return False
 
 
 ONLY_VISIBLE = {"原地减最大值（改了输入）", "直接调用 F.cross_entropy"}
 
 
 @pytest.mark.parametrize("name", sorted(set(WRONG_15) - ONLY_VISIBLE))
-def test_lesson_15_random_cases_alone_catch_wrong_solutions(name):
-    assert differential_catches(15, WRONG_15[name]), name
+def test_lesson_15_random_cases_alone_catch_wrong_solutions(name, tmp_path):
+    assert differential_catches(15, WRONG_15[name], tmp_path), name
 
 
 # ---------- 第 16 课：学习率日程 ----------
@@ -229,13 +202,13 @@ ONLY_VISIBLE_16 = {"调用包里的 learning_rate"}
 
 @pytest.mark.parametrize("name", WRONG_16)
 def test_lesson_16_wrong_solutions_fail(name, tmp_path):
-    v = verdict(16, WRONG_16[name], tmp_path)
+    v = wrong_verdict(16, WRONG_16[name], tmp_path)
     assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
 
 
 @pytest.mark.parametrize("name", sorted(set(WRONG_16) - ONLY_VISIBLE_16))
-def test_lesson_16_random_cases_alone_catch_wrong_solutions(name):
-    assert differential_catches(16, WRONG_16[name]), name
+def test_lesson_16_random_cases_alone_catch_wrong_solutions(name, tmp_path):
+    assert differential_catches(16, WRONG_16[name], tmp_path), name
 
 
 def test_lesson_16_solution_is_the_training_schedule():
@@ -349,13 +322,13 @@ ONLY_VISIBLE_17 = {"原地更新传进来的参数", "直接调用 clip_grad_nor
 
 @pytest.mark.parametrize("name", WRONG_17)
 def test_lesson_17_wrong_solutions_fail(name, tmp_path):
-    v = verdict(17, WRONG_17[name], tmp_path)
+    v = wrong_verdict(17, WRONG_17[name], tmp_path)
     assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
 
 
 @pytest.mark.parametrize("name", sorted(set(WRONG_17) - ONLY_VISIBLE_17))
-def test_lesson_17_random_cases_alone_catch_wrong_solutions(name):
-    assert differential_catches(17, WRONG_17[name]), name
+def test_lesson_17_random_cases_alone_catch_wrong_solutions(name, tmp_path):
+    assert differential_catches(17, WRONG_17[name], tmp_path), name
 
 
 def test_lesson_17_solution_is_the_training_step():

@@ -36,11 +36,11 @@ def test_loss_curves_of_the_shipped_model_match_its_log():
 # ---------- 练习：错解库与参考答案 ----------
 
 import importlib.util
-import textwrap
 from dataclasses import replace
 
 from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import Limits, check_file
+
+from lesson_bank import wrong_verdict
 
 
 def load_solution(number):
@@ -51,15 +51,6 @@ def load_solution(number):
     return module
 
 
-def wrong_file(number, body, folder):
-    """starter.py 里 solve 的函数体换成 body，其余（含底部的可见检查）原样。"""
-    starter = (BY_NUMBER[number].folder / "starter.py").read_text(encoding="utf-8")
-    start = starter.index("    raise NotImplementedError(")
-    end = starter.index("\n", start)
-    path = folder / f"wrong_{number}.py"
-    path.write_text(starter[:start] + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + starter[end:],
-                    encoding="utf-8")
-    return path
 
 
 _RUN = "new_run, train = simulated_run(setup, stop, total)\nmodel, optimizer = new_run()\n"
@@ -183,7 +174,7 @@ def test_each_lesson_has_a_bank_of_at_least_five():
 
 @pytest.mark.parametrize("number,name", WRONG, ids=[f"{n}-{name}" for n, name in WRONG])
 def test_wrong_solution_does_not_pass(number, name, tmp_path):
-    verdict = check_file(BY_NUMBER[number], wrong_file(number, BANK[number][name], tmp_path), Limits(timeout=60))
+    verdict = wrong_verdict(number, BANK[number][name], tmp_path)
     assert verdict.kind in {"wrong", "crashed"}, f"错解“{name}”得到了“{verdict.label}”：{verdict.message}"
 
 

@@ -1,6 +1,5 @@
 """第 20、21 课：逐字生成与截断采样的规则；练习的参考答案与包里的函数一致；错误答案都过不了 ./poet check。"""
 import importlib.util
-import textwrap
 from types import SimpleNamespace
 
 import pytest
@@ -8,10 +7,12 @@ import torch
 from torch import nn
 
 from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import Limits, check_file, compare, reference
+from poetry_gpt.courseware.grading import reference
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.generate import filter_logits, write_one
 from poetry_gpt.model import ModelConfig, PoetryGPT
+
+from lesson_bank import differential_catches, wrong_verdict
 
 TOK = default_tokenizer()
 
@@ -25,35 +26,10 @@ def load_solution(number):
     return module
 
 
-def with_body(number, body):
-    """参考答案的文件，只把 solve 的函数体（文档字符串之后）换成 body：像学习者照着起始文件写错了一样。"""
-    source = (BY_NUMBER[number].folder / "solution.py").read_text(encoding="utf-8")
-    head, rest = source.split("def solve(", 1)
-    doc_end = rest.index('"""', rest.index('"""') + 3) + 3
-    tail = rest[rest.index("\n\n\nif __name__"):]
-    return head + "def solve(" + rest[:doc_end] + "\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + tail
 
 
-def verdict(number, body, tmp_path):
-    path = tmp_path / "wrong.py"
-    path.write_text(with_body(number, body), encoding="utf-8")
-    return check_file(BY_NUMBER[number], path, Limits(timeout=60))
 
 
-def differential_catches(number, body):
-    """不经可见检查，只用 check.py 的随机用例比较：错误答案至少在一个用例上出错或与参考答案不同。"""
-    cases, expected = reference(BY_NUMBER[number], number * 1000 + 7)
-    namespace = {}
-    exec(with_body(number, body).replace('if __name__ == "__main__":', "if False:"), namespace)
-    for args, want in zip(cases, expected):
-        args = [a.clone() if isinstance(a, torch.Tensor) else list(a) if isinstance(a, list) else a for a in args]
-        try:
-            got = namespace["solve"](*args)
-        except Exception:
-            return True
-        if compare(want, got) is not None:
-            return True
-    return False
 
 
 def kept(t):
@@ -191,13 +167,13 @@ ONLY_VISIBLE_20 = {"直接往 prompt 上接（改了输入）"}  # 用例在父�
 
 @pytest.mark.parametrize("name", WRONG_20)
 def test_lesson_20_wrong_solutions_fail(name, tmp_path):
-    v = verdict(20, WRONG_20[name], tmp_path)
+    v = wrong_verdict(20, WRONG_20[name], tmp_path)
     assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
 
 
 @pytest.mark.parametrize("name", sorted(set(WRONG_20) - ONLY_VISIBLE_20))
-def test_lesson_20_random_cases_alone_catch_wrong_solutions(name):
-    assert differential_catches(20, WRONG_20[name]), name
+def test_lesson_20_random_cases_alone_catch_wrong_solutions(name, tmp_path):
+    assert differential_catches(20, WRONG_20[name], tmp_path), name
 
 
 def test_lesson_20_cases_cover_the_edges():
@@ -408,13 +384,13 @@ ONLY_VISIBLE_21 = {"原地修改 logits"}
 
 @pytest.mark.parametrize("name", WRONG_21)
 def test_lesson_21_wrong_solutions_fail(name, tmp_path):
-    v = verdict(21, WRONG_21[name], tmp_path)
+    v = wrong_verdict(21, WRONG_21[name], tmp_path)
     assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
 
 
 @pytest.mark.parametrize("name", sorted(set(WRONG_21) - ONLY_VISIBLE_21))
-def test_lesson_21_random_cases_alone_catch_wrong_solutions(name):
-    assert differential_catches(21, WRONG_21[name]), name
+def test_lesson_21_random_cases_alone_catch_wrong_solutions(name, tmp_path):
+    assert differential_catches(21, WRONG_21[name], tmp_path), name
 
 
 def test_lesson_21_solution_is_filter_logits_after_temperature():

@@ -1,16 +1,17 @@
 """第 22、23、26 课：参考答案与包里的代码一致；错误答案都过不了 ./poet check。"""
 import importlib.util
-import textwrap
 
 import pytest
 import torch
 
 from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import Limits, check_file, compare, reference
+from poetry_gpt.courseware.grading import reference
 from poetry_gpt.data import EOS, default_tokenizer, load_poems, split_lines
 from poetry_gpt.generate import LINE_END_CHOICES, Constraint, hanzi_mask
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.verse_rules import PLAIN
+
+from lesson_bank import differential_catches, wrong_verdict
 
 TOK = default_tokenizer()
 
@@ -23,35 +24,10 @@ def load_solution(number):
     return module
 
 
-def with_body(number, body):
-    """参考答案的文件，只把 solve 的函数体（文档字符串之后）换成 body。"""
-    source = (BY_NUMBER[number].folder / "solution.py").read_text(encoding="utf-8")
-    head, rest = source.split("def solve(", 1)
-    doc_end = rest.index('"""', rest.index('"""') + 3) + 3
-    tail = rest[rest.index("\n\n\nif __name__"):]
-    return head + "def solve(" + rest[:doc_end] + "\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + tail
 
 
-def verdict(number, body, tmp_path):
-    path = tmp_path / "wrong.py"
-    path.write_text(with_body(number, body), encoding="utf-8")
-    return check_file(BY_NUMBER[number], path, Limits(timeout=60))
 
 
-def differential_catches(number, body):
-    """只用 check.py 的随机用例：错误答案至少在一个用例上出错或与参考答案不同。"""
-    cases, expected = reference(BY_NUMBER[number], number * 1000 + 7)
-    namespace = {}
-    exec(with_body(number, body).replace('if __name__ == "__main__":', "if False:"), namespace)
-    for args, want in zip(cases, expected):
-        args = [a.clone() if isinstance(a, torch.Tensor) else list(a) if isinstance(a, list) else a for a in args]
-        try:
-            got = namespace["solve"](*args)
-        except Exception:
-            return True
-        if compare(want, got) is not None:
-            return True
-    return False
 
 
 # ---------- 第 22 课：允许字的掩码 ----------
@@ -161,13 +137,13 @@ ONLY_VISIBLE_22 = {"在 hanzi 上原地改"}
 
 @pytest.mark.parametrize("name", WRONG_22)
 def test_lesson_22_wrong_solutions_fail(name, tmp_path):
-    v = verdict(22, WRONG_22[name], tmp_path)
+    v = wrong_verdict(22, WRONG_22[name], tmp_path)
     assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
 
 
 @pytest.mark.parametrize("name", sorted(set(WRONG_22) - ONLY_VISIBLE_22))
-def test_lesson_22_random_cases_alone_catch_wrong_solutions(name):
-    assert differential_catches(22, WRONG_22[name]), name
+def test_lesson_22_random_cases_alone_catch_wrong_solutions(name, tmp_path):
+    assert differential_catches(22, WRONG_22[name], tmp_path), name
 
 
 def test_lesson_22_solution_is_constraint_allowed_on_real_poems():
@@ -331,13 +307,13 @@ ONLY_VISIBLE_23 = {"直接从 required 里划掉（改了输入）"}
 
 @pytest.mark.parametrize("name", WRONG_23)
 def test_lesson_23_wrong_solutions_fail(name, tmp_path):
-    v = verdict(23, WRONG_23[name], tmp_path)
+    v = wrong_verdict(23, WRONG_23[name], tmp_path)
     assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
 
 
 @pytest.mark.parametrize("name", sorted(set(WRONG_23) - ONLY_VISIBLE_23))
-def test_lesson_23_random_cases_alone_catch_wrong_solutions(name):
-    assert differential_catches(23, WRONG_23[name]), name
+def test_lesson_23_random_cases_alone_catch_wrong_solutions(name, tmp_path):
+    assert differential_catches(23, WRONG_23[name], tmp_path), name
 
 
 def test_lesson_23_solution_follows_constraint_slot_by_slot():
@@ -468,18 +444,18 @@ ONLY_VISIBLE_26 = {"建模型数参数（第 14 课的答案当捷径）"}
 
 @pytest.mark.parametrize("name", WRONG_26)
 def test_lesson_26_wrong_solutions_fail(name, tmp_path):
-    v = verdict(26, WRONG_26[name], tmp_path)
+    v = wrong_verdict(26, WRONG_26[name], tmp_path)
     assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
 
 
 def test_lesson_26_shortcut_is_refused_with_the_reason(tmp_path):
-    v = verdict(26, WRONG_26["建模型数参数（第 14 课的答案当捷径）"], tmp_path)
+    v = wrong_verdict(26, WRONG_26["建模型数参数（第 14 课的答案当捷径）"], tmp_path)
     assert v.kind == "wrong" and "第 14 课" in v.message, v.message
 
 
 @pytest.mark.parametrize("name", sorted(set(WRONG_26) - ONLY_VISIBLE_26))
-def test_lesson_26_random_cases_alone_catch_wrong_solutions(name):
-    assert differential_catches(26, WRONG_26[name]), name
+def test_lesson_26_random_cases_alone_catch_wrong_solutions(name, tmp_path):
+    assert differential_catches(26, WRONG_26[name], tmp_path), name
 
 
 def test_lesson_26_solution_matches_the_real_model():

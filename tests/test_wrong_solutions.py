@@ -4,14 +4,14 @@
 就像学习者照着起始文件写错了一样。种类：差一格、错的维度、原地修改输入、dtype 不对、
 形状对但内容是常数、本课说不要用的捷径，以及这一课最典型的混淆。
 """
-import textwrap
 
 import pytest
 
-from poetry_gpt.courseware.catalogue import CATALOGUE
-from poetry_gpt.courseware.grading import Limits, check_file
+from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE
+from poetry_gpt.courseware.grading import check_file
 
-LESSONS = {lesson.number: lesson for lesson in CATALOGUE}
+from lesson_bank import verdict_of, wrong_file, wrong_verdict
+
 
 BANK = {
     1: {
@@ -417,15 +417,6 @@ BANK = {
 }
 
 
-def wrong_file(lesson, body, folder):
-    """starter.py 里 solve 的函数体换成 body，其余原样。"""
-    starter = (lesson.folder / "starter.py").read_text(encoding="utf-8")
-    start = starter.index("    raise NotImplementedError(")
-    end = starter.index("\n", start)
-    path = folder / f"wrong_{lesson.code}.py"
-    path.write_text(starter[:start] + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")
-                    + starter[end:], encoding="utf-8")
-    return path
 
 
 CASES = [(number, name) for number, bank in BANK.items() for name in bank]
@@ -439,6 +430,21 @@ def test_every_lesson_has_a_bank_of_at_least_five():
 
 @pytest.mark.parametrize("number,name", CASES, ids=[f"{n:02d}-{name}" for n, name in CASES])
 def test_wrong_solution_does_not_pass(number, name, tmp_path):
-    lesson = LESSONS[number]
-    verdict = check_file(lesson, wrong_file(lesson, BANK[number][name], tmp_path), Limits(timeout=60))
+    verdict = wrong_verdict(number, BANK[number][name], tmp_path)
     assert verdict.kind in {"wrong", "crashed"}, f"错解“{name}”得到了“{verdict.label}”：{verdict.message}"
+
+
+@pytest.mark.parametrize("lesson", [lesson for lesson in CATALOGUE if lesson.available], ids=lambda lesson: lesson.code)
+def test_in_process_judge_passes_the_solution_and_not_the_starter(lesson):
+    """错解库用的本进程判定与 ./poet check 判得一样：参考答案通过，起始代码“未完成”。"""
+    assert verdict_of(lesson.number, lesson.folder / "solution.py").passed
+    assert verdict_of(lesson.number, lesson.folder / "starter.py").kind == "not_implemented"
+
+
+def test_the_grader_catches_an_input_changed_in_place(tmp_path):
+    """没有可见检查时，./poet check 的差分检查也认出“原地改了输入”：输出与参考答案一样，但 logits 被改了。"""
+    path = wrong_file(2, BANK[2]["原地加到 logits 上"], tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace('if __name__ == "__main__":', "if False:"),
+                    encoding="utf-8")
+    verdict = check_file(BY_NUMBER[2], path)
+    assert verdict.kind == "wrong" and "改动了传进来的第 1 个参数" in verdict.message, verdict.message

@@ -33,7 +33,6 @@ from pathlib import Path
 
 import torch
 
-from ..common import ROOT
 from . import sandbox, wire
 from .catalogue import Lesson
 
@@ -49,7 +48,6 @@ VERDICTS = {
 }
 CHILD_STATUSES = ("not_implemented", "wrong", "crashed", "syntax")  # 子进程能交回的失败判定；“通过”只由这里给
 OUTPUT_LIMIT = 32 << 20  # 子进程写的每个文件（输出、答案）最多 32 MiB，再多就写不进去
-ANSWER_LIMIT = 24 << 20  # 交回的答案里张量数据的总量上限
 MAX_FILE_BYTES = 1 << 20  # 超过 1 MiB 的“练习文件”不读、不检查
 MESSAGE_CHARS = 4000  # 判定消息最多这么多字符
 SHOWN_CHARS = 2000  # 判定消息里最多引用这么多字符的输出
@@ -387,20 +385,57 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
         return verdict(*_classify_failure(code, named(out)))
     if isinstance(result, str):
         return verdict("crashed", result)
-    if result["status"] != "ok":
-        return verdict(result["status"], named(result["message"]) or "solve 还没有补全")
-    if code != 0:
+    if result["status"] == "ok" and code != 0:
         return verdict(*_classify_failure(code, named(out)))
+    kind, message = judge(lesson, cases, expected, result)
+    return verdict(kind, named(message))
+
+
+def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[str, str]:
+    """由子进程交回、已核对过格式的 result 作出判定：(判定, 中文说明)。
+
+    result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "outputs": [...], "inputs": [...]}：
+    每个用例的输出要与参考输出相同（本课 check.py 有 compare 时用它），调用之后的参数要与调用之前完全一样。
+    """
+    if result["status"] != "ok":
+        return result["status"], result["message"] or "solve 还没有补全"
     cmp = getattr(lesson_check(lesson), "compare", compare)
-    for i, (args, want, got) in enumerate(zip(cases, expected, result["outputs"])):
+    for i, (args, want, got, after) in enumerate(zip(cases, expected, result["outputs"], result["inputs"])):
         try:
             reason = cmp(want, got)
         except Exception as e:  # 交回的值合乎格式，比较时却出了错：也只是答案不对
             reason = f"结果无法与参考答案比较（{type(e).__name__}：{e}）"
+        if not reason and (k := changed_argument(args, after)) is not None:
+            reason = f"solve 改动了传进来的第 {k + 1} 个参数；要返回新的结果，输入保持原样（后面的代码还要用它）"
         if reason:
-            return verdict("wrong", f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
-                                    f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}")
-    return verdict("passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过")
+            return "wrong", (f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
+                             f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}")
+    return "passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过"
+
+
+def _identical(a, b) -> bool:
+    """a 与 b 完全相同：类型、形状、dtype 与每个值（NaN 与 NaN 算相同；元组与列表不分，传输时不保留）。"""
+    if isinstance(a, torch.Tensor):
+        if not (isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype):
+            return False
+        same = a == b
+        if a.is_floating_point():
+            same |= a.isnan() & b.isnan()
+        return bool(same.all())
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(_identical, a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_identical(a[k], b[k]) for k in a)
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def changed_argument(before: list, after) -> int | None:
+    """调用 solve 之后第一个与调用之前不同的参数的序号（从 0 数）；都没变时为 None。"""
+    if not isinstance(after, (list, tuple)) or len(after) != len(before):
+        return 0
+    return next((k for k, (b, a) in enumerate(zip(before, after)) if not _identical(b, a)), None)
 
 
 def _read_answers(fd: int, n_cases: int) -> dict | str | None:
@@ -408,7 +443,8 @@ def _read_answers(fd: int, n_cases: int) -> dict | str | None:
 
     Returns:
         None：什么也没交回；str：交回的东西不合格式（中文原因）；
-        dict：{"status": "ok", "outputs": [n_cases 个值]} 或 {"status": 失败判定, "message": str}。
+        dict：{"status": "ok", "outputs": [n_cases 个值], "inputs": [n_cases 个参数列表]}
+        或 {"status": 失败判定, "message": str}。
     """
     size = os.fstat(fd).st_size
     if size == 0:
@@ -421,9 +457,10 @@ def _read_answers(fd: int, n_cases: int) -> dict | str | None:
         return "程序交回的结果不合格式：缺少 status"
     status = result["status"]
     if status == "ok":
-        outputs = result.get("outputs")
-        if set(result) != {"status", "outputs"} or type(outputs) is not list or len(outputs) != n_cases:
-            return f"程序交回的结果不合格式：应有 {n_cases} 个用例的输出"
+        outputs, inputs = result.get("outputs"), result.get("inputs")
+        if set(result) != {"status", "outputs", "inputs"} or not all(
+                type(v) is list and len(v) == n_cases for v in (outputs, inputs)):
+            return f"程序交回的结果不合格式：应有 {n_cases} 个用例的输出与输入"
         return result
     if status in CHILD_STATUSES and set(result) == {"status", "message"} and type(result["message"]) is str:
         return result

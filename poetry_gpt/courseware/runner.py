@@ -5,7 +5,7 @@
 1. 从标准输入读进父进程给的用例（wire 格式）——这时学习者的代码还没运行；
 2. 可见检查：把学习者的文件当脚本运行一遍（__name__ == "__main__"），执行它底部自带的检查；
 3. 差分检查：再把文件当模块导入，逐个用例调用 solve；
-4. 把每个用例的结果（或失败原因）按 wire 格式写进文件描述符 ANSWER_FD，然后立刻 os._exit(0)：
+4. 把每个用例的结果与调用之后的输入（或失败原因）按 wire 格式写进文件描述符 ANSWER_FD，然后立刻 os._exit(0)：
    学习者注册的 atexit、finally 之类都没有机会再往里写东西。
 
 这个进程只交回“答案”：参考答案、比较与判定都在父进程里。学习者的代码与这个进程权限相同，
@@ -49,7 +49,8 @@ def failure(exc, learner_path, stage):
 
 
 def run(learner_py, cases):
-    """运行学习者的文件，返回要交回的 {"status": ..., "message": ...} 或 {"status": "ok", "outputs": [...]}。"""
+    """运行学习者的文件，返回要交回的 {"status": ..., "message": ...}
+    或 {"status": "ok", "outputs": [每个用例的结果], "inputs": [每个用例调用之后的参数]}。"""
     # 可见检查：正常结束或 sys.exit(0) 都算跑完
     try:
         runpy.run_path(learner_py, run_name="__main__")
@@ -74,7 +75,8 @@ def run(learner_py, cases):
         except BaseException as e:
             status, message = failure(e, learner_py, f"第 {i + 1} 个用例")
             return {"status": status, "message": message}
-    return {"status": "ok", "outputs": outputs}
+    # 用例在调用之后的样子一并交回：父进程据此查出原地改动了输入的 solve
+    return {"status": "ok", "outputs": outputs, "inputs": cases}
 
 
 def main():
