@@ -371,7 +371,7 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
         copy.write_bytes(data)
         cases_file.write(cases_data)
         cases_file.seek(0)
-        code, out = run_limited([sys.executable, "-I", str(RUNNER), str(sandbox.package_root()), str(copy),
+        code, out = run_limited([sys.executable, "-I", str(RUNNER), str(copy),
                                  str(answers.fileno())], work, limits, stdin=cases_file,
                                 pass_fds=(answers.fileno(),), readonly=[copy])
         result = None if code is None else _read_answers(answers.fileno(), len(cases))

@@ -41,11 +41,6 @@ def _python_dirs() -> list[str]:
     return sorted(d for d in dirs if d and os.path.isdir(d))
 
 
-def package_root() -> Path:
-    """poetry_gpt 包所在的文件夹：沙箱里的 sys.path 上只加它。"""
-    return Path(poetry_gpt.__file__).resolve().parent.parent
-
-
 def command(argv: list[str], workdir: Path, readonly: list[Path] = ()) -> list[str]:
     """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
     readonly 里的文件（学习者练习的副本、runner.py 等）只读地放进同一路径。"""
