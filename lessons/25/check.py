@@ -1,0 +1,54 @@
+"""第 25 课差分检查：val 里的真诗（含 ？ 结尾的句子）、重复的诗、截断的诗与空列表，比较两边的 distinct-n。"""
+import torch
+
+from poetry_gpt.data import load_poems
+
+
+def _int(gen, lo, hi):
+    return int(torch.randint(lo, hi, (1,), generator=gen))
+
+
+def _pick(gen, poems, k):
+    return [poems[i]["text"] for i in torch.randint(0, len(poems), (k,), generator=gen).tolist()]
+
+
+def cases(gen):
+    """24 个用例：(texts, n)。
+
+    按顺序轮换四种：val 里随机的 1–60 首真诗，n = 2；语料里全部带 ？ 的诗（？ 在句尾，也在句中间的两句之间）
+    混进几首别的诗，n 是 2 或 3；几首诗有的重复两三遍、顺序打乱（同一个提示写两遍、模型写出同一首），
+    n 是 1、2、3；边角：空列表、写到一半被截断的诗（结尾没有标点的残段不算一句）、一句重复写两遍的诗、
+    n = 6（五言的句子没有 6 字组合，七言每句 2 个）。
+    """
+    val = load_poems("val")
+    asked = [p for p in load_poems() if "？" in p["text"]]
+    out = []
+    for i in range(24):
+        kind = i % 4
+        if kind == 0:
+            out.append((_pick(gen, val, _int(gen, 1, 61)), 2))
+        elif kind == 1:
+            texts = _pick(gen, asked, _int(gen, 3, 12)) + _pick(gen, val, _int(gen, 0, 6))
+            order = torch.randperm(len(texts), generator=gen).tolist()
+            out.append(([texts[j] for j in order], _int(gen, 2, 4)))
+        elif kind == 2:
+            texts = _pick(gen, val, _int(gen, 2, 12))
+            texts += [texts[_int(gen, 0, len(texts))] for _ in range(_int(gen, 1, 4))]
+            order = torch.randperm(len(texts), generator=gen).tolist()
+            out.append(([texts[j] for j in order], _int(gen, 1, 4)))
+        else:
+            edge = ("empty", "cut", "twice", "long", "cut", "twice")[i // 4]
+            if edge == "empty":
+                out.append(([], 2))
+            elif edge == "cut":
+                texts = _pick(gen, val, _int(gen, 2, 8))
+                cut = [t[:_int(gen, 1, len(t))] for t in texts]   # 截在随机的一个字后：多半留下一段没有标点的残段
+                out.append((texts[:1] + cut, 2))
+            elif edge == "twice":
+                texts = []
+                for t in _pick(gen, val, _int(gen, 2, 8)):
+                    texts.append(t[: t.index("，") + 1] + t)       # 第一句写了两遍：五句，组合重复
+                out.append((texts, 2))
+            else:
+                out.append((_pick(gen, val, _int(gen, 2, 8)), 6))   # 只有七言的句子有 6 字组合（每句 2 个）
+    return out
