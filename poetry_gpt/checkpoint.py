@@ -88,8 +88,13 @@ def checkpoint_file(path: str | Path) -> Path:
 def validate_checkpoint(state, path: str | Path, tokenizer: Tokenizer | None = None) -> dict:
     """检查 torch.load 读出的内容是本课程的存档、各部分齐全，并且与当前汉字表配套。返回 state 本身。
 
+    汉字表指纹相同还不够：还要 model_config 是一组能建出模型的尺寸、vocab_size 等于当前汉字表的大小、
+    weights 里的名字与形状和按 model_config 建出的模型一一相同——否则写诗时才会在 torch 深处出错。
+    （比较用的模型建在 CPU 上，约 20 毫秒；建它用的随机数不影响 torch 的全局随机数状态。）
+
     Raises:
-        CheckpointError: 不是本课程的存档、缺少或损坏了某部分，或汉字表指纹与当前 data/vocab.json 不同。
+        CheckpointError: 不是本课程的存档、缺少或损坏了某部分，汉字表指纹与当前 data/vocab.json 不同，
+            或权重的形状与它记录的尺寸、与汉字表的大小对不上。
     """
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{path} 不是本课程的模型存档")
@@ -100,7 +105,42 @@ def validate_checkpoint(state, path: str | Path, tokenizer: Tokenizer | None = N
     if state["vocab_hash"] != tokenizer.vocab_hash:
         raise CheckpointError(f"{path} 是用另一张汉字表训练的（指纹 {state['vocab_hash']}，"
                               f"当前 data/vocab.json 是 {tokenizer.vocab_hash}），字的编号对不上，不能使用")
+    config, weights = state["model_config"], state["weights"]
+    if config.get("vocab_size") != len(tokenizer):
+        raise CheckpointError(f"{path} 记录的汉字表大小 vocab_size 是 {_short(config.get('vocab_size'))}，当前 "
+                              f"data/vocab.json 有 {len(tokenizer)} 个字，对不上，不能使用（存档损坏或被改过）")
+    # 先对最大的两张表和层数：尺寸都来自真有的张量，一个写着 10 亿层或 10 亿宽的坏存档不会在下面建模型时耗尽内存
+    width, length = config.get("width"), config.get("context_length")
+    _check_weight(path, weights, "characters.weight", (len(tokenizer), width))
+    _check_weight(path, weights, "positions.weight", (length, width))
+    layers = {k.split(".")[1] for k in weights if isinstance(k, str) and k.startswith("blocks.") and k.count(".") > 1}
+    try:
+        if config.get("n_layers") != len(layers):
+            raise ValueError
+        with torch.random.fork_rng(devices=[]):
+            expected = {k: tuple(v.shape) for k, v in PoetryGPT(ModelConfig(**config)).state_dict().items()}
+    except (TypeError, ValueError, RuntimeError, OverflowError):
+        raise CheckpointError(f"{path} 里记录的模型尺寸 model_config 损坏了（{_short(config)}），"
+                              "建不出模型，不能使用") from None
+    if set(weights) != set(expected):
+        odd = sorted(map(str, set(weights) ^ set(expected)))
+        raise CheckpointError(f"{path} 里的权重名字与它记录的模型尺寸对不上（多出或缺少 {_short('、'.join(odd))}），不能使用")
+    for name, shape in expected.items():
+        _check_weight(path, weights, name, shape)
     return state
+
+
+def _check_weight(path, weights: dict, name: str, shape: tuple) -> None:
+    got = weights.get(name)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != shape:
+        what = f"形状是 {list(got.shape)}" if isinstance(got, torch.Tensor) else "缺失" if got is None else "不是张量"
+        raise CheckpointError(f"{path} 里的权重 {name} {what}，按它记录的模型尺寸应是 {_short(list(shape))}，"
+                              "对不上，不能使用（存档损坏或被改过）")
+
+
+def _short(value, limit: int = 120) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dict:
@@ -129,7 +169,7 @@ def load_model(path: str | Path = SHIPPED_MODEL, tokenizer: Tokenizer | None = N
     """读存档并建好模型（fp32，eval 模式），返回 (模型, 存档内容)。
 
     Raises:
-        CheckpointError: 同 :func:`read_checkpoint`；另外权重与记录的尺寸对不上，或权重里有 NaN、无穷大。
+        CheckpointError: 同 :func:`read_checkpoint`；另外权重装不进模型（如数据类型不对），或权重里有 NaN、无穷大。
     """
     state = read_checkpoint(path, tokenizer)
     try:

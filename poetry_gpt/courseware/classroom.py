@@ -1,4 +1,4 @@
-"""批改全班：./poet grade CLASS 用的发现、并行批改、成绩表与 CSV/JSON 报告。
+"""批改全班：./poet grade CLASS 用的发现、并行批改、通过率与 CSV/JSON 报告（屏幕上的成绩表在 cli/display.py）。
 
 每份练习都交给 poetry_gpt.courseware.grading.check_file：它在自己的子进程里运行学习者的文件（能用
 bwrap 时关在沙箱里，班级文件夹在沙箱里根本不存在；另有时间、内存、输出上限），判定只由批改程序作出。
@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import os
 import io
 import json
 import re
-import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +22,14 @@ from pathlib import Path
 from ..common import atomic_write_bytes, atomic_write_text
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
 from . import sandbox
-from .grading import (MAX_FILE_BYTES, MIN_MEMORY_MB, VERDICTS, Limits, Verdict, cancel_all, check_file,
-                      default_seed, interruptible, lesson_check, probe, read_source, reference, safe_text)
+from .grading import (MIN_MEMORY_MB, VERDICTS, Limits, Verdict, cancel_all, check_file, default_seed, interruptible,
+                      lesson_check, read_source, reference, safe_text)
 
 MISSING = "缺"
 """某个学习者没有交某一课时，成绩表与报告里写的标签。"""
+
+SHOWN_PATH = 200
+"""消息里的班级文件夹路径最多写这么多字符。"""
 
 _NESTED = re.compile(rf"lessons/(\d{{1,2}})/{re.escape(EXERCISE)}")
 _FLAT = re.compile(r"(\d{1,2})\.py")
@@ -38,9 +39,9 @@ class ClassroomError(ValueError):
     """班级文件夹或参数有问题；消息是给老师看的中文。"""
 
 
-def shown_name(name: str) -> str:
-    """文件名在报告与终端里的写法：不是 UTF-8 的字节写成 \\xff，控制字符写成转义。"""
-    return safe_text(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+def shown_name(name: str, limit: int | None = None) -> str:
+    """文件名在报告与终端里的写法：不是 UTF-8 的字节写成 \\xff，控制字符写成转义；limit 给出时截到这么多字符。"""
+    return safe_text(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), limit)
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -110,14 +111,14 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
     class_dir = Path(class_dir)
     if not class_dir.is_dir():
         what = "不是文件夹" if class_dir.exists() else "不存在"
-        raise ClassroomError(f"班级文件夹 {shown_name(str(class_dir))} {what}。用法：./poet grade 班级文件夹，"
+        raise ClassroomError(f"班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)} {what}。用法：./poet grade 班级文件夹，"
                              f"里面每个学习者一个文件夹，放 NN.py 或 lessons/NN/{EXERCISE}。")
     wanted = {lesson.number for lesson in lessons}
     roster = Roster()
     try:
         folders = sorted(class_dir.iterdir())
     except OSError as e:
-        raise ClassroomError(f"读不了班级文件夹 {shown_name(str(class_dir))}：{e.strerror}") from None
+        raise ClassroomError(f"读不了班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)}：{e.strerror}") from None
     taken: set[str] = set()
     for folder in folders:
         if folder.name.startswith((".", "__")):
@@ -274,10 +275,11 @@ def pass_rates(learners: list[str], lessons: list[Lesson], results: dict) -> dic
 
 
 def kind_counts(results: dict) -> dict[str, int]:
+    """判定标签 → 份数（只列出现过的，按 grading.VERDICTS 的顺序）。"""
     counts = {kind: 0 for kind in VERDICTS}
     for v in results.values():
         counts[v.kind] += 1
-    return counts
+    return {VERDICTS[kind]: n for kind, n in counts.items() if n}
 
 
 def lessons_in(roster: Roster, lessons: list[Lesson]) -> list[Lesson]:
@@ -286,25 +288,13 @@ def lessons_in(roster: Roster, lessons: list[Lesson]) -> list[Lesson]:
     return [l for l in lessons if l.code in codes]
 
 
-def _cell(verdict: Verdict | None) -> str:
-    if verdict is None:
-        return f"[dim]{MISSING}[/dim]"
-    return "[green]✓[/green]" if verdict.passed else f"[red]✗ {verdict.label}[/red]"
-
-
-def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: int,
-                csv_path: str | None = None, json_path: str | None = None) -> int:
-    """./poet grade 的全过程：找文件 → 带进度条并行批改 → 成绩表 → 写报告。返回退出码 0。
+def lessons_to_grade(lessons_text: str | None, limits: Limits, jobs: int) -> list[Lesson]:
+    """./poet grade 开始前：检查限制与 --lessons，返回要批改的课（不写 --lessons 时是全部已写好的课）。
 
     Raises:
-        ClassroomError: 班级文件夹、--lessons 或参数有问题，或找不到任何学习者。
+        ClassroomError: --timeout、--jobs、--memory 不对（内存低于检查进程导入 torch 或某课参考答案的需要），
+            或 --lessons 是空的、写法不对。
     """
-    from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
-
-    from ..labs import console
-
     if not limits.timeout > 0 or jobs < 1:
         raise ClassroomError("--timeout 要大于 0 秒，--jobs 至少为 1。")
     if limits.memory_mb < MIN_MEMORY_MB:
@@ -320,69 +310,19 @@ def grade_class(class_dir: str, lessons_text: str | None, limits: Limits, jobs: 
             need = MIN_MEMORY_MB
         if limits.memory_mb < need:
             raise ClassroomError(f"--memory {limits.memory_mb} MiB 太低：第 {lesson.code} 课至少要 {need} MiB。")
-    class_dir_path = Path(class_dir)
-    roster = find_submissions(class_dir_path, lessons)
-    flat, nested = roster.layout_counts()
-    class_dir = shown_name(str(class_dir))
-    console.print(f"班级文件夹 {escape(str(class_dir))}：找到 {len(roster.learners)} 名学习者"
-                  f"{'：' + escape('、'.join(roster.learners)) if roster.learners else ''}")
-    console.print(f"  练习文件 {len(roster.submissions)} 份：NN.py {flat} 份，lessons/NN/{EXERCISE} {nested} 份")
-    if roster.skipped:
-        console.print(f"  不在 --lessons {escape(lessons_text or '')} 范围内、没有批改的文件 {roster.skipped} 份")
-    if roster.ignored:
-        console.print(f"  忽略 {len(roster.ignored)} 项：")
-        for line in roster.ignored[:20]:
-            console.print(f"    {escape(line)}")
-        if len(roster.ignored) > 20:
-            console.print(f"    …还有 {len(roster.ignored) - 20} 项（全部写在 --json 报告里）")
+    return lessons
+
+
+def columns_of(roster: Roster, lessons: list[Lesson], lessons_text: str | None, class_dir: str) -> list[Lesson]:
+    """成绩表的列：写了 --lessons 时是这些课，否则是班里有人交了的课。
+
+    Raises:
+        ClassroomError: 班级文件夹里没有学习者，或找到的文件都不在所选的课里。
+    """
     if not roster.learners:
-        raise ClassroomError(f"{class_dir} 里没有找到学习者：每个学习者一个文件夹，放 NN.py 或 lessons/NN/{EXERCISE}。")
+        raise ClassroomError(f"{shown_name(class_dir, SHOWN_PATH)} 里没有找到学习者：每个学习者一个文件夹，"
+                             f"放 NN.py 或 lessons/NN/{EXERCISE}。")
     columns = lessons if lessons_text else lessons_in(roster, lessons)
     if not columns:
         raise ClassroomError("没有要批改的练习：找到的文件都不在所选的课里。")
-
-    notice = sandbox.fallback_notice() if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
-    if notice:
-        console.print(escape(notice))
-    with console.status("试跑检查进程 …"):
-        problem = probe(limits)
-    if problem:
-        raise ClassroomError(f"批改没有开始：{problem}")
-    console.print(f"批改 {len(roster.submissions)} 份练习：每份限时 {limits.timeout:g} 秒，"
-                  f"内存上限 {limits.memory_mb} MiB，同时 {jobs} 份"
-                  f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}。")
-    started = time.monotonic()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console) as bar:
-        task = bar.add_task("批改中", total=len(roster.submissions))
-
-        def done(sub: Submission, verdict: Verdict):
-            bar.update(task, advance=1, description=escape(f"{sub.learner} 第 {sub.lesson.code} 课：{verdict.label}"))
-
-        results = grade(roster, limits, jobs, done)
-    wall = time.monotonic() - started
-
-    table = Table(title="成绩表", title_justify="left",
-                  caption=f"✓ 通过，✗ 未通过及原因，{MISSING} 没交；每份限时 {limits.timeout:g} 秒", caption_justify="left")
-    table.add_column("学习者", overflow="fold")
-    for lesson in columns:
-        table.add_column(lesson.code, overflow="fold")
-    table.add_column("通过", justify="right")
-    for name in roster.learners:
-        cells = [results.get((name, l.code)) for l in columns]
-        table.add_row(escape(name), *map(_cell, cells), str(sum(bool(v and v.passed) for v in cells)))
-    rates = pass_rates(roster.learners, columns, results)
-    table.add_section()
-    table.add_row("通过率", *(f"{k}/{n} {k / n:.0%}" for k, n in rates.values()), "")
-    console.print(table)
-    counts = kind_counts(results)
-    summary = "，".join(f"{VERDICTS[k]} {n}" for k, n in counts.items() if n) or "没有交上来的练习"
-    console.print(f"判定统计：{summary}。用时 {wall:.1f} 秒。")
-
-    csv_text = report_csv(roster.learners, columns, results)
-    json_text = report_json(Path(class_dir_path), roster, columns, results, limits, jobs, wall)
-    write_reports(csv_path, json_path, csv_text, json_text)
-    for path, what in ((csv_path, "CSV（UTF-8 带 BOM，Excel 可直接打开）"), (json_path, "JSON（每个判定的消息与用时）")):
-        if path:
-            console.print(f"已写出 {what}：{escape(str(path))}")
-    return 0
+    return columns

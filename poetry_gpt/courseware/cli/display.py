@@ -1,10 +1,13 @@
-"""poet 的全部屏幕输出（rich）：课程地图、进度表、判定、提示、代码对照、环境检查、诗、评估表、自检表。
+"""poet 的全部屏幕输出（rich）：课程地图、进度表、判定、提示、代码对照、环境检查、诗、评估表、自检表、成绩表。
 
 命令模块只决定“说什么”，怎么排版都在这里；批改、自检的逻辑本身不画表。
 """
 from __future__ import annotations
 
 import difflib
+import json
+import sys
+from contextlib import contextmanager
 from typing import Iterable, Sequence
 
 from rich.markup import escape
@@ -14,8 +17,59 @@ from rich.text import Text
 
 from ...labs import console, error_console
 
-__all__ = ["console", "error_console", "course_map", "progress_table", "lesson_banner", "verdict", "hint",
-           "solution", "solve_diff", "checklist", "poem", "eval_table", "verify_table", "error", "notice"]
+__all__ = ["console", "error_console", "tolerant_output", "busy", "write_json", "course_map", "progress_table",
+           "lesson_banner", "verdict", "hint", "solution", "solve_diff", "checklist", "poem", "eval_table",
+           "verify_table", "roster", "grading_progress", "grade_table", "marks", "error", "notice"]
+
+
+# ---------- 各种终端 ----------
+
+def tolerant_output() -> None:
+    """让输出在任何终端上都写得出来（每个命令开头调用一次）。
+
+    GBK 或 ASCII 终端（``LANG=zh_CN.GBK``、``PYTHONIOENCODING=ascii``）写不出的字（✓、表情、ASCII 里的汉字）
+    写成 ?，而不是抛 UnicodeEncodeError；rich 看到编码不是 UTF-* 时自己已把表格边框换成 ASCII。
+    标准错误本来就把写不出的字写成 \\u… 转义，不用改。
+    """
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
+
+
+def _reader_gone() -> None:
+    """输出管道被关掉（``./poet progress | head -1``）时 rich 默认以 1 退出；poet 把它当作读的人看够了：
+    不再输出，抛 BrokenPipeError 让 main 以 0 结束。"""
+    console.quiet = True
+    raise BrokenPipeError
+
+
+console.on_broken_pipe = _reader_gone  # rich 文档说的扩展点（Console.on_broken_pipe），这里只改这一个实例
+
+
+def _can_write(text: str) -> bool:
+    try:
+        text.encode(console.encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def marks() -> tuple[str, str]:
+    """(通过, 不通过) 的记号：UTF-8 终端用 ✓ ✗；GBK 终端（中文 Windows 的命令行）写不出它们，用 √ ×；ASCII 终端用 v x。"""
+    return next(pair for pair in (("✓", "✗"), ("√", "×"), ("v", "x")) if _can_write("".join(pair)))
+
+
+def busy(text: str):
+    """一段等待时转着的提示（console.status）。写不出盲文点的终端用 | / - \\ 转。"""
+    return console.status(text, spinner="dots" if _can_write("⠋") else "line")
+
+
+def write_json(data) -> None:
+    """把 JSON 写到标准输出（--json）。终端编码不是 UTF-* 时汉字写成 \\u 转义：JSON 仍然完整、读回来一样，不会被写成 ?。"""
+    utf = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "").startswith("utf")
+    sys.stdout.write(json.dumps(data, ensure_ascii=not utf, indent=1) + "\n")
+
+
+# ---------- 各个命令的输出 ----------
 
 
 def error(message: str) -> None:
@@ -43,7 +97,7 @@ def course_map(sections: dict[str, str], lessons: Sequence, status: dict[str, st
                 mark = "[dim]即将推出[/dim]"
             else:
                 state = status.get(lesson.code)
-                mark = {"passed": "[green]✓ 已通过[/green]", "started": "[yellow]… 已开始[/yellow]"}.get(state, "未开始")
+                mark = {"passed": f"[green]{marks()[0]} 已通过[/green]", "started": "[yellow]… 已开始[/yellow]"}.get(state, "未开始")
                 if state != "passed" and next_lesson is None:
                     next_lesson = lesson
             title = lesson.title if lesson.available else f"[dim]{lesson.title}[/dim]"
@@ -110,8 +164,9 @@ def checklist(title: str, rows: Sequence[tuple[str, bool, str]], ok_line: str, b
     t = Table(title=title, title_justify="left")
     for h in ("项目", "", "详情"):
         t.add_column(h)
+    yes, no = marks()
     for name, good, detail in rows:
-        t.add_row(name, "[green]✓[/green]" if good else "[red]✗[/red]", detail)
+        t.add_row(name, f"[green]{yes}[/green]" if good else f"[red]{no}[/red]", detail)
     console.print(t)
     console.print(ok_line if all(good for _, good, _ in rows) else f"[red]{bad_line}[/red]")
 
@@ -161,15 +216,16 @@ def eval_table(result: dict, source: str) -> None:
 def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: dict[str, str],
                  seconds: float) -> None:
     """./poet verify 的结果：每课一行、每项检查一格，再逐条写出失败的原因。reports 见 verify.LessonReport。"""
+    yes, no = marks()
     table = Table(title="课程总检查", title_justify="left")
     for h in ("课", *(titles[c] for c in checks), "用时"):
         table.add_column(h)
     for r in reports:
-        cells = [("" if c not in r.problems else "[green]✓[/green]" if r.problems[c] is None else "[red]✗[/red]")
+        cells = [("" if c not in r.problems else f"[green]{yes}[/green]" if r.problems[c] is None else f"[red]{no}[/red]")
                  for c in checks]
         table.add_row(r.lesson.code, *cells, "未变" if r.cached else f"{r.seconds:.1f} 秒")
     for name in strays:
-        table.add_row(escape(name), "[red]✗ 不在课表里[/red]", *[""] * (len(checks) - 1), "")
+        table.add_row(escape(name), f"[red]{no} 不在课表里[/red]", *[""] * (len(checks) - 1), "")
     console.print(table)
     failures = [(r.lesson.code, titles[c], p) for r in reports for c, p in r.problems.items() if p]
     for code, what, problem in failures:
@@ -179,3 +235,62 @@ def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: 
     ok = not failures and not strays
     console.print(f"{'全部通过' if ok else '有问题'}：{len(reports)} 课，用时 {seconds:.1f} 秒"
                   f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。")
+
+
+def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> None:
+    """./poet grade 开头：找到的学习者、两种布局各几份、不在 --lessons 里的与忽略的文件（最多列 20 项）。
+    found 是 classroom.Roster；名字都已转义过（classroom.shown_name）。"""
+    flat, nested = found.layout_counts()
+    names = "：" + "、".join(found.learners) if found.learners else ""
+    console.print(Text(f"班级文件夹 {class_dir}：找到 {len(found.learners)} 名学习者{names}"))
+    console.print(Text(f"  练习文件 {len(found.submissions)} 份：NN.py {flat} 份，lessons/NN/{exercise} {nested} 份"))
+    if found.skipped:
+        console.print(Text(f"  不在 --lessons {lessons_text or ''} 范围内、没有批改的文件 {found.skipped} 份"))
+    if found.ignored:
+        console.print(f"  忽略 {len(found.ignored)} 项：")
+        for line in found.ignored[:20]:
+            console.print(Text(f"    {line}"))
+        if len(found.ignored) > 20:
+            console.print(f"    …还有 {len(found.ignored) - 20} 项（全部写在 --json 报告里）")
+
+
+@contextmanager
+def grading_progress(total: int):
+    """批改时的进度条；with 里得到 done(submission, verdict)，每批改完一份调用一次（classroom.grade 的 on_done）。"""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as bar:
+        task = bar.add_task("批改中", total=total)
+
+        def done(sub, verdict) -> None:
+            bar.update(task, advance=1, description=escape(f"{sub.learner} 第 {sub.lesson.code} 课：{verdict.label}"))
+
+        yield done
+
+
+def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates: dict[str, tuple[int, int]],
+                counts: dict[str, int], timeout: float, missing: str, seconds: float) -> None:
+    """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后一行是每课通过率；
+    下面一行是各种判定的份数与用时。results：(学习者, 课号) → grading.Verdict；rates：课号 → (通过人数, 人数)。"""
+    yes, no = marks()
+
+    def cell(verdict) -> str:
+        if verdict is None:
+            return f"[dim]{missing}[/dim]"
+        return f"[green]{yes}[/green]" if verdict.passed else f"[red]{no} {escape(verdict.label)}[/red]"
+
+    table = Table(title="成绩表", title_justify="left", caption_justify="left",
+                  caption=f"{yes} 通过，{no} 未通过及原因，{missing} 没交；每份限时 {timeout:g} 秒")
+    table.add_column("学习者", overflow="fold")
+    for lesson in lessons:
+        table.add_column(lesson.code, overflow="fold")
+    table.add_column("通过", justify="right")
+    for name in learners:
+        cells = [results.get((name, l.code)) for l in lessons]
+        table.add_row(escape(name), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells)))
+    table.add_section()
+    table.add_row("通过率", *(f"{k}/{n} {k / n:.0%}" for k, n in rates.values()), "")
+    console.print(table)
+    summary = "，".join(f"{label} {n}" for label, n in counts.items()) or "没有交上来的练习"
+    console.print(f"判定统计：{summary}。用时 {seconds:.1f} 秒。")

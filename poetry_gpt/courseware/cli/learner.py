@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -13,16 +14,27 @@ from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from . import display
 from .display import console
-from .parser import CliError, seconds
+from .parser import CliError, seconds, shorten
 
 LESSON_HELP = "课号：9、09 或 lesson-09"
+
+RUN_EXPERIMENT = """\
+import os, runpy, signal, sys
+if hasattr(signal, "SIGPIPE"):  # 输出被 head 提前关掉时安静结束，不留 BrokenPipeError 的错误栈
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+sys.stdout.reconfigure(errors="replace")  # GBK、ASCII 终端写不出的字写成 ?
+sys.argv = sys.argv[1:]
+sys.path[0] = os.path.dirname(sys.argv[0])
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+"""./poet lesson 运行实验的方式：和 python lessons/NN/experiment.py 一样，只多了上面两条对终端的照顾。"""
 
 
 def lesson_arg(text: str):
     try:
         return parse_lesson(text)
     except LessonNumberError as e:
-        raise CliError(str(e)) from None
+        raise CliError(str(e).replace(text, shorten(text), 1)) from None
 
 
 def shown(path: Path) -> str:
@@ -36,10 +48,10 @@ def shown(path: Path) -> str:
 def exercise_path(lesson, given: str | None) -> Path:
     path = Path(given) if given else lesson.exercise_file
     if given and path.is_dir():
-        raise CliError(f"{given} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
+        raise CliError(f"{shorten(given, 120)} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
     if not path.is_file():
         if given:
-            raise CliError(f"找不到文件：{given}")
+            raise CliError(f"找不到文件：{shorten(given, 120)}")
         raise CliError(f"还没有练习文件 {shown(path)}。先运行 ./poet start {lesson.number}。")
     return path
 
@@ -50,11 +62,11 @@ def solve_source(path: Path) -> str:
         text = path.read_text(encoding="utf-8-sig")  # 与 check、grade 一样接受 BOM
         tree = ast.parse(text)
     except (UnicodeDecodeError, SyntaxError, ValueError) as e:
-        raise CliError(f"{path} 无法解析：{e}") from None
+        raise CliError(f"{shorten(str(path), 120)} 无法解析：{e}") from None
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "solve":
             return ast.get_source_segment(text, node) + "\n"
-    raise CliError(f"{path} 里没有 solve 函数")
+    raise CliError(f"{shorten(str(path), 120)} 里没有 solve 函数")
 
 
 def cmd_map(args) -> int:
@@ -90,7 +102,9 @@ def cmd_lesson(args) -> int:
     console.print(f"[dim]运行 lessons/{lesson.code}/experiment.py …[/dim]")
     console.file.flush()
     started = time.monotonic()
-    code = subprocess.call([sys.executable, str(lesson.folder / "experiment.py")], cwd=ROOT)
+    code = subprocess.call([sys.executable, "-c", RUN_EXPERIMENT, str(lesson.folder / "experiment.py")], cwd=ROOT)
+    if hasattr(signal, "SIGPIPE") and code == -signal.SIGPIPE:  # 读的人（head）已经走了
+        raise BrokenPipeError
     if code != 0:
         raise CliError(f"实验没有正常结束（退出码 {code}）。", code=1)
     console.print(f"[dim]实验用时 {time.monotonic() - started:.1f} 秒。读全文：./poet lesson {lesson.number} --read；"
@@ -130,7 +144,7 @@ def cmd_check(args) -> int:
     path = exercise_path(lesson, args.file)
     if (notice := fallback_notice()):
         display.notice(notice)
-    with console.status("正在检查 …"):
+    with display.busy("正在检查 …"):
         verdict = check_file(lesson, path, Limits(timeout=args.timeout))
     display.verdict(lesson, verdict)
     if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():

@@ -6,7 +6,7 @@ import sys
 
 from .. import catalogue
 from . import display, learner, maintainer, model_cmds, teacher
-from .parser import ChineseParser, CliError
+from .parser import ChineseParser, CliError, check_argv
 
 ROOMS = (learner, model_cmds, teacher, maintainer)
 """每个房间一个模块，各有 register(sub)。新命令：写进对应房间的模块（cmd_* 函数 + register 里的一段）；
@@ -22,9 +22,16 @@ def build_parser() -> ChineseParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """运行一个 poet 命令，返回退出码（参数写错时 argparse 以 2 退出）。"""
-    args = build_parser().parse_args(argv)
+    """运行一个 poet 命令，返回退出码（参数写错时 argparse 以 2 退出）。
+
+    在任何终端上都不抛错误栈：写不出的字写成 ?（display.tolerant_output），输出被 head 之类提前关掉时以 0 结束，
+    带控制字符或长得离谱的参数在解析之前就用中文拒绝（parser.check_argv）。
+    """
+    display.tolerant_output()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        check_argv(argv)
+        args = build_parser().parse_args(argv)
         return args.func(args) if getattr(args, "func", None) else learner.cmd_map(args)
     except (CliError, catalogue.ProgressError) as e:
         display.error(str(e))
@@ -33,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         display.console.print("\n已中断。")
         return 130
     except BrokenPipeError:
-        # 输出被 head 之类提前关掉时安静退出
+        # 输出被 head 之类提前关掉：读的人看够了。之后的输出（和退出时的 flush）都写进 /dev/null
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 

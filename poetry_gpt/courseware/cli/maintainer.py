@@ -15,7 +15,7 @@ def cmd_verify(args) -> int:
     from ..verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
 
     started = time.monotonic()
-    with console.status("正在检查每一课 …"):
+    with display.busy("正在检查每一课 …"):
         reports, strays = verify(args.jobs, args.timeout, None if args.fresh else CACHE_FILE)
     display.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
     return 0 if all(r.ok for r in reports) and not strays else 1

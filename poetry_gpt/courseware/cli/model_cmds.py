@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -12,10 +11,21 @@ from ...sampling import SAMPLING
 from ...verse_rules import TONE_MODES, VERSE
 from . import display
 from .display import console
-from .parser import CliError, Number, minutes, positive_int, seed, temperature, top_k, top_p
+from .parser import CliError, Number, minutes, positive_int, seed, shorten, temperature, top_k, top_p
 
 MAX_POEMS = 100
 """./poet write -n 的上限（一次写太多要等很久）。"""
+MAX_PROMPT = 40
+"""关键词、藏头字原文（含空白）的长度上限：要的是 1–4 个字，再长一定是贴错了东西，消息里只回显开头与结尾。"""
+
+
+def refused(error: Exception, path: str | None) -> CliError:
+    """存档或输入不能用：把消息交给 main 打印。学习者给的路径很长时，消息里只留它的开头与结尾。"""
+    message = str(error)
+    if path and len(path) > 80:
+        for form in (path, str(Path(path))):  # 消息里可能是规整过的路径（去掉了末尾的 /）
+            message = message.replace(form, shorten(form, 80))
+    return CliError(message)
 
 
 def cmd_train(args) -> int:
@@ -35,7 +45,7 @@ def cmd_train(args) -> int:
     try:
         run = train(config, out, resume=args.resume, steps=args.steps, minutes=args.minutes, device=args.device)
     except (CheckpointError, ValueError) as e:
-        raise CliError(str(e)) from None
+        raise refused(e, str(out)) from None
     vals = [e["val"] for e in run.log if "val" in e]
     state = "已中断，" if run.interrupted else ""
     console.print(f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
@@ -62,6 +72,9 @@ def cmd_write(args) -> int:
     torch.set_num_threads(1)
     if not args.keywords and not args.acrostic:
         raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
+    for what, text in (("关键词", args.keywords), ("藏头字", args.acrostic)):
+        if text and len(text) > MAX_PROMPT:
+            raise CliError(f"{what}太长：{len(text)} 个字符（要的是 1–4 个汉字，藏头诗正好 4 个）：“{shorten(text)}”")
     tokenizer = default_tokenizer()
     try:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
@@ -70,10 +83,9 @@ def cmd_write(args) -> int:
                            top_p=args.top_p, seed=args.seed, constrained=not args.free,
                            rules=Rules(rhyme=args.rhyme, tones=args.tones))
     except (GenerationError, CheckpointError) as e:
-        raise CliError(str(e)) from None
+        raise refused(e, args.checkpoint) from None
     if args.json:
-        out = [p.to_dict() | {"prosody": poem_report(p.text)} for p in poems]
-        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
+        display.write_json([p.to_dict() | {"prosody": poem_report(p.text)} for p in poems])
         return 0
     written = 0
     for poem in poems:  # 写好一首印一首：Ctrl-C 时已经写好的都在屏幕上
@@ -95,12 +107,12 @@ def cmd_eval(args) -> int:
     try:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
     except CheckpointError as e:
-        raise CliError(str(e)) from None
-    with console.status("正在评估（验证集交叉熵、二元基线、每个提示写两首诗，再写藏头与四个关键词的诗）…"):
+        raise refused(e, args.checkpoint) from None
+    with display.busy("正在评估（验证集交叉熵、二元基线、每个提示写两首诗，再写藏头与四个关键词的诗）…"):
         result = evaluate_model(model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems,
                                 rules=PLAIN if args.plain else VERSE)
     if args.json:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
+        display.write_json(result)
         return 0
     if args.markdown:
         sys.stdout.write(reader_markdown(result))
@@ -114,7 +126,8 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
     p.add_argument("--preset", choices=("tiny", "base"), default="tiny", help="tiny：几十秒的小模型；base：随课程发布的模型")
     p.add_argument("--steps", type=positive_int, help="总步数（默认按预设）")
-    p.add_argument("--minutes", type=minutes, help="训练这么多分钟后存档并停下，之后可 --resume")
+    p.add_argument("--minutes", type=minutes,
+                   help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）")
     p.add_argument("--out", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")

@@ -10,6 +10,7 @@ import argparse
 import math
 import re
 import sys
+import unicodedata
 
 from ...sampling import MAX_SEED, MIN_TEMPERATURE
 
@@ -20,6 +21,45 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = 2):
         super().__init__(message)
         self.code = code
+
+
+# ---------- 参数的文字 ----------
+
+MAX_ARGUMENT = 4096
+"""一个命令行参数最多多少字节（UTF-8）：Linux 上路径最长 4096 字节。"""
+MAX_NAME = 255
+"""参数里以 / 分开的每一段最多多少字节：Linux 上一个文件名最长 255 字节。再长的参数一定是贴错了东西，
+不查的话，各个命令会在第一次用它当路径时因 “File name too long” 出错。"""
+
+
+def shorten(text: str, limit: int = 40) -> str:
+    """消息里回显学习者给的参数时的写法：控制字符写成 \\x1b 这样的转义（不会改动终端），不是 UTF-8 的字节
+    写成 \\udcff；超过 limit 个字符时只留开头与结尾，中间写明一共多长。"""
+    text = "".join(repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Cs") else ch for ch in text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit * 2 // 3]}…（共 {len(text)} 个字符）…{text[-(limit // 3):]}"
+
+
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))  # 不是 UTF-8 的字节（\udcff 这种）多算两个字节，宁紧勿松
+
+
+def check_argv(argv: list[str]) -> None:
+    """解析之前先看每个参数：空字符、控制字符（空白除外）和超长的参数，用中文说明是第几个、哪里不对。
+
+    Raises:
+        CliError: 参数里有 NUL 或其他控制字符，长过 MAX_ARGUMENT 字节，或其中一段长过 MAX_NAME 字节（以 2 退出）。
+    """
+    for n, arg in enumerate(argv, 1):
+        bad = next((i for i, ch in enumerate(arg) if unicodedata.category(ch) == "Cc" and not ch.isspace()), None)
+        if bad is not None:
+            what = "空字符 \\x00" if arg[bad] == "\0" else f"控制字符 {repr(arg[bad])[1:-1]}"
+            raise CliError(f"第 {n} 个参数“{shorten(arg)}”的第 {bad + 1} 个字符是{what}，命令里不能有它；"
+                           "请检查是不是从别处复制时带进来的")
+        if _bytes(arg) > MAX_ARGUMENT or any(_bytes(part) > MAX_NAME for part in arg.split("/")):
+            raise CliError(f"第 {n} 个参数太长（{len(arg)} 个字符）：“{shorten(arg)}”。命令里的参数用不着这么长："
+                           f"路径最长 {MAX_ARGUMENT} 字节，其中每个文件名最长 {MAX_NAME} 字节，写诗的关键词只要 1–4 个字")
 
 
 # ---------- 数值参数的 type ----------
@@ -40,9 +80,9 @@ class Number:
         try:
             value = self.kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{self.what}{text!r} 不是{self.__name__}") from None
+            raise argparse.ArgumentTypeError(f"{self.what}“{shorten(text)}”不是{self.__name__}") from None
         if self.kind is float and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{self.what}要是有限数，收到 {text}")
+            raise argparse.ArgumentTypeError(f"{self.what}要是有限数，收到 {shorten(text)}")
         if self.low is not None and (value <= self.low if self.low_open else value < self.low):
             if self.kind is int and self.low == 1:
                 raise argparse.ArgumentTypeError(f"{self.what}要是正整数，收到 {value}")
@@ -69,12 +109,17 @@ top_p = Number(float, 0, 1, low_open=True)
 """top-p：(0, 1]。"""
 
 
+MAX_TEMPERATURE = 10.0
+"""--temperature 的上限：温度再高，每个字的概率都差不多，写出来只是乱码；太大的数除出来还会下溢成 NaN。"""
+
+
 def temperature(text: str) -> float:
-    """温度：有限数，0（每步取最可能的字）或不小于 sampling.MIN_TEMPERATURE。"""
-    value = Number(float, 0)(text)
-    if 0 < value < MIN_TEMPERATURE:
-        raise argparse.ArgumentTypeError(f"要么是 0（每步取最可能的字），要么不小于 {MIN_TEMPERATURE}，收到 {text}"
-                                         "（再小的温度除出来的分数会溢出）")
+    """温度：有限数，0（每步取最可能的字）或在 [sampling.MIN_TEMPERATURE, MAX_TEMPERATURE] 内。"""
+    value = Number(float)(text)
+    if not (value == 0 or MIN_TEMPERATURE <= value <= MAX_TEMPERATURE):
+        raise argparse.ArgumentTypeError(
+            f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {shorten(text)}"
+            f"（小于 {MIN_TEMPERATURE} 的温度除出来的分数会溢出；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）")
     return value
 
 
@@ -114,7 +159,7 @@ def translate(message: str) -> str:
     for pattern, zh in _TRANSLATIONS:
         m = pattern.match(message)
         if m:
-            groups = {k: translate(v) if k == "message" else v.replace("'", "") if k == "choices" else v
+            groups = {k: translate(v) if k == "message" else v.replace("'", "") if k == "choices" else shorten(v, 80)
                       for k, v in m.groupdict().items()}
             return zh % groups
     return message
@@ -135,6 +180,13 @@ class ChineseParser(argparse.ArgumentParser):
         self._positionals.title = "参数"
         self._optionals.title = "选项"
         self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help="显示帮助")
+
+    def format_help(self) -> str:
+        # argparse 在小节标题后写半角冒号（“选项:”）；中文里用全角的“选项：”
+        text = super().format_help()
+        for group in self._action_groups:
+            text = text.replace(f"\n{group.title}:\n", f"\n{group.title}：\n")
+        return text
 
     def error(self, message):
         sys.stderr.write(f"命令写得不对：{translate(message)}\n{self.format_usage().strip()}\n"

@@ -2,21 +2,50 @@
 from __future__ import annotations
 
 import os
+import time
+from pathlib import Path
 
+from . import display
+from .display import console
 from .learner import EXERCISE
 from .parser import CliError, jobs, memory_mb, seconds
 
 
 def cmd_grade(args) -> int:
-    from ..classroom import ClassroomError, grade_class
-    from ..grading import Limits
+    from .. import classroom, sandbox  # 导入 torch 较慢，只在需要时导入
+    from ..grading import Limits, probe
 
     n_jobs = args.jobs or os.cpu_count() or 1
     limits = Limits(timeout=args.timeout, memory_mb=args.memory, threads=1 if n_jobs > 1 else 2)
     try:
-        return grade_class(args.class_dir, args.lessons, limits, n_jobs, args.csv, args.json)
-    except ClassroomError as e:
+        lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
+        roster = classroom.find_submissions(Path(args.class_dir), lessons)
+        display.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
+        columns = classroom.columns_of(roster, lessons, args.lessons, args.class_dir)
+        notice = sandbox.fallback_notice() if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
+        if notice:
+            display.notice(notice)
+        with display.busy("试跑检查进程 …"):
+            problem = probe(limits)
+        if problem:
+            raise classroom.ClassroomError(f"批改没有开始：{problem}")
+        console.print(f"批改 {len(roster.submissions)} 份练习：每份限时 {limits.timeout:g} 秒，"
+                      f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
+                      f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}。")
+        started = time.monotonic()
+        with display.grading_progress(len(roster.submissions)) as done:
+            results = classroom.grade(roster, limits, n_jobs, done)
+        wall = time.monotonic() - started
+        display.grade_table(roster.learners, columns, results, classroom.pass_rates(roster.learners, columns, results),
+                            classroom.kind_counts(results), limits.timeout, classroom.MISSING, wall)
+        classroom.write_reports(args.csv, args.json, classroom.report_csv(roster.learners, columns, results),
+                                classroom.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall))
+    except classroom.ClassroomError as e:
         raise CliError(str(e)) from None
+    for path, what in ((args.csv, "CSV（UTF-8 带 BOM，Excel 可直接打开）"), (args.json, "JSON（每个判定的消息与用时）")):
+        if path:
+            console.print(f"已写出 {what}：{path}", markup=False)
+    return 0
 
 
 def register(sub) -> None:

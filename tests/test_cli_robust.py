@@ -1,0 +1,326 @@
+"""poet 在各种终端与各种输入下都不倒：GBK/ASCII 终端、提前关掉的管道、超长与带控制字符的参数、
+数值参数的范围、与配置或汉字表对不上的存档、80 列终端里的训练进度条、中文的帮助标题。
+
+能在进程里调用 main 的都在进程里调用（每个 ./poet 子进程要 1.5 秒）；终端编码在进程里用一个
+按该编码、errors="strict" 打开的 stdout 代替——与 PYTHONIOENCODING=gbk 时 Python 给的一样。
+"""
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+from rich.cells import cell_len
+
+from conftest import ROOT
+from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
+from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
+from poetry_gpt.courseware.cli import display, main
+from poetry_gpt.courseware.cli.parser import MAX_ARGUMENT, temperature
+from poetry_gpt.courseware.grading import Verdict
+from poetry_gpt.data import default_tokenizer
+from poetry_gpt.model import ModelConfig, PoetryGPT
+
+TOK = default_tokenizer()
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+GOOD = """\
+def solve(words, positions, past):
+    T = words.shape[1]
+    if past + T > positions.shape[0]:
+        raise ValueError("位置表不够长")
+    return words + positions[past:past + T]
+"""
+
+
+def run_main(monkeypatch, *argv, encoding="utf-8"):
+    """在进程里运行 poet，stdout、stderr 换成 encoding 编码的流（stdout 为 strict，stderr 与 Python 一样为
+    backslashreplace）。返回 (退出码, stdout 的字节, stderr 的文字)。"""
+    out = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="strict", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="backslashreplace", write_through=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    try:
+        code = main(list(argv))
+    except SystemExit as e:  # argparse：--help（0）或参数写错（2）
+        code = e.code
+    return code, out.buffer.getvalue(), err.buffer.getvalue().decode(encoding)
+
+
+def subprocess_poet(*args, env=None, **kwargs):
+    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "PYTHONIOENCODING")} | (env or {})
+    return subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full,
+                          timeout=120, **kwargs)
+
+
+# ---------- GBK 与 ASCII 终端 ----------
+
+@pytest.fixture(scope="module")
+def learner_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("learner") / "mine.py"
+    path.write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
+    return path
+
+
+COMMANDS = {  # 命令 → (退出码, UTF-8 里能看到的一段字)
+    "map": ([], 0, "学习路径/03 · GPT 的内部"),
+    "progress": (["progress"], 0, "学习进度"),
+    "hint": (["hint", "9"], 0, "广播"),
+    "read": (["lesson", "9", "--read"], 0, "位置"),
+    "write": (["write", "月", "--seed", "1"], 0, "月"),
+    "help": (["--help"], 0, "选项："),
+    "eval-help": (["eval", "--help"], 0, "--checkpoint"),
+    "grade-help": (["grade", "--help"], 0, "班级文件夹"),
+    "bad-lesson": (["lesson", "99"], 2, "不是有效的课号"),
+    "bad-number": (["write", "月", "--top-p", "2"], 2, "--top-p"),
+}
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+@pytest.mark.parametrize("encoding", ["gbk", "ascii"])
+def test_every_command_survives_a_gbk_or_ascii_terminal(monkeypatch, name, encoding):
+    argv, expected_code, words = COMMANDS[name]
+    code, out, err = run_main(monkeypatch, *argv, encoding=encoding)
+    assert code == expected_code, err
+    assert "Traceback" not in err and "UnicodeEncodeError" not in err
+    if encoding == "gbk":  # 汉字都写得出来；写不出的字（✓、盲文点）才换成 ?
+        assert words in out.decode("gbk") + err
+    elif expected_code == 0:  # 标准输出只有 ASCII 字节，汉字都成了 ?
+        assert words.encode("ascii", "replace").decode("ascii") in out.decode("ascii")
+    else:  # 标准错误与 Python 自己的一样：写成 \u4e0d 这样的转义
+        assert words.encode("ascii", "backslashreplace").decode("ascii") in err
+
+
+def test_check_works_in_an_ascii_terminal(monkeypatch, learner_file):
+    code, out, err = run_main(monkeypatch, "check", "9", str(learner_file), encoding="ascii")
+    assert code == 0, err
+    text = out.decode("ascii")
+    assert "+" in text and "?" in text  # ASCII 的边框；汉字成了 ?
+    assert "Traceback" not in err
+
+
+def test_marks_degrade_to_what_the_terminal_can_write(monkeypatch):
+    for encoding, (yes, no) in (("utf-8", "✓✗"), ("gbk", "√×"), ("ascii", "vx")):
+        out = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="strict", write_through=True)
+        monkeypatch.setattr(sys, "stdout", out)
+        display.tolerant_output()
+        assert display.marks() == (yes, no)
+        display.course_map(SECTIONS, CATALOGUE, {"09": "passed"})
+        text = out.buffer.getvalue().decode(encoding)
+        assert (f"{yes} 已通过" if encoding != "ascii" else "v ???") in text
+        if encoding == "utf-8":
+            assert "╭" in text
+        else:
+            assert "╭" not in text and "+" in text  # rich 换成了 ASCII 的边框
+
+
+def test_json_stays_valid_and_lossless_in_an_ascii_terminal(monkeypatch):
+    _, utf, _ = run_main(monkeypatch, "write", "月", "--seed", "3", "--json")
+    code, ascii_out, err = run_main(monkeypatch, "write", "月", "--seed", "3", "--json", encoding="ascii")
+    assert code == 0, err
+    untimed = lambda poems: [{k: v for k, v in p.items() if k != "seconds"} for p in poems]  # noqa: E731
+    assert untimed(json.loads(ascii_out.decode("ascii"))) == untimed(json.loads(utf.decode("utf-8")))
+    assert "月" in json.loads(ascii_out)[0]["text"]
+
+
+@pytest.mark.parametrize("env, args", [
+    ({"PYTHONIOENCODING": "ascii"}, ["write", "月", "--seed", "2"]),
+    ({"PYTHONIOENCODING": "gbk"}, ["lesson", "9"]),  # 实验在子进程里：它的输出也要降级
+    ({"LANG": "C", "LC_ALL": "C"}, ["progress"]),
+])
+def test_real_terminal_encodings(workspace, env, args):
+    run = subprocess_poet(*args, env={"POET_WORKSPACE": str(workspace), **env}, capture_output=True)
+    err = run.stderr.decode("utf-8", "replace")
+    assert run.returncode == 0, err
+    assert "Traceback" not in err and "UnicodeEncodeError" not in err
+    if env.get("PYTHONIOENCODING") == "ascii":
+        run.stdout.decode("ascii")
+    elif env.get("PYTHONIOENCODING") == "gbk":
+        assert "位置" in run.stdout.decode("gbk") and "实验用时" in run.stdout.decode("gbk")
+
+
+# ---------- 提前关掉的管道 ----------
+
+@pytest.mark.parametrize("args", [["write", "月"], ["progress"], ["lesson", "9"], ["--help"]])
+def test_a_reader_that_is_already_gone_is_not_an_error(workspace, args):
+    read, write = os.pipe()
+    os.close(read)  # 没有人读：第一次写就是 EPIPE，与 | head -1 读完一行就走一样，但不靠运气
+    try:
+        run = subprocess_poet(*args, env={"POET_WORKSPACE": str(workspace)}, stdout=write, stderr=subprocess.PIPE)
+    finally:
+        os.close(write)
+    err = run.stderr.decode("utf-8", "replace")
+    assert run.returncode == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and err == ""
+
+
+def test_head_one_through_the_launcher(workspace):
+    script = f'"{ROOT}/poet" progress | head -1; echo "rc=${{PIPESTATUS[0]}}"'
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, encoding="utf-8", timeout=60,
+                         env={**os.environ, "POET_WORKSPACE": str(workspace)})
+    lines = run.stdout.splitlines()
+    assert lines[0].strip() == "学习进度" and lines[-1] == "rc=0", run.stdout
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr
+
+
+# ---------- 超长与奇怪的参数 ----------
+
+@pytest.mark.parametrize("argv, words", [
+    (["write", "月" * 10_000], ["第 2 个参数太长（10000 个字符）", "共 10000 个字符"]),
+    (["write", "月" * 50], ["关键词太长：50 个字符", "共 50 个字符"]),
+    (["write", "--acrostic", "春" * 41], ["藏头字太长", "共 41 个字符"]),
+    (["write", "月\x00"], ["第 2 个参数", "空字符 \\x00"]),
+    (["write", "\x1b[2J月"], ["控制字符 \\x1b"]),
+    (["write", "😀"], ["“😀”不是汉字"]),
+    (["lesson", "9" * 200], ["不是有效的课号", "共 200 个字符"]),
+    (["check", "9", "/tmp/" + "x" * 300 + ".py"], ["第 3 个参数太长", "每个文件名最长 255 字节"]),
+    (["check", "9", "/tmp/no-such" + "/长" * 80 * 3 + ".py"], ["找不到文件", "共 495 个字符"]),
+    (["write", "月", "--checkpoint", "/tmp/" + "d/" * 1000], ["找不到模型存档", "共 2004 个字符"]),
+    (["grade", "/tmp/" + "班" * 100], ["第 2 个参数太长"]),
+    (["train", "--out", "x" * (MAX_ARGUMENT + 1)], ["第 3 个参数太长"]),
+    (["write", "月", "--top-k", "9" * 200 + "x"], ["不是整数", "共 201 个字符"]),
+    (["write", "月", "--form", "6" * 200], ["只能从 5, 7 中选", "共 200 个字符"]),
+])
+def test_odd_arguments_get_a_short_chinese_message(monkeypatch, argv, words):
+    code, out, err = run_main(monkeypatch, *argv)
+    assert code == 2, err
+    assert all(w in err for w in words), err
+    assert len(err) < 600 and "Traceback" not in err
+    assert "\x1b" not in err and "\x00" not in err  # 控制字符只以转义的样子回显
+
+
+def test_traditional_characters_are_written_as_simplified(monkeypatch):
+    code, out, err = run_main(monkeypatch, "write", "風", "--seed", "5", "--form", "5")
+    text = out.decode("utf-8")
+    assert code == 0, err
+    assert "风" in text and "風" not in text
+
+
+# ---------- 数值参数 ----------
+
+@pytest.mark.parametrize("option, value, words", [
+    ("--temperature", "10.5", "在 0.01 到 10 之间，收到 10.5"),
+    ("--temperature", "1e300", "在 0.01 到 10 之间"),
+    ("--temperature", "-1", "在 0.01 到 10 之间"),
+    ("--temperature", "0.001", "在 0.01 到 10 之间"),
+    ("--temperature", "nan", "有限数"),
+    ("--temperature", "-inf", "有限数"),
+    ("--top-k", "-1", "至少为 0"),
+    ("--top-k", "nan", "不是整数"),
+    ("--top-p", "0", "大于 0"),
+    ("--top-p", "1.01", "最多 1"),
+    ("--top-p", "inf", "有限数"),
+    ("-n", "0", "正整数"),
+    ("--seed", "-1", "随机种子"),
+])
+def test_write_number_ranges(monkeypatch, option, value, words):
+    code, _, err = run_main(monkeypatch, "write", "月", f"{option}={value}")  # -inf 这样的值要用 = 连上
+    assert code == 2 and words in err and option in err, err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["train", "--steps", "0"], "正整数"), (["train", "--steps", "nan"], "不是整数"),
+    (["train", "--minutes", "0"], "大于 0"), (["train", "--minutes", "inf"], "有限数"),
+    (["train", "--minutes", "nan"], "有限数"), (["train", "--minutes", "1e9"], "最多 10080"),
+    (["check", "9", "--timeout", "nan"], "有限数"), (["grade", ".", "--jobs", "0"], "正整数"),
+])
+def test_other_number_ranges(monkeypatch, argv, words):
+    code, _, err = run_main(monkeypatch, *argv)
+    assert code == 2 and words in err, err
+
+
+def test_temperature_bounds_are_inclusive():
+    assert temperature("0") == 0 and temperature("0.01") == 0.01 and temperature("10") == 10
+
+
+# ---------- 与配置或汉字表对不上的存档 ----------
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory):
+    torch.manual_seed(0)
+    model = PoetryGPT(ModelConfig(vocab_size=len(TOK), context_length=48, width=16, n_layers=2, n_heads=2))
+    path = tmp_path_factory.mktemp("ckpt") / "honest.pt"
+    save_checkpoint(path, model, TOK, step=3)
+    return path
+
+
+def doctored(honest, tmp_path, change) -> str:
+    state = torch.load(honest, weights_only=True)
+    change(state)
+    path = tmp_path / "doctored.pt"
+    torch.save(state, path)
+    return str(path)
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda s: s["model_config"].update(width=32), "characters.weight 形状是 [6828, 16]，按它记录的模型尺寸应是 [6828, 32]"),
+    (lambda s: s["model_config"].update(context_length=64), "positions.weight 形状是 [48, 16]"),
+    (lambda s: s["model_config"].update(vocab_size=len(TOK) + 1), f"vocab_size 是 {len(TOK) + 1}，当前 data/vocab.json 有 {len(TOK)} 个字"),
+    (lambda s: s["weights"].update({"characters.weight": torch.zeros(len(TOK) - 1, 16)}), "characters.weight 形状是 [6827, 16]"),
+    (lambda s: s["weights"].update({"blocks.1.mlp.up.weight": torch.zeros(3, 16)}), "blocks.1.mlp.up.weight 形状是 [3, 16]，按它记录的模型尺寸应是 [64, 16]"),
+    (lambda s: s["weights"].pop("blocks.0.mlp.up.bias"), "多出或缺少 blocks.0.mlp.up.bias"),
+    (lambda s: s["weights"].update({"positions.weight": [1, 2]}), "positions.weight 不是张量"),
+    (lambda s: s["model_config"].update(n_layers=10**9), "model_config 损坏了"),  # 不会真去建十亿层
+    (lambda s: s["model_config"].update(n_heads=3), "model_config 损坏了"),
+    (lambda s: s["model_config"].update(extra=1), "model_config 损坏了"),
+])
+def test_checkpoints_that_disagree_with_their_config_or_the_vocabulary_are_refused(monkeypatch, honest, tmp_path,
+                                                                                   change, words):
+    path = doctored(honest, tmp_path, change)
+    assert torch.load(path, weights_only=True)["vocab_hash"] == TOK.vocab_hash  # 指纹对得上，仍要拒绝
+    with pytest.raises(CheckpointError, match=re.escape(words)):
+        read_checkpoint(path, TOK)
+    code, _, err = run_main(monkeypatch, "write", "月", "--checkpoint", path)
+    assert code == 2 and words in err and "不能使用" in err, err
+    assert "Traceback" not in err and "size mismatch" not in err
+
+
+def test_an_honest_checkpoint_still_loads_and_reading_it_leaves_the_random_state_alone(honest):
+    model, state = load_model(honest, TOK)
+    torch.manual_seed(1)
+    before = torch.get_rng_state()
+    read_checkpoint(honest, TOK)
+    assert torch.equal(torch.get_rng_state(), before)  # 检查形状时建的模型不动全局随机数（各课实验的输出靠它）
+    assert state["step"] == 3 and model.config.width == 16
+
+
+# ---------- 80 列终端里的训练进度条 ----------
+
+def test_train_progress_line_fits_80_columns(tmp_path):
+    run = subprocess_poet("train", "--preset", "tiny", "--steps", "2", "--out", str(tmp_path / "run"),
+                          env={"COLUMNS": "80", "FORCE_COLOR": "1"}, capture_output=True, text=True, encoding="utf-8")
+    assert run.returncode == 0, run.stderr
+    lines = [line for line in re.split(r"[\r\n]", ANSI.sub("", run.stdout)) if line.startswith("训练 ")]
+    assert lines, run.stdout  # FORCE_COLOR 让 rich 像在终端里一样画进度条
+    assert all(cell_len(line) <= 80 for line in lines), lines
+    assert all(re.match(r"训练 \d/2 已用 \d:\d\d:\d\d 剩 ", line) for line in lines), lines
+    assert any(line.startswith("训练 2/2 已用 0:00:") and "损失 " in line for line in lines), lines
+
+
+# ---------- 成绩表走 display；帮助的标题用全角冒号 ----------
+
+def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
+    out = io.TextIOWrapper(io.BytesIO(), encoding="gbk", errors="strict", write_through=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    display.tolerant_output()
+    nine, ten = BY_NUMBER[9], BY_NUMBER[10]
+    results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("wrong", ""), ("乙", "09"): Verdict("timeout", "")}
+    display.grade_table(["甲", "乙"], [nine, ten], results, {"09": (1, 2), "10": (0, 2)}, {"通过": 1, "答案错误": 1, "超时": 1},
+                        20, "缺", 3.25)
+    text = out.buffer.getvalue().decode("gbk")
+    assert "成绩表" in text and "√" in text and "× 答案错误" in text and "× 超时" in text and "缺" in text
+    assert "1/2 50%" in text and "0/2 0%" in text and "判定统计：通过 1，答案错误 1，超时 1。用时 3.2 秒" in text
+    source = (ROOT / "poetry_gpt" / "courseware" / "classroom.py").read_text(encoding="utf-8")
+    assert "rich" not in source and "console" not in source  # 批改逻辑本身不画表
+
+
+@pytest.mark.parametrize("command", [[], *([c] for c in ("lesson", "start", "check", "hint", "solution", "diff", "progress",
+                                                         "doctor", "train", "write", "eval", "grade", "verify", "site"))])
+def test_help_headings_are_full_width(monkeypatch, command):
+    code, out, _ = run_main(monkeypatch, *command, "--help")
+    text = out.decode("utf-8")
+    assert code == 0 and text.startswith("用法：poet") and "\n选项：\n" in text
+    assert not re.search(r"^\S[^\n]*[^:\s]:$", text, flags=re.M), text  # 没有以半角冒号结尾的标题
+    assert ("\n参数：\n" in text) == (command not in ([], ["progress"], ["doctor"], ["train"], ["eval"], ["verify"], ["site"]))
