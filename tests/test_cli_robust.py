@@ -125,6 +125,18 @@ def test_json_stays_valid_and_lossless_in_an_ascii_terminal(monkeypatch):
     assert "月" in json.loads(ascii_out)[0]["text"]
 
 
+def test_grade_works_in_a_gbk_terminal(monkeypatch, tmp_path):
+    for name, body in (("甲", GOOD), ("乙", GOOD.replace("words + positions", "words - positions"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "09.py").write_text("import torch\n\n\n" + body, encoding="utf-8")
+    code, out, err = run_main(monkeypatch, "grade", str(tmp_path), "--lessons", "9", "--jobs", "2", encoding="gbk")
+    text = out.decode("gbk")
+    assert code == 0, err
+    table = text[text.index("成绩表"):]
+    assert "乙、甲" in text and "√" in table and "× 答案错误" in table and "1/2 50%" in table, text
+    assert "Traceback" not in err
+
+
 @pytest.mark.parametrize("env, args", [
     ({"PYTHONIOENCODING": "ascii"}, ["write", "月", "--seed", "2"]),
     ({"PYTHONIOENCODING": "gbk"}, ["lesson", "9"]),  # 实验在子进程里：它的输出也要降级
