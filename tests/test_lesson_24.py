@@ -81,6 +81,16 @@ def test_entering_tone_is_ze_and_polyphonic_characters_are_in_several_groups():
     assert prosody.rhyme_groups("吾") == ("上平声七虞", "下平声六麻") and prosody.tone_class("吾") == PING
 
 
+def test_rare_readings_in_the_table_and_exercise_one():
+    # 表里祖也在麻韵，语料里它作韵脚却只按麌韵押（课文“表说了算，表也有表的毛病”）
+    assert "下平声六麻" in TABLE["祖"]["groups"] and TABLE["祖"]["rhymes"] == {"上声七麌": 9}
+    # 小练习 1：《登鹳雀楼》押尤韵，首句“尽”是仄声，不入韵；白日入欲目一都是入声
+    r = prosody.quatrain_rhyme("白日依山尽，黄河入海流。欲穷千里目，更上一层楼。")
+    assert (r.groups, r.first_line) == (("下平声十一尤",), False)
+    assert prosody.rhyme_groups("尽") == ("上声十一轸",)
+    assert all(prosody.rhyme_groups(ch)[0].startswith("入声") for ch in "白日入欲目一")
+
+
 # ---------- 诗律解码用同样的规则（课文第 5 段与小练习 2） ----------
 
 def constraint_after(text, rules):

@@ -95,7 +95,7 @@ show("同一个种子、只守格式（rules=PLAIN）", plain.text)
 show("  句尾字 / 二、四句共有的韵部", f"{''.join(r.endings)} / {names(r.groups)}（押韵 {r.rhymes}，同一个字 {r.same_character}）")
 show("  宽式得分", prosody.tone_report(plain.text, lenient=True).score, digits=3)
 
-# 5. 诗律解码怎样用这两张表：沿《山行》逐格走一遍 Constraint(rules=VERSE)
+# 5. 诗律解码怎样用这张表：沿《山行》逐格走一遍 Constraint(rules=VERSE)
 print()
 print("5. 诗律解码每句最后一格允许几个字（沿《山行》走，七言，默认 rules=VERSE）")
 c = Constraint(tok, 7, rules=VERSE)
@@ -172,5 +172,6 @@ for name, rules in (("PLAIN", PLAIN), ("--no-rhyme", Rules(rhyme=False)), ("VERS
 table(["解码", "二、四句押韵", "两字不同", "首句入韵", "韵脚格允许的字的概率"], rows,
       title=f"同样 {len(prompts)} 个提示（五言、七言各 50）", digits=3)
 i = next(i for i, p in enumerate(written_by["--no-rhyme"]) if not prosody.quatrain_rhyme(p).rhymes)
-show(f"第 {i} 个提示（“{prompts[i][0]}”，{prompts[i][1]} 言）--no-rhyme", written_by["--no-rhyme"][i])
-show(f"第 {i} 个提示 VERSE", written_by["VERSE"][i])
+form = "五言" if prompts[i][1] == 5 else "七言"
+show(f"提示 {i}（从 0 编号；“{prompts[i][0]}”，{form}）--no-rhyme", written_by["--no-rhyme"][i])
+show(f"提示 {i} VERSE", written_by["VERSE"][i])
