@@ -15,32 +15,76 @@ from lesson_bank import verdict_of, wrong_file, wrong_verdict
 
 BANK = {
     1: {
-        "只认 ，。 两种句尾": """
-            lines, current = [], ""
-            for ch in text:
-                if ch in "，。":
-                    lines.append((current, len(current)))
-                    current = ""
-                else:
-                    current += ch
-            return lines""",
-        "每句都当作和第一句一样长": """
-            import re
-            lines = [s for s in re.split("[，。？！]", text) if s]
-            return [(line, len(lines[0])) for line in lines]""",
-        "句尾标点留在句子里": """
-            lines, current = [], ""
-            for ch in text:
-                current += ch
-                if ch in LINE_ENDS:
-                    lines.append((current, len(current)))
-                    current = ""
-            return lines""",
-        "只按句号切成两联": """
-            return [(s, len(s)) for s in text.split("。") if s]""",
-        "split 之后没去掉末尾的空串": """
-            import re
-            return [(s, len(s)) for s in re.split("[，。？！]", text)]""",
+        "没减去最大值：e 的几千次方溢出成 inf": """
+            weights = torch.exp(logits)
+            probs = (weights / weights.sum()).tolist()
+            finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
+            finite.sort(key=lambda i: (-probs[i], i))
+            return [(chars[i], probs[i]) for i in finite[:k]]""",
+        "减去的是最小值": """
+            weights = torch.exp(logits - logits[logits != -math.inf].min())
+            probs = (weights / weights.sum()).tolist()
+            finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
+            finite.sort(key=lambda i: (-probs[i], i))
+            return [(chars[i], probs[i]) for i in finite[:k]]""",
+        "并列时编号大的在前": """
+            weights = torch.exp(logits - logits.max())
+            probs = (weights / weights.sum()).tolist()
+            finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
+            finite.sort(key=lambda i: (-probs[i], -i))
+            return [(chars[i], probs[i]) for i in finite[:k]]""",
+        "用 torch.topk：并列时不保证编号小的在前": """
+            weights = torch.exp(logits - logits.max())
+            probs = weights / weights.sum()
+            top = torch.topk(probs, min(k, int(torch.isfinite(logits).sum())))
+            return [(chars[i], p) for p, i in zip(top.values.tolist(), top.indices.tolist())]""",
+        "返回的是分数 logits，不是概率": """
+            values = logits.tolist()
+            finite = [i for i, x in enumerate(values) if x != -math.inf]
+            finite.sort(key=lambda i: (-values[i], i))
+            return [(chars[i], values[i]) for i in finite[:k]]""",
+        "只取了 e 的次方，没除以总和": """
+            weights = torch.exp(logits - logits.max()).tolist()
+            finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
+            finite.sort(key=lambda i: (-weights[i], i))
+            return [(chars[i], weights[i]) for i in finite[:k]]""",
+        "概率是 0 维张量，不是 Python 的 float": """
+            weights = torch.exp(logits - logits.max())
+            probs = weights / weights.sum()
+            finite = [i for i in range(len(chars)) if logits[i] != -math.inf]
+            finite.sort(key=lambda i: (-probs[i].item(), i))
+            return [(chars[i], probs[i]) for i in finite[:k]]""",
+        "多取一个": """
+            weights = torch.exp(logits - logits.max())
+            probs = (weights / weights.sum()).tolist()
+            finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
+            finite.sort(key=lambda i: (-probs[i], i))
+            return [(chars[i], probs[i]) for i in finite[:k + 1]]""",
+        "从小到大排": """
+            weights = torch.exp(logits - logits.max())
+            probs = (weights / weights.sum()).tolist()
+            finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
+            finite.sort(key=lambda i: (probs[i], i))
+            return [(chars[i], probs[i]) for i in finite[:k]]""",
+        "忘了 -inf：被挡掉的字也当候选": """
+            weights = torch.exp(logits - logits.max())
+            probs = (weights / weights.sum()).tolist()
+            order = sorted(range(len(chars)), key=lambda i: (-probs[i], i))
+            return [(chars[i], probs[i]) for i in order[:k]]""",
+        "只在前 k 个候选里归一": """
+            weights = torch.exp(logits - logits.max()).tolist()
+            finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
+            finite.sort(key=lambda i: (-weights[i], i))
+            top = finite[:k]
+            total = sum(weights[i] for i in top)
+            return [(chars[i], weights[i] / total) for i in top]""",
+        "原地减去最大值，改动了 logits": """
+            logits -= logits.max()
+            weights = torch.exp(logits)
+            probs = (weights / weights.sum()).tolist()
+            finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
+            finite.sort(key=lambda i: (-probs[i], i))
+            return [(chars[i], probs[i]) for i in finite[:k]]""",
     },
     2: {
         "不连续时用 view": """

@@ -1,31 +1,101 @@
-"""第 01 课差分检查：随机抽真实的绝句，比较两边切出的句子与字数。
+"""第 01 课差分检查：随课程发布的模型在真实诗句后面给出的 logits，加上几种边角，比较两边列出的候选字与概率。
 
-除了普通的诗，还有三种边角：语料里少见的问号句尾；把一句的 。 换成 ！（语料里没有感叹号，
-但练习说了它也是句尾）；把五言和七言的句子交错拼起来，四句不一样长。
+真实的 logits 来自 data/model.pt：几首名篇的条件区加上一段正文（随机截断），送进模型，取最后一个位置。
+一次检查只读一次模型，8 段前文补齐成一批、只算一次前向。边角：分数整体加上或减去几千（不减最大值就溢出成 inf
+或得到 0 / 0）；除以温度 0.1，最高与最低的分数差上百（减去最小值也会溢出）；受约束解码那样把一些字挡成 -inf，候选比 k 少；分数相同的字；k = 1。
 """
 import torch
 
-from poetry_gpt.data import load_poems, split_lines
+from poetry_gpt.checkpoint import load_model
+from poetry_gpt.data import PAD, SPECIAL, default_tokenizer, encode_sample
+
+# 几首名篇（正文带标点）：截取其中一段当前文，让模型给下一个字打分
+POEMS = (
+    ("五言绝句", "床前明月光，疑是地上霜。举头望明月，低头思故乡。"),
+    ("五言绝句", "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"),
+    ("五言绝句", "千山鸟飞绝，万径人踪灭。孤舟蓑笠翁，独钓寒江雪。"),
+    ("五言绝句", "红豆生南国，春来发几枝。愿君多采撷，此物最相思。"),
+    ("七言绝句", "月落乌啼霜满天，江枫渔火对愁眠。姑苏城外寒山寺，夜半钟声到客船。"),
+    ("七言绝句", "朝辞白帝彩云间，千里江陵一日还。两岸猿声啼不住，轻舟已过万重山。"),
+    ("七言绝句", "汉使却回凭寄语，黄金何日赎蛾眉？君王若问妾颜色，莫道不如宫里时。"),
+)
+TOY_CHARS = "春夏秋冬山水风月花鸟云雨江天"
 
 
-def _pick(gen, items):
-    return items[int(torch.randint(len(items), (1,), generator=gen))]
+def _int(gen, lo, hi):
+    return int(torch.randint(lo, hi, (1,), generator=gen))
+
+
+def _prefix(gen, tok):
+    """一首名篇的前文：条件区（<bos>、体裁、诗里随机一个字作关键词、<sep>）加正文的随机一段（0 个字到全诗）。"""
+    form, text = POEMS[_int(gen, 0, len(POEMS))]
+    keyword = text[_int(gen, 0, len(text))]
+    while keyword in "，。？":
+        keyword = text[_int(gen, 0, len(text))]
+    ids = encode_sample({"form": form, "text": text}, tok, [keyword])[:-1]  # 去掉 <eos>
+    return ids[: len(ids) - len(text) + _int(gen, 0, len(text) + 1)]
+
+
+def _last_logits(model, prefixes):
+    """每段前文最后一个位置的 logits [V]。几段前文补齐成一批，只算一次前向：
+    注意力是因果的，补在后面的 <pad> 影响不到前面的位置。"""
+    T = max(map(len, prefixes))
+    ids = torch.tensor([p + [PAD] * (T - len(p)) for p in prefixes])
+    with torch.no_grad():
+        logits, _ = model(ids)                            # [B, T, V]
+    return [logits[b, len(p) - 1].clone() for b, p in enumerate(prefixes)]
+
+
+def _real(gen, i, logits, tok):
+    """真实的 logits 加上第 i 种边角（见 cases）。"""
+    kind = i % 8
+    k = 1 if kind in (0, 1) else _int(gen, 2, 11)
+    if kind == 1:                                         # 温度 0.1（第 21 课）：最高与最低的分数差上百，e 的次方会溢出；
+        logits = logits / 0.1                             # 第 2 名以后的概率可能小到 float32 存不下，所以只要 1 个
+    elif kind == 2:
+        logits = logits + 3000.0                          # e 的 3000 次方溢出成 inf
+    elif kind == 3:
+        logits = logits - 3000.0                          # e 的次方全是 0：0 / 0
+    elif kind == 4:                                       # 只许汉字（像受约束解码的句中一格）
+        logits[: len(SPECIAL)] = float("-inf")
+        logits[[tok.stoi[p] for p in "，。？"]] = float("-inf")
+    elif kind == 5:                                       # 句尾一格：只剩几个标点，候选比 k 少
+        keep = torch.full_like(logits, float("-inf"))
+        ends = [tok.stoi[p] for p in "，。？"]              # 汉字表里没有 ！
+        keep[ends] = logits[ends]
+        logits, k = keep, len(ends) + _int(gen, 1, 4)
+    elif kind == 7:                                       # 把最高分抄给另外两个字：并列第一，编号小的在前
+        top = int(logits.argmax())
+        logits[_int(gen, 0, len(logits))] = logits[top]
+        logits[_int(gen, 0, len(logits))] = logits[top]
+    return logits, tok.tokens, k
+
+
+def _toy(gen, i):
+    """小汉字表：整数分数（常有并列），有时有 -inf、有时整体大到几千；k 从 1 到比 V 还大。"""
+    V = _int(gen, 3, 13)
+    order = torch.randperm(len(TOY_CHARS), generator=gen)[:V].tolist()
+    chars = [TOY_CHARS[j] for j in order]
+    logits = torch.randint(-3, 4, (V,), generator=gen).float()
+    if i % 2 == 0:
+        blocked = torch.rand(V, generator=gen) < 0.4
+        blocked[_int(gen, 0, V)] = False                  # 至少留一个有限的分数
+        logits[blocked] = float("-inf")
+    if i % 3 == 0:
+        logits = logits + (5000.0 if i % 2 else -5000.0)
+    k = (1, V, V + 2, _int(gen, 1, V + 1))[i % 4]
+    return logits, chars, k
 
 
 def cases(gen):
-    """30 个用例：(text,)。前 15 首从全部语料里抽；再 5 首带问号；5 首把一个句号换成感叹号；
-    5 首五言、七言的句子交错（5、7、5、7 或 7、5、7、5 个字）。"""
-    poems = load_poems()
-    texts = [p["text"] for p in poems]
-    asking = [t for t in texts if "？" in t]
-    five = [p["text"] for p in poems if p["form"] == "五言绝句"]
-    seven = [p["text"] for p in poems if p["form"] == "七言绝句"]
-    out = [_pick(gen, texts) for _ in range(15)] + [_pick(gen, asking) for _ in range(5)]
-    for _ in range(5):
-        text = _pick(gen, texts)
-        out.append(text[:-1] + "！" if torch.rand(1, generator=gen).item() < 0.5 else text.replace("。", "！", 1))
-    for i in range(5):
-        a, b = split_lines(_pick(gen, five)), split_lines(_pick(gen, seven))
-        first, second = (a, b) if i % 2 else (b, a)
-        out.append("".join(f"{first[j]}，{second[j + 1]}。" for j in (0, 2)))
-    return [(text,) for text in out]
+    """24 个用例：(logits [V] float32, chars 长 V 的列表, k)。
+
+    前 8 个是随课程发布的模型的真实 logits（V = 6828），依次：k = 1；除以温度 0.1、k = 1；整体加 3000；整体减 3000；
+    挡掉标点和特殊标记；只剩句尾标点、k 比候选多；普通；三个字并列第一。后 16 个是整数分数的小汉字表。
+    """
+    tok = default_tokenizer()
+    model, _ = load_model()
+    prefixes = [_prefix(gen, tok) for _ in range(8)]
+    out = [_real(gen, i, logits, tok) for i, logits in enumerate(_last_logits(model, prefixes))]
+    out += [_toy(gen, i) for i in range(16)]
+    return out
