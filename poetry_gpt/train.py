@@ -32,7 +32,8 @@ class TrainConfig:
 
     Attributes:
         model: ModelConfig 的尺寸（vocab_size 由汉字表决定，不写在这里）。
-        steps: 总步数；学习率的余弦衰减按它排好，``--minutes`` 提前停下时仍按这张表续训。
+        steps: 总步数；学习率的余弦衰减按它排好。给了 ``--minutes`` 时由量出的每步用时算出
+            （见 :func:`planned_steps`），和别的设置一起存进存档，续训按同一张表走完。
         batch_size: 每步的诗数（多进程时是所有进程合起来的数目）。
         lr: 预热结束时的峰值学习率；min_lr_ratio: 衰减到的最低值占峰值的比例。
         warmup: 预热步数（第 0 步的学习率是 lr/warmup，线性升到第 warmup−1 步的 lr；第 16 课）。
@@ -81,13 +82,29 @@ def learning_rate(step: int, config: TrainConfig) -> float:
 
     预热：第 step 步（step < warmup）是 lr × (step + 1) / warmup，所以第 0 步是 lr/warmup（不是 0），
     第 warmup − 1 步正好是 lr。之后按余弦从 lr 降到 lr × min_lr_ratio：第 steps 步到达最低值，
-    超过 steps 的步一直是最低值（续训与 ``--minutes`` 都按这同一张表）。
+    超过 steps 的步一直是最低值（续训按存档里的同一张表）。
     """
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
     progress = min(1.0, (step - config.warmup) / max(1, config.steps - config.warmup))
     low = config.lr * config.min_lr_ratio
     return low + 0.5 * (config.lr - low) * (1 + math.cos(math.pi * progress))
+
+
+PLAN_SKIP = 2
+"""``--minutes``：前 2 步要分配内存、预热缓存，比后面的步慢，不计时。"""
+PLAN_AT = 8
+"""``--minutes``：量第 2–7 步的平均用时，在第 8 步之前排定总步数。两个预设的预热都长于 8 步，
+这几步的学习率只看预热（lr × (step + 1) / warmup），与总步数无关，所以先走后排不改变它们。"""
+
+
+def planned_steps(step: int, seconds_per_step: float, seconds_left: float) -> int:
+    """``--minutes`` 的总步数：已走完 step 步、每步约 seconds_per_step 秒、离截止还有 seconds_left 秒时，
+    余弦衰减排到第几步结束。至少再走一步（时间已经用完时也是）。
+
+    例：第 8 步时量得每步 0.25 秒、还剩 298 秒 → 8 + 1192 = 1200 步。
+    """
+    return step + max(1, int(seconds_left / seconds_per_step))
 
 
 def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.AdamW:
@@ -174,7 +191,9 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
         resume: 从 out 里的存档接着训练；日志、优化器、随机数状态与总步数都接上，损失与没停过的一样。
             精度、验证与示例诗的间隔取 config 里的。
         steps: 总步数（覆盖 config.steps 与存档里的）；None 时新训练用 config.steps，续训用存档里的。
-        minutes: 训练这么多分钟后停下并存档（之后可 resume）。
+        minutes: 在这么多分钟内训练完：量第 PLAN_SKIP 到 PLAN_AT − 1 步的平均用时（秒），据此排定总步数
+            （:func:`planned_steps`），让学习率的余弦衰减在截止时刻降到最低值；之后按步数走完，不再看钟，
+            所以机器中途变忙时会晚一点结束。排定的步数记进存档与 Run.total。不能与 steps、resume 同时给。
         stop_at: 到这一步就停下并存档（测试用来模拟中断）。
 
     Returns:
@@ -182,7 +201,8 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
 
     Raises:
         CheckpointError: resume 时存档不能用（坏了、只有权重没有优化器状态），或模型尺寸与 config.model 不同。
-        ValueError: out 是一个已有的文件或写不进去；要的设备不可用；续训时存档已达到总步数。
+        ValueError: out 是一个已有的文件或写不进去；要的设备不可用；续训时存档已达到总步数；
+            minutes 与 steps 或 resume 一起给。
     """
     import torch.distributed as dist
 
@@ -195,6 +215,11 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
     except OSError as e:
         raise ValueError(f"存档目录 {out} 写不进去（{e.strerror}）；请换一个 --out") from None
     ckpt_path = out / CHECKPOINT_NAME
+    if minutes is not None and steps is not None:
+        raise ValueError("--minutes 会按时间算出总步数，不能再给 --steps；两个只能选一个")
+    if minutes is not None and resume:
+        raise ValueError("续训按存档里排好的总步数走完，不能再给 --minutes；"
+                         "要按时间排日程，请换一个 --out 从头训练")
     tokenizer = tokenizer or default_tokenizer()
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
@@ -259,11 +284,21 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
     model.train()
     try:
         with bar:
+            plan = f"第 {step} → {last} 步" if minutes is None else f"先量前 {PLAN_AT} 步的用时，再按 {minutes:g} 分钟排定总步数"
             bar.print(f"在 {dev.type.upper()} 上训练（{world} 个进程），精度 {precision}，每步 {config.batch_size} 首诗，"
-                      f"第 {step} → {last} 步")
+                      f"{plan}")
             while step < last:
-                if minutes is not None and time.monotonic() - started > minutes * 60:
-                    break
+                if minutes is not None and step == PLAN_SKIP:
+                    timed_from = time.monotonic()
+                if minutes is not None and step == PLAN_AT:  # 每步的用时量好了：排定总步数，让余弦在截止时降到底
+                    per_step = (time.monotonic() - timed_from) / (PLAN_AT - PLAN_SKIP)
+                    total = torch.tensor(planned_steps(step, per_step, started + minutes * 60 - time.monotonic()),
+                                         device=dev)
+                    if world > 1:  # 各进程量出的时间略有不同，步数却必须一样：取最少的
+                        dist.all_reduce(total, op=dist.ReduceOp.MIN)
+                    config = replace(config, steps=int(total))
+                    last = min(config.steps, stop_at or config.steps)
+                    bar.plan(last, _plan_text(per_step, minutes, config))
                 lr = learning_rate(step, config)
                 for group in optimizer.param_groups:
                     group["lr"] = lr
@@ -307,6 +342,14 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
     return Run(step=step, log=log, total=config.steps, interrupted=interrupted, checkpoint=ckpt_path)
 
 
+def _plan_text(per_step: float, minutes: float, config: TrainConfig) -> str:
+    text = (f"第 {PLAN_SKIP}–{PLAN_AT - 1} 步平均每步 {per_step:.3f} 秒，{minutes:g} 分钟排定 {config.steps} 步："
+            f"学习率的余弦在第 {config.steps} 步降到最低值")
+    if config.steps <= config.warmup:
+        text += f"；可这比预热的 {config.warmup} 步还短，学习率来不及降下来，请给更多分钟"
+    return text
+
+
 def _sample_line(model: PoetryGPT, tokenizer: Tokenizer, step: int) -> str:
     try:
         from .generate import write_poems  # 只在需要示例诗时导入
@@ -345,6 +388,12 @@ class _ProgressBar:
     def __exit__(self, *exc):
         if self.enabled:
             self.progress.stop()
+
+    def plan(self, total: int, text: str) -> None:
+        """``--minutes`` 排定了总步数：改进度条的总数，并把说明留在进度条上方。"""
+        if self.enabled:
+            self.progress.update(self.task, total=total)
+            self.print(text)
 
     def update(self, step: int, entry: dict, chars_per_s: float) -> None:
         if not self.enabled:

@@ -1,8 +1,10 @@
-"""训练：学习率表、AdamW 分组、损失下降、存档与续训、存档错误、torchrun 下两进程与单进程一致。"""
+"""训练：学习率表、AdamW 分组、损失下降、存档与续训、--minutes 排定步数、存档错误、torchrun 下两进程与单进程一致。"""
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -10,7 +12,9 @@ import torch
 from poetry_gpt.data import SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
-from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, fast_bf16, learning_rate, make_optimizer, resolve_precision, train
+import poetry_gpt.train as train_module
+from poetry_gpt.train import (PLAN_AT, PRESETS, TrainConfig, batch_indices, fast_bf16, learning_rate, make_optimizer,
+                              planned_steps, resolve_precision, train)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # 比 tiny 更小的数据量，让每个测试只花几秒
@@ -57,6 +61,65 @@ def test_loss_falls_and_resume_gives_the_same_losses(tmp_path):
     a = read_checkpoint(tmp_path / "whole" / "checkpoint.pt")["weights"]
     b = read_checkpoint(tmp_path / "split" / "checkpoint.pt")["weights"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_planned_steps_fill_the_time_left():
+    assert planned_steps(8, 0.25, 298.0) == 1200  # 5 分钟、每步 0.25 秒：第 8 步时还剩 298 秒
+    assert planned_steps(8, 0.4, 298.0) == 8 + 745  # 不足一步的零头不算
+    assert planned_steps(8, 0.25, -3.0) == 9  # 时间已经用完也再走一步，好存下一个走完日程的存档
+
+
+def fake_clock(monkeypatch, seconds_per_step):
+    """把 train 里的钟换成假的：每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。"""
+    now = [0.0]
+    real_batch = train_module.make_batch
+
+    def make_batch(samples):
+        now[0] += seconds_per_step
+        return real_batch(samples)
+
+    monkeypatch.setattr(train_module, "make_batch", make_batch)
+    monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    return now
+
+
+def test_minutes_plans_the_schedule_to_end_at_the_deadline(tmp_path, monkeypatch):
+    """每步 0.25 秒、--minutes 0.25（15 秒）：第 8 步时用了 2 秒，还剩 13 秒 → 排定 8 + 52 = 60 步，而不是 QUICK 的 30 步。
+    在第 30 步停下再续训：续训按存档里排定的 60 步走完，最后一步的学习率在谷底。"""
+    torch.set_num_threads(1)
+    now = fake_clock(monkeypatch, 0.25)
+    first = train(QUICK, tmp_path, minutes=0.25, stop_at=30, progress=False)
+    assert first.step == 30 and first.total == 60 and now[0] == 7.5
+    assert read_checkpoint(tmp_path)["train_config"]["steps"] == 60
+    run = train(QUICK, tmp_path, resume=True, progress=False)
+    assert run.step == run.total == len(run.log) == 60
+    assert read_checkpoint(tmp_path)["step"] == 60
+    planned = replace(QUICK, steps=60)
+    assert [e["lr"] for e in run.log] == [learning_rate(s, planned) for s in range(60)]
+    floor = QUICK.lr * QUICK.min_lr_ratio
+    assert run.log[-1]["lr"] == pytest.approx(floor, rel=0.01)  # 最后一步已在谷底（第 60 步正好是最低值）
+    assert learning_rate(60, planned) == pytest.approx(floor)
+    assert "val" in run.log[-1] and run.log[-1]["val"] < run.log[0]["loss"] - 1.5
+
+
+def test_minutes_is_refused_with_steps_or_resume(tmp_path):
+    with pytest.raises(ValueError, match="不能再给 --steps"):
+        train(QUICK, tmp_path, steps=10, minutes=1, progress=False)
+    with pytest.raises(ValueError, match="不能再给 --minutes"):
+        train(QUICK, tmp_path, resume=True, minutes=1, progress=False)
+
+
+def test_a_short_real_minutes_run_says_how_many_steps_it_planned(poet, tmp_path):
+    """真的训练 3 秒：进度里写出排定的步数，存档走完了这些步。"""
+    done = poet("train", "--minutes", "0.05", "--out", str(tmp_path / "run"), "--device", "cpu")
+    assert done.returncode == 0, done.stdout + done.stderr
+    planned = int(re.search(r"分钟排定 (\d+) 步", done.stdout).group(1))
+    state = read_checkpoint(tmp_path / "run")
+    assert planned > PLAN_AT and state["step"] == state["train_config"]["steps"] == planned
+    # 机器忙时 3 秒只够很少几步，谷底由上面假钟的测试保证；这里看的是日程按排定的步数走
+    assert state["log"][-1]["lr"] == learning_rate(planned - 1, replace(PRESETS["tiny"], steps=planned))
+    done = poet("train", "--minutes", "1", "--steps", "5", "--out", str(tmp_path / "b"))
+    assert done.returncode == 2 and "只能选一个" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_checkpoint_contents_and_errors(tmp_path):

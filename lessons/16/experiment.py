@@ -6,7 +6,7 @@ from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_b
 from poetry_gpt.labs import line_plot, setup_experiment, show, table
 from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import PRESETS, learning_rate, make_optimizer
+from poetry_gpt.train import PLAN_AT, PRESETS, learning_rate, make_optimizer, planned_steps
 setup_experiment()
 
 tok = default_tokenizer()
@@ -33,13 +33,15 @@ show("日志条数", len(log))
 show("日志里第 k 条的 lr 都等于 learning_rate(k − 1)", same)
 show("日志第 1 条与最后一条", [log[0], {k: log[-1][k] for k in ("step", "lr")}])
 
-# 3. --minutes 提前停下：表不会缩短
-stop = 1200                                              # data/MODEL.md：约 5 分钟时到第 1200 步
-short = replace(base, steps=stop)
-table(["设置", f"第 {stop - 1} 步的学习率", "说明"],
-      [["--minutes 5（按 2800 步排的表）", f"{learning_rate(stop - 1, base):.6g}", "停在高处，没有降下来"],
-       [f"--steps {stop}（按 {stop} 步排的表）", f"{learning_rate(stop - 1, short):.6g}", "最后一步已接近最低值"]],
-      title=f"都在第 {stop} 步停下")
+# 3. --minutes：先量几步的用时，再排定总步数，让余弦在截止时降到底
+per_step, minutes = 0.25, 5                              # data/MODEL.md：base 约 5 分钟走到第 1200 步
+planned = planned_steps(PLAN_AT, per_step, minutes * 60 - PLAN_AT * per_step)
+fit = replace(base, steps=planned)
+show(f"第 {PLAN_AT} 步时量得每步 {per_step} 秒、还剩 {minutes * 60 - PLAN_AT * per_step:g} 秒，排定的总步数", planned)
+table(["日程", f"第 {planned - 1} 步的学习率", "说明"],
+      [[f"按 {base.steps} 步排，{minutes} 分钟时停下", f"{learning_rate(planned - 1, base):.6g}", "停在高处，没有降下来"],
+       [f"--minutes {minutes}：按 {planned} 步排", f"{learning_rate(planned - 1, fit):.6g}", "已降到最低值附近"]],
+      title=f"都在第 {planned} 步结束，第 {planned - 1} 步是最后一步")
 
 # 4. 哪些参数做权重衰减
 model = PoetryGPT(ModelConfig(vocab_size=len(tok), **base.model))

@@ -126,7 +126,8 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
     p.add_argument("--preset", choices=("tiny", "base"), default="tiny", help="tiny：几十秒的小模型；base：随课程发布的模型")
     p.add_argument("--steps", type=positive_int, help="总步数（默认按预设）")
-    p.add_argument("--minutes", type=minutes, help="训练这么多分钟后存档并停下，之后可 --resume")
+    p.add_argument("--minutes", type=minutes,
+                   help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）")
     p.add_argument("--out", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
