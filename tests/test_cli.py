@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from poetry_gpt.common import ROOT
 from poetry_gpt.courseware.catalogue import CATALOGUE
 
 ESC = re.compile(r"\x1b\[")
@@ -106,8 +107,12 @@ def test_solution_diff_and_doctor(poet, workspace):
     poet("start", "9")
     diff = poet("diff", "9")
     assert diff.returncode == 0 and "参考答案" in diff.stdout and "NotImplementedError" in diff.stdout
-    doctor = poet("doctor")
+    doctor = poet("doctor", env={"COLUMNS": "200"})
     assert doctor.returncode == 0 and "99397 首诗" in doctor.stdout and "6828" in doctor.stdout
+    shipped = {f.name for f in (ROOT / "data").iterdir()} - {"stats.json"}  # stats.json 只是建语料时的统计，运行时不读
+    assert {"rhymes.json", "t2s.json", "model.pt"} <= shipped
+    for name in sorted(shipped):  # 随课程发布的数据文件一个不漏
+        assert f"data/{name}" in doctor.stdout, name
 
 
 def test_bad_arguments_are_explained_in_chinese(poet):

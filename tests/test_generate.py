@@ -8,9 +8,10 @@ import re
 import pytest
 import torch
 
-from poetry_gpt.data import BOS, EOS, SEP, SEVEN, default_tokenizer, to_simplified
-from poetry_gpt.generate import (MAX_SEED, Constraint, GenerationError, check_characters, filter_logits, iter_poems,
-                                 write_one, write_poems)
+from poetry_gpt.data import BOS, EOS, SEP, SEVEN, Tokenizer, default_tokenizer, to_simplified
+from poetry_gpt.generate import (LINE_END_CHOICES, MAX_SEED, Constraint, GenerationError, check_characters,
+                                 filter_logits, iter_poems, write_one, write_poems)
+from poetry_gpt.verse_rules import PLAIN
 from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.checkpoint import save_checkpoint
@@ -261,3 +262,13 @@ def test_eval_table_fits_80_columns(poet, checkpoint):
                 env={"COLUMNS": "80"}, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "（第07课）" in re.sub(r"[\s│]", "", done.stdout)  # 折行可以，截掉不行
+
+
+def test_line_ends_are_the_choices_the_vocabulary_has():
+    """LINE_END_CHOICES 列了 ！，汉字表里却没有它（语料里没有一首诗用）：Constraint 只用表里有的，
+    表里有 ！ 时（比如重建语料后）才用上。"""
+    assert LINE_END_CHOICES == ("，？！", "。？！")
+    assert "！" not in TOK and all(c in TOK for c in "，。？")
+    ends = lambda tok: ["".join(tok.tokens[i] for i in e.tolist()) for e in Constraint(tok, 5, rules=PLAIN).ends]
+    assert ends(TOK) == ["，？", "。？"]
+    assert ends(Tokenizer(TOK.tokens + ["！"])) == ["，？！", "。？！"]

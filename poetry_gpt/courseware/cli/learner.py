@@ -191,7 +191,7 @@ def cmd_doctor(args) -> int:
     from ..sandbox import unavailable_reason
     why = unavailable_reason()  # 没有沙箱不算故障：检查退回按进程隔离
     rows.append(("沙箱 bubblewrap", True, "可用：检查练习时关在沙箱里" if why is None else f"{why}：检查练习时退回按进程隔离"))
-    for name in ("tones.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
+    for name in ("tones.json", "rhymes.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
     display.checklist("环境检查", rows, "一切就绪。", "有问题，请按上表修复后再试。")
