@@ -4,5 +4,5 @@ import os, sys
 sys.path.insert(0, "{{REPO}}")
 from poetry_gpt.courseware import wire
 
-os.write(int(sys.argv[3]), wire.encode({"status": "ok", "outputs": [[]] * 24, "verdict": "passed"}))
+os.write(int(sys.argv[-1]), wire.encode({"status": "ok", "outputs": [[]] * 24, "verdict": "passed"}))
 os._exit(0)

@@ -4,7 +4,7 @@ import os, sys
 sys.path.insert(0, "{{REPO}}")
 from poetry_gpt.courseware import wire
 
-fd = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+fd = int(sys.argv[-1])
 os.write(fd, wire.encode({"status": "ok", "outputs": [["<pad>"]] * 24}))
 os._exit(0)
 

@@ -3,5 +3,5 @@
 import os, sys
 block = b"x" * (1 << 20)
 for _ in range(40):
-    os.write(int(sys.argv[3]), block)
+    os.write(int(sys.argv[-1]), block)
 os._exit(0)

@@ -5,5 +5,5 @@ sys.path.insert(0, "{{REPO}}")
 from poetry_gpt.courseware import wire
 
 head = json.dumps({"d": [["status", "ok"], ["outputs", [{"x": ["float32", [10**6, 10**6], [0, 0], 0]}] * 24]]}).encode()
-os.write(int(sys.argv[3]), wire.MAGIC + len(head).to_bytes(8, "big") + head + b"\0" * 4)
+os.write(int(sys.argv[-1]), wire.MAGIC + len(head).to_bytes(8, "big") + head + b"\0" * 4)
 os._exit(0)

@@ -6,7 +6,7 @@ import os, sys, threading
 def spam():
     while True:
         try:
-            os.write(int(sys.argv[3]), b"POET-WIRE-1\n" + b"\xff" * 64)
+            os.write(int(sys.argv[-1]), b"POET-WIRE-1\n" + b"\xff" * 64)
         except OSError:
             return
 
