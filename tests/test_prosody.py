@@ -46,7 +46,7 @@ def test_quatrain_that_does_not_rhyme_and_same_character_rhyme():
 
 
 def test_entering_tone_and_polyphonic_characters():
-    for ch in "月白国":  # 入声：今天读平声或阳平，平水韵里是仄
+    for ch in "月白国":  # 入声：平水韵里都是仄；白、国今天读阳平，月今天读去声
         assert prosody.tone_class(ch) == ZE
         assert all(g.startswith("入声") for g in prosody.rhyme_groups(ch))
     assert prosody.rhyme_groups("月") == ("入声六月",)
