@@ -16,8 +16,11 @@ import argparse
 import importlib.util
 import json
 import re
+import subprocess
 import sys
 import tarfile
+import tempfile
+import unicodedata
 from collections import Counter, defaultdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -42,6 +45,14 @@ PINGSHUI_ERRATA = {
     "娼": "下平声七阳",  # 同“倡”，平声；表里误列上声皓
     "婀": "下平声五歌",  # 婀娜，平声；表里只有上声哿
     "伎": "上声四纸",    # 歌伎、伎俩，与“技”同音；表里只有平声支
+}
+
+
+# OpenCC 逐字转换时留着不动、又不只是某个简体字的异体的字：不收进 t2s.json，学习者写的就是它本身
+T2S_KEEP = {
+    "祇": "神祇的祇（qí），不都是“只”",
+    "瞭": "瞭望的瞭（liào），不都是“了”",
+    "脩": "束脩的脩（干肉），不都是“修”",
 }
 
 
@@ -83,11 +94,15 @@ def build_records(poems, convert):
     return records, rejected
 
 
-def build_t2s(poems, records, convert) -> dict[str, str]:
-    """逐字的繁→简对照表：原始语料里每个字单独交给 OpenCC，结果是另一个单字的就记下。
+def build_t2s(poems, records, convert, vocab, variants, traditional_forms) -> dict[str, str]:
+    """逐字的繁→简对照表（data/t2s.json），供 ``./poet write`` 接受繁体与异体字。两部分：
 
-    按词转换后仍留在简体语料里的字（如“乾坤”的“乾”）不收：它们本身就是简体文本里的正常用字，
-    逐字改掉反而会错。
+    1. 原始语料里的字单独交给 OpenCC，结果是另一个单字的就记下。按词转换后仍留在简体语料里的字
+       （如“乾坤”的“乾”）不收：它们本身就是简体文本里的正常用字，逐字改掉反而会错。
+    2. :func:`t2s_gaps` 补上语料里没有、或 OpenCC 不转的繁体与异体字（颳、眞、鎗、粧……），只收
+       简体写法在汉字表 vocab 里的。
+
+    最后把对照接到底：A→B、B→C 时记 A→C。
     """
     kept = {ch for r in records for ch in r["text"]}
     chars = sorted({ch for _, raw in poems for ch in "".join(raw.get("paragraphs") or []) + raw.get("title", "")
@@ -97,7 +112,81 @@ def build_t2s(poems, records, convert) -> dict[str, str]:
         out = convert(ch)
         if len(out) == 1 and out != ch:
             table[ch] = out
-    return table
+    table |= t2s_gaps(table, kept, vocab, convert, variants, traditional_forms)
+    return {ch: _follow(table, ch) for ch in sorted(table)}
+
+
+def _follow(table: dict[str, str], ch: str) -> str:
+    seen = {ch}
+    while table.get(ch, ch) not in seen:
+        ch = table[ch]
+        seen.add(ch)
+    return ch
+
+
+def all_hanzi():
+    """Unicode 里全部的汉字（各扩展区）与 CJK 兼容汉字（如 U+F900，样子与某个常用字一样、码位不同）。"""
+    for code in range(0x3400, 0x323B0):
+        ch = chr(code)
+        if is_hanzi(ch) or unicodedata.name(ch, "").startswith("CJK COMPATIBILITY IDEOGRAPH"):
+            yield ch
+
+
+def in_gb2312(ch: str) -> bool:
+    """ch 是否在 GB2312（6763 个常用简体字）里：在的字是简体里的正常用字，即使别的地区写法表里它对应
+    另一个字（日本的“芸”是“藝”，简体的“芸”是芸香），也不当异体改掉。"""
+    try:
+        ch.encode("gb2312")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def t2s_gaps(table, kept, vocab, convert, variants, traditional_forms) -> dict[str, str]:
+    """对照表的缺口：学习者可能打出的繁体、异体字 → 汉字表里的简体字。每个字依次试：
+
+    1. 语料里没有的字：OpenCC 逐字 t2s（颳→刮、眞→真；兼容汉字→同形的常用字）。
+    2. 不在 GB2312 里的字（见 :func:`in_gb2312`）：先经 OpenCC 的地区异体表（variants：台湾、香港、
+       日本新字体）换成标准繁体再 t2s（粧→妆、簷→檐、隠→隐），再看 OpenCC 的简→繁字表里它是不是
+       恰好一个简体字的繁体写法（traditional_forms：鎗→枪）。
+    第一个得到别的单字的办法算数。已在 table 里的字与 :data:`T2S_KEEP` 的字不收；接到底
+    （见 :func:`build_t2s`）后不在 vocab 里的也不收。
+    """
+    found = {}
+    for ch in all_hanzi():
+        if ch in table or ch in T2S_KEEP:
+            continue
+        options = [convert(ch)] if ch not in kept else []
+        if not in_gb2312(ch):
+            options += [convert(form) for v in variants if (form := v(ch)) != ch]
+            if len(traditional_forms.get(ch, ())) == 1:
+                options += list(traditional_forms[ch])
+        out = next((o for o in options if len(o) == 1 and o != ch), None)
+        if out:
+            found[ch] = out
+    return {ch: out for ch in found if (out := _follow(table | found, ch)) in vocab and out != ch}
+
+
+def opencc_traditional_forms() -> dict[str, set[str]]:
+    """OpenCC 的简→繁字表 STCharacters 倒过来：繁体（或异体）写法 → 简体字的集合。
+
+    OpenCC 的 Python 接口只给一个字的第一种繁体写法（枪→槍），第二种（鎗）只在表里。表是二进制的
+    .ocd2，用 pip 包里带的 opencc_dict 转成文本再读。
+    """
+    import opencc
+    clib = Path(opencc.__file__).parent / "clib"
+    with tempfile.TemporaryDirectory() as tmp:
+        text_file = Path(tmp) / "STCharacters.txt"
+        subprocess.run([clib / "bin" / "opencc_dict", "-i", clib / "share" / "opencc" / "STCharacters.ocd2",
+                        "-o", text_file, "-f", "ocd2", "-t", "text"], check=True)
+        lines = text_file.read_text(encoding="utf-8").splitlines()
+    forms: dict[str, set[str]] = defaultdict(set)
+    for line in lines:
+        simple, traditional = line.split("\t")
+        for form in traditional.split():
+            if form != simple:
+                forms[form].add(simple)
+    return dict(forms)
 
 
 def load_pingshui(convert) -> dict[str, frozenset[str]]:
@@ -370,7 +459,8 @@ val 划分上用 `poetry_gpt.prosody` 算的押韵与平仄（宽式平仄得分
 
 - `poems.jsonl`：每行一首：id、dynasty、author、title、form、text（带标点）、split。
 - `vocab.json`：汉字表（特殊标记在前，之后按训练集频数降序、同频按码位），附频数与文档频数。
-- `t2s.json`：逐字繁→简对照表，供 `./poet write` 接受繁体输入。
+- `t2s.json`：逐字繁→简对照表，供 `./poet write` 接受繁体与异体字：语料里出现过的繁体字（OpenCC `t2s`），
+  再补上语料里没有或 OpenCC 不转、简体写法在汉字表里的繁体与异体字（颳、眞、鎗、粧……）。
 - `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计；与平水韵表矛盾的 {len(pr['tones_fixed'])} 个字以表为准。
 - `rhymes.json`：简体字 → 平仄（tone）、平水韵韵部（groups）、语料里的次数（count）、在各韵部押韵的次数（rhymes），
   由 `poetry_gpt.prosody` 读取。
@@ -395,9 +485,10 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     atomic_write_text(out / "poems.jsonl", lines)
     tokenizer.save(out / "vocab.json")
     dump = lambda obj: json.dumps(obj, ensure_ascii=False, indent=0, sort_keys=True) + "\n"
-    atomic_write_text(out / "t2s.json", dump(build_t2s(poems, records, convert)))
-    aligned = list(aligned_poems(records, poems))
     variants = [opencc.OpenCC(name).convert for name in ("jp2t", "tw2t", "hk2t")]
+    t2s = build_t2s(poems, records, convert, set(tokenizer.tokens), variants, opencc_traditional_forms())
+    atomic_write_text(out / "t2s.json", dump(t2s))
+    aligned = list(aligned_poems(records, poems))
     groups_at = variant_lookup(pingshui, convert, variants)
     rhymes = build_rhymes(aligned, groups_at)
     # 一字一行，文件小、diff 好读

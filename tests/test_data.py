@@ -4,7 +4,7 @@ from collections import Counter
 import pytest
 
 from poetry_gpt.common import DEFAULT_DATA, DataFileError, read_json, read_jsonl
-from poetry_gpt.corpus import build_records
+from poetry_gpt.corpus import T2S_KEEP, build_records, build_t2s, in_gb2312
 from poetry_gpt.data import (EOS, SEP, SPECIAL, UNK, BadRecord, Tokenizer, clean_record, default_tokenizer,
                              encode_sample, keywords_for, load_poems, loss_mask_for, make_batch, poem_body,
                              split_lines, split_of)
@@ -126,3 +126,25 @@ def test_tone_table_covers_common_characters():
     tones = read_json(DEFAULT_DATA / "tones.json")
     assert tones["月"] == "仄" and tones["明"] == "平" and tones["春"] == "平"
     assert len(tones) > 6000
+
+
+def test_t2s_table_fills_the_gaps_with_characters_of_the_vocabulary():
+    """建表的规则，用假的 OpenCC（逐字查 dict）检查；真表 data/t2s.json 由 OpenCC 建成（见 SOURCE.md）。"""
+    per_char = {"風": "风", "乾": "干", "颳": "刮", "戱": "戯", "戲": "戏", "妝": "妆", "藝": "艺", "鬥": "斗"}
+    convert = lambda text: "".join(per_char.get(c, c) for c in text)
+    regional = {"粧": "妝", "芸": "藝", "闘": "鬭", "戯": "戲"}  # 香港、日本的写法 → 标准繁体
+    variants = [lambda text: "".join(regional.get(c, c) for c in text)]
+    forms = {"鎗": {"枪"}, "鬭": {"斗"}, "瞭": {"了"}, "榦": {"干", "杆"}}  # 简→繁字表倒过来
+    poems = [("唐", {"title": "", "paragraphs": ["風乾戱"]})]
+    records = [{"text": "乾坤风粧鎗芸，"}]  # 简体语料里原样留下的字
+    vocab = set("风干刮妆枪斗乾坤芸了戏")
+    table = build_t2s(poems, records, convert, vocab, variants, forms)
+    assert table == {
+        "風": "风", "戱": "戏",  # 原始语料里的字（戱→戯 接到底：戯→戲→戏）
+        "颳": "刮", "妝": "妆", "鬥": "斗", "戲": "戏",  # 语料里没有、OpenCC 逐字会转的字
+        "粧": "妆", "戯": "戏", "闘": "斗",  # 不在 GB2312 里：先换成标准繁体（闘→鬭→斗 接到底）
+        "鎗": "枪", "鬭": "斗",  # 恰好是一个简体字的繁体写法
+    }
+    # 不收的：简体语料里按词留下的“乾”、GB2312 里的“芸”（芸香）、T2S_KEEP 的“瞭”、有两个简体的“榦”、
+    # 简体不在汉字表里的“藝”
+    assert in_gb2312("芸") and not in_gb2312("粧") and "瞭" in T2S_KEEP

@@ -272,3 +272,24 @@ def test_line_ends_are_the_choices_the_vocabulary_has():
     ends = lambda tok: ["".join(tok.tokens[i] for i in e.tolist()) for e in Constraint(tok, 5, rules=PLAIN).ends]
     assert ends(TOK) == ["，？", "。？"]
     assert ends(Tokenizer(TOK.tokens + ["！"])) == ["，？！", "。？！"]
+
+
+GAPS = {"鎗": "枪", "颳": "刮", "眞": "真", "粧": "妆", "簷": "檐", "隠": "隐", "衹": "只", "牠": "它"}
+
+
+def test_traditional_and_variant_forms_are_written_in_simplified(model):
+    """t2s.json 的缺口补上了：语料里没有的繁体（颳、眞）、OpenCC 不转的异体（鎗、粧、簷、隠）都换成汉字表里的简体字。"""
+    for typed, simple in GAPS.items():
+        assert to_simplified(typed) == simple and check_characters(typed, TOK) == simple
+    assert to_simplified("乾坤") == "乾坤" and to_simplified("祇") == "祇"  # 简体语料里的正常用字不动
+    poem = write_poems(model, TOK, "鎗颳眞", seed=3)[0]
+    assert all(c in poem.text for c in "枪刮真") and not any(c in poem.text for c in "鎗颳眞")
+    poem = write_poems(model, TOK, acrostic="粧簷隠牠", seed=3)[0]
+    assert [line[0] for line in poem.text[:-1].replace("。", "，").replace("？", "，").split("，")] == list("妆檐隐它")
+
+
+def test_write_command_takes_a_variant_character(poet):
+    done = poet("write", "鎗", "--json", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    poem = json.loads(done.stdout)[0]
+    assert "枪" in poem["text"] and "鎗" not in poem["text"]
