@@ -18,15 +18,15 @@ from typing import Sequence
 
 import torch
 
-from .data import (BOS, EOS, FORM_TOKEN, PAD, SEP, UNK, Tokenizer, default_tokenizer, encode_sample,
-                   load_poems, loss_mask_for)
+from .data import (BOS, EOS, FORMS, PAD, SEP, UNK, Tokenizer, default_tokenizer, encode_sample,
+                   form_of, load_poems, loss_mask_for)
 
 DEFAULT_K = 0.03
 """默认的加 k 平滑量。在 val 上试过 k = 0.001、0.003、0.01、0.03、0.1、0.3、1（第 07 课实验里那张表），
 0.03 的交叉熵最低：5.631 奈特/字（0.01 时 5.668，0.1 时 5.699）。"""
 
 # 采样时不允许出现的编号：条件区才用的标记、补齐和表外字
-_NEVER_SAMPLED = (PAD, UNK, BOS, SEP, *FORM_TOKEN.values())
+_NEVER_SAMPLED = (PAD, UNK, BOS, SEP, *(f.token for f in FORMS))
 
 
 def scored_pairs(poems: Sequence[dict], tokenizer: Tokenizer) -> tuple[torch.Tensor, torch.Tensor]:
@@ -144,7 +144,7 @@ class BigramModel:
         直到抽到 <eos> 或写满 ``max_new_tokens`` 个。二元模型只记得前一个字，
         所以体裁与关键词几乎管不住它：这正是后面要用 GPT 的原因。
         """
-        ids = [BOS, FORM_TOKEN[form]] + self.tokenizer.encode(keywords) + [SEP]
+        ids = [BOS, form_of(name=form).token] + self.tokenizer.encode(keywords) + [SEP]
         for _ in range(max_new_tokens):
             p = self.next_distribution(ids[-1])
             p[list(_NEVER_SAMPLED)] = 0.0

@@ -14,6 +14,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -26,8 +27,39 @@ SPECIAL = ("<pad>", "<unk>", "<bos>", "<eos>", "<sep>", "<5>", "<7>")
 """特殊标记，永远排在汉字表最前面：编号 0…6。"""
 PAD, UNK, BOS, EOS, SEP, FIVE, SEVEN = range(len(SPECIAL))
 
-FORMS = {"五言绝句": 5, "七言绝句": 7}
-FORM_TOKEN = {"五言绝句": FIVE, "七言绝句": SEVEN}
+
+
+@dataclass(frozen=True)
+class Form:
+    """一种绝句体裁。name 是语料里 ``record["form"]`` 的写法，line_length 是每句几个字
+    （``./poet write --form 5/7`` 用它），token 是条件区里代表它的特殊标记（第 06 课）。"""
+
+    name: str
+    line_length: int
+    token: int
+
+
+FORMS = (Form("五言绝句", 5, FIVE), Form("七言绝句", 7, SEVEN))
+"""课程的两种体裁。"""
+
+
+def form_of(*, name: str | None = None, line_length: int | None = None, token: int | None = None) -> Form:
+    """按一个字段找体裁：``form_of(name="五言绝句")``、``form_of(line_length=7)``、``form_of(token=FIVE)``。
+
+    Raises:
+        TypeError: 给的字段不是恰好一个。
+        KeyError: 没有这样的体裁。
+    """
+    given = {k: v for k, v in (("name", name), ("line_length", line_length), ("token", token)) if v is not None}
+    if len(given) != 1:
+        raise TypeError("form_of 只按 name、line_length、token 中的一个找")
+    (field, value), = given.items()
+    for form in FORMS:
+        if getattr(form, field) == value:
+            return form
+    raise KeyError(f"没有 {field} 为 {value!r} 的体裁")
+
+
 LINE_ENDS = "，。？！"
 """一句诗结尾允许的标点。"""
 
@@ -110,7 +142,7 @@ def clean_record(raw: dict, convert: Callable[[str], str] | None = None) -> dict
         "dynasty": raw.get("dynasty", ""),
         "author": convert(raw.get("author", "")),
         "title": convert(raw.get("title", "")),
-        "form": "五言绝句" if size == 5 else "七言绝句",
+        "form": form_of(line_length=size).name,
         "text": text,
     }
 
@@ -242,7 +274,7 @@ def keywords_for(record: dict, tokenizer: Tokenizer | None = None, k: int | None
 def encode_sample(record: dict, tokenizer: Tokenizer, keywords: Sequence[str] | None = None) -> list[int]:
     """一首诗的编号序列：``<bos> <form> keyword… <sep> poem… <eos>``（正文带标点）。"""
     kws = keywords_for(record, tokenizer) if keywords is None else keywords
-    return ([BOS, FORM_TOKEN[record["form"]]] + tokenizer.encode("".join(kws)) + [SEP]
+    return ([BOS, form_of(name=record["form"]).token] + tokenizer.encode("".join(kws)) + [SEP]
             + tokenizer.encode(record["text"]) + [EOS])
 
 

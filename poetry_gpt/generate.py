@@ -21,14 +21,12 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from .data import BOS, EOS, FIVE, SEP, SEVEN, Tokenizer, is_hanzi, to_simplified
+from .data import BOS, EOS, SEP, Tokenizer, form_of, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
 from .sampling import MAX_SEED, MIN_TEMPERATURE, SAMPLING
 from .verse import Verse, condition
 from .verse_rules import PLAIN, VERSE, Rules
 
-FORM_OF_TOKEN = {FIVE: 5, SEVEN: 7}
-TOKEN_OF_FORM = {5: FIVE, 7: SEVEN}
 MAX_KEYWORDS = 4
 KEYWORD_BONUS = 2.0
 """受约束解码时给还没写出的关键词的 logits 加上的数（奈特）：概率约放大 e² ≈ 7.4 倍。"""
@@ -247,9 +245,10 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
     logits = step([BOS])
     if form is None:
         choice = torch.full_like(logits, float("-inf"))
-        choice[[TOKEN_OF_FORM[f] for f in fits]] = logits[[TOKEN_OF_FORM[f] for f in fits]]
-        form = FORM_OF_TOKEN[sample_next(choice, temperature, None, None, generator)]
-    logits = step([TOKEN_OF_FORM[form]] + tokenizer.encode(prompt) + [SEP])
+        tokens = [form_of(line_length=f).token for f in fits]
+        choice[tokens] = logits[tokens]
+        form = form_of(token=sample_next(choice, temperature, None, None, generator)).line_length
+    logits = step([form_of(line_length=form).token] + tokenizer.encode(prompt) + [SEP])
     constraint = Constraint(tokenizer, form, keywords, acrostic, rules) if constrained else None
     body: list[int] = []
     limit = model.config.context_length - len(cache)

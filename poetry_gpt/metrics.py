@@ -11,8 +11,8 @@ from typing import Sequence
 import torch
 
 from .common import COURSE_SEED
-from .data import (FORMS, FUNCTION_CHARS, BadRecord, Tokenizer, clean_record, default_tokenizer, is_hanzi,
-                   keywords_for, load_poems, split_lines)
+from .data import (FUNCTION_CHARS, BadRecord, Tokenizer, clean_record, default_tokenizer, is_hanzi,
+                   form_of, keywords_for, load_poems, split_lines)
 
 def format_ok(text: str, form: int | None = None) -> bool:
     """text 是否是一首合格的绝句：用建语料时同一套规则（data.clean_record）检查——正好四句、
@@ -21,7 +21,7 @@ def format_ok(text: str, form: int | None = None) -> bool:
         record = clean_record({"text": text}, convert=str)
     except BadRecord:
         return False
-    return record["text"] == text and (form is None or FORMS[record["form"]] == form)
+    return record["text"] == text and (form is None or form_of(name=record["form"]).line_length == form)
 
 
 def keyword_hit(text: str, keywords: Sequence[str]) -> bool:
@@ -89,7 +89,7 @@ DISTINCT_POEMS = 40
 
 def human_poems(form: int, n: int, seed: int = COURSE_SEED) -> list[str]:
     """val 里按 seed 随机取的 n 首 form 言绝句（不够 n 首时全取）：与模型的诗并排比较的人写的诗。"""
-    poems = [p["text"] for p in load_poems("val") if FORMS[p["form"]] == form]
+    poems = [p["text"] for p in load_poems("val") if form_of(name=p["form"]).line_length == form]
     order = torch.randperm(len(poems), generator=torch.Generator().manual_seed(seed))[:n]
     return [poems[i] for i in order.tolist()]
 

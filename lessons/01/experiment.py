@@ -2,8 +2,8 @@
 import sys
 import torch
 from poetry_gpt.common import ROOT, read_toml
-from poetry_gpt.data import BOS, SEP, default_tokenizer, split_lines
-from poetry_gpt.generate import TOKEN_OF_FORM, write_one
+from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of, split_lines
+from poetry_gpt.generate import write_one
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.checkpoint import CheckpointError, load_model
 setup_experiment()
@@ -28,7 +28,7 @@ cut = len(poem.text) - 2            # 最后两个字符是“韵脚”和“。
 prefix_text, answer = poem.text[:cut], poem.text[cut]
 print()
 show("1. 文本：前文（正文部分）", prefix_text)
-ids = torch.tensor([[BOS, TOKEN_OF_FORM[poem.form]] + tok.encode("月") + [SEP] + tok.encode(prefix_text)])
+ids = torch.tensor([[BOS, form_of(line_length=poem.form).token] + tok.encode("月") + [SEP] + tok.encode(prefix_text)])
 show("2. 编号 ids 的形状 [B, T]", list(ids.shape))
 show("   前 8 个编号", ids[0, :8].tolist())
 show("   对应的标记", [tok.tokens[i] for i in ids[0, :8].tolist()])

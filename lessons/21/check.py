@@ -2,7 +2,7 @@
 import torch
 
 from poetry_gpt.checkpoint import load_model
-from poetry_gpt.data import BOS, FORM_TOKEN, SEP, default_tokenizer, keywords_for, load_poems
+from poetry_gpt.data import BOS, SEP, form_of, default_tokenizer, keywords_for, load_poems
 
 SETTINGS = [(0.8, 40, 0.95), (1.0, None, 0.9), (0.5, 5, None), (1.5, 0, 0.8), (0.8, 1, 0.5), (1.2, 200, 0.99)]
 
@@ -38,7 +38,7 @@ def _real_logits(n, gen):
     for _ in range(n):
         poem = poems[_int(gen, 0, len(poems))]
         body = tok.encode(poem["text"])
-        ids = [BOS, FORM_TOKEN[poem["form"]]] + tok.encode("".join(keywords_for(poem, tok))) + [SEP]
+        ids = [BOS, form_of(name=poem["form"]).token] + tok.encode("".join(keywords_for(poem, tok))) + [SEP]
         ids += body[: _int(gen, 0, len(body))]
         with torch.no_grad():
             rows.append(model(torch.tensor([ids]))[0][0, -1].clone())

@@ -2,8 +2,8 @@
 import sys
 import torch
 from poetry_gpt.checkpoint import CheckpointError, load_model
-from poetry_gpt.data import BOS, SEP, default_tokenizer
-from poetry_gpt.generate import TOKEN_OF_FORM, filter_logits, hanzi_mask, sample_next, write_one
+from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of
+from poetry_gpt.generate import filter_logits, hanzi_mask, sample_next, write_one
 from poetry_gpt.labs import setup_experiment, show, table
 setup_experiment()
 
@@ -38,7 +38,7 @@ def rank_and_p(probs, ch):
 # （constrained=False）：每一步就是“除以温度 → top-k → top-p → 抽一个”，没有别的规则改动分布
 poem = write_one(model, tok, "月", seed=26, constrained=False)
 prefix, answer = poem.text[:-2], poem.text[-2]
-ids = [BOS, TOKEN_OF_FORM[poem.form]] + tok.encode("月") + [SEP] + tok.encode(prefix)
+ids = [BOS, form_of(line_length=poem.form).token] + tok.encode("月") + [SEP] + tok.encode(prefix)
 with torch.no_grad():
     logits = model(torch.tensor([ids]))[0][0, -1]             # [V]
 show("前文（正文部分）", prefix)
@@ -118,7 +118,7 @@ table(["温度", "top-k", "top-p", "不同的字", "合格式", "不同的诗"],
       title="每种设置 5 首：不同的字（平均）、四句七言格式对的首数、有几首不同")
 
 # 6. 第 01 课那首诗里，每一步默认设置留下几个候选
-ids = [BOS, TOKEN_OF_FORM[poem.form]] + tok.encode("月") + [SEP] + tok.encode(poem.text)
+ids = [BOS, form_of(line_length=poem.form).token] + tok.encode("月") + [SEP] + tok.encode(poem.text)
 with torch.no_grad():
     steps = model(torch.tensor([ids]))[0][0, 3:-1]            # 正文每一格的 logits [32, V]
 sizes = [int(torch.isfinite(filter_logits(row / 0.8, 40, 0.95)).sum()) for row in steps]
