@@ -148,3 +148,14 @@ def test_t2s_table_fills_the_gaps_with_characters_of_the_vocabulary():
     # 不收的：简体语料里按词留下的“乾”、GB2312 里的“芸”（芸香）、T2S_KEEP 的“瞭”、有两个简体的“榦”、
     # 简体不在汉字表里的“藝”
     assert in_gb2312("芸") and not in_gb2312("粧") and "瞭" in T2S_KEEP
+
+
+def test_one_form_type_found_by_any_of_its_fields():
+    from poetry_gpt.data import FIVE, SEVEN, form_of
+    five = form_of(name="五言绝句")
+    assert (five.line_length, five.token) == (5, FIVE)
+    assert form_of(line_length=7) == form_of(token=SEVEN) == form_of(name="七言绝句")
+    with pytest.raises(KeyError):
+        form_of(line_length=6)
+    with pytest.raises(TypeError):
+        form_of(name="五言绝句", line_length=5)
