@@ -239,7 +239,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
         saved = state["train_config"].get("model")
         if saved != config.model:
             raise CheckpointError(f"{ckpt_path} 里的模型尺寸是 {saved}，与要训练的 {config.model} 不同，"
-                                  "不能接着训练；请换一个 --out，或用与存档相同的预设")
+                                  "不能接着训练；请换一个 --out，或用与存档相同的预设与尺寸")
         if "optimizer" not in state or "rng" not in state:
             raise CheckpointError(f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
                                   "不能接着训练；请用 ./poet train 写出的存档")

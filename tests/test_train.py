@@ -276,3 +276,17 @@ def test_train_command_refuses_to_overwrite(poet, tmp_path):
     done = poet("train", "--out", str(run), "--steps", "1", "--force")
     assert done.returncode == 0, done.stdout + done.stderr
     assert read_checkpoint(run)["step"] == 1
+
+
+def test_train_command_takes_a_model_size(poet, tmp_path):
+    """第 26 课按预算选的宽度直接交给 ./poet train；接着训练时尺寸要与存档一致。"""
+    out = tmp_path / "w36"
+    done = poet("train", "--preset", "tiny", "--width", "36", "--n-heads", "3", "--steps", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    state = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert state["model_config"]["width"] == 36 and state["model_config"]["n_heads"] == 3
+    assert "--width 36 --n-heads 3" not in done.stdout  # 训完了，不提示接着训练
+    done = poet("train", "--preset", "tiny", "--steps", "4", "--out", str(out), "--resume")
+    assert done.returncode == 2 and "'width': 36" in done.stderr and "预设与尺寸" in done.stderr
+    done = poet("train", "--preset", "tiny", "--width", "30", "--n-heads", "4", "--out", str(tmp_path / "bad"))
+    assert done.returncode == 2 and "不能被 n_heads=4 整除" in done.stderr and "Traceback" not in done.stderr

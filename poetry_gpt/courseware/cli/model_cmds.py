@@ -28,11 +28,17 @@ def refused(error: Exception, path: str | None) -> CliError:
     return CliError(message)
 
 
+SIZE_OPTIONS = ("width", "n_layers", "n_heads")
+"""./poet train 可以换掉的模型尺寸：ModelConfig 里的同名字段。"""
+
+
 def cmd_train(args) -> int:
     from ...checkpoint import CHECKPOINT_NAME, CheckpointError
     from ...train import PRESETS, train  # 导入 torch 较慢，只在需要时导入
 
     config = PRESETS[args.preset]
+    sizes = {k: v for k in SIZE_OPTIONS if (v := getattr(args, k)) is not None}
+    config = replace(config, model=config.model | sizes)  # 给了尺寸就换掉预设里的（第 26 课按预算选宽度）
     if args.precision is not None:
         config = replace(config, precision=args.precision)
     if args.resume and args.force:
@@ -51,7 +57,8 @@ def cmd_train(args) -> int:
     console.print(f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
                   + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else ""))
     if run.step < run.total:
-        console.print(f"接着训练：./poet train --preset {args.preset} --out {out} --resume", soft_wrap=True)
+        size_args = "".join(f" --{k.replace('_', '-')} {v}" for k, v in sizes.items())
+        console.print(f"接着训练：./poet train --preset {args.preset}{size_args} --out {out} --resume", soft_wrap=True)
     console.print(f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}", soft_wrap=True)
     if args.preset == "tiny":
         console.print("tiny 只为几十秒内看到损失下降，写出的诗还不成样子；随课程发布的模型用 "
@@ -125,6 +132,9 @@ def register(sub) -> None:
     """把模型的命令加到 poet 的子命令里。"""
     p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
     p.add_argument("--preset", choices=("tiny", "base"), default="tiny", help="tiny：几十秒的小模型；base：随课程发布的模型")
+    p.add_argument("--width", type=Number(int, 8, 1024), help="模型宽度 C（默认按预设；要能被 n_heads 整除）")
+    p.add_argument("--n-layers", type=Number(int, 1, 24), help="Block 的层数（默认按预设）")
+    p.add_argument("--n-heads", type=Number(int, 1, 32), help="注意力头数（默认按预设）")
     p.add_argument("--steps", type=positive_int, help="总步数（默认按预设）")
     p.add_argument("--minutes", type=minutes,
                    help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）")
