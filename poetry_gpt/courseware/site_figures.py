@@ -4,7 +4,7 @@
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
-- 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves，第 19 课写好后才会画）。
+- 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）。
 """
 from __future__ import annotations
 
