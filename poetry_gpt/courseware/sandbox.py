@@ -53,15 +53,15 @@ def command(argv: list[str], workdir: Path, readonly: list[Path] = ()) -> list[s
             args += ["--ro-bind", d, d]
     for f in SYSTEM_FILES:
         args += ["--ro-bind-try", f, f]
+    # 先铺空的 /tmp，再放 Python、包和数据：仓库或 .venv 在 /tmp 下（如 /tmp/一字一诗）时也看得见
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
     for d in _python_dirs():
         args += ["--ro-bind", d, d]
     pkg = Path(poetry_gpt.__file__).resolve().parent
     args += ["--ro-bind", str(pkg), str(pkg)]
     if DEFAULT_DATA.is_dir():
         args += ["--ro-bind", str(DEFAULT_DATA.resolve()), str(DEFAULT_DATA.resolve())]
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp",
-             "--size", str(SCRATCH_BYTES), "--tmpfs", str(workdir)]
+    args += ["--size", str(SCRATCH_BYTES), "--tmpfs", str(workdir)]
     for path in readonly:
         args += ["--ro-bind", str(path), str(path)]
     args += ["--chdir", str(workdir), "--"]
