@@ -195,3 +195,18 @@ def test_verify_reports_broken_lessons(tmp_path, monkeypatch, capsys):
     shown = capsys.readouterr().out
     assert "第 09 课 实验：" in shown and "退出码 3" in shown and "lessons/99 不在课表" in shown
     assert "有问题：2 课" in shown
+
+
+def test_sandbox_lays_the_empty_tmp_before_python_and_the_package():
+    """仓库或 .venv 在 /tmp 下时，它们要绑在空的 /tmp 之上，否则沙箱里找不到 Python（退回无沙箱）。"""
+    import sys
+    from pathlib import Path
+
+    import poetry_gpt
+    args = sandbox.command(["true"], Path("/tmp/poet-check-x"))
+    pairs = list(zip(args, args[1:]))
+    tmp = pairs.index(("--tmpfs", "/tmp"))
+    package = str(Path(poetry_gpt.__file__).resolve().parent)
+    python = next(d for d in sandbox._python_dirs() if sys.prefix.startswith(d) or d.startswith(sys.prefix))
+    assert tmp < pairs.index(("--ro-bind", package)) and tmp < pairs.index(("--ro-bind", python))
+    assert tmp < pairs.index(("--tmpfs", "/tmp/poet-check-x"))
