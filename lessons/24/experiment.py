@@ -6,7 +6,7 @@ import torch
 from poetry_gpt import prosody
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.common import COURSE_SEED, DEFAULT_DATA, read_json
-from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer, split_lines
+from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer, load_poems, split_lines
 from poetry_gpt.generate import Constraint, sample_next, write_poems
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.metrics import eval_prompts
@@ -43,8 +43,9 @@ rows = []
 for ch in "光霜月白国石一看长行衰啼":
     entry = TABLE.get(ch)
     used = " ".join(f"{prosody.rhyme_name(g)} {n}" for g, n in entry["rhymes"].items()) if entry else "—"
-    rows.append([ch, names(prosody.rhyme_groups(ch)), prosody.tone_class(ch), entry["count"] if entry else 0, used])
-table(["字", "韵部", "平仄", "语料里的次数", "作韵脚时：韵部 次数"], rows, title="几个字")
+    rows.append([ch, names(prosody.rhyme_groups(ch)), prosody.tone_class(ch), entry["count"] if entry else "表里没有", used])
+table(["字", "韵部", "平仄", "表记下的语料次数", "作韵脚时：韵部 次数"], rows, title="几个字")
+show("啼在 val 诗里出现", f"{sum(p['text'].count('啼') for p in load_poems('val'))} 次——韵表的来源没收这个字，表里没有就是“未知”，从不猜")
 
 # 2. 一首名诗逐字查：杜牧《山行》
 print()
