@@ -94,7 +94,7 @@ def learning_rate(step: int, config: TrainConfig) -> float:
 PLAN_SKIP = 2
 """``--minutes``：前 2 步要分配内存、预热缓存，比后面的步慢，不计时。"""
 PLAN_AT = 8
-"""``--minutes``：量第 2–7 步的平均用时，在第 8 步之前排定总步数。两个预设的预热都长于 8 步，
+"""``--minutes``：量第 2–7 步的平均用时，在第 8 步之前排定总步数（之后每次验证完再排一次）。两个预设的预热都长于 8 步，
 这几步的学习率只看预热（lr × (step + 1) / warmup），与总步数无关，所以先走后排不改变它们。"""
 
 
@@ -192,8 +192,9 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
             精度、验证与示例诗的间隔取 config 里的。
         steps: 总步数（覆盖 config.steps 与存档里的）；None 时新训练用 config.steps，续训用存档里的。
         minutes: 在这么多分钟内训练完：量第 PLAN_SKIP 到 PLAN_AT − 1 步的平均用时（秒），据此排定总步数
-            （:func:`planned_steps`），让学习率的余弦衰减在截止时刻降到最低值；之后按步数走完，不再看钟，
-            所以机器中途变忙时会晚一点结束。排定的步数记进存档与 Run.total。不能与 steps、resume 同时给。
+            （:func:`planned_steps`），让学习率的余弦衰减在截止时刻降到最低值；之后每次验证完，按到那时为止
+            的平均每步用时（连验证与存档）重排一次，机器中途变忙或变闲时日程跟着改（学习率会随之小跳一下），
+            最多晚一个验证间隔结束。排定的步数记进存档与 Run.total。不能与 steps、resume 同时给。
         stop_at: 到这一步就停下并存档（测试用来模拟中断）。
 
     Returns:
@@ -290,8 +291,10 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
             while step < last:
                 if minutes is not None and step == PLAN_SKIP:
                     timed_from = time.monotonic()
-                if minutes is not None and step == PLAN_AT:  # 每步的用时量好了：排定总步数，让余弦在截止时降到底
-                    per_step = (time.monotonic() - timed_from) / (PLAN_AT - PLAN_SKIP)
+                if minutes is not None and (step == PLAN_AT or (step > PLAN_AT and step % config.eval_every == 0)):
+                    # 排定总步数，让余弦在截止时降到底；之后每次验证完再排一次：用到此刻为止的平均用时
+                    # （连验证与存档），机器变忙或变闲时日程跟着改，不会远远超过截止时间
+                    per_step = (time.monotonic() - timed_from) / (step - PLAN_SKIP)
                     total = torch.tensor(planned_steps(step, per_step, started + minutes * 60 - time.monotonic()),
                                          device=dev)
                     if world > 1:  # 各进程量出的时间略有不同，步数却必须一样：取最少的

@@ -290,3 +290,25 @@ def test_train_command_takes_a_model_size(poet, tmp_path):
     assert done.returncode == 2 and "'width': 36" in done.stderr and "预设与尺寸" in done.stderr
     done = poet("train", "--preset", "tiny", "--width", "30", "--n-heads", "4", "--out", str(tmp_path / "bad"))
     assert done.returncode == 2 and "不能被 n_heads=4 整除" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_path, monkeypatch):
+    """前 20 步每步 0.25 秒，之后机器变忙、每步 1 秒：第 8 步排定 60 步，验证后按平均用时重排，
+    训练在截止时刻（15 秒）之后一个验证间隔之内结束，而不是按 60 步走到 47 秒。"""
+    torch.set_num_threads(1)
+    now = [0.0]
+    real_batch = train_module.make_batch
+    steps_taken = [0]
+
+    def make_batch(samples):
+        steps_taken[0] += 1
+        now[0] += 0.25 if steps_taken[0] <= 20 else 1.0
+        return real_batch(samples)
+
+    monkeypatch.setattr(train_module, "make_batch", make_batch)
+    monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    config = replace(QUICK, eval_every=10)
+    run = train(config, tmp_path, minutes=0.25, progress=False)
+    assert run.step == run.total < 60
+    assert now[0] <= 15 + config.eval_every * 1.0
+    assert read_checkpoint(tmp_path)["train_config"]["steps"] == run.total
