@@ -21,7 +21,7 @@ names = lambda mask: "".join(tok.tokens[i] if len(tok.tokens[i]) == 1 else f" {t
 print("1. 允许字的掩码（五言）")
 show("汉字表大小 V", len(tok))
 show("其中汉字（句中允许的字）", int(hanzi_mask(tok).sum()))
-show("LINE_END_CHOICES（第 1、3 句 / 第 2、4 句）", list(LINE_END_CHOICES))
+show("LINE_END_CHOICES（第 0、2 句 / 第 1、3 句，从 0 数）", list(LINE_END_CHOICES))
 show("“！”在汉字表里吗", "！" in tok)
 c = Constraint(tok, 5, rules=PLAIN)
 rows = []
