@@ -63,13 +63,16 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | No
 def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title: str | None = None) -> None:
     """把一个 [R, K] 矩阵画成彩色方格：越亮数值越大（按整张表的最小、最大值归一）。
 
-    没有颜色时（NO_COLOR 或管道），每格改印两位小数，信息不丢。
+    没有颜色时（NO_COLOR 或管道），每格改印两位小数，信息不丢；终端太窄放不下时改印一位数字 0–9
+    （把最小到最大分成十档），免得负数被截成“-0.…”。
     """
     rows = [list(map(float, r)) for r in (matrix.tolist() if hasattr(matrix, "tolist") else matrix)]
     lo = min(min(r) for r in rows)
     hi = max(max(r) for r in rows)
     span = (hi - lo) or 1.0
     colour = console.color_system is not None
+    label_width = max((len(str(x)) for x in row_labels), default=0) * 2  # 汉字占两格
+    digits = not colour and label_width + 8 * len(col_labels) > console.width  # “-0.12”加上两侧留白
     t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, box=None)
     t.add_column("")
     for c in col_labels:
@@ -80,11 +83,14 @@ def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title:
             if colour:
                 level = int(40 + 215 * (v - lo) / span)
                 cells.append(Text("  ", style=f"on rgb({level // 3},{level // 2},{level})"))
+            elif digits:
+                cells.append(Text(str(min(9, int(10 * (v - lo) / span)))))
             else:
                 cells.append(Text(f"{v:.2f}"))
         t.add_row(str(label), *cells)
     console.print(t)
-    console.print(f"[dim]颜色越亮数值越大：最小 {lo:.3f}，最大 {hi:.3f}[/dim]")
+    how = "颜色越亮" if colour else "数字 0–9 越大" if digits else ""
+    console.print(f"[dim]{how}数值越大：最小 {lo:.3f}，最大 {hi:.3f}[/dim]")
 
 
 _MARKS = ".o+*x#"

@@ -44,3 +44,17 @@ def test_lesson14_solution_matches_real_model_on_check_cases():
     assert len(cases) >= 20
     for args in cases:
         assert solution.solve(*args) == check.real_count(*args), args
+
+
+def test_heatmap_without_colour_never_cuts_a_number(capsys, monkeypatch):
+    """管道里（没有颜色）放得下时每格两位小数；终端太窄时改印 0–9 的档位，不会出现被截断的“-0.…”。"""
+    from poetry_gpt import labs
+    matrix = [[(i - j) / 12 for j in range(12)] for i in range(12)]
+    monkeypatch.setattr(labs.console, "width", 80)
+    labs.heatmap(matrix, [str(i) for i in range(12)], [str(j) for j in range(12)])
+    narrow = capsys.readouterr().out
+    assert "…" not in narrow and "数字 0–9 越大" in narrow and " 9 " in narrow
+    monkeypatch.setattr(labs.console, "width", 200)
+    labs.heatmap(matrix, [str(i) for i in range(12)], [str(j) for j in range(12)])
+    wide = capsys.readouterr().out
+    assert "-0.92" in wide and "…" not in wide
