@@ -17,6 +17,7 @@ from rich.cells import cell_len
 
 from conftest import ROOT
 from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
+from poetry_gpt.courseware import catalogue
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
 from poetry_gpt.courseware.cli import display, main
 from poetry_gpt.courseware.cli.parser import MAX_ARGUMENT, temperature
@@ -336,3 +337,101 @@ def test_help_headings_are_full_width(monkeypatch, command):
     assert code == 0 and text.startswith("用法：poet") and "\n选项：\n" in text
     assert not re.search(r"^\S[^\n]*[^:\s]:$", text, flags=re.M), text  # 没有以半角冒号结尾的标题
     assert ("\n参数：\n" in text) == (command not in ([], ["progress"], ["doctor"], ["train"], ["eval"], ["verify"], ["site"]))
+
+
+# ---------- 合乎 JSON、却不合格式的进度文件 ----------
+
+STAMP = "2025-03-01 09:30:00"
+
+
+@pytest.mark.parametrize("data, kept, dropped", [
+    ({"01": {"status": "passed"}, "02": 5}, {"01": {"status": "passed"}}, "02"),
+    ({"01": {"status": "passed", "updated": 5}, "03": {"status": "started", "updated": STAMP}},
+     {"03": {"status": "started", "updated": STAMP}}, "01"),
+    ({"01": {"status": ["x"]}, "09": {"status": "passed", "last_verdict": "通过"}},
+     {"09": {"status": "passed", "last_verdict": "通过"}}, "01"),
+    ({"01": {"status": "bogus"}, "02": {"status": "started"}}, {"02": {"status": "started"}}, "01"),
+    ({"99": {"status": "passed"}, "\x1b[2J": {"status": "passed"}, "02": {"status": "passed", "extra": 1},
+      "04": {"status": "passed", "last_verdict": "\x1b[31m红"}}, {}, "02、04、99、\\u001b[2J"),
+])
+def test_progress_entries_that_do_not_fit_are_dropped_once(monkeypatch, tmp_path, data, kept, dropped):
+    path = tmp_path / ".progress.json"
+    original = json.dumps(data).encode("utf-8")
+    path.write_bytes(original)
+    monkeypatch.setattr(catalogue, "PROGRESS_FILE", path)
+    for argv in ([], ["progress"], ["check", "2"]):  # 以前：AttributeError、NotRenderableError、TypeError
+        code, out, err = run_main(monkeypatch, *argv)
+        assert code in (0, 2) and "Traceback" not in err and "Error" not in err, err
+        assert err.count("警告：进度文件") == (1 if argv == [] else 0), err  # 只在第一次读时说一次
+    assert catalogue.load_progress() == kept
+    backups = list(tmp_path.glob(".progress.json.broken-*"))
+    assert len(backups) == 1 and backups[0].read_bytes() == original  # 原文件一字不动地留着
+    assert f"看不懂，已不算数：{dropped}；原文件已另存为 {backups[0].name}" in run_main_first_warning(monkeypatch, tmp_path, data)
+    summary = run_main(monkeypatch, "progress")[1].decode("utf-8")
+    passed = sum(e["status"] == "passed" for e in kept.values())
+    started = len(kept) - passed
+    assert f"已通过 {passed} 课，已开始 {started} 课，未开始 {len(CATALOGUE) - len(kept)} 课" in summary
+
+
+def run_main_first_warning(monkeypatch, tmp_path, data) -> str:
+    """把 data 写进另一个工作区的进度文件，运行一次 ./poet，返回它的标准错误（那一行警告）。"""
+    other = tmp_path / "again"
+    other.mkdir()
+    (other / ".progress.json").write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr(catalogue, "PROGRESS_FILE", other / ".progress.json")
+    err = run_main(monkeypatch)[2]
+    backup = next(other.glob(".progress.json.broken-*")).name
+    return err.replace(backup, next(tmp_path.glob(".progress.json.broken-*")).name)
+
+
+def test_progress_text_is_shown_as_text(monkeypatch, tmp_path):
+    path = tmp_path / ".progress.json"
+    path.write_text(json.dumps({"09": {"status": "started", "last_verdict": "[red]答案错误[/]", "updated": STAMP}}),
+                    encoding="utf-8")
+    monkeypatch.setattr(catalogue, "PROGRESS_FILE", path)
+    code, out, err = run_main(monkeypatch, "progress")
+    assert code == 0 and err == "" and "[red]答案错误[/]" in out.decode("utf-8")  # 方括号不是 rich 的标记
+    assert list(tmp_path.iterdir()) == [path]
+
+
+# ---------- 输出管道关掉了，命令照样做完 ----------
+
+def nobody_reads(monkeypatch) -> None:
+    """标准输出换成一个没有人读的管道（与 ./poet … | head -1 读完一行就走一样，但不靠运气）。
+    在测试函数里调用：pytest 在每个阶段开始时会换回它自己的 sys.stdout。"""
+    read, write = os.pipe()
+    os.close(read)
+    monkeypatch.setattr(sys, "stdout", open(write, "w", encoding="utf-8"))
+    monkeypatch.setattr(display.console, "quiet", False)  # 测试之后把 stop_printing 设的 quiet 复原
+
+
+def test_check_records_progress_when_nobody_reads(monkeypatch, tmp_path):
+    nobody_reads(monkeypatch)
+    monkeypatch.setattr(catalogue, "WORKSPACE", tmp_path)
+    monkeypatch.setattr(catalogue, "PROGRESS_FILE", tmp_path / ".progress.json")
+    BY_NUMBER[9].exercise_file.parent.mkdir(parents=True)
+    BY_NUMBER[9].exercise_file.write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
+    assert main(["check", "9"]) == 0
+    assert display.reader_gone()
+    assert catalogue.load_progress()["09"]["status"] == "passed"
+
+
+def test_grade_writes_its_reports_when_nobody_reads(monkeypatch, tmp_path):
+    nobody_reads(monkeypatch)
+    (tmp_path / "class" / "甲").mkdir(parents=True)
+    (tmp_path / "class" / "甲" / "09.py").write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
+    csv_path, json_path = tmp_path / "g.csv", tmp_path / "g.json"
+    assert main(["grade", str(tmp_path / "class"), "--jobs", "1", "--csv", str(csv_path), "--json", str(json_path)]) == 0
+    assert csv_path.read_bytes().decode("utf-8-sig") == "学习者,第09课,通过数\r\n甲,通过,1\r\n"
+    assert json.loads(json_path.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed"
+
+
+def test_train_saves_its_checkpoint_when_nobody_reads(monkeypatch, tmp_path):
+    nobody_reads(monkeypatch)
+    assert main(["train", "--preset", "tiny", "--steps", "2", "--out", str(tmp_path / "run")]) == 0
+    assert read_checkpoint(tmp_path / "run" / "checkpoint.pt", TOK)["step"] == 2
+
+
+def test_json_to_a_closed_pipe_is_not_an_error(monkeypatch):
+    nobody_reads(monkeypatch)
+    assert main(["write", "月", "--seed", "1", "--json"]) == 0 and display.reader_gone()

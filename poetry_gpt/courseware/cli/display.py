@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import sys
 from contextlib import contextmanager
 from typing import Iterable, Sequence
@@ -17,9 +18,9 @@ from rich.text import Text
 
 from ...labs import console, error_console
 
-__all__ = ["console", "error_console", "tolerant_output", "busy", "write_json", "course_map", "progress_table",
-           "lesson_banner", "verdict", "hint", "solution", "solve_diff", "checklist", "poem", "eval_table",
-           "verify_table", "roster", "grading_progress", "grade_table", "marks", "error", "notice"]
+__all__ = ["console", "error_console", "tolerant_output", "stop_printing", "reader_gone", "busy", "write_json", "write_text",
+           "course_map", "progress_table", "lesson_banner", "verdict", "hint", "solution", "solve_diff", "checklist",
+           "poem", "eval_table", "verify_table", "roster", "grading_progress", "grade_table", "marks", "error", "notice"]
 
 
 # ---------- 各种终端 ----------
@@ -35,14 +36,26 @@ def tolerant_output() -> None:
         sys.stdout.reconfigure(errors="replace")
 
 
-def _reader_gone() -> None:
-    """输出管道被关掉（``./poet progress | head -1``）时 rich 默认以 1 退出；poet 把它当作读的人看够了：
-    不再输出，抛 BrokenPipeError 让 main 以 0 结束。"""
+def stop_printing() -> None:
+    """输出管道被关掉（``./poet grade 班级 | head -1``）时 rich 默认以 1 退出，命令要做的事就半途而废了。
+    poet 把它当作读的人看够了：只是不再输出（标准输出接到 /dev/null），命令照样做完——批改照样写出报告、
+    训练照样存档、检查照样记进度——再以它本来的退出码结束。"""
     console.quiet = True
-    raise BrokenPipeError
+    try:
+        fileno = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # 没有文件描述符的流（测试里换上的 StringIO）：quiet 已够
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fileno)  # 之后直接写 sys.stdout 的（--json）与退出时的 flush 都写进 /dev/null
+    os.close(devnull)
 
 
-console.on_broken_pipe = _reader_gone  # rich 文档说的扩展点（Console.on_broken_pipe），这里只改这一个实例
+def reader_gone() -> bool:
+    """读输出的人是否已经走了（管道被关掉）：只为看的工作（如 ./poet lesson 的实验）就不必再做。"""
+    return console.quiet
+
+
+console.on_broken_pipe = stop_printing  # rich 文档说的扩展点（Console.on_broken_pipe），这里只改这一个实例
 
 
 def _can_write(text: str) -> bool:
@@ -66,7 +79,18 @@ def busy(text: str):
 def write_json(data) -> None:
     """把 JSON 写到标准输出（--json）。终端编码不是 UTF-* 时汉字写成 \\u 转义：JSON 仍然完整、读回来一样，不会被写成 ?。"""
     utf = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "").startswith("utf")
-    sys.stdout.write(json.dumps(data, ensure_ascii=not utf, indent=1) + "\n")
+    write_text(json.dumps(data, ensure_ascii=not utf, indent=1) + "\n")
+
+
+def write_text(text: str) -> None:
+    """把一段现成的文字原样写到标准输出（--json、--markdown）；读的人已经走了时什么也不写。"""
+    if reader_gone():
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stop_printing()
 
 
 # ---------- 各个命令的输出 ----------
@@ -115,7 +139,7 @@ def progress_table(rows: Iterable[tuple[str, str, str, str, str]], summary: str)
     for h in ("课", "标题", "状态", "最近一次检查", "时间"):
         t.add_column(h, overflow="fold")
     for row in rows:
-        t.add_row(*row)
+        t.add_row(*map(Text, row))  # 进度文件里的文字只当文字：“[red]”这样的方括号不是 rich 的标记
     console.print(t)
     console.print(summary)
 

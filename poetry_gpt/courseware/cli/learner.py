@@ -101,6 +101,8 @@ def cmd_lesson(args) -> int:
     display.lesson_banner(lesson)
     console.print(f"[dim]运行 lessons/{lesson.code}/experiment.py …[/dim]")
     console.file.flush()
+    if display.reader_gone():  # 输出管道已被关掉：实验只是给人看的，读的人走了就不必再跑
+        return 0
     started = time.monotonic()
     code = subprocess.call([sys.executable, "-c", RUN_EXPERIMENT, str(lesson.folder / "experiment.py")], cwd=ROOT)
     if hasattr(signal, "SIGPIPE") and code == -signal.SIGPIPE:  # 读的人（head）已经走了

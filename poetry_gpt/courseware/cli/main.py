@@ -24,7 +24,8 @@ def build_parser() -> ChineseParser:
 def main(argv: list[str] | None = None) -> int:
     """运行一个 poet 命令，返回退出码（参数写错时 argparse 以 2 退出）。
 
-    在任何终端上都不抛错误栈：写不出的字写成 ?（display.tolerant_output），输出被 head 之类提前关掉时以 0 结束，
+    在任何终端上都不抛错误栈：写不出的字写成 ?（display.tolerant_output），输出被 head 之类提前关掉时
+    只是不再输出、命令照样做完（display.stop_printing），
     带控制字符或长得离谱的参数在解析之前就用中文拒绝（parser.check_argv）。
     """
     display.tolerant_output()
@@ -40,8 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         display.console.print("\n已中断。")
         return 130
     except BrokenPipeError:
-        # 输出被 head 之类提前关掉：读的人看够了。之后的输出（和退出时的 flush）都写进 /dev/null
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # rich 与 display.write_text 遇到关掉的管道只是不再输出、命令照样做完（display.stop_printing）；
+        # 到这里的是别处直接写的输出，或 ./poet lesson 的实验因管道关掉而结束：读的人看够了
+        display.stop_printing()
         return 0
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,7 +121,7 @@ def cmd_eval(args) -> int:
         display.write_json(result)
         return 0
     if args.markdown:
-        sys.stdout.write(reader_markdown(result))
+        display.write_text(reader_markdown(result))
         return 0
     display.eval_table(result, args.checkpoint or str(SHIPPED_MODEL.relative_to(ROOT)))
     return 0
