@@ -134,9 +134,9 @@ class Constraint:
                  rules: Rules = VERSE):
         self.tokenizer = tokenizer
         self.rules = rules
-        self.verse = None if rules == PLAIN else Verse(tokenizer, form, rules)
         self.form = form
         self.acrostic = [tokenizer.stoi[c] for c in acrostic]
+        self.verse = None if rules == PLAIN else Verse(tokenizer, form, rules, self.acrostic)
         # 藏头字一定会写出，不必再算进“还差的字”
         self.missing = [tokenizer.stoi[c] for c in dict.fromkeys(required) if c not in acrostic]
         self.hanzi = hanzi_mask(tokenizer)

@@ -13,6 +13,8 @@
   一个字只要合其中一种就允许；写下后去掉与它不合的格式。平仄两读的字与哪种都合，查不到的字在要论的位置上不允许。
 - 重复（``repetition``）：一个字每用过一次，它的 logits 就减 :data:`REPEAT_PENALTY`；用过 :data:`MAX_USES`
   次就不再允许；同一句里相邻的两个字（如“不见”）在诗里已经出现过，就不许再接成同样的组合。
+  还没写到的藏头字已经“预订”了一次：在它自己的格子之前，它按多用过一次算（春夏秋冬的“冬”
+  不会先在别处写两次、再在第四句句首被迫写第三次）。
 
 收紧时有先后：藏头字与必须写进去的字（Constraint 定的）最先，然后押韵、平仄、重复；哪一条会让这一格
 一个字都不剩，就跳过那一条——所以受约束解码的保证（格式、藏头、关键词）不受影响。
@@ -100,8 +102,9 @@ class Verse:
     与 :meth:`adjust`（调低用过的字的 logits [V]），写下一个汉字后调用 :meth:`advance`。
     """
 
-    def __init__(self, tokenizer: Tokenizer, form: int, rules: Rules = VERSE):
+    def __init__(self, tokenizer: Tokenizer, form: int, rules: Rules = VERSE, acrostic: list[int] = ()):
         self.rules = rules
+        self.acrostic = list(acrostic)  # 每句句首必须写的字的编号（藏头诗）；空表示不是藏头诗
         self.form = form
         self.t = _tables(tokenizer)
         prefix = "五绝" if form == 5 else "七绝"
@@ -109,6 +112,9 @@ class Verse:
         # 宽式下不论的位置（从 0 数）：五言第一、三字，七言第一、三、五字；句尾永远要论
         self.free = set() if rules.tones == "strict" else set(range(0, form - 2, 2))
         self.uses = torch.zeros(len(tokenizer))
+        self.reserved = torch.zeros(len(tokenizer))  # 还没写到的藏头字：各预订了几次
+        for token in self.acrostic:
+            self.reserved[token] += 1
         self.bigrams: set[tuple[int, int]] = set()
         self.previous: int | None = None  # 同一句里的前一个字
         self.ends: list[int] = []
@@ -141,19 +147,21 @@ class Verse:
         if (ok := self._tone_ok(line, pos)) is not None:
             mask = _narrow(mask, ok)
         if self.rules.repetition:
-            keep = self.uses < MAX_USES
+            keep = self.uses + self.reserved < MAX_USES
             if pos > 0:
                 keep[[b for a, b in self.bigrams if a == self.previous]] = False
             mask = _narrow(mask, keep)
         return mask
 
     def adjust(self, logits: torch.Tensor) -> torch.Tensor:
-        """logits [V] → 用过的字减去 REPEAT_PENALTY × 已用次数（不改传入的张量）。"""
-        return logits - REPEAT_PENALTY * self.uses if self.rules.repetition else logits
+        """logits [V] → 用过（或预订了）的字减去 REPEAT_PENALTY × 次数（不改传入的张量）。"""
+        return logits - REPEAT_PENALTY * (self.uses + self.reserved) if self.rules.repetition else logits
 
     def advance(self, token: int, line: int, pos: int) -> None:
         """记下第 line 句第 pos 个字写的是 token。"""
         self.uses[token] += 1
+        if pos == 0 and line < len(self.acrostic) and token == self.acrostic[line]:
+            self.reserved[token] -= 1  # 预订的那一次兑现了
         if pos > 0:
             self.bigrams.add((self.previous, token))
         self.previous = token

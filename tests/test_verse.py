@@ -91,6 +91,25 @@ def test_repetition_penalty_third_use_and_repeated_bigrams():
     assert plain.narrow(ALL.clone(), 0, 6).all() and plain.adjust(logits).eq(0).all()
 
 
+def test_acrostic_characters_not_yet_written_count_as_used_once():
+    """藏头字“预订”了自己的句首：写到之前按多用过一次算，兑现之后照常计数。"""
+    acrostic = [ID[c] for c in "春夏秋冬"]
+    verse = Verse(TOK, 5, Rules(rhyme=False, tones="off"), acrostic)
+    assert verse.adjust(torch.zeros(len(TOK)))[ID["冬"]] == pytest.approx(-REPEAT_PENALTY)
+    write(verse, ["春冬"])  # 冬在第 0 句用了一次，加上预订的一次，就到上限了
+    assert not verse.narrow(ALL.clone(), 0, 2)[ID["冬"]]
+    for line, ch in enumerate("夏秋冬", start=1):  # 后三句的句首兑现预订
+        verse.advance(ID[ch], line, 0)
+    assert verse.reserved.sum() == 0 and verse.uses[ID["冬"]] == 2
+
+
+def test_acrostic_poems_use_no_character_more_than_allowed(shipped):
+    from poetry_gpt.generate import write_one
+    for seed in range(8):
+        text = write_one(shipped, TOK, "", acrostic="春夏秋冬", form=5, seed=seed).text
+        assert all(text.count(c) <= MAX_USES for c in "春夏秋冬"), text
+
+
 def test_a_rule_gives_way_when_it_would_leave_nothing():
     verse = Verse(TOK, 5, Rules(tones="off"))
     write(verse, ["床前明月色", "疑是地上霜", "举头望明月", "低头思故"])
