@@ -191,8 +191,9 @@ def cmd_doctor(args) -> int:
     except DataFileError as e:
         rows.append(("数据文件", False, str(e)))
     from ..sandbox import unavailable_reason
-    why = unavailable_reason()  # 没有沙箱不算故障：检查退回按进程隔离
-    rows.append(("沙箱 bubblewrap", True, "可用：检查练习时关在沙箱里" if why is None else f"{why}：检查练习时退回按进程隔离"))
+    why = unavailable_reason()  # 真的试跑一次 bwrap：装了却用不了（容器里不许建命名空间）也是 ✗
+    rows.append(("沙箱 bubblewrap", why is None, "可用：检查练习时关在沙箱里" if why is None else
+                 f"{why}：检查练习时退回按进程隔离，学习者的代码能读写你能碰到的文件"))
     for name in ("tones.json", "rhymes.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
