@@ -2,7 +2,8 @@
 
 本进程里的判定与 ./poet check 走同一条路——同一份随机用例与参考答案（grading.reference）、
 同一个运行学习者文件的函数（runner.run：先可见检查，再逐个用例调用 solve）、同一次 wire 往返、
-同一个判定函数（grading.judge，含“输入不许被改动”）——只省掉子进程与沙箱。
+同一个判定函数（grading.judge，含“输入不许被改动”），运行之前同样先查本课的源码规则（grading.rule_problem）
+——只省掉子进程与沙箱。
 一次子进程要一两秒（导入 torch），几百个错解就是几分钟；子进程、沙箱与各种限制另由
 tests/test_lessons.py 与 tests/test_hostile.py 用真正的 ./poet check 测。
 """
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from poetry_gpt.courseware import runner, wire
 from poetry_gpt.courseware.catalogue import CATALOGUE
-from poetry_gpt.courseware.grading import Verdict, default_seed, judge, reference
+from poetry_gpt.courseware.grading import Verdict, default_seed, judge, reference, rule_problem
 
 LESSONS = {lesson.number: lesson for lesson in CATALOGUE}
 
@@ -27,9 +28,11 @@ def wrong_file(number: int, body: str, folder: Path) -> Path:
     return path
 
 
-def verdict_of(number: int, path: Path) -> Verdict:
-    """第 number 课对练习文件 path 的判定，在本进程里算（见模块说明）。"""
+def verdict_of(number: int, path: Path, rules: bool = True) -> Verdict:
+    """第 number 课对练习文件 path 的判定，在本进程里算（见模块说明）。rules=False 时不查源码规则。"""
     lesson = LESSONS[number]
+    if rules and (problem := rule_problem(lesson, path.read_text(encoding="utf-8"))):
+        return Verdict("wrong", problem)
     cases, expected = reference(lesson, default_seed(lesson))
     result = runner.run(str(path), wire.decode(wire.encode(cases)))
     try:
@@ -45,8 +48,8 @@ def wrong_verdict(number: int, body: str, folder: Path) -> Verdict:
 
 
 def differential_catches(number: int, body: str, folder: Path) -> bool:
-    """只用随机用例（不跑底部的可见检查）时，错解也过不了：判定不是“通过”。"""
+    """只用随机用例（不跑底部的可见检查，也不查源码规则）时，错解也过不了：判定不是“通过”。"""
     path = wrong_file(number, body, folder)
     source = path.read_text(encoding="utf-8")
     path.write_text(source.replace('if __name__ == "__main__":', "if False:"), encoding="utf-8")
-    return not verdict_of(number, path).passed
+    return not verdict_of(number, path, rules=False).passed

@@ -4,15 +4,17 @@ import json
 import math
 import shutil
 import time
+from pathlib import Path
 from textwrap import indent
 
 import pytest
 
 from poetry_gpt.courseware import catalogue as course, sandbox, verify
 from poetry_gpt.courseware.cli import display
-from poetry_gpt.courseware.classroom import ClassroomError, parse_lessons, report_csv, write_reports
+from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons, report_csv, write_reports
 from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import Verdict
+from poetry_gpt.courseware.grading import (SYMLINK, Limits, Verdict, check_file, read_inside, read_source,
+                                           rule_problem)
 
 TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
 JOBS = 2
@@ -197,16 +199,94 @@ def test_verify_reports_broken_lessons(tmp_path, monkeypatch, capsys):
     assert "有问题：2 课" in shown
 
 
-def test_sandbox_lays_the_empty_tmp_before_python_and_the_package():
-    """仓库或 .venv 在 /tmp 下时，它们要绑在空的 /tmp 之上，否则沙箱里找不到 Python（退回无沙箱）。"""
+def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():
+    """仓库或 .venv 在 /tmp 下时，Python 要绑在空的 /tmp 之上，否则沙箱里找不到 Python（退回无沙箱）；
+    课程包、data/ 与 lessons/ 不绑进沙箱，落在绑进去的文件夹里时盖上一块空的内存盘。"""
     import sys
     from pathlib import Path
 
-    import poetry_gpt
     args = sandbox.command(["true"], Path("/tmp/poet-check-x"))
     pairs = list(zip(args, args[1:]))
     tmp = pairs.index(("--tmpfs", "/tmp"))
-    package = str(Path(poetry_gpt.__file__).resolve().parent)
     python = next(d for d in sandbox._python_dirs() if sys.prefix.startswith(d) or d.startswith(sys.prefix))
-    assert tmp < pairs.index(("--ro-bind", package)) and tmp < pairs.index(("--ro-bind", python))
-    assert tmp < pairs.index(("--tmpfs", "/tmp/poet-check-x"))
+    assert tmp < pairs.index(("--ro-bind", python)) < pairs.index(("--tmpfs", "/tmp/poet-check-x"))
+    for hidden in map(str, sandbox.hidden_dirs()):
+        assert not any(a == "--ro-bind" and (b == hidden or b.startswith(hidden + "/")) for a, b in pairs), hidden
+        covered = any(hidden.startswith(d.rstrip("/") + "/") for d in (*sandbox._python_dirs(), *sandbox.SYSTEM_DIRS))
+        assert (("--tmpfs", hidden) in pairs) == covered
+
+
+def test_grade_does_not_follow_symlinks(tmp_path):
+    """链接到参考答案或老师的文件、路上经过链接文件夹的提交：列进 ignored，指向的文件不读；同一人的真文件照常批改。"""
+    root, base = tmp_path / "class", tmp_path / "base"
+    (base / "elsewhere" / "09").mkdir(parents=True)
+    (base / "elsewhere" / "09" / "my_exercise.py").write_text(RIGHT, encoding="utf-8")
+    (base / "secret.txt").write_text("root:x:0:0\n", encoding="utf-8")
+    for name in ("sly", "ok", "via"):
+        (root / name).mkdir(parents=True)
+    (root / "sly" / "10.py").symlink_to(BY_NUMBER[10].folder / "solution.py")
+    (root / "ok" / "02.py").symlink_to(base / "secret.txt")
+    (root / "via" / "lessons").symlink_to(base / "elsewhere", target_is_directory=True)
+    (root / "via" / "09.py").write_text(RIGHT, encoding="utf-8")
+    roster = find_submissions(root, [BY_NUMBER[n] for n in (2, 9, 10)])
+    assert roster.learners == ["via"] and list(roster.submissions) == [("via", "09")]
+    assert roster.submissions[("via", "09")].rel == "09.py"
+    assert {"sly/10.py：符号链接，不批改", "ok/02.py：符号链接，不批改",
+            "via/lessons/09/my_exercise.py：符号链接，不批改"} <= set(roster.ignored)
+    assert "root:x" not in "".join(roster.ignored)
+
+
+def test_a_symlink_swapped_in_after_the_check_is_not_followed(tmp_path):
+    """检查时还是普通文件、读时已换成链接（竞争）：逐级 O_NOFOLLOW 打开，仍然不跟随。"""
+    (tmp_path / "secret.txt").write_text("老师的文件", encoding="utf-8")
+    learner = tmp_path / "ada"
+    (learner / "lessons" / "09").mkdir(parents=True)
+    (learner / "09.py").write_text(RIGHT, encoding="utf-8")
+    assert read_inside(learner, Path("09.py")) == RIGHT.encode("utf-8")
+    (learner / "09.py").unlink()
+    (learner / "09.py").symlink_to(tmp_path / "secret.txt")
+    assert read_inside(learner, Path("09.py")) == SYMLINK
+    (learner / "lessons" / "09").rmdir()
+    (learner / "lessons" / "09").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / "my_exercise.py").write_text(RIGHT, encoding="utf-8")
+    assert read_inside(learner, Path("lessons/09/my_exercise.py")) == SYMLINK
+    assert read_inside(tmp_path / "ada", Path("no.py")).startswith("无法读取")
+    # ./poet check 检查学习者自己指定的文件，照常跟随链接
+    assert read_source(learner / "09.py") == "老师的文件".encode("utf-8")
+
+
+@pytest.mark.parametrize("number, body, words", [
+    (1, "p = torch.softmax(logits, 0)\nreturn [(chars[0], p[0].item())]", "softmax"),
+    (13, "return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias, eps)", "layer_norm"),
+    (15, "return F.cross_entropy(logits[mask], targets[mask])", "cross_entropy"),
+    (24, "from poetry_gpt.prosody import quatrain_rhyme\nr = quatrain_rhyme(poem)\nreturn list(r.groups), r.first_line",
+     "poetry_gpt"),
+    (26, "import torch.nn as nn\nreturn budget, 0", "nn"),
+])
+def test_source_rules_hold_without_the_visible_checks(number, body, words, tmp_path):
+    """删掉底部的可见检查再用本课说不要用的捷径：批改程序自己查源码（运行之前），判“答案错误”并说明原因。"""
+    starter = (BY_NUMBER[number].folder / "starter.py").read_text(encoding="utf-8")
+    head = starter[:starter.index('if __name__ == "__main__":')]
+    start = head.index("    raise NotImplementedError(")
+    text = head[:start] + indent(body, "    ") + head[head.index("\n", start):]
+    text = text.replace("import torch\n", "import torch\nfrom torch.nn import functional as F\n", 1)
+    path = tmp_path / f"{number:02d}.py"
+    path.write_text(text, encoding="utf-8")
+    verdict = check_file(BY_NUMBER[number], path, Limits(timeout=60))
+    assert verdict.kind == "wrong" and f"用了 {words}" in verdict.message and verdict.seconds < 5, verdict.message
+
+
+def test_source_rules_ignore_comments_strings_and_the_given_checks():
+    """注释、字符串、文档字符串里的名字不算；原样保留的可见检查（第 12 课里用了 F.gelu、nn.Linear）不算；
+    学习者自己定义的同名函数不算；getattr 里直接写出的名字算。"""
+    twelve, one = BY_NUMBER[12], BY_NUMBER[1]
+    assert rule_problem(twelve, (twelve.folder / "solution.py").read_text(encoding="utf-8")) is None
+    quiet = 'import torch\n# 不用 gelu\ndef solve(x):\n    """不调用 F.gelu。"""\n    return "gelu", x\n'
+    assert rule_problem(twelve, quiet) is None
+    assert rule_problem(one, "def softmax(x):\n    return x\n\ndef solve(l, c, k):\n    return softmax(l)\n") is None
+    assert "softmax" in rule_problem(one, "import torch\ndef solve(l, c, k):\n    return getattr(torch, 'softmax')(l, 0)\n")
+    assert "softmax" in rule_problem(one, "from torch import *\ndef solve(l, c, k):\n    return softmax(l, 0)\n")
+    added = (twelve.folder / "solution.py").read_text(encoding="utf-8") + "    torch.g = torch.nn.functional.gelu\n"
+    assert "gelu" in rule_problem(twelve, added)  # 加在可见检查那段里的语句照样查
+    eight = BY_NUMBER[8]
+    assert "weight[" in rule_problem(eight, "def solve(ids, weight):\n    return weight[ids]\n")

@@ -144,7 +144,27 @@ def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, s
         put(os.fsdecode(b"name_\xff\xfe"), "05", honest05, "通过")
         put("=HYPERLINK(1+1)", "05", honest05, "通过")
         put("esc_\x1b[31m_name", "05", honest05, "通过")
+        add_symlinks(root, outside.parent)
     return expected
+
+
+SECRET = "SECRET-LINE-只有老师能读"
+LINKS = ("link_solution/10.py", "link_secret/02.py", "link_dir/lessons/09/my_exercise.py", "honest_09/05.py")
+"""班里的符号链接（相对班级文件夹）：./poet grade 一个也不跟随，都列为“符号链接，不批改”。"""
+
+
+def add_symlinks(root: Path, base: Path) -> None:
+    """指向参考答案的、指向老师文件的、路上经过一个链接文件夹的，以及诚实学习者文件夹里多出的一个链接。"""
+    (base / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
+    elsewhere = base / "elsewhere" / "09"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "my_exercise.py").write_bytes(solution("09"))
+    for name in ("link_solution", "link_secret", "link_dir"):
+        (root / name).mkdir()
+    (root / "link_solution" / "10.py").symlink_to(ROOT / "lessons" / "10" / "solution.py")
+    (root / "link_secret" / "02.py").symlink_to(base / "secret.txt")
+    (root / "link_dir" / "lessons").symlink_to(base / "elsewhere", target_is_directory=True)
+    (root / "honest_09" / "05.py").symlink_to(root / "honest_05" / "05.py")
 
 
 @pytest.fixture(scope="module")
@@ -212,6 +232,28 @@ def test_nothing_outside_the_sandbox_changed(graded):
 
 
 @needs_sandbox
+def test_symlinks_are_listed_not_followed(graded):
+    """链接到参考答案、老师的文件或经过链接文件夹的提交：不批改、不读，只列进“未批改”；诚实学习者照常批改。"""
+    report = json.loads(graded["json"].read_text(encoding="utf-8"))
+    assert {f"{link}：符号链接，不批改" for link in LINKS} <= set(report["ignored"])
+    assert not {"link_solution", "link_secret", "link_dir"} & set(report["learners"])
+    assert SECRET not in graded["json"].read_text(encoding="utf-8") + graded["run"].stdout + graded["run"].stderr
+    assert {(v["learner"], v["lesson"]) for v in report["verdicts"] if v["learner"] == "honest_09" and v["kind"] != "missing"} \
+        == {("honest_09", "09")}
+
+
+@needs_sandbox
+def test_source_rules_and_the_hidden_package(graded):
+    """删掉可见检查用捷径、在可见检查那段里挂捷径：批改程序的源码规则拦下；拼名字导入课程包：沙箱里没有它。"""
+    got = verdicts(graded)
+    assert "layer_norm" in got["13_layer_norm_no_checks"]["message"]
+    assert "layer_norm" in got["13_layer_norm_main_patch"]["message"]
+    assert "请不要用 poetry_gpt" in got["25_imports_package"]["message"]
+    for name in ("25_imports_package_hidden", "24_imports_prosody_hidden"):
+        assert "No module named 'poetry_gpt'" in got[name]["message"], got[name]["message"]
+
+
+@needs_sandbox
 def test_messages_name_real_types_and_escape_controls(graded):
     got = verdicts(graded)
     assert "meta 张量" in got["09_returns_meta"]["message"]
@@ -250,7 +292,7 @@ def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
 
 @needs_sandbox
 @pytest.mark.parametrize("kind", ["05_forge_frame_ok_garbage", "05_atexit_forge", "09_reads_solution",
-                                  "05_terminal_escapes", "05_detached_grandchild"])
+                                  "05_terminal_escapes", "05_detached_grandchild", "24_imports_prosody_hidden"])
 def test_check_command_with_hostile_files(tmp_path, kind):
     listener = Listener()
     root = tmp_path / "class"
@@ -266,7 +308,8 @@ def test_check_command_with_hostile_files(tmp_path, kind):
 
 
 FALLBACK_KINDS = {"05_forge_frame_ok_garbage", "05_forge_status_passed", "05_atexit_forge", "09_patch_torch_compare",
-                  "09_tensor_subclass_eq", "05_returns_deep", "05_terminal_escapes", "09_forge_stride_bomb"}
+                  "09_tensor_subclass_eq", "05_returns_deep", "05_terminal_escapes", "09_forge_stride_bomb",
+                  "25_imports_package"}  # 源码规则在父进程里查，没有沙箱也照样拦下
 
 
 def test_fallback_without_bwrap_still_decides_alone(tmp_path):

@@ -9,6 +9,9 @@ import torch
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import PAD, SPECIAL, default_tokenizer, encode_sample
 
+# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
+FORBIDDEN = {"softmax": "请不要调用 softmax 函数：本课要亲手写出减去最大值、取 e 的次方、除以总和这三步；第 10 课以后再用 torch.softmax"}
+
 # 几首名篇（正文带标点）：截取其中一段当前文，让模型给下一个字打分
 POEMS = (
     ("五言绝句", "床前明月光，疑是地上霜。举头望明月，低头思故乡。"),

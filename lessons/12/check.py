@@ -1,6 +1,10 @@
 """第 12 课差分检查：随机形状与随机权重的前馈网络，比较学习者与参考答案的 solve。"""
 import torch
 
+# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
+FORBIDDEN = {name: f"请不要调用 {name}：本课练的是用矩阵乘法和 torch.erf 写出 MLP 的每一步"
+             for name in ("gelu", "linear")}
+
 
 def cases(gen):
     """24 个用例：x 为 [B, T, C] 或 [T, C]，中间宽度 4C，权重与偏置随机。"""

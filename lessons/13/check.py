@@ -1,6 +1,10 @@
 """第 13 课差分检查：随机形状、尺度、weight、bias 与 eps 的层归一化，比较学习者与参考答案的 solve。"""
 import torch
 
+# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
+FORBIDDEN = {name: f"请不要调用 {name}：本课练的是自己求均值、方差，再缩放平移"
+             for name in ("layer_norm", "layernorm")}
+
 
 def cases(gen):
     """24 个用例：(x [..., C], weight [C], bias [C], eps)。x 的均值、尺度随机，eps 有大有小。"""

@@ -3,6 +3,9 @@ import math
 
 import torch
 
+# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
+FORBIDDEN = {name: f"本课要自己写出学习率日程：不要用 {name}，它直接给出了答案" for name in ("poetry_gpt", "lr_scheduler")}
+
 
 def cases(gen):
     """40 个用例：(step, warmup, steps, lr, min_lr_ratio)，按顺序轮换八种 step：

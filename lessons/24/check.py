@@ -4,6 +4,12 @@ import torch
 from poetry_gpt.data import load_poems, split_lines
 from poetry_gpt.prosody import group_tone, load_table
 
+# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）。
+# data/rhymes.json 不必列出：沙箱里没有 data/
+FORBIDDEN = {name: (f"请不要用 {name}：本课要你用传进来的 groups 自己查出句尾字的韵部、找共同的韵部——"
+                    "调用课程包里现成的判断，就练不到这一步")
+             for name in ("poetry_gpt", "prosody", "quatrain_rhyme", "share_rhyme")}
+
 
 def _int(gen, lo, hi):
     return int(torch.randint(lo, hi, (1,), generator=gen))

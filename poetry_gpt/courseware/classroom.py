@@ -22,8 +22,8 @@ from pathlib import Path
 from ..common import atomic_write_bytes, atomic_write_text
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
 from . import sandbox
-from .grading import (MIN_MEMORY_MB, VERDICTS, Limits, Verdict, cancel_all, check_file, default_seed, interruptible,
-                      lesson_check, read_source, reference, safe_text)
+from .grading import (MIN_MEMORY_MB, SYMLINK, VERDICTS, Limits, Verdict, cancel_all, check_file, default_seed,
+                      interruptible, lesson_check, read_inside, reference, safe_text, through_symlink)
 
 MISSING = "缺"
 """某个学习者没有交某一课时，成绩表与报告里写的标签。"""
@@ -103,7 +103,8 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
     """找出 CLASS/<学习者>/NN.py 与 CLASS/<学习者>/lessons/NN/my_exercise.py 两种布局的练习。
 
     只看这两个位置（学习者文件夹里的其他东西不翻）。同一个学习者同一课两种都有时，
-    用 lessons/NN/my_exercise.py。文件内容在这里就读进内存。
+    用 lessons/NN/my_exercise.py。文件内容在这里就读进内存。符号链接（文件本身，或路上的文件夹）
+    一律不跟随：列进 ignored（“符号链接，不批改”），指向的文件一个字节也不读。
 
     Raises:
         ClassroomError: class_dir 不存在或不是文件夹。
@@ -135,9 +136,13 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
             roster.ignored.append(f"{learner}/：读不了（{e.strerror}）")
             continue
         for path in candidates:
-            rel = shown_name(path.relative_to(folder).as_posix())
+            inside = path.relative_to(folder)
+            rel = shown_name(inside.as_posix())
             shown = f"{learner}/{rel}"
             m = _FLAT.fullmatch(rel) or _NESTED.fullmatch(rel)
+            if m and through_symlink(folder, inside):  # 不跟随：链接可能指向参考答案或老师的文件
+                roster.ignored.append(f"{shown}：{SYMLINK}")
+                continue
             if not m or not path.is_file():
                 roster.ignored.append(f"{shown}：不是 NN.py 或 lessons/NN/{EXERCISE}")
                 continue
@@ -149,10 +154,14 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
             if lesson.number not in wanted:
                 roster.skipped += 1
                 continue
+            source = read_inside(folder, inside)  # 逐级 O_NOFOLLOW：上面检查之后才换成的链接也不跟随
+            if source == SYMLINK:
+                roster.ignored.append(f"{shown}：{SYMLINK}")
+                continue
             key = (learner, lesson.code)
             if key in roster.submissions:
                 roster.ignored.append(f"{learner}/{roster.submissions[key].rel}：同一课还有 {rel}，用后者")
-            roster.submissions[key] = Submission(learner, lesson, rel, read_source(path))
+            roster.submissions[key] = Submission(learner, lesson, rel, source)
         taken.add(learner)
         if found:
             roster.learners.append(learner)

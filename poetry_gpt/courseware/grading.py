@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import importlib.util
@@ -37,6 +38,7 @@ from . import sandbox, wire
 from .catalogue import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
+CHILD_FILES = (RUNNER, Path(wire.__file__))  # 复制进工作文件夹的子进程代码：只用标准库与 torch，不需要 poetry_gpt
 VERDICTS = {
     "passed": "通过",
     "not_implemented": "未完成",
@@ -288,12 +290,58 @@ def compare(expected, got, where: str = "结果") -> str | None:
     return None
 
 
+SYMLINK = "符号链接，不批改"
+"""./poet grade 遇到符号链接（或路径经过符号链接）的提交时的原因：链接不跟随，指向的文件一个字节也不读。"""
+
+
 def read_source(path: Path) -> bytes | str:
-    """读一个练习文件：返回它的字节；读不了（不是普通文件、太大、读不出）时返回中文原因。"""
+    """读一个练习文件（跟随符号链接：./poet check 检查学习者自己指定的文件）。
+
+    Returns:
+        文件的字节；读不了（不是普通文件、太大、读不出）时是中文原因。
+    """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # 是个管道也不会卡住
     except OSError as e:
         return f"无法读取这个文件：{e.strerror}"
+    return _read_fd(fd)
+
+
+def read_inside(folder: Path, rel: Path) -> bytes | str:
+    """读 folder 下的 rel（如 lessons/09/my_exercise.py），一步也不跟随符号链接（./poet grade 用）。
+
+    folder 与 rel 的每一级都用 O_NOFOLLOW 相对上一级打开：检查之后才被换成链接（竞争）也打不开。
+
+    Returns:
+        文件的字节；folder 或 rel 的某一级是符号链接时是 SYMLINK；别的读不了的原因是中文说明。
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK  # O_NONBLOCK：是个管道也不会卡住
+    *dirs, name = Path(rel).parts
+    fd = None
+    try:
+        fd = os.open(folder, flags | os.O_DIRECTORY)
+        for part in dirs:
+            inner = os.open(part, flags | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        file_fd = os.open(name, flags, dir_fd=fd)
+    except OSError as e:  # 碰上链接时报 ELOOP（有的系统对文件夹报 ENOTDIR）：以 lstat 为准
+        return SYMLINK if through_symlink(folder, rel) else f"无法读取这个文件：{e.strerror}"
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return _read_fd(file_fd)
+
+
+def through_symlink(folder: Path, rel: Path) -> bool:
+    """folder 本身或 folder/rel 路上的某一级（含 rel 本身）是不是符号链接。只 lstat，不跟随。"""
+    path = Path(folder)
+    links = [path] + [path := path / part for part in Path(rel).parts]
+    return any(map(os.path.islink, links))
+
+
+def _read_fd(fd: int) -> bytes | str:
+    """读一个已打开的文件描述符（读完关掉）：普通文件、不超过 MAX_FILE_BYTES 时返回字节，否则是中文原因。"""
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -332,9 +380,103 @@ def source_problem(data: bytes, shown: str) -> str | None:
     return None
 
 
+_MAIN_GUARD = ast.dump(ast.parse('__name__ == "__main__"', mode="eval").body)
+_BY_NAME = {"getattr", "hasattr", "setattr", "delattr", "__import__", "import_module"}  # 第二个参数是名字的调用
+
+
+@functools.lru_cache(maxsize=None)
+def given_checks(lesson: Lesson) -> frozenset[str]:
+    """starter.py 底部 if __name__ == "__main__": 里每条语句的 ast.dump（不含行号）：课程给的可见检查。"""
+    tree = ast.parse((lesson.folder / "starter.py").read_text(encoding="utf-8"))
+    return frozenset(ast.dump(stmt) for node in tree.body
+                     if isinstance(node, ast.If) and ast.dump(node.test) == _MAIN_GUARD for stmt in node.body)
+
+
+def learner_code(lesson: Lesson, tree: ast.Module) -> ast.Module:
+    """学习者文件里要受源码规则约束的部分：整个文件，只去掉 if __name__ == "__main__": 里原样保留的
+    课程可见检查（它们自己会用到 F.gelu、nn.Linear 这类答案里不许用的名字）。学习者在那里加的语句照样算。"""
+    given = given_checks(lesson)
+    body = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.dump(node.test) == _MAIN_GUARD:
+            body += [stmt for stmt in node.body if ast.dump(stmt) not in given] + node.orelse
+        else:
+            body.append(node)
+    return ast.Module(body=body, type_ignores=[])
+
+
+def _bound_names(code: ast.Module) -> set[str]:
+    """文件里自己定义的名字（赋值、参数、def、class、import 进来的名字……）。有 import * 时为空集：
+    那时任何名字都可能来自别的模块。"""
+    bound = set()
+    for node in ast.walk(code):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return set()
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound
+
+
+def used_names(code: ast.Module) -> list[tuple[int, int, str]]:
+    """代码用到的外来名字，按出现的位置排：[(行, 列, 名字)]。
+
+    算进来的有：属性名（F.softmax 的 softmax）、import 的模块与名字的每一段（poetry_gpt.metrics 的两段）、
+    没在文件里定义过的名字，以及 getattr(x, "名字")、__import__("模块") 这类调用里直接写出的字符串。
+    注释、文档字符串、一般的字符串都不算；拼出来的字符串（"poetry" + "_gpt"）也查不到。
+    """
+    bound = _bound_names(code)
+    found = []
+    for node in ast.walk(code):
+        at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound:
+            found.append((*at, node.id))
+        elif isinstance(node, ast.Attribute):
+            found.append((*at, node.attr))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            dotted = [getattr(node, "module", None) or ""] + [a.name for a in node.names]  # 照源码的次序
+            found += [(*at, part) for name in dotted for part in name.split(".") if part and part != "*"]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in _BY_NAME:
+                found += [(*at, part) for arg in node.args
+                          if isinstance(arg, ast.Constant) and isinstance(arg.value, str) for part in arg.value.split(".")]
+    return sorted(found, key=lambda f: f[:2])  # 同一位置的几个名字保持源码的次序
+
+
+def rule_problem(lesson: Lesson, text: str) -> str | None:
+    """这一课的源码规则（check.py 的 FORBIDDEN 与可选的 source_problem）查学习者的源码：合规时为 None，
+    否则是中文原因（带行号）。在可信的父进程里、运行任何学习者代码之前查。
+
+    FORBIDDEN = {片段: 原因}：used_names 里的某个名字（不分大小写）含有这个片段，就是不许用的捷径，
+    如 "softmax" 拦下 torch.softmax、F.log_softmax、nn.Softmax。source_problem(code) 收到 learner_code
+    的 ast.Module，查名字以外的规则（如第 08 课的 weight[...]）。
+    """
+    check = lesson_check(lesson)
+    forbidden = getattr(check, "FORBIDDEN", {})
+    custom = getattr(check, "source_problem", None)
+    if not forbidden and custom is None:
+        return None
+    code = learner_code(lesson, ast.parse(text))
+    for line, _, name in used_names(code):
+        key = next((k for k in forbidden if k.lower() in name.lower()), None)
+        if key is not None:
+            return f"第 {line} 行用了 {name}。{forbidden[key]}"
+    return custom(code) if custom else None
+
+
 def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int | None = None,
                source: bytes | None = None, shown: str | None = None) -> Verdict:
-    """检查一份练习：读文件与语法 → 可见检查 → 差分检查（后两步在同一个受限子进程里）。
+    """检查一份练习：读文件与语法 → 本课的源码规则（rule_problem）→ 可见检查 → 差分检查
+    （后两步在同一个受限子进程里）。
 
     source 给出时用它作文件内容（./poet grade 批改前就读进了内存），否则读 path；
     shown 是消息里代替临时副本路径的名字（默认 path）。limits.timeout 是整次检查的时间上限（秒）。
@@ -355,6 +497,14 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
         return verdict("syntax", f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查")
     if (problem := source_problem(data, shown)):
         return verdict("syntax", problem)
+    try:
+        problem = rule_problem(lesson, data.decode("utf-8-sig"))
+    except (RecursionError, MemoryError):
+        problem = "代码嵌套太深，查不了本课的源码规则"
+    except Exception as e:  # check.py 的规则自己出错：课程的问题
+        return verdict("error", f"check.py 的源码规则出错（请告诉老师，这不是你的错）：{e}")
+    if problem:
+        return verdict("wrong", problem)
 
     try:
         with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
@@ -369,11 +519,14 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
         work = Path(tmp)
         copy = work / "exercise.py"
         copy.write_bytes(data)
+        child = [work / f.name for f in CHILD_FILES]
+        for src, dst in zip(CHILD_FILES, child):
+            dst.write_bytes(src.read_bytes())
         cases_file.write(cases_data)
         cases_file.seek(0)
-        code, out = run_limited([sys.executable, "-I", str(RUNNER), str(copy),
+        code, out = run_limited([sys.executable, "-I", str(child[0]), str(copy),
                                  str(answers.fileno())], work, limits, stdin=cases_file,
-                                pass_fds=(answers.fileno(),), readonly=[copy])
+                                pass_fds=(answers.fileno(),), readonly=[copy, *child])
         result = None if code is None else _read_answers(answers.fileno(), len(cases))
 
     def named(text: str) -> str:  # 错误栈里写学习者认得的文件名，而不是临时副本的路径

@@ -1,6 +1,7 @@
 """在子进程（通常在 bwrap 沙箱里）运行学习者的文件：由 grading.py 启动，不要直接运行。
 
-用法：python -I runner.py LEARNER_PY ANSWER_FD（poetry_gpt 由环境里的安装找到）
+用法：python -I runner.py LEARNER_PY ANSWER_FD。批改程序把这个文件和 wire.py 复制进检查的工作文件夹，
+从那里运行：两者只用标准库和 torch，沙箱里没有 poetry_gpt 包（学习者的代码也 import 不到它）。
 
 1. 从标准输入读进父进程给的用例（wire 格式）——这时学习者的代码还没运行；
 2. 可见检查：把学习者的文件当脚本运行一遍（__name__ == "__main__"），执行它底部自带的检查；
@@ -81,7 +82,7 @@ def run(learner_py, cases):
 
 def main():
     learner_py, answer_fd = sys.argv[1], int(sys.argv[2])
-    from poetry_gpt.courseware import wire
+    wire = load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"), "wire")  # 旁边的副本
     # 学习者的代码运行之前就记下要用的函数：它换掉 os.write 或 wire.encode 也只影响它自己交什么
     encode, write, exit_now = wire.encode, os.write, os._exit
     cases = wire.decode(sys.stdin.buffer.read())

@@ -1,8 +1,10 @@
 """用 bubblewrap（bwrap）把检查学习者练习的子进程关进沙箱。
 
-沙箱里看得见的只有：系统的程序与库（/usr 等，只读）、Python 与虚拟环境（只读）、poetry_gpt 包与
-data/（只读）、这次检查自己的工作文件夹与 /tmp（各是一块有大小上限的内存盘，检查结束就消失）。
-课程的 lessons/（参考答案 solution.py、check.py）、.git、班级文件夹、家目录都不存在于沙箱里。
+沙箱里看得见的只有：系统的程序与库（/usr 等，只读）、Python 与虚拟环境（只读）、这次检查自己的
+工作文件夹与 /tmp（各是一块有大小上限的内存盘，检查结束就消失；工作文件夹里只读地放着练习的副本和
+runner.py、wire.py 两个副本——它们只用标准库和 torch）。
+课程包 poetry_gpt（里面有 prosody.quatrain_rhyme 这样的参考实现）、data/、lessons/（参考答案 solution.py、
+check.py）、.git、班级文件夹、家目录都不存在于沙箱里：学习者的代码 import poetry_gpt 会失败。
 另外：新的 PID 命名空间（看不见、也杀不了沙箱外的进程；bwrap 结束时沙箱里的进程全部结束）、
 没有网络、新的会话（碰不到老师的终端）、丢掉全部特权（capabilities）。
 
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import poetry_gpt
 
-from ..common import DEFAULT_DATA
+from ..common import DEFAULT_DATA, ROOT
 
 SCRATCH_BYTES = 64 << 20  # 工作文件夹与 /tmp 各自的大小上限：写满了只是学习者自己的写入失败
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -41,9 +43,14 @@ def _python_dirs() -> list[str]:
     return sorted(d for d in dirs if d and os.path.isdir(d))
 
 
+def hidden_dirs() -> list[Path]:
+    """沙箱里不许看见的文件夹：课程包 poetry_gpt（参考实现）、data/ 与 lessons/（参考答案、check.py）。"""
+    return [Path(poetry_gpt.__file__).resolve().parent, DEFAULT_DATA.resolve(), (ROOT / "lessons").resolve()]
+
+
 def command(argv: list[str], workdir: Path, readonly: list[Path] = ()) -> list[str]:
     """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
-    readonly 里的文件（学习者练习的副本、runner.py 等）只读地放进同一路径。"""
+    readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径。"""
     args = [bwrap_path() or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     for d in SYSTEM_DIRS:
@@ -53,14 +60,17 @@ def command(argv: list[str], workdir: Path, readonly: list[Path] = ()) -> list[s
             args += ["--ro-bind", d, d]
     for f in SYSTEM_FILES:
         args += ["--ro-bind-try", f, f]
-    # 先铺空的 /tmp，再放 Python、包和数据：仓库或 .venv 在 /tmp 下（如 /tmp/一字一诗）时也看得见
+    # 先铺空的 /tmp，再放 Python：.venv 在 /tmp 下（如 /tmp/一字一诗/.venv）时也看得见
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
-    for d in _python_dirs():
+    python = _python_dirs()
+    for d in python:
         args += ["--ro-bind", d, d]
-    pkg = Path(poetry_gpt.__file__).resolve().parent
-    args += ["--ro-bind", str(pkg), str(pkg)]
-    if DEFAULT_DATA.is_dir():
-        args += ["--ro-bind", str(DEFAULT_DATA.resolve()), str(DEFAULT_DATA.resolve())]
+    # 课程包、数据与课程文件夹不放进沙箱。它们落在上面放进来的文件夹里时（非可编辑安装进了 site-packages，
+    # 或仓库就在 /usr 下），盖上一块空的内存盘把它们藏起来
+    shown = [Path(d) for d in (*python, *SYSTEM_DIRS)]
+    for d in hidden_dirs():
+        if any(d.is_relative_to(s) for s in shown):
+            args += ["--tmpfs", str(d)]
     args += ["--size", str(SCRATCH_BYTES), "--tmpfs", str(workdir)]
     for path in readonly:
         args += ["--ro-bind", str(path), str(path)]

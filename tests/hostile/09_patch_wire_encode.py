@@ -1,9 +1,11 @@
 # 期望：不通过
-"""换掉子进程里的 wire.encode 与 os.write，让它们交回“passed”。"""
-import os, sys
-sys.path.insert(0, "{{REPO}}")
-from poetry_gpt.courseware import wire
+"""顺着栈帧找到 runner 正在用的 wire 模块，换掉它的 encode，让它交回“passed”。"""
+import sys
 
+frame = sys._getframe()
+while "wire" not in frame.f_locals:  # runner.main 的局部变量
+    frame = frame.f_back
+wire = frame.f_locals["wire"]
 real = wire.encode
 wire.encode = lambda value, limit=0: real({"status": "passed", "message": ""})
 
