@@ -33,6 +33,8 @@ SHOWN_PATH = 200
 
 _NESTED = re.compile(rf"lessons/(\d{{1,2}})/{re.escape(EXERCISE)}")
 _FLAT = re.compile(r"(\d{1,2})\.py")
+HIDDEN = (".", "__")
+"""名字这样开头的文件与文件夹（.git、.DS_Store、__pycache__、__MACOSX）不看，只数一数：逐个列出来全是噪音。"""
 
 
 class ClassroomError(ValueError):
@@ -71,6 +73,7 @@ class Roster:
     submissions: dict[tuple[str, str], Submission] = field(default_factory=dict)  # (学习者, 课号) → 提交
     ignored: list[str] = field(default_factory=list)  # “路径：原因”
     skipped: int = 0  # 认得出、但不在 --lessons 范围内的文件数
+    hidden: int = 0  # 没有看的隐藏文件与文件夹（名字以 HIDDEN 开头）
 
     def layout_counts(self) -> tuple[int, int]:
         """(NN.py 的份数, lessons/NN/my_exercise.py 的份数)。"""
@@ -122,7 +125,8 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
         raise ClassroomError(f"读不了班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)}：{e.strerror}") from None
     taken: set[str] = set()
     for folder in folders:
-        if folder.name.startswith((".", "__")):
+        if folder.name.startswith(HIDDEN):
+            roster.hidden += 1
             continue
         learner = _unique(shown_name(folder.name), taken)
         if folder.is_symlink() or not folder.is_dir():
@@ -162,12 +166,42 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
             if key in roster.submissions:
                 roster.ignored.append(f"{learner}/{roster.submissions[key].rel}：同一课还有 {rel}，用后者")
             roster.submissions[key] = Submission(learner, lesson, rel, source)
+        _not_looked_at(folder, learner, roster)
         taken.add(learner)
         if found:
             roster.learners.append(learner)
         else:
             roster.ignored.append(f"{learner}/：里面没有认得出的练习文件")
     return roster
+
+
+def _not_looked_at(folder: Path, learner: str, roster: Roster) -> None:
+    """学习者文件夹里两种布局都不看的东西（notes.txt、别的文件夹、lessons/NN/ 里别的文件、空的课文件夹）
+    逐项记进 roster.ignored，写明原因；*.py 与 lessons/*/my_exercise.py 在 find_submissions 里已经逐个说过。
+    名字以 HIDDEN 开头的只数一数。符号链接不跟进去。"""
+
+    def walk(where: Path, depth: int) -> None:  # depth：0 学习者文件夹，1 lessons/，2 lessons/NN/
+        try:
+            entries = sorted(where.iterdir())
+        except OSError:  # 读不了的文件夹：find_submissions 已经说过，或者里面本来就不看
+            return
+        if depth == 2 and not entries:
+            roster.ignored.append(f"{learner}/{shown_name(where.relative_to(folder).as_posix())}/：空文件夹")
+        for path in entries:
+            if (depth == 0 and path.name.endswith(".py")) or (depth == 2 and path.name == EXERCISE):
+                continue  # find_submissions 的两种布局
+            if path.name.startswith(HIDDEN):
+                roster.hidden += 1
+                continue
+            rel = shown_name(path.relative_to(folder).as_posix())
+            if path.is_symlink():
+                roster.ignored.append(f"{learner}/{rel}：符号链接，不跟进去")
+            elif path.is_dir() and (depth == 1 or (depth == 0 and path.name == "lessons")):
+                walk(path, depth + 1)
+            else:
+                roster.ignored.append(f"{learner}/{rel}{'/' if path.is_dir() else ''}：不是 NN.py 或 lessons/NN/{EXERCISE}")
+
+    walk(folder, 0)
 
 
 def grade_one(sub: Submission, limits: Limits) -> Verdict:
@@ -257,6 +291,7 @@ def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results:
         "lessons": [{"lesson": l.code, "title": l.title} for l in lessons],
         "learners": roster.learners,
         "ignored": roster.ignored,
+        "hidden": roster.hidden,
         "verdicts": cells,
     }
     return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
@@ -277,9 +312,10 @@ def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, js
                 raise ClassroomError(f"写不了报告 {path}：{e.strerror or e}") from None
 
 
-def pass_rates(learners: list[str], lessons: list[Lesson], results: dict) -> dict[str, tuple[int, int]]:
-    """课号 → (通过人数, 学习者人数)。没交的算没通过。"""
-    return {l.code: (sum(bool((v := results.get((n, l.code))) and v.passed) for n in learners), len(learners))
+def pass_rates(learners: list[str], lessons: list[Lesson], results: dict) -> dict[str, tuple[int, int, int]]:
+    """课号 → (通过人数, 交了的人数, 全班人数)：通过率可以只算交了的人，也可以把没交的算作没通过。"""
+    return {l.code: (sum(bool((v := results.get((n, l.code))) and v.passed) for n in learners),
+                     sum((n, l.code) in results for n in learners), len(learners))
             for l in lessons}
 
 
