@@ -320,11 +320,12 @@ def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
     display.tolerant_output()
     nine, ten = BY_NUMBER[9], BY_NUMBER[10]
     results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("wrong", ""), ("乙", "09"): Verdict("timeout", "")}
-    display.grade_table(["甲", "乙"], [nine, ten], results, {"09": (1, 2), "10": (0, 2)}, {"通过": 1, "答案错误": 1, "超时": 1},
-                        20, "缺", 3.25)
+    display.grade_table(["甲", "乙"], [nine, ten], results, {"09": (1, 2, 2), "10": (0, 1, 2)},
+                        {"通过": 1, "答案错误": 1, "超时": 1}, 20, "缺", 3.25)
     text = out.buffer.getvalue().decode("gbk")
     assert "成绩表" in text and "√" in text and "× 答案错误" in text and "× 超时" in text and "缺" in text
-    assert "1/2 50%" in text and "0/2 0%" in text and "判定统计：通过 1，答案错误 1，超时 1。用时 3.2 秒" in text
+    assert re.search(r"交了的通过率 \W+ 1/2 50% \W+ 0/1 0% ", text) and re.search(r"全班通过率 \W+ 1/2 50% \W+ 0/2 0% ", text)
+    assert "全班通过率：没交的算作没通过" in text and "判定统计：通过 1，答案错误 1，超时 1。用时 3.2 秒" in text
     source = (ROOT / "poetry_gpt" / "courseware" / "classroom.py").read_text(encoding="utf-8")
     assert "rich" not in source and "console" not in source  # 批改逻辑本身不画表
 
@@ -435,3 +436,107 @@ def test_train_saves_its_checkpoint_when_nobody_reads(monkeypatch, tmp_path):
 def test_json_to_a_closed_pipe_is_not_an_error(monkeypatch):
     nobody_reads(monkeypatch)
     assert main(["write", "月", "--seed", "1", "--json"]) == 0 and display.reader_gone()
+
+
+# ---------- 消息：参数名与取值的写法、中文的参数名、语法错误的中文说明 ----------
+
+@pytest.mark.parametrize("argv, words", [
+    (["foo"], "命令写得不对：命令不能是“foo”，只能从 lesson, start,"),
+    (["train", "--preset", "huge"], "--preset 不能是“huge”，只能从 tiny, base 中选"),
+    (["write", "月", "--form", "6"], "--form 不能是“6”，只能从 5, 7 中选"),
+    (["grade"], "缺少参数：班级文件夹\n用法：poet grade"),
+    (["check"], "缺少参数：课号\n用法：poet check [-h] [--timeout 秒数] 课号 [文件]"),
+    (["write", "月", "--top-k", "x"], "--top-k “x”不是整数"),
+])
+def test_argument_errors_quote_once_and_name_things_in_chinese(monkeypatch, argv, words):
+    code, _, err = run_main(monkeypatch, *argv)
+    assert code == 2 and words in err, err
+    assert "'" not in err.splitlines()[0] and "CLASS" not in err
+
+
+@pytest.mark.parametrize("command", ["grade", "write", "train", "check"])
+def test_help_with_chinese_names_lines_up_and_fits_80_columns(monkeypatch, command):
+    monkeypatch.setenv("COLUMNS", "80")
+    text = run_main(monkeypatch, command, "--help")[1].decode("utf-8")
+    assert all(cell_len(line) <= 80 for line in text.splitlines()), text
+    starts = set()  # 每行说明文字从第几格开始：带汉字的“--seed 种子”与“--json”对齐
+    for line in text.split("选项：\n")[1].splitlines():
+        m = re.match(r"(  -\S*(?: \S+)?\s{2,})\S", line)
+        if m:
+            starts.add(cell_len(m.group(1)))
+    assert len(starts) == 1, text
+    assert re.search(r"^  -h, --help +显示帮助$", text, flags=re.M)
+
+
+SYNTAX_ERRORS = [  # (源代码, 中文说明里的一段)
+    ("x = 1，2\n", "代码里不能用字符“，”：标点要用英文半角"),
+    ("if x:\n\tpass\n        pass\n", "缩进里混用了制表符（Tab）和空格"),
+    ("def f():\nreturn 1\n", "第 1 行的 def 后面要有缩进的函数体"),
+    ("if x\n    pass\n", "这里少了冒号 :"),
+    ("f(1, 2\n", "“(”没有配对的右括号"),
+    ("x = [1 2]\n", "是不是漏了逗号？"),
+    ("print 'hi'\n", "调用 print 要加括号"),
+    ("  x = 1\n", "这一行多了缩进"),
+    ("s = 'abc\n", "字符串没有结束"),
+    ("x = 1 +\n", "语法错误"),
+]
+
+
+@pytest.mark.parametrize("source, chinese", SYNTAX_ERRORS)
+def test_syntax_errors_get_a_chinese_gloss_with_the_original(source, chinese):
+    from poetry_gpt.courseware.messages import syntax_message
+
+    with pytest.raises(SyntaxError) as caught:
+        compile(source, "mine.py", "exec")
+    message = syntax_message(caught.value.msg)
+    assert chinese in message and message.endswith(f"（{caught.value.msg}）")
+    assert syntax_message("something new in Python 3.99") == "something new in Python 3.99"
+
+
+def test_diff_explains_files_it_cannot_parse(monkeypatch, tmp_path):
+    gbk, comma = tmp_path / "gbk.py", tmp_path / "comma.py"
+    gbk.write_bytes("def solve(x):\n    return '月'\n".encode("gbk"))
+    comma.write_text("def solve(x):\n    return x，1\n", encoding="utf-8")
+    code, _, err = run_main(monkeypatch, "diff", "9", str(gbk))
+    assert code == 2 and "第 2 行不是 UTF-8 编码（常见于" in err and "编码：文件不是" not in err, err
+    code, _, err = run_main(monkeypatch, "diff", "9", str(comma))
+    assert code == 2 and "第 2 行：代码里不能用字符“，”" in err and "（invalid character '，' (U+FF0C)）" in err, err
+
+
+# ---------- 批改：忽略的每一项都有原因，名字里的控制字符写成转义 ----------
+
+def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path):
+    from poetry_gpt.courseware.classroom import find_submissions, pass_rates
+
+    root = tmp_path / "class"
+    for rel, text in (("amy/lessons/09/my_exercise.py", GOOD), ("amy/lessons/09/README.md", "笔记"), ("amy/notes.txt", "笔记"),
+                      ("amy/notes/a.py", GOOD), ("amy/.DS_Store", ""), ("b\tc/09.py", GOOD), ("d\ne/09.py", GOOD),
+                      ("zed/99.py", GOOD), ("zed/lessons/readme.txt", ""), ("__MACOSX/amy/09.py", GOOD), ("名单.txt", "")):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    (root / "amy" / "lessons" / "10").mkdir()
+    (root / "amy" / "lessons" / "08").symlink_to(root / "amy" / "notes")
+    found = find_submissions(root, [BY_NUMBER[9]])
+    assert found.learners == ["amy", "b\tc", "d\ne"] and found.hidden == 2  # __MACOSX 与 .DS_Store
+    assert found.ignored == ["amy/lessons/08：符号链接，不批改",
+                             "amy/lessons/09/README.md：不是 NN.py 或 lessons/NN/my_exercise.py",
+                             "amy/lessons/10/：空文件夹",
+                             "amy/notes/：不是 NN.py 或 lessons/NN/my_exercise.py",
+                             "amy/notes.txt：不是 NN.py 或 lessons/NN/my_exercise.py",
+                             "zed/99.py：第 99 课不在课表里或还没写好",
+                             "zed/lessons/readme.txt：不是 NN.py 或 lessons/NN/my_exercise.py",
+                             "zed/：里面没有认得出的练习文件",
+                             "名单.txt：不是学习者文件夹"]
+    results = {(name, "09"): Verdict("passed", "") for name in found.learners[:2]}
+    assert pass_rates(found.learners, [BY_NUMBER[9]], results) == {"09": (2, 2, 3)}
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(display.console, "_width", 200)  # 长路径不折行
+    display.roster(str(root), found, None, "my_exercise.py")
+    display.grade_table(found.learners, [BY_NUMBER[9]], results, {"09": (2, 2, 3)}, {"通过": 2}, 20, "缺", 1.0)
+    text = out.buffer.getvalue().decode("utf-8")
+    assert "\t" not in text and "找到 3 名学习者：amy、b\\tc、d\\ne" in text
+    assert "忽略 9 项" in text and "名单.txt：不是学习者文件夹" in text and "另有 2 个隐藏的文件或文件夹" in text
+    rows = [line for line in text.splitlines() if line.startswith("│")]
+    assert [row.split("│")[1].strip() for row in rows] == ["amy", "b\\tc", "d\\ne", "交了的通过率", "全班通过率"], text

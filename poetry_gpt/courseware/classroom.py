@@ -195,7 +195,7 @@ def _not_looked_at(folder: Path, learner: str, roster: Roster) -> None:
                 continue
             rel = shown_name(path.relative_to(folder).as_posix())
             if path.is_symlink():
-                roster.ignored.append(f"{learner}/{rel}：符号链接，不跟进去")
+                roster.ignored.append(f"{learner}/{rel}：{SYMLINK}")  # 不跟进去
             elif path.is_dir() and (depth == 1 or (depth == 0 and path.name == "lessons")):
                 walk(path, depth + 1)
             else:

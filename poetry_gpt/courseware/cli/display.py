@@ -8,6 +8,7 @@ import difflib
 import json
 import os
 import sys
+import unicodedata
 from contextlib import contextmanager
 from typing import Iterable, Sequence
 
@@ -261,21 +262,28 @@ def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: 
                   f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。")
 
 
+def _one_line(text: str) -> str:
+    """文件名在终端里的写法：制表符、换行这些控制字符写成 \\t、\\n（与 JSON 报告里一样），表格的一行不会被拆开。"""
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text)
+
+
 def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> None:
-    """./poet grade 开头：找到的学习者、两种布局各几份、不在 --lessons 里的与忽略的文件（最多列 20 项）。
-    found 是 classroom.Roster；名字都已转义过（classroom.shown_name）。"""
+    """./poet grade 开头：找到的学习者、两种布局各几份、不在 --lessons 里的、忽略的（最多列 20 项，各有原因）与隐藏的文件。
+    found 是 classroom.Roster；名字都已转义过（classroom.shown_name），这里再把制表符、换行写成转义。"""
     flat, nested = found.layout_counts()
-    names = "：" + "、".join(found.learners) if found.learners else ""
-    console.print(Text(f"班级文件夹 {class_dir}：找到 {len(found.learners)} 名学习者{names}"))
+    names = "：" + "、".join(map(_one_line, found.learners)) if found.learners else ""
+    console.print(Text(f"班级文件夹 {_one_line(class_dir)}：找到 {len(found.learners)} 名学习者{names}"))
     console.print(Text(f"  练习文件 {len(found.submissions)} 份：NN.py {flat} 份，lessons/NN/{exercise} {nested} 份"))
     if found.skipped:
         console.print(Text(f"  不在 --lessons {lessons_text or ''} 范围内、没有批改的文件 {found.skipped} 份"))
     if found.ignored:
         console.print(f"  忽略 {len(found.ignored)} 项：")
         for line in found.ignored[:20]:
-            console.print(Text(f"    {line}"))
+            console.print(Text(f"    {_one_line(line)}"))
         if len(found.ignored) > 20:
             console.print(f"    …还有 {len(found.ignored) - 20} 项（全部写在 --json 报告里）")
+    if found.hidden:
+        console.print(f"  另有 {found.hidden} 个隐藏的文件或文件夹（名字以 . 或 __ 开头，如 .DS_Store、__pycache__），没有看")
 
 
 @contextmanager
@@ -288,15 +296,16 @@ def grading_progress(total: int):
         task = bar.add_task("批改中", total=total)
 
         def done(sub, verdict) -> None:
-            bar.update(task, advance=1, description=escape(f"{sub.learner} 第 {sub.lesson.code} 课：{verdict.label}"))
+            bar.update(task, advance=1, description=escape(f"{_one_line(sub.learner)} 第 {sub.lesson.code} 课：{verdict.label}"))
 
         yield done
 
 
-def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates: dict[str, tuple[int, int]],
+def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates: dict[str, tuple[int, int, int]],
                 counts: dict[str, int], timeout: float, missing: str, seconds: float) -> None:
-    """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后一行是每课通过率；
-    下面一行是各种判定的份数与用时。results：(学习者, 课号) → grading.Verdict；rates：课号 → (通过人数, 人数)。"""
+    """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后两行是每课通过率
+    （只算交了的人，与把没交的算作没通过的全班）；下面一行是各种判定的份数与用时。
+    results：(学习者, 课号) → grading.Verdict；rates：课号 → (通过人数, 交了的人数, 全班人数)。"""
     yes, no = marks()
 
     def cell(verdict) -> str:
@@ -304,17 +313,23 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
             return f"[dim]{missing}[/dim]"
         return f"[green]{yes}[/green]" if verdict.passed else f"[red]{no} {escape(verdict.label)}[/red]"
 
-    table = Table(title="成绩表", title_justify="left", caption_justify="left",
-                  caption=f"{yes} 通过，{no} 未通过及原因，{missing} 没交；每份限时 {timeout:g} 秒")
+    def rate(k: int, n: int) -> str:
+        return f"{k}/{n} {k / n:.0%}" if n else f"{k}/{n}"
+
+    table = Table(title="成绩表", title_justify="left")
     table.add_column("学习者", overflow="fold")
     for lesson in lessons:
         table.add_column(lesson.code, overflow="fold")
     table.add_column("通过", justify="right")
     for name in learners:
         cells = [results.get((name, l.code)) for l in lessons]
-        table.add_row(escape(name), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells)))
+        table.add_row(escape(_one_line(name)), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells)))
     table.add_section()
-    table.add_row("通过率", *(f"{k}/{n} {k / n:.0%}" for k, n in rates.values()), "")
+    table.add_row("交了的通过率", *(rate(k, s) for k, s, _ in rates.values()), "")
+    table.add_row("全班通过率", *(rate(k, n) for k, _, n in rates.values()), "")
     console.print(table)
+    # 图例写在表下面、不当 caption：caption 会被折到表那么宽
+    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交；每份限时 {timeout:g} 秒。\n"
+                  f"交了的通过率：只算交了这一课的人；全班通过率：没交的算作没通过。[/dim]")
     summary = "，".join(f"{label} {n}" for label, n in counts.items()) or "没有交上来的练习"
     console.print(f"判定统计：{summary}。用时 {seconds:.1f} 秒。")

@@ -12,6 +12,7 @@ from pathlib import Path
 from ...common import DEFAULT_DATA, ROOT
 from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
+from ..messages import not_utf8, syntax_message
 from . import display
 from .display import console
 from .parser import CliError, seconds, shorten
@@ -61,8 +62,14 @@ def solve_source(path: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8-sig")  # 与 check、grade 一样接受 BOM
         tree = ast.parse(text)
-    except (UnicodeDecodeError, SyntaxError, ValueError) as e:
-        raise CliError(f"{shorten(str(path), 120)} 无法解析：{e}") from None
+    except UnicodeDecodeError as e:
+        why = not_utf8(e.object.count(b"\n", 0, e.start) + 1)
+    except (SyntaxError, ValueError) as e:  # 有空字符时，旧一些的 Python 抛 ValueError
+        why = (f"第 {e.lineno} 行：" if getattr(e, "lineno", None) else "") + syntax_message(getattr(e, "msg", str(e)))
+    else:
+        why = None
+    if why:
+        raise CliError(f"{shorten(str(path), 120)} 无法解析：{why}")
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "solve":
             return ast.get_source_segment(text, node) + "\n"
@@ -204,29 +211,29 @@ def cmd_doctor(args) -> int:
 def register(sub) -> None:
     """把学习者的命令加到 poet 的子命令里。"""
     p = sub.add_parser("lesson", help="显示一课的标题与目标并运行实验")
-    p.add_argument("lesson", help=LESSON_HELP)
+    p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
     p.add_argument("--read", action="store_true", help="在终端里读整篇课文")
     p.set_defaults(func=cmd_lesson)
 
     p = sub.add_parser("start", help=f"把 starter.py 复制为 {EXERCISE}（不会覆盖已有文件）")
-    p.add_argument("lesson", help=LESSON_HELP)
+    p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
     p.add_argument("--force", action="store_true", help="已有练习文件时先备份再重新开始")
     p.set_defaults(func=cmd_start)
 
     p = sub.add_parser("check", help="检查你的练习：可见检查 + 与参考答案的差分检查")
-    p.add_argument("lesson", help=LESSON_HELP)
-    p.add_argument("file", nargs="?", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
-    p.add_argument("--timeout", type=seconds, default=20.0, help="整次检查的时间上限（秒，默认 20）")
+    p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
+    p.add_argument("file", nargs="?", metavar="文件", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
+    p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="整次检查的时间上限（秒，默认 20）")
     p.set_defaults(func=cmd_check)
 
     for name, func, text in (("hint", cmd_hint, "这一课练习的提示"), ("solution", cmd_solution, "参考答案里的 solve")):
         p = sub.add_parser(name, help=text)
-        p.add_argument("lesson", help=LESSON_HELP)
+        p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
         p.set_defaults(func=func)
 
     p = sub.add_parser("diff", help="把你的 solve 与参考答案并排比较")
-    p.add_argument("lesson", help=LESSON_HELP)
-    p.add_argument("file", nargs="?", help=f"你的文件（默认 lessons/NN/{EXERCISE}）")
+    p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
+    p.add_argument("file", nargs="?", metavar="文件", help=f"你的文件（默认 lessons/NN/{EXERCISE}）")
     p.set_defaults(func=cmd_diff)
 
     sub.add_parser("progress", help="全部课程的进度表").set_defaults(func=cmd_progress)

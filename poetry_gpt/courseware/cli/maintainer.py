@@ -43,13 +43,13 @@ def cmd_site(args) -> int:
 def register(sub) -> None:
     """把维护者的命令加到 poet 的子命令里。"""
     p = sub.add_parser("verify", help="维护者用：检查每一课的实验、参考答案、起始代码与课文小节")
-    p.add_argument("--jobs", type=jobs, default=os.cpu_count() or 1, help="同时跑几项（默认：CPU 核数）")
-    p.add_argument("--timeout", type=seconds, default=60.0, help="实验与每次检查的时间上限（秒，默认 60）")
+    p.add_argument("--jobs", type=jobs, default=os.cpu_count() or 1, metavar="份数", help="同时跑几项（默认：CPU 核数）")
+    p.add_argument("--timeout", type=seconds, default=60.0, metavar="秒数", help="实验与每次检查的时间上限（秒，默认 60）")
     p.add_argument("--fresh", action="store_true", help="不沿用上次的通过结果，全部重跑")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("site", help="把写好的课生成静态网页（site/index.html，离线可看）")
-    p.add_argument("--out", help="生成到哪个文件夹（默认仓库里的 site/）")
+    p.add_argument("--out", metavar="文件夹", help="生成到哪个文件夹（默认仓库里的 site/）")
     p.add_argument("--serve", action="store_true", help="生成后在 127.0.0.1 上预览，Ctrl+C 停止")
-    p.add_argument("--port", type=port, default=8000, help="预览用的端口（默认 8000）")
+    p.add_argument("--port", type=port, default=8000, metavar="端口", help="预览用的端口（默认 8000）")
     p.set_defaults(func=cmd_site)

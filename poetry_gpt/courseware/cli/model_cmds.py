@@ -131,13 +131,13 @@ def register(sub) -> None:
     """把模型的命令加到 poet 的子命令里。"""
     p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
     p.add_argument("--preset", choices=("tiny", "base"), default="tiny", help="tiny：几十秒的小模型；base：随课程发布的模型")
-    p.add_argument("--width", type=Number(int, 8, 1024), help="模型宽度 C（默认按预设；要能被 n_heads 整除）")
-    p.add_argument("--n-layers", type=Number(int, 1, 24), help="Block 的层数（默认按预设）")
-    p.add_argument("--n-heads", type=Number(int, 1, 32), help="注意力头数（默认按预设）")
-    p.add_argument("--steps", type=positive_int, help="总步数（默认按预设）")
-    p.add_argument("--minutes", type=minutes,
+    p.add_argument("--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）")
+    p.add_argument("--n-layers", type=Number(int, 1, 24), metavar="层数", help="Block 的层数（默认按预设）")
+    p.add_argument("--n-heads", type=Number(int, 1, 32), metavar="头数", help="注意力头数（默认按预设）")
+    p.add_argument("--steps", type=positive_int, metavar="步数", help="总步数（默认按预设）")
+    p.add_argument("--minutes", type=minutes, metavar="分钟",
                    help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）")
-    p.add_argument("--out", help="存档目录（默认 runs/<预设名>）")
+    p.add_argument("--out", metavar="文件夹", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="在哪里训练（默认 auto）")
@@ -146,17 +146,17 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("write", help="写一首绝句：./poet write 月")
-    p.add_argument("keywords", nargs="?", help="要写进诗里的字（1–4 个，繁体也可以）")
+    p.add_argument("keywords", nargs="?", metavar="关键词", help="要写进诗里的字（1–4 个，繁体也可以）")
     p.add_argument("--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认由模型选）")
-    p.add_argument("--acrostic", help="藏头诗：4 个字，分别作每句的第一个字")
-    p.add_argument("-n", type=Number(int, 1, MAX_POEMS), default=1,
+    p.add_argument("--acrostic", metavar="四个字", help="藏头诗：4 个字，分别作每句的第一个字")
+    p.add_argument("-n", type=Number(int, 1, MAX_POEMS), default=1, metavar="首数",
                    help=f"写几首不同的诗（默认 1，最多 {MAX_POEMS}；需要更多请分几次写，换不同的 --seed）")
-    p.add_argument("--temperature", type=temperature, default=SAMPLING.temperature,
+    p.add_argument("--temperature", type=temperature, default=SAMPLING.temperature, metavar="温度",
                    help=f"温度（默认 {SAMPLING.temperature}；0 表示每步取最可能的字）")
-    p.add_argument("--top-k", type=top_k, default=SAMPLING.top_k, help=f"只在最可能的 k 个字里抽（默认 {SAMPLING.top_k}；0 表示不限）")
-    p.add_argument("--top-p", type=top_p, default=SAMPLING.top_p, help=f"只在累计概率达到 p 的字里抽（默认 {SAMPLING.top_p}）")
-    p.add_argument("--seed", type=seed, help="随机种子：同一个种子写出同一首诗")
-    p.add_argument("--checkpoint", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）")
+    p.add_argument("--top-k", type=top_k, default=SAMPLING.top_k, metavar="k", help=f"只在最可能的 k 个字里抽（默认 {SAMPLING.top_k}；0 表示不限）")
+    p.add_argument("--top-p", type=top_p, default=SAMPLING.top_p, metavar="p", help=f"只在累计概率达到 p 的字里抽（默认 {SAMPLING.top_p}）")
+    p.add_argument("--seed", type=seed, metavar="种子", help="随机种子：同一个种子写出同一首诗")
+    p.add_argument("--checkpoint", metavar="存档", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）")
     p.add_argument("--free", action="store_true", help="关掉格式约束，看模型自己会写成什么样")
     p.add_argument("--rhyme", action=argparse.BooleanOptionalAction, default=True,
                    help="第二、四句押平水韵、句尾不用同一个字（默认押韵；--no-rhyme 不管）")
@@ -166,9 +166,9 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_write)
 
     p = sub.add_parser("eval", help="评估一个模型：交叉熵与二元基线、格式、关键词、抄袭率、distinct-2、速度")
-    p.add_argument("--checkpoint", help="用哪个存档（默认 data/model.pt）")
-    p.add_argument("--prompts", type=positive_int, default=200, help="用几个固定提示写诗（默认 200）")
-    p.add_argument("--val-poems", type=positive_int, help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）")
+    p.add_argument("--checkpoint", metavar="存档", help="用哪个存档（默认 data/model.pt）")
+    p.add_argument("--prompts", type=positive_int, default=200, metavar="个数", help="用几个固定提示写诗（默认 200）")
+    p.add_argument("--val-poems", type=positive_int, metavar="首数", help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）")
     p.add_argument("--plain", action="store_true", help="只守格式的解码（第 22、23 课），不押韵、不管平仄与重复")
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.add_argument("--markdown", action="store_true", help="只印“读者看得到的”表，Markdown 格式（data/MODEL.md 用它）")

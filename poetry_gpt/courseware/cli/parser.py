@@ -132,9 +132,9 @@ def seed(text: str) -> int:
 
 # argparse 的英文提示的格式（%(name)s 是占位）→ 中文
 _MESSAGES = {
-    "argument %(argument_name)s: %(message)s": "%(argument_name)s %(message)s",
-    "invalid choice: %(value)r (choose from %(choices)s)": "不能是 %(value)r，只能从 %(choices)s 中选",
-    "invalid %(type)s value: %(value)r": "%(value)r 不是有效的数",
+    "argument %(argument_name)s: %(message)s": "%(argument_name)s%(message)s",
+    "invalid choice: %(value)r (choose from %(choices)s)": "不能是“%(value)s”，只能从 %(choices)s 中选",
+    "invalid %(type)s value: %(value)r": "“%(value)s”不是有效的数",
     "the following arguments are required: %(args)s": "缺少参数：%(args)s",
     "unrecognized arguments: %(args)s": "不认识这些参数：%(args)s",
     "expected one argument": "后面要跟一个值",
@@ -154,20 +154,79 @@ def _pattern(template: str) -> re.Pattern:
 _TRANSLATIONS = [(_pattern(en), zh) for en, zh in _MESSAGES.items()]
 
 
+def _group(key: str, text: str) -> str:
+    """英文消息里的一段在中文消息里的写法。"""
+    if key == "message":
+        return translate(text)
+    if key == "choices":
+        return text.replace("'", "")
+    if key == "value" and len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]:
+        text = text[1:-1]  # argparse 已经用 repr 加了引号；中文消息里用“”，不要两层
+    elif key == "args":
+        text = text.replace(", ", "、")
+    elif key == "argument_name" and text.isascii():
+        text += " "  # --preset 不能是…；中文的参数名（命令、课号）后面不空格
+    return shorten(text, 80)
+
+
 def translate(message: str) -> str:
     """把 argparse 的一条英文错误换成中文（嵌套的也换，如“argument --x: invalid choice…”）；不认识的原样返回。"""
     for pattern, zh in _TRANSLATIONS:
         m = pattern.match(message)
         if m:
-            groups = {k: translate(v) if k == "message" else v.replace("'", "") if k == "choices" else shorten(v, 80)
-                      for k, v in m.groupdict().items()}
-            return zh % groups
+            return zh % {k: _group(k, v) for k, v in m.groupdict().items()}
     return message
+
+
+def _cells(text: str) -> int:
+    """终端里占几格：汉字与全角符号占两格。"""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 class ChineseHelpFormatter(argparse.HelpFormatter):
     def add_usage(self, usage, actions, groups, prefix=None):
         super().add_usage(usage, actions, groups, prefix="用法：" if prefix is None else prefix)
+
+    # argparse 按字符数折行、对齐；“--seed 种子”这样带汉字的写法在终端里更宽，下面几处按格数补回来
+    def _format_usage(self, usage, actions, groups, prefix):
+        width = self._width
+        try:  # 用法折得窄一些，直到每行按格数也放得下
+            while True:
+                text = super()._format_usage(usage, actions, groups, prefix)
+                if self._width <= 40 or all(_cells(line) <= width for line in text.splitlines()):
+                    return text
+                self._width -= 4
+        finally:
+            self._width = width
+
+    def add_argument(self, action):
+        super().add_argument(action)
+        if action.help is not argparse.SUPPRESS:
+            width = _cells(self._format_action_invocation(action)) + self._current_indent
+            self._action_max_length = max(self._action_max_length, width)
+
+    def _split_lines(self, text, width):
+        # 说明文字按格数折行（argparse 按字符数折，一行汉字会宽出一倍）：英文词整个走，汉字一个一个走
+        lines, line = [], ""
+        for word in re.findall(r"\s*[!-~]+|\s*\S", " ".join(text.split())):
+            if line and _cells(line + word) > width:
+                lines.append(line)
+                line = ""
+                word = word.lstrip()
+            line += word
+        return lines + [line] if line else lines
+
+    def _format_action(self, action):
+        text = super()._format_action(action)
+        head = " " * self._current_indent + self._format_action_invocation(action)
+        extra = _cells(head) - len(head)
+        if not extra or not text.startswith(head + "  "):
+            return text
+        rest = text[len(head):]
+        gap = len(rest) - len(rest.lstrip(" "))
+        if gap - extra >= 2:
+            return head + rest[extra:]
+        return head + "\n" + " " * (len(head) + gap) + rest.lstrip(" ")  # 放不下了：说明换到下一行
 
 
 class ChineseParser(argparse.ArgumentParser):
