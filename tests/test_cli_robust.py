@@ -540,3 +540,42 @@ def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path)
     assert "忽略 9 项" in text and "名单.txt：不是学习者文件夹" in text and "另有 2 个隐藏的文件或文件夹" in text
     rows = [line for line in text.splitlines() if line.startswith("│")]
     assert [row.split("│")[1].strip() for row in rows] == ["amy", "b\\tc", "d\\ne", "交了的通过率", "全班通过率"], text
+
+
+# ---------- ./poet eval 的表在 80 列里 ----------
+
+def test_eval_tables_read_well_at_80_columns(monkeypatch):
+    from poetry_gpt.metrics import READER_ROWS
+
+    def group(poems, keywords):
+        values = {"pct": 0.875, "num": 0.927, "dist": [0.0, 0.75, 0.25, 0.0]}
+        return {"poems": poems, **{key: values[kind] for key, _, kind in READER_ROWS
+                                   if keywords or not key.startswith(("keyword", "format"))}}
+
+    reader = {"五言": group(100, True), "七言": group(100, True), "藏头": group(40, True), "四个关键词": group(60, True)}
+    result = {"val_cross_entropy": 4.2, "bigram_cross_entropy": 5.85, "ratio_to_bigram": 0.718, "val_poems": 4000,
+              "format_rate": 1.0, "format_rate_free": 0.93, "keyword_hit_rate": 1.0, "keyword_hit_rate_free": 0.6,
+              "copy_rate": 0.01, "distinct_2": 0.91, "seconds_per_poem": 0.09, "prompts": 200,
+              "rules": {"rhyme": True, "tones": "lenient", "repetition": True}, "reader": reader,
+              "human": {"五言": group(100, False), "七言": group(100, False)}, "examples": ["床前明月光，疑是地上霜。"]}
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(display.console, "_width", 80)
+    display.eval_table(result, "data/model.pt")
+    lines = out.buffer.getvalue().decode("utf-8").splitlines()
+    assert all(cell_len(line) <= 80 for line in lines)
+    grid = lines[next(i for i, line in enumerate(lines) if line.startswith("读者看得到的")):]
+    head = next(line for line in grid if line.startswith("项目"))
+    assert head.split() == ["项目", "五言", "五言·人", "七言", "七言·人", "藏头", "关键词"]  # 列名不折断，不带首数
+    assert grid[grid.index(head) - 1].split() == ["四个"]  # 长列名分两行
+    assert next(line for line in grid if line.startswith("首数")).split() == ["首数", "100", "100", "100", "100", "40", "60"]
+    for key, label, kind in READER_ROWS:  # 每个行名都在一行里，后面是六个数
+        if kind == "dist":
+            continue
+        row = next(line for line in grid if line.startswith(label)).split()[-6:]
+        value = {"pct": "87.5%", "num": "0.927"}[kind]
+        human = "–" if key.startswith(("keyword", "format")) else value  # 人写的诗没有关键词与格式这几行
+        assert row == [value, human, value, human, value, value], (label, row)
+    shares = [line.split()[-6:] for line in grid if line.startswith("给定的字出现")]
+    assert shares == [[s, "–", s, "–", s, s] for s in ("0%", "75%", "25%", "0%")]  # 一格四个数拆成四行
+    assert "床前明月光，疑是地上霜。" in lines

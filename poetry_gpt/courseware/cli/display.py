@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import sys
 import unicodedata
 from contextlib import contextmanager
@@ -223,19 +224,39 @@ def eval_table(result: dict, source: str) -> None:
     t.add_row("distinct-2", f"{result['distinct_2']:.3f}", "不同的两字组合占比，越高越不重复")
     t.add_row("每首用时", f"{result['seconds_per_poem']:.3f} 秒", "受约束，一个线程，含 KV 缓存")
     console.print(t)
-    from ...metrics import reader_table
+    _reader_grid(result)
+    for text in result["examples"]:
+        console.print(Text(text))
+
+
+def _reader_grid(result: dict) -> None:
+    """eval 的“读者看得到的”表（数都来自 metrics.reader_table，与 --markdown 的表相同），排得在 80 列里也好读：
+    列名不带首数（首数是第一行），长列名分两行，没有竖线；“0/1/2/≥3 次”这种一格四个数的拆成四行。"""
+    from rich import box
+    from rich.cells import cell_len
+
+    from ...metrics import READER_ROWS, reader_table
 
     header, rows = reader_table(result)
     rules = result["rules"]
     how = (f"押韵{'开' if rules['rhyme'] else '关'}、平仄 {rules['tones']}、重复控制{'开' if rules['repetition'] else '关'}")
-    t = Table(title=f"读者看得到的（{how}；“人”是 val 里同样首数的诗）", title_justify="left")
-    for i, h in enumerate(header):
-        t.add_column(h, overflow="fold", justify="left" if i == 0 else "right")
-    for row in rows:
-        t.add_row(*row)
+    t = Table(title=f"读者看得到的（{how}；“人”是 val 里同样首数的诗）", title_justify="left",
+              box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 0, 0, 1))  # 80 列里放得下 28 格的行名
+    names, counts = zip(*(re.fullmatch(r"(.+)（(\d+)）", h).groups() for h in header[1:]))
+    t.add_column(header[0], overflow="fold")
+    for name in names:
+        half = len(name) // 2
+        t.add_column(name if cell_len(name) <= 8 else f"{name[:half]}\n{name[half:]}", justify="right")
+    t.add_row("首数", *counts, end_section=True)
+    for (_, label, kind), row in zip(READER_ROWS, rows):
+        if kind != "dist":
+            t.add_row(*row)
+            continue
+        before, buckets, after = re.fullmatch(r"(.*?)(\S+/\S+)(.*)", label).groups()  # “给定的字出现 0/1/2/≥3 次”
+        split = [cell.rstrip("%").split("/") if cell != "–" else None for cell in row[1:]]
+        for i, bucket in enumerate(buckets.split("/")):
+            t.add_row(f"{before}{bucket}{after}", *(f"{values[i]}%" if values else "–" for values in split))
     console.print(t)
-    for text in result["examples"]:
-        console.print(Text(text))
 
 
 def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: dict[str, str],
