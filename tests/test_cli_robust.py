@@ -579,3 +579,21 @@ def test_eval_tables_read_well_at_80_columns(monkeypatch):
     shares = [line.split()[-6:] for line in grid if line.startswith("给定的字出现")]
     assert shares == [[s, "–", s, "–", s, s] for s in ("0%", "75%", "25%", "0%")]  # 一格四个数拆成四行
     assert "床前明月光，疑是地上霜。" in lines
+
+
+@pytest.mark.parametrize("content, words", [
+    ("def solve(words, positions, past):\n    return '位置'\n".encode("gbk"),
+     ["第 2 行不是 UTF-8 编码（常见于记事本或中文 Windows 默认的 GBK/ANSI 编码）：请把文件另存为 UTF-8"]),
+    (b"def solve(words, positions, past):\n\tx = 1\n        return x\n",
+     ["第 3 行：缩进里混用了制表符（Tab）和空格：请统一用 4 个空格（inconsistent use of tabs and spaces in indentation）"]),
+    ("def solve(words, positions, past)：\n    return words\n".encode("utf-8"),
+     ["第 1 行：代码里不能用字符“：”", "（invalid character '：' (U+FF1A)）", "def solve(words, positions, past)："]),
+])
+def test_check_explains_encoding_and_syntax_in_chinese(monkeypatch, tmp_path, content, words):
+    path = tmp_path / "mine.py"
+    path.write_bytes(content)
+    monkeypatch.setattr(display.console, "_width", 300)  # 消息不折行
+    code, out, err = run_main(monkeypatch, "check", "9", str(path))
+    text = out.decode("utf-8")
+    assert code == 1 and "语法错误" in text and all(w in text for w in words), text
+    assert "编码：文件不是 UTF-8 编码" not in text

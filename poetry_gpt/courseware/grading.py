@@ -37,6 +37,7 @@ import torch
 
 from . import sandbox, wire
 from .catalogue import Lesson
+from .messages import not_utf8, syntax_message
 
 RUNNER = Path(__file__).with_name("runner.py")
 CHILD_FILES = (RUNNER, Path(wire.__file__))  # 复制进工作文件夹的子进程代码：只用标准库与 torch，不需要 poetry_gpt
@@ -369,11 +370,11 @@ def source_problem(data: bytes, shown: str) -> str | None:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        return f"第 {line} 行不是 UTF-8 编码：文件不是 UTF-8 编码，请用 UTF-8 另存后再检查"
+        return not_utf8(line)
     try:
         compile(text, shown, "exec", dont_inherit=True)
     except SyntaxError as e:
-        return f"第 {e.lineno} 行：{e.msg}\n{(e.text or '').rstrip()}"
+        return f"第 {e.lineno} 行：{syntax_message(e.msg)}\n{(e.text or '').rstrip()}"
     except (RecursionError, MemoryError):
         return "代码嵌套太深或太长，Python 编译不了"
     except ValueError as e:
