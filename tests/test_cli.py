@@ -186,3 +186,12 @@ def test_atomic_writes_are_readable_like_normal_files(tmp_path):
     from poetry_gpt.common import atomic_write_text
     atomic_write_text(tmp_path / "report.csv", "a,b\n")
     assert (tmp_path / "report.csv").stat().st_mode & 0o777 == 0o644
+
+
+def test_reading_a_lesson_marks_the_folded_answers(capsys):
+    """--read：网页上折起来的答案在终端里前面有一行标记，不是紧跟在题目后面的一段话。"""
+    from poetry_gpt.courseware.cli import display
+    display.lesson_text("1. 题目？\n\n   <details><summary>查看答案</summary>\n\n   答案在这里。\n\n   </details>\n")
+    shown = capsys.readouterr().out
+    assert "【查看答案】往下就是答案" in shown and "details" not in shown
+    assert shown.index("往下就是答案") < shown.index("答案在这里")

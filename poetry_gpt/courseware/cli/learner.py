@@ -101,9 +101,7 @@ def cmd_progress(args) -> int:
 def cmd_lesson(args) -> int:
     lesson = lesson_arg(args.lesson)
     if args.read:
-        from rich.markdown import Markdown  # 只在读课文时导入：./poet write 要启动得快
-
-        console.print(Markdown((lesson.folder / "README.md").read_text(encoding="utf-8")))
+        display.lesson_text((lesson.folder / "README.md").read_text(encoding="utf-8"))
         return 0
     display.lesson_banner(lesson)
     console.print(f"[dim]运行 lessons/{lesson.code}/experiment.py …[/dim]")
