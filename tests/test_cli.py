@@ -110,7 +110,8 @@ def test_solution_diff_and_doctor(poet, workspace):
     assert diff.returncode == 0 and "参考答案" in diff.stdout and "NotImplementedError" in diff.stdout
     doctor = poet("doctor", env={"COLUMNS": "200"})
     sandboxed = unavailable_reason() is None  # 沙箱用不了时 doctor 如实报 ✗（见下一个测试）
-    assert doctor.returncode == (0 if sandboxed else 1) and "99397 首诗" in doctor.stdout and "6828" in doctor.stdout
+    assert doctor.returncode == 0 and "99397 首诗" in doctor.stdout and "6828" in doctor.stdout
+    assert ("没有沙箱" in doctor.stdout) != sandboxed
     shipped = {f.name for f in (ROOT / "data").iterdir()} - {"stats.json"}  # stats.json 只是建语料时的统计，运行时不读
     assert {"rhymes.json", "t2s.json", "model.pt"} <= shipped
     for name in sorted(shipped):  # 随课程发布的数据文件一个不漏
@@ -118,7 +119,8 @@ def test_solution_diff_and_doctor(poet, workspace):
 
 
 def test_doctor_reports_an_unusable_bwrap(poet, tmp_path):
-    """装了 bwrap 却用不了（容器里不许建命名空间）：doctor 真的试跑一次，报 ✗ 与原因，不说“一切就绪”。"""
+    """装了 bwrap 却用不了（容器里不许建命名空间）：doctor 真的试跑一次，报 ✗ 与原因；课程照样能学，
+    所以只是提醒（退出码 0），最后一行说明没有沙箱。"""
     fake = tmp_path / "bin"
     fake.mkdir()
     (fake / "bwrap").write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
@@ -127,7 +129,7 @@ def test_doctor_reports_an_unusable_bwrap(poet, tmp_path):
     doctor = poet("doctor", env={"COLUMNS": "300", "PATH": f"{fake}:/usr/bin:/bin"})
     row = next(line for line in doctor.stdout.splitlines() if "沙箱 bubblewrap" in line)
     assert "✗" in row and "用不了" in row and "No permissions to create new namespace" in row, row
-    assert doctor.returncode == 1 and "一切就绪" not in doctor.stdout and "有问题" in doctor.stdout
+    assert doctor.returncode == 0 and "只是检查练习时没有沙箱" in doctor.stdout and "有问题" not in doctor.stdout
 
 
 def test_bad_arguments_are_explained_in_chinese(poet):

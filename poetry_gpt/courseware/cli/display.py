@@ -197,8 +197,9 @@ def solve_diff(lesson, mine: str, ref: str) -> None:
     console.print(Syntax(diff, "diff"))
 
 
-def checklist(title: str, rows: Sequence[tuple[str, bool, str]], ok_line: str, bad_line: str) -> None:
-    """./poet doctor 这类清单：每行 (项目, 是否正常, 详情)。"""
+def checklist(title: str, rows: Sequence[tuple[str, bool, str]], ok_line: str, bad_line: str,
+              advisory: Sequence[str] = ()) -> None:
+    """./poet doctor 这类清单：每行 (项目, 是否正常, 详情)。advisory 里的项目不正常时只打 ✗、不算“有问题”。"""
     t = Table(title=title, title_justify="left")
     for h in ("项目", "", "详情"):
         t.add_column(h)
@@ -206,7 +207,7 @@ def checklist(title: str, rows: Sequence[tuple[str, bool, str]], ok_line: str, b
     for name, good, detail in rows:
         t.add_row(name, f"[green]{yes}[/green]" if good else f"[red]{no}[/red]", detail)
     console.print(t)
-    console.print(ok_line if all(good for _, good, _ in rows) else f"[red]{bad_line}[/red]")
+    console.print(ok_line if all(good for name, good, _ in rows if name not in advisory) else f"[red]{bad_line}[/red]")
 
 
 def poem(p, line_ends: str, first: bool) -> None:

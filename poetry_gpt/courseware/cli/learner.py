@@ -202,8 +202,10 @@ def cmd_doctor(args) -> int:
     for name in ("tones.json", "rhymes.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
-    display.checklist("环境检查", rows, "一切就绪。", "有问题，请按上表修复后再试。")
-    return 0 if all(good for _, good, _ in rows) else 1
+    # 没有沙箱（macOS、精简容器）课程照样能学：只提醒，不算“有问题”；老师批改全班前应当看到这一行
+    ready = "一切就绪。" if why is None else "一切就绪（只是检查练习时没有沙箱，见上表）。"
+    display.checklist("环境检查", rows, ready, "有问题，请按上表修复后再试。", advisory=("沙箱 bubblewrap",))
+    return 0 if all(good for name, good, _ in rows if name != "沙箱 bubblewrap") else 1
 
 
 def register(sub) -> None:
