@@ -158,6 +158,7 @@ def test_lesson_ranges():
     (["grade", ".", "--lessons", "x"], "--lessons 写法不对"),
     (["grade", "tests", "--timeout", "0"], "--timeout 要大于 0"),
     (["grade", "tests", "--memory", "512"], "--memory 512 MiB 太低"),
+    (["grade", "tests", "--json", "tests"], "是一个文件夹"),
 ])
 def test_bad_grade_input_is_a_chinese_message(poet, args, words):
     run = poet(*args)
@@ -290,3 +291,23 @@ def test_source_rules_ignore_comments_strings_and_the_given_checks():
     assert "gelu" in rule_problem(twelve, added)  # 加在可见检查那段里的语句照样查
     eight = BY_NUMBER[8]
     assert "weight[" in rule_problem(eight, "def solve(ids, weight):\n    return weight[ids]\n")
+
+
+def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path):
+    """把 ./poet check 的固定用例的答案抄成一张表：check 判通过，grade（每次新的随机种子）判答案错误；
+    给回 check 的种子（--seed）就重现出“通过”——种子印在输出与 JSON 里。"""
+    from poetry_gpt.courseware.grading import default_seed, reference
+    lesson = BY_NUMBER[14]
+    _, answers = reference(lesson, default_seed(lesson))
+    learner = tmp_path / "klass" / "抄表的人"
+    learner.mkdir(parents=True)
+    (learner / "14.py").write_text(f"ANSWERS = iter({answers!r})\n\n\ndef solve(*args):\n    return next(ANSWERS)\n",
+                                   encoding="utf-8")
+    assert poet("check", "14", str(learner / "14.py")).returncode == 0
+    report = tmp_path / "g.json"
+    done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1")
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert done.returncode == 0 and data["verdicts"][0]["kind"] == "wrong", done.stdout
+    assert f"--seed {data['seed']}" in done.stdout
+    done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1", "--seed", str(default_seed(lesson)))
+    assert json.loads(report.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed", done.stdout

@@ -14,6 +14,7 @@ import contextlib
 import csv
 import io
 import json
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -204,20 +205,24 @@ def _not_looked_at(folder: Path, learner: str, roster: Roster) -> None:
     walk(folder, 0)
 
 
-def grade_one(sub: Submission, limits: Limits) -> Verdict:
-    """检查一份提交（用批改前读进来的内容）。批改程序自己出了错也只是这一格的“批改出错”。"""
+def grade_one(sub: Submission, limits: Limits, seed: int | None = None) -> Verdict:
+    """检查一份提交（用批改前读进来的内容），随机用例由 seed 生成（None：每课固定的种子）。
+    批改程序自己出了错也只是这一格的“批改出错”。"""
     if isinstance(sub.source, str):
         return Verdict("syntax", sub.source)
     try:
-        return check_file(sub.lesson, Path(sub.rel), limits, source=sub.source, shown=sub.rel)
+        return check_file(sub.lesson, Path(sub.rel), limits, seed=seed, source=sub.source, shown=sub.rel)
     except KeyboardInterrupt:
         raise
     except Exception as e:  # 不该发生；发生了也不能让别人的成绩出不来，更不能算学习者的错
         return Verdict("error", safe_text(f"批改程序出错（不是学习者的错，请报告）：{type(e).__name__}: {e}", 2000))
 
 
-def grade(roster: Roster, limits: Limits, jobs: int, on_done=None) -> dict[tuple[str, str], Verdict]:
-    """并行批改 roster 里的每份提交。
+def grade(roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None) -> dict[tuple[str, str], Verdict]:
+    """并行批改 roster 里的每份提交，随机用例都由 seed 生成（None：与 ./poet check 相同的每课固定种子）。
+
+    ./poet grade 每次给一个新的随机 seed：学习者反复 ./poet check、把报出的“应为”抄成一张表，
+    也只对得上 check 的固定用例，批改时的用例对不上。
 
     工作都在子进程里，所以用 jobs 个线程各自等一个 check_file 就够了。on_done(submission, verdict)
     在每份批改完时（主线程里）被调用，用来推进度条。
@@ -229,13 +234,13 @@ def grade(roster: Roster, limits: Limits, jobs: int, on_done=None) -> dict[tuple
         # 在运行任何学习者代码之前载入 check.py、算好参考输出：之后谁改了课程文件也影响不到比较
         with contextlib.suppress(Exception):  # 课程自身出错时，check_file 会在每个判定里说明
             lesson_check(lesson)
-            reference(lesson, default_seed(lesson))
+            reference(lesson, default_seed(lesson) if seed is None else seed)
     results: dict[tuple[str, str], Verdict] = {}
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     # Ctrl-C 或 SIGTERM：interruptible 杀掉全部检查进程；这里等各线程删掉自己的临时文件夹再退出
     with interruptible():
         try:
-            futures = {pool.submit(grade_one, sub, limits): key for key, sub in roster.submissions.items()}
+            futures = {pool.submit(grade_one, sub, limits, seed): key for key, sub in roster.submissions.items()}
             for future in as_completed(futures):
                 key = futures[future]
                 results[key] = future.result()
@@ -271,8 +276,8 @@ def report_csv(learners: list[str], lessons: list[Lesson], results: dict) -> str
 
 
 def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results: dict,
-                limits: Limits, jobs: int, wall_seconds: float) -> str:
-    """全部判定（含消息与用时）、限制设置与课程列表。"""
+                limits: Limits, jobs: int, wall_seconds: float, seed: int | None = None) -> str:
+    """全部判定（含消息与用时）、限制设置、随机用例的种子与课程列表。"""
     cells = []
     for name in roster.learners:
         for lesson in lessons:
@@ -287,6 +292,7 @@ def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results:
         "timeout_seconds": limits.timeout,
         "memory_mb": limits.memory_mb,
         "jobs": jobs,
+        "seed": seed,
         "wall_seconds": round(wall_seconds, 2),
         "lessons": [{"lesson": l.code, "title": l.title} for l in lessons],
         "learners": roster.learners,
@@ -295,6 +301,21 @@ def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results:
         "verdicts": cells,
     }
     return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+
+def check_report_paths(*paths: str | None) -> None:
+    """批改开始之前就确认报告写得进去：不是文件夹、所在的文件夹可写（还不存在的文件夹写时再建）。
+
+    Raises:
+        ClassroomError: 写不进去（消息写明路径与原因）。
+    """
+    for path in filter(None, paths):
+        target = Path(path)
+        if target.is_dir():
+            raise ClassroomError(f"报告 {path} 是一个文件夹；请给一个文件名，如 {Path(path) / '成绩.csv'}")
+        parent = next((p for p in [target.parent, *target.parent.parents] if p.exists()), Path("."))
+        if not parent.is_dir() or not os.access(parent, os.W_OK):
+            raise ClassroomError(f"写不了报告 {path}：{parent} 不是可写的文件夹")
 
 
 def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, json_text: str) -> None:

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from pathlib import Path
 
 from . import display
 from .display import console
 from .learner import EXERCISE
-from .parser import CliError, jobs, memory_mb, seconds
+from .parser import CliError, jobs, memory_mb, seconds, seed
 
 
 def cmd_grade(args) -> int:
@@ -17,7 +18,10 @@ def cmd_grade(args) -> int:
 
     n_jobs = args.jobs or os.cpu_count() or 1
     limits = Limits(timeout=args.timeout, memory_mb=args.memory, threads=1 if n_jobs > 1 else 2)
+    # 每次批改用新的随机用例（--seed 可以重现某一次）：抄下 ./poet check 报出的答案凑不出“通过”
+    case_seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     try:
+        classroom.check_report_paths(args.csv, args.json)
         lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
         roster = classroom.find_submissions(Path(args.class_dir), lessons)
         display.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
@@ -31,15 +35,17 @@ def cmd_grade(args) -> int:
             raise classroom.ClassroomError(f"批改没有开始：{problem}")
         console.print(f"批改 {len(roster.submissions)} 份练习：每份限时 {limits.timeout:g} 秒，"
                       f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
-                      f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}。")
+                      f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}；"
+                      f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。")
         started = time.monotonic()
         with display.grading_progress(len(roster.submissions)) as done:
-            results = classroom.grade(roster, limits, n_jobs, done)
+            results = classroom.grade(roster, limits, n_jobs, done, case_seed)
         wall = time.monotonic() - started
         display.grade_table(roster.learners, columns, results, classroom.pass_rates(roster.learners, columns, results),
                             classroom.kind_counts(results), limits.timeout, classroom.MISSING, wall)
         classroom.write_reports(args.csv, args.json, classroom.report_csv(roster.learners, columns, results),
-                                classroom.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall))
+                                classroom.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall,
+                                                      case_seed))
     except classroom.ClassroomError as e:
         raise CliError(str(e)) from None
     for path, what in ((args.csv, "CSV（UTF-8 带 BOM，Excel 可直接打开）"), (args.json, "JSON（每个判定的消息与用时）")):
@@ -57,5 +63,7 @@ def register(sub) -> None:
     p.add_argument("--memory", type=memory_mb, default=2048, metavar="MiB", help="每个检查进程的内存上限（MiB，默认 2048）")
     p.add_argument("--jobs", type=jobs, metavar="份数", help="同时批改几份（默认：CPU 核数）")
     p.add_argument("--csv", metavar="文件", help="把成绩表写成 CSV（UTF-8 带 BOM，Excel 可直接打开）")
+    p.add_argument("--seed", type=seed, metavar="种子",
+                   help="随机用例的种子（默认每次批改随机取一个，印在输出里；给同一个种子就重现那次批改）")
     p.add_argument("--json", metavar="文件", help="把每个判定（含消息与用时）写成 JSON")
     p.set_defaults(func=cmd_grade)
