@@ -299,9 +299,10 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
                                          device=dev)
                     if world > 1:  # 各进程量出的时间略有不同，步数却必须一样：取最少的
                         dist.all_reduce(total, op=dist.ReduceOp.MIN)
-                    config = replace(config, steps=int(total))
-                    last = min(config.steps, stop_at or config.steps)
-                    bar.plan(last, _plan_text(per_step, minutes, config))
+                    if int(total) != config.steps or step == PLAN_AT:  # 步数没变就不再说一遍
+                        config = replace(config, steps=int(total))
+                        last = min(config.steps, stop_at or config.steps)
+                        bar.plan(last, _plan_text(step, per_step, minutes, config))
                 lr = learning_rate(step, config)
                 for group in optimizer.param_groups:
                     group["lr"] = lr
@@ -345,8 +346,9 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
     return Run(step=step, log=log, total=config.steps, interrupted=interrupted, checkpoint=ckpt_path)
 
 
-def _plan_text(per_step: float, minutes: float, config: TrainConfig) -> str:
-    text = (f"第 {PLAN_SKIP}–{PLAN_AT - 1} 步平均每步 {per_step:.3f} 秒，{minutes:g} 分钟排定 {config.steps} 步："
+def _plan_text(step: int, per_step: float, minutes: float, config: TrainConfig) -> str:
+    again = "重新" if step > PLAN_AT else ""
+    text = (f"第 {PLAN_SKIP}–{step - 1} 步平均每步 {per_step:.3f} 秒，{minutes:g} 分钟{again}排定 {config.steps} 步："
             f"学习率的余弦在第 {config.steps} 步降到最低值")
     if config.steps <= config.warmup:
         text += f"；可这比预热的 {config.warmup} 步还短，学习率来不及降下来，请给更多分钟"
