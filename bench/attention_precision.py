@@ -20,8 +20,8 @@ from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
 
 def main() -> int:
     parser = ChineseParser(description="注意力的精度：bf16 与 fp32 的 SDPA 前向 + 反向")
-    parser.add_argument("--rounds", type=positive_int, default=5, help="交替计时几轮，每轮每种 5 次")
-    parser.add_argument("--threads", type=positive_int, default=2)
+    parser.add_argument("--rounds", type=positive_int, default=5, metavar="轮数", help="交替计时几轮，每轮每种 5 次")
+    parser.add_argument("--threads", type=positive_int, default=2, metavar="线程数", help="计算线程数（默认 2）")
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

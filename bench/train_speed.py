@@ -54,12 +54,12 @@ def step_flops(config: ModelConfig, batch: int, length: int, logit_positions: in
 
 def main() -> int:
     parser = ChineseParser(description="训练步速度：本项目 vs GPT-2 式参考")
-    parser.add_argument("--preset", default="base", choices=tuple(PRESETS))
+    parser.add_argument("--preset", default="base", choices=tuple(PRESETS), help="模型尺寸的预设（默认 base）")
     parser.add_argument("--precision", choices=PRECISIONS, help="本项目用的精度（默认按预设）")
-    parser.add_argument("--batch-size", type=positive_int, help="每步几行（本项目是几首诗，参考是几段 64 字；默认按预设）")
-    parser.add_argument("--rounds", type=positive_int, default=4, help="交替计时几轮")
-    parser.add_argument("--steps", type=positive_int, default=4, help="每轮每种各计时几步")
-    parser.add_argument("--threads", type=positive_int, default=2)
+    parser.add_argument("--batch-size", type=positive_int, metavar="行数", help="每步几行（本项目是几首诗，参考是几段 64 字；默认按预设）")
+    parser.add_argument("--rounds", type=positive_int, default=4, metavar="轮数", help="交替计时几轮")
+    parser.add_argument("--steps", type=positive_int, default=4, metavar="步数", help="每轮每种各计时几步")
+    parser.add_argument("--threads", type=positive_int, default=2, metavar="线程数", help="计算线程数（默认 2）")
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
