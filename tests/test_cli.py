@@ -197,3 +197,13 @@ def test_reading_a_lesson_marks_the_folded_answers(capsys):
     shown = capsys.readouterr().out
     assert "【查看答案】往下就是答案" in shown and "details" not in shown
     assert shown.index("往下就是答案") < shown.index("答案在这里")
+
+
+def test_diff_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch):
+    from poetry_gpt.courseware.catalogue import BY_NUMBER
+    from poetry_gpt.courseware.cli import display
+    monkeypatch.setattr(display.console, "width", 80)
+    mine = "def solve(x):\n    return x  # " + "很长的注释" * 12 + "末尾\n"
+    display.solve_diff(BY_NUMBER[1], mine, "def solve(x):\n    return x\n")
+    shown = capsys.readouterr().out
+    assert shown.count("末尾") == 2  # 并排表与统一差异里都看得到行尾

@@ -189,12 +189,12 @@ def solve_diff(lesson, mine: str, ref: str) -> None:
         console.print("你的 solve 与参考答案一字不差。")
         return
     t = Table(title=f"第 {lesson.code} 课：你的 solve 与参考答案", title_justify="left", expand=True)
-    t.add_column("你的代码")
-    t.add_column("参考答案")
-    t.add_row(Syntax(mine, "python"), Syntax(ref, "python"))
+    t.add_column("你的代码", overflow="fold")
+    t.add_column("参考答案", overflow="fold")
+    t.add_row(Syntax(mine, "python", word_wrap=True), Syntax(ref, "python", word_wrap=True))  # 长行折行，不截掉
     console.print(t)
     diff = "".join(difflib.unified_diff(mine.splitlines(True), ref.splitlines(True), "你的代码", "参考答案"))
-    console.print(Syntax(diff, "diff"))
+    console.print(Syntax(diff, "diff", word_wrap=True))
 
 
 def checklist(title: str, rows: Sequence[tuple[str, bool, str]], ok_line: str, bad_line: str,
