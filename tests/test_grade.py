@@ -229,11 +229,12 @@ def test_grade_does_not_follow_symlinks(tmp_path):
     (root / "ok" / "02.py").symlink_to(base / "secret.txt")
     (root / "via" / "lessons").symlink_to(base / "elsewhere", target_is_directory=True)
     (root / "via" / "09.py").write_text(RIGHT, encoding="utf-8")
+    (root / "carol").symlink_to(base / "elsewhere", target_is_directory=True)  # 整个学习者文件夹是链接
     roster = find_submissions(root, [BY_NUMBER[n] for n in (2, 9, 10)])
     assert roster.learners == ["via"] and list(roster.submissions) == [("via", "09")]
     assert roster.submissions[("via", "09")].rel == "09.py"
     assert {"sly/10.py：符号链接，不批改", "ok/02.py：符号链接，不批改",
-            "via/lessons/09/my_exercise.py：符号链接，不批改"} <= set(roster.ignored)
+            "via/lessons/09/my_exercise.py：符号链接，不批改", "carol：符号链接，不批改"} <= set(roster.ignored)
     assert "root:x" not in "".join(roster.ignored)
 
 

@@ -290,6 +290,7 @@ def test_train_command_takes_a_model_size(poet, tmp_path):
     assert done.returncode == 2 and "'width': 36" in done.stderr and "预设与尺寸" in done.stderr
     done = poet("train", "--preset", "tiny", "--width", "30", "--n-heads", "4", "--out", str(tmp_path / "bad"))
     assert done.returncode == 2 and "不能被 n_heads=4 整除" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "bad").exists()  # 尺寸不合时不留下空的存档目录
 
 
 def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_path, monkeypatch):

@@ -130,7 +130,10 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
             roster.hidden += 1
             continue
         learner = _unique(shown_name(folder.name), taken)
-        if folder.is_symlink() or not folder.is_dir():
+        if folder.is_symlink():
+            roster.ignored.append(f"{learner}：{SYMLINK}")
+            continue
+        if not folder.is_dir():
             roster.ignored.append(f"{learner}：不是学习者文件夹")
             continue
         found = 0
