@@ -46,7 +46,7 @@ def failure(exc, learner_path, stage):
         return "crashed", f"{stage}：内存超过上限"
     if isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == "poetry_gpt":
         return "crashed", (f"{stage}：检查时练习文件导入不了课程包 poetry_gpt——练习只用标准库与 torch，"
-                           "要亲手写出这一步，不能调用包里现成的实现")
+                           f"要亲手写出这一步，不能调用包里现成的实现：\n{learner_traceback(exc, learner_path)}")
     if isinstance(exc, AssertionError) and stage == "可见检查":
         return "wrong", f"可见检查没通过：\n{learner_traceback(exc, learner_path)}"
     return "crashed", f"{stage}出错：\n{learner_traceback(exc, learner_path)}"
