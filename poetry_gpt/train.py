@@ -203,10 +203,18 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
     Raises:
         CheckpointError: resume 时存档不能用（坏了、只有权重没有优化器状态），或模型尺寸与 config.model 不同。
         ValueError: out 是一个已有的文件或写不进去；要的设备不可用；续训时存档已达到总步数；
-            minutes 与 steps 或 resume 一起给。
+            minutes 与 steps 或 resume 一起给；config.model 的尺寸不合（宽度不能被头数整除）。
+        出错时不会留下新建的空存档目录：参数都在建目录之前检查。
     """
     import torch.distributed as dist
 
+    if minutes is not None and steps is not None:
+        raise ValueError("--minutes 会按时间算出总步数，不能再给 --steps；两个只能选一个")
+    if minutes is not None and resume:
+        raise ValueError("续训按存档里排好的总步数走完，不能再给 --minutes；"
+                         "要按时间排日程，请换一个 --out 从头训练")
+    tokenizer = tokenizer or default_tokenizer()
+    model_config = ModelConfig(vocab_size=len(tokenizer), **config.model)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"存档目录 {out} 已经是一个文件，不是文件夹；请换一个 --out")
@@ -216,12 +224,6 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
     except OSError as e:
         raise ValueError(f"存档目录 {out} 写不进去（{e.strerror}）；请换一个 --out") from None
     ckpt_path = out / CHECKPOINT_NAME
-    if minutes is not None and steps is not None:
-        raise ValueError("--minutes 会按时间算出总步数，不能再给 --steps；两个只能选一个")
-    if minutes is not None and resume:
-        raise ValueError("续训按存档里排好的总步数走完，不能再给 --minutes；"
-                         "要按时间排日程，请换一个 --out 从头训练")
-    tokenizer = tokenizer or default_tokenizer()
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
     dev = resolve_device(device)
@@ -257,7 +259,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
 
     torch.manual_seed(config.seed)
     random.seed(config.seed)
-    model = PoetryGPT(ModelConfig(vocab_size=len(tokenizer), **config.model)).to(dev)
+    model = PoetryGPT(model_config).to(dev)  # 续训时上面已确认存档的尺寸与 config.model 相同
     optimizer = make_optimizer(model, config)
     if state is not None:
         model.load_state_dict(state["weights"])

@@ -33,16 +33,11 @@ SIZE_OPTIONS = ("width", "n_layers", "n_heads")
 
 def cmd_train(args) -> int:
     from ...checkpoint import CHECKPOINT_NAME, CheckpointError
-    from ...model import ModelConfig
     from ...train import PRESETS, train  # 导入 torch 较慢，只在需要时导入
 
     config = PRESETS[args.preset]
     sizes = {k: v for k in SIZE_OPTIONS if (v := getattr(args, k)) is not None}
     config = replace(config, model=config.model | sizes)  # 给了尺寸就换掉预设里的（第 26 课按预算选宽度）
-    try:  # 尺寸不合（宽度不能被头数整除）在建存档目录之前就说
-        ModelConfig(vocab_size=1, **config.model)
-    except ValueError as e:
-        raise CliError(str(e)) from None
     if args.precision is not None:
         config = replace(config, precision=args.precision)
     if args.resume and args.force:
