@@ -7,7 +7,7 @@ from poetry_gpt.data import default_tokenizer
 def cases(gen):
     """24 个用例：(logits [B,T,V], bias [V])。
 
-    每 4 个用例里有 1 个用真实汉字表的大小 V=6828；一半的 logits 是 transpose 出来的不连续张量；
+    每 4 个用例里有 1 个用真实汉字表的大小 V=6672；一半的 logits 是 transpose 出来的不连续张量；
     一半的 bias 里有 -inf（像第 22 课那样禁掉一些字）。
     """
     vocab_size = len(default_tokenizer())
