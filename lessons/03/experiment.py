@@ -54,7 +54,7 @@ def chars_to_cover(share: float) -> int:
 table(["覆盖正文的比例", "需要的不同字数", "占不同字的比例"],
       [[f"{s:.0%}", chars_to_cover(s), chars_to_cover(s) / len(chars)] for s in (0.5, 0.9, 0.99)],
       title="少数常用字撑起大部分正文")
-# 覆盖曲线：前 n 个最常见的字合起来占正文的多少；每 100 个字取一个点，画到 8096 个
+# 覆盖曲线：前 n 个最常见的字合起来占正文的多少；每 100 个字取一个点，画到 7920 个
 covered = list(itertools.accumulate(n for _, n in chars.most_common()))
 line_plot({"前 n 个字覆盖的正文": [(n, covered[n - 1] / total) for n in range(1, len(covered) + 1, 100)]},
           hlines={"90%": 0.9, "99%": 0.99}, y_limits=(0.0, 1.0), title="覆盖曲线：按次数排好的前 n 个字占正文的比例",
