@@ -22,9 +22,9 @@ def solve(form_id, keyword_ids, poem_ids, bos_id, sep_id, eos_id):
 
 
 if __name__ == "__main__":
-    # 编号取自课程的汉字表：<bos>=2 <eos>=3 <sep>=4 <5>=5；春=18 眠=432 不=9 觉=290 晓=243 ，=8
-    ids, mask = solve(5, [432], [18, 432, 9, 290, 243, 8], 2, 4, 3)
-    assert ids == [2, 5, 432, 4, 18, 432, 9, 290, 243, 8, 3], f"排布不对：{ids}"
+    # 编号取自课程的汉字表：<bos>=2 <eos>=3 <sep>=4 <5>=5；春=18 眠=433 不=9 觉=291 晓=243 ，=8
+    ids, mask = solve(5, [433], [18, 433, 9, 291, 243, 8], 2, 4, 3)
+    assert ids == [2, 5, 433, 4, 18, 433, 9, 291, 243, 8, 3], f"排布不对：{ids}"
     assert len(mask) == len(ids) - 1, "掩码与 ids[1:] 对齐，应比 ids 少一项"
     assert mask == [False, False, False, True, True, True, True, True, True, True], f"掩码不对：{mask}"
     ids, mask = solve(5, [], [18], 2, 4, 3)
