@@ -33,7 +33,7 @@ table(["下一个", "次数", "P(下一个 | 明)"], top_next(moon), title="“�
 table(["第一个字", "次数", "P(字 | <sep>)"], top_next(SEP), title="正文的第一个字（前一个是 <sep>）")
 never = tok.stoi["鲸"]
 show("“明鲸”在训练集里出现", int(model.pair_counts(torch.tensor([moon]), torch.tensor([never]))))
-show("平滑后 P(鲸 | 明) = k / (6753 + k·V)", model.probability(torch.tensor([moon]), torch.tensor([never])).item(), digits=8)
+show(f"平滑后 P(鲸 | 明) = k / ({int(model.row_totals[moon])} + k·V)", model.probability(torch.tensor([moon]), torch.tensor([never])).item(), digits=8)
 show("这一行加起来", model.next_distribution(moon).sum())
 
 # 3. 在 val 上挑平滑量 k
