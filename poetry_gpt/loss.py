@@ -5,7 +5,7 @@
 （正文与 <eos>，约占 84%），再交给 :func:`chunked_cross_entropy`。两者的损失相同（tests/test_model.py 验证），
 后者更快、更省内存。
 
-训练时一步大约有 N ≈ 4,000 个计分的位置，汉字表 V = 6,828：logits [N, V] 有 2,800 万个数。按常规写法
+训练时一步大约有 N ≈ 4,000 个计分的位置，汉字表 V = 6,672：logits [N, V] 有 2,700 万个数。按常规写法
 （``F.cross_entropy(hidden @ weight.T, targets)``），它先整块写进内存，log softmax 再读写一遍整块，
 反向时又要读写几遍——这些来回搬运比输出层的矩阵乘法本身还慢。
 

@@ -268,10 +268,10 @@ def doctored(honest, tmp_path, change) -> str:
 
 
 @pytest.mark.parametrize("change, words", [
-    (lambda s: s["model_config"].update(width=32), "characters.weight 形状是 [6828, 16]，按它记录的模型尺寸应是 [6828, 32]"),
+    (lambda s: s["model_config"].update(width=32), f"characters.weight 形状是 [{len(TOK)}, 16]，按它记录的模型尺寸应是 [{len(TOK)}, 32]"),
     (lambda s: s["model_config"].update(context_length=64), "positions.weight 形状是 [48, 16]"),
     (lambda s: s["model_config"].update(vocab_size=len(TOK) + 1), f"vocab_size 是 {len(TOK) + 1}，当前 data/vocab.json 有 {len(TOK)} 个字"),
-    (lambda s: s["weights"].update({"characters.weight": torch.zeros(len(TOK) - 1, 16)}), "characters.weight 形状是 [6827, 16]"),
+    (lambda s: s["weights"].update({"characters.weight": torch.zeros(len(TOK) - 1, 16)}), f"characters.weight 形状是 [{len(TOK) - 1}, 16]"),
     (lambda s: s["weights"].update({"blocks.1.mlp.up.weight": torch.zeros(3, 16)}), "blocks.1.mlp.up.weight 形状是 [3, 16]，按它记录的模型尺寸应是 [64, 16]"),
     (lambda s: s["weights"].pop("blocks.0.mlp.up.bias"), "多出或缺少 blocks.0.mlp.up.bias"),
     (lambda s: s["weights"].update({"positions.weight": [1, 2]}), "positions.weight 不是张量"),

@@ -16,10 +16,10 @@ def _load(name):
 
 
 def test_default_model_counts_by_part():
-    model = PoetryGPT(ModelConfig(vocab_size=6828))
-    assert model.parameter_counts() == {"characters": 873_984, "positions": 8_192, "attention": 264_192,
+    model = PoetryGPT(ModelConfig(vocab_size=6672))
+    assert model.parameter_counts() == {"characters": 854_016, "positions": 8_192, "attention": 264_192,
                                         "mlp": 526_848, "norms": 2_304}
-    assert model.num_parameters() == 1_675_520
+    assert model.num_parameters() == 1_655_552
 
 
 @pytest.mark.parametrize("V, L, C, layers, heads", [(50, 8, 16, 1, 2), (300, 32, 48, 3, 4), (7, 5, 8, 0, 1)])

@@ -56,7 +56,7 @@ def test_loss_falls_and_resume_gives_the_same_losses(tmp_path):
     assert [e["loss"] for e in second.log] == [e["loss"] for e in whole.log]
     assert [e.get("val") for e in second.log] == [e.get("val") for e in whole.log]
     losses = [e["loss"] for e in whole.log]
-    assert losses[0] > 8.5  # 起点约 ln(6828) ≈ 8.83
+    assert losses[0] > 8.5  # 起点约 ln(6672) ≈ 8.81
     assert whole.log[-1]["val"] < losses[0] - 1.5
     a = read_checkpoint(tmp_path / "whole" / "checkpoint.pt")["weights"]
     b = read_checkpoint(tmp_path / "split" / "checkpoint.pt")["weights"]

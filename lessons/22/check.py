@@ -10,7 +10,7 @@ def _int(gen, lo, hi):
 
 
 def _real(gen, i, poems, question):
-    """真实汉字表（V = 6828）：val 里一首诗正文的一段前缀。i 轮换：空、句中、句尾前一格、正好到句尾、写完四句；
+    """真实汉字表（V = 6672）：val 里一首诗正文的一段前缀。i 轮换：空、句中、句尾前一格、正好到句尾、写完四句；
     每隔几个用一首带 ？ 的诗。"""
     tok = default_tokenizer()
     text = (question if i % 3 == 0 else poems)[_int(gen, 0, len(question if i % 3 == 0 else poems))]["text"]

@@ -43,20 +43,20 @@ if __name__ == "__main__":
     for shortcut in ("PoetryGPT", "num_parameters", "numel", "poetry_gpt", "nn.", "meta"):
         assert shortcut not in code, (f"请不要用 {shortcut}：本课要你只用第 14 课的公式，在训练之前算出配置——"
                                       "建一个模型再数它的参数，是把第 14 课的答案当成这一课的一步，也练不到“哪一项占了大头”")
-    got = solve(240_000, 6828, 48, 1, 2)
+    got = solve(240_000, 6672, 48, 1, 2)
     assert isinstance(got, tuple) and len(got) == 2, f"应返回 (width, n_parameters) 两个数，实际是 {got!r}"
     assert all(type(x) is int for x in got), f"宽度和参数个数都应是 int，实际是 {[type(x).__name__ for x in got]}"
-    assert got == (32, 232_800), f"预算 24 万、V=6828、L=48、1 层、2 头时应选宽 32（tiny 预设），共 232,800 个参数，实际是 {got}"
-    assert solve(1_675_520, 6828, 64, 4, 4) == (128, 1_675_520), \
-        "预算正好是 1,675,520（随课程发布的模型）时应选宽 128：正好等于预算也算在预算之内"
-    width, n = solve(1_000_000, 6828, 64, 4, 4)
-    assert (width, n) == (88, 982_960), f"预算 100 万、4 层、4 头时应选宽 88，共 982,960 个参数，实际是 {(width, n)}"
-    assert 6828 * width / n > 0.6, "宽 88 时字向量表 V·C 占六成以上：预算小时，大半参数都在字向量表里"
-    width, _ = solve(1_000_000, 6828, 64, 4, 3)
-    assert width % 3 == 0 and width == 87, f"3 个头时宽度要能被 3 整除，应是 87，实际是 {width}"
+    assert got == (32, 227_808), f"预算 24 万、V=6672、L=48、1 层、2 头时应选宽 32（tiny 预设），共 227,808 个参数，实际是 {got}"
+    assert solve(1_655_552, 6672, 64, 4, 4) == (128, 1_655_552), \
+        "预算正好是 1,655,552（随课程发布的模型）时应选宽 128：正好等于预算也算在预算之内"
+    width, n = solve(1_000_000, 6672, 64, 4, 4)
+    assert (width, n) == (88, 969_232), f"预算 100 万、4 层、4 头时应选宽 88，共 969,232 个参数，实际是 {(width, n)}"
+    assert 6672 * width / n > 0.6, "宽 88 时字向量表 V·C 占六成以上：预算小时，大半参数都在字向量表里"
+    width, _ = solve(900_000, 6672, 64, 4, 3)   # 不管头数的话能宽到 83
+    assert width % 3 == 0 and width == 81, f"预算 90 万、3 个头时宽度要能被 3 整除，应是 81，实际是 {width}"
     assert solve(10, 5, 2, 0, 1) == (1, 9), "V=5、L=2、没有 Block：宽 1 有 5 + 2 + 2 = 9 个参数，宽 2 就有 18 个，预算 10 只够宽 1"
     try:
-        solve(100, 6828, 64, 4, 4)
+        solve(100, 6672, 64, 4, 4)
     except ValueError:
         pass
     else:
