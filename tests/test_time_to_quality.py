@@ -1,4 +1,5 @@
-"""bench/time_to_quality.py：两边各训练几秒、在同一批字上计分，JSON 自洽；参考的取批与计分不受补齐影响。
+"""bench/time_to_quality.py：两边各训练几秒、在同一批字上计分，JSON 自洽；同一个种子下参考与本项目的初始权重相同；
+参考的取批是对齐的 64 字段，计分不受补齐影响。
 
 谁更低不在测试里断言（那要几分钟的训练，由基准脚本报告）。
 """
@@ -16,6 +17,7 @@ from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model 
 from time_to_quality import score_reference  # noqa: E402
 
 from poetry_gpt.data import EOS, default_tokenizer, load_poems  # noqa: E402
+from poetry_gpt.model import ModelConfig, PoetryGPT  # noqa: E402
 from poetry_gpt.train import PLAN_AT, PRESETS  # noqa: E402
 
 
@@ -61,6 +63,17 @@ def test_reference_batches_are_aligned_64_character_blocks_of_the_body_stream():
     again, _ = reference_batch(stream, step=3, batch_size=6, seed=26)
     other, _ = reference_batch(stream, step=4, batch_size=6, seed=26)
     assert torch.equal(x, again) and not torch.equal(x, other)
+
+
+def test_with_the_same_seed_the_base_reference_starts_from_our_initial_weights():
+    base = PRESETS["base"]
+    torch.manual_seed(base.seed)  # train() 在建模型前这样设种子
+    ours = PoetryGPT(ModelConfig(vocab_size=len(default_tokenizer()), **base.model))
+    torch.manual_seed(base.seed)
+    reference = reference_model(base, len(default_tokenizer()))
+    assert reference.config.context_length == BLOCK and not reference.config.fast_attention
+    mine, theirs = ours.state_dict(), reference.state_dict()
+    assert mine.keys() == theirs.keys() and all(torch.equal(mine[k], theirs[k]) for k in mine)
 
 
 def test_reference_score_does_not_depend_on_padding_or_batching():
