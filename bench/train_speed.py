@@ -5,8 +5,8 @@
 (a) 本项目：每条样本是一首诗，只补齐到本批最长的一条；只在正文与 <eos> 的位置、分块算输出层与交叉熵
     （poetry_gpt/loss.py）；注意力用 scaled_dot_product_attention；精度按预设（base 是 auto：这台 CPU 的
     bf16 矩阵乘法明显更快时用 bf16 自动混合精度）；融合的 AdamW（fused=True）。与 ./poet train 的训练步相同。
-(b) 参考：把所有诗的正文首尾相接，切成固定的 64 字一段；每个位置都算 logits 和损失；
-    逐步写出的注意力；fp32；不融合的 AdamW（foreach=False）。
+(b) 参考（bench/gpt2_reference.py，time_to_quality.py 也用它）：把所有诗的正文首尾相接，切成固定的 64 字一段；
+    每个位置都算 logits 和损失；逐步写出的注意力；fp32；不融合的 AdamW（foreach=False）。
 
 两者都按“每秒处理多少语料字”（计入损失的目标字数）报告，并给出比值。同一次运行里还测一个大的
 fp32 矩阵乘法能到多少 GFLOP/s，把每种训练步的实际 GFLOP/s 表示成它的几成。
@@ -23,12 +23,13 @@ import time
 import torch
 
 from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
-from poetry_gpt.data import SEP, default_tokenizer, make_batch
+from poetry_gpt.data import default_tokenizer, load_poems, make_batch
 from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import PRECISIONS, PRESETS, batch_indices, encode_split, make_optimizer, resolve_precision
 
-BLOCK = 64
+# bench/ 里共用的参考训练（以脚本运行时，脚本所在的 bench/ 在 sys.path 上）
+from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
 
 
 def matmul_gflops(n: int = 2048, dtype=torch.float32, repeat: int = 5) -> float:
@@ -69,15 +70,14 @@ def main() -> int:
     precision = resolve_precision(args.precision or preset.precision, torch.device("cpu"))
     tok = default_tokenizer()
     samples = encode_split("train", tok, 20000)
-    stream = torch.tensor([t for s in samples for t in s[s.index(SEP) + 1 :]])  # 只要正文与 <eos>，首尾相接
+    stream = body_stream(load_poems("train", 20000), tok)  # 同样的 20000 首，只要正文与 <eos>，首尾相接
     B = args.batch_size or preset.batch_size
 
     ours_cfg = ModelConfig(vocab_size=len(tok), **preset.model)
-    ref_cfg = ModelConfig(vocab_size=len(tok), **{**preset.model, "context_length": BLOCK, "fast_attention": False})
-    ours, ref = PoetryGPT(ours_cfg), PoetryGPT(ref_cfg)
+    ours, ref = PoetryGPT(ours_cfg), reference_model(preset, len(tok))
+    ref_cfg = ref.config
     ours_opt = make_optimizer(ours, preset)
-    ref_opt = torch.optim.AdamW(ref.parameters(), lr=preset.lr, weight_decay=preset.weight_decay, foreach=False)
-    n_blocks = (len(stream) - 1) // BLOCK
+    ref_opt = reference_optimizer(ref, preset)
 
     grid = [0, 0]
 
@@ -96,13 +96,7 @@ def main() -> int:
         return n, step_flops(ours_cfg, B, x.shape[1], n)
 
     def ref_step(i: int) -> tuple[int, float]:
-        starts = torch.randint(0, n_blocks, (B,), generator=torch.Generator().manual_seed(i)) * BLOCK
-        chunk = torch.stack([stream[s : s + BLOCK + 1] for s in starts.tolist()])
-        _, loss = ref(chunk[:, :-1], chunk[:, 1:])
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(ref.parameters(), preset.grad_clip)
-        ref_opt.step()
-        ref_opt.zero_grad(set_to_none=True)
+        reference_step(ref, ref_opt, *reference_batch(stream, i, B, preset.seed), preset.grad_clip)
         return B * BLOCK, step_flops(ref_cfg, B, BLOCK, B * BLOCK)
 
     totals = {"ours": [0, 0.0, 0.0], "reference": [0, 0.0, 0.0]}  # 字数、运算量、秒

@@ -100,24 +100,27 @@ class _ChunkedCrossEntropy(torch.autograd.Function):
         grad_hidden = torch.empty(hidden.shape, dtype=dtype, device=device) if need_grad else None
         grad_weight = torch.zeros(weight.shape, device=device) if need_grad else None  # fp32 里累加
         # 缓冲区只分配一次、每块重复使用（每块新分配几 MB 内存，光是缺页就比计算还慢）：
-        # logits 与梯度用计算精度，probs 是 fp32 的 log softmax / softmax
+        # logits 用计算精度，probs 是 fp32 的 log softmax / softmax
         logits = torch.empty(rows, V, dtype=dtype, device=device)
         probs = torch.empty(rows, V, device=device)
-        part = torch.empty(weight.shape, dtype=dtype, device=device)
+        part = torch.empty(weight.shape, dtype=dtype, device=device) if dtype != torch.float32 else None
         with torch.autocast(device.type, enabled=False):
             for start in range(0, N, chunk_size):
                 h, t = h_all[start : start + chunk_size], targets[start : start + chunk_size]
                 n = len(t)
                 z = torch.matmul(h, w.T, out=logits[:n])  # [n, V] 的 logits
-                # 换成 fp32，再原地算 log softmax（减最大值、exp、求和、取对数一个函数算完）
-                log_probs = torch.log_softmax(probs[:n].copy_(z), dim=1, out=probs[:n])
+                # 一个函数算完 log softmax（减最大值、exp、求和、取对数），结果用 fp32 写进 probs
+                log_probs = torch.log_softmax(z, dim=1, dtype=torch.float32, out=probs[:n])
                 losses[start : start + n] = -log_probs.gather(1, t[:, None]).squeeze(1)  # −log p(正确的字)
                 if need_grad:
                     p = log_probs.exp_()  # softmax
                     p[torch.arange(n, device=device), t] -= 1  # softmax − one-hot：对 logits 的梯度（还没除以 N）
-                    g = z.copy_(p)  # 梯度换回计算精度，覆盖这块 logits
+                    g = p if p.dtype == dtype else z.copy_(p)  # bf16 时梯度换回计算精度，覆盖这块 logits
                     torch.matmul(g, w, out=grad_hidden[start : start + n])  # [n, V] @ [V, C]
-                    grad_weight += torch.matmul(g.T, h, out=part)  # [V, n] @ [n, C]
+                    if part is None:  # fp32：直接累加进 grad_weight，不另写一块再相加
+                        grad_weight.addmm_(g.T, h)  # += [V, n] @ [n, C]
+                    else:  # bf16：乘法用 bf16，结果在 fp32 里累加
+                        grad_weight += torch.matmul(g.T, h, out=part)
         if need_grad:
             ctx.save_for_backward(grad_hidden, grad_weight)
         ctx.n, ctx.hidden_dtype = N, hidden.dtype
