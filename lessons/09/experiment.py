@@ -60,7 +60,7 @@ try:
 except IndexError:
     show("正弦表取位置 64", "越界：这张表只预先算了 64 行（公式本身对任何位置都算得出）")
 
-# 5. 训练让位置表学出了什么：相邻位置的行越来越像（余弦相似度，位置 0–15）
+# 5. 训练让位置表学出了什么：位置两两的余弦相似度（热力图画位置 0–11，相邻位置的平均取全部 64 行）
 trained, _ = load_model()
 rows = 12
 for name, weight in (("未训练", learned), ("训练好的", trained.positions.weight.detach())):
