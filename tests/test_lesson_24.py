@@ -77,13 +77,14 @@ def test_entering_tone_is_ze_and_polyphonic_characters_are_in_several_groups():
     assert prosody.rhyme_groups("长") == ("下平声七阳", "上声二十二养", "去声二十三漾")
     assert prosody.rhyme_groups("行") == ("下平声七阳", "下平声八庚", "去声二十三漾", "去声二十四敬")
     assert all(prosody.tone_class(ch) == BOTH for ch in "看长行")
-    assert prosody.tone_class("啼") == prosody.UNKNOWN  # 表里没有：不猜
+    assert prosody.rhyme_groups("啼") == ("上平声八齐",)  # 韵表的来源漏了它，建表时补上（PINGSHUI_ERRATA）
+    assert prosody.tone_class("碗") == prosody.UNKNOWN and "碗" not in TABLE  # 表里没有：不猜
     assert prosody.rhyme_groups("吾") == ("上平声七虞", "下平声六麻") and prosody.tone_class("吾") == PING
 
 
 def test_rare_readings_in_the_table_and_exercise_one():
     # 表里祖也在麻韵，语料里它作韵脚却只按麌韵押（课文“表说了算，表也有表的毛病”）
-    assert "下平声六麻" in TABLE["祖"]["groups"] and TABLE["祖"]["rhymes"] == {"上声七麌": 9}
+    assert "下平声六麻" in TABLE["祖"]["groups"] and TABLE["祖"]["rhymes"] == {"上声七麌": 10}
     # 小练习 1：《登鹳雀楼》押尤韵，首句“尽”是仄声，不入韵；白日入欲目一都是入声
     r = prosody.quatrain_rhyme("白日依山尽，黄河入海流。欲穷千里目，更上一层楼。")
     assert (r.groups, r.first_line) == (("下平声十一尤",), False)
@@ -126,7 +127,7 @@ def test_first_line_in_rhyme_then_line_two_narrows_the_groups():
 
 
 def test_a_two_reading_first_line_end_is_not_taken_as_first_line_in_rhyme():
-    # 课文第 6 段的例子：乡（阳、漾）两读，解码器不把它当首句入韵，第二句的醒自己定韵（青）
+    # 课文“深入一步”的例子：乡（阳、漾）两读，解码器不把它当首句入韵，第二句的醒自己定韵（青）
     c = constraint_after("春早归时又醉乡，未能更著酒还醒。江城此日人非主，自是今年一梦", VERSE)
     rhyme = [g for g, on in zip(prosody.GROUPS, c.verse.rhyme.tolist()) if on]
     assert rhyme == ["下平声九青"] and "青" in allowed(c) and "长" not in allowed(c)
