@@ -1,6 +1,6 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/25/experiment.py。
 
-./poet eval 的每一行，在随课程发布的模型和 val 里人写的诗上并排算一遍。完整的 ./poet eval（val 全部 4,927 首、
+./poet eval 的每一行，在随课程发布的模型和 val 里人写的诗上并排算一遍。完整的 ./poet eval（val 全部 4,924 首、
 200 个提示、每个提示写两遍）两核上要一两分钟；这里只用一小批固定的诗：val 里等距取的 512 首算交叉熵，
 ./poet eval 的前 8 个提示写诗，人写的诗取 ./poet eval 用的同一批。
 """
