@@ -34,8 +34,9 @@ def rank_and_p(probs, ch):
     return int((probs > probs[i]).sum()) + 1, probs[i].item()
 
 
-# 第 01 课那一步：种子 26 写的诗，第四句最后一个字之前。本课只看采样本身，所以写诗时不加格式约束
-# （constrained=False）：每一步就是“除以温度 → top-k → top-p → 抽一个”，没有别的规则改动分布
+# 种子 26 写的诗，第四句最后一个字之前（第 01 课也用种子 26，但加了格式约束，写出的诗不同）。
+# 本课只看采样本身，所以写诗时不加格式约束（constrained=False）：
+# 每一步就是“除以温度 → top-k → top-p → 抽一个”，没有别的规则改动分布
 poem = write_one(model, tok, "月", seed=26, constrained=False)
 prefix, answer = poem.text[:-2], poem.text[-2]
 ids = [BOS, form_of(line_length=poem.form).token] + tok.encode("月") + [SEP] + tok.encode(prefix)
@@ -117,13 +118,13 @@ for T, K_, P_ in settings:
 table(["温度", "top-k", "top-p", "不同的字", "合格式", "不同的诗"], rows,
       title="每种设置 5 首：不同的字（平均）、四句七言格式对的首数、有几首不同")
 
-# 6. 第 01 课那首诗里，每一步默认设置留下几个候选
+# 6. 种子 26 那首诗里，每一步默认设置留下几个候选
 ids = [BOS, form_of(line_length=poem.form).token] + tok.encode("月") + [SEP] + tok.encode(poem.text)
 with torch.no_grad():
-    steps = model(torch.tensor([ids]))[0][0, 3:-1]            # 正文每一格的 logits [32, V]
+    steps = model(torch.tensor([ids]))[0][0, 3:-1]            # 正文每一格的 logits [正文字数, V]
 sizes = [int(torch.isfinite(filter_logits(row / 0.8, 40, 0.95)).sum()) for row in steps]
 print()
-show("6. 第 01 课那首诗（种子 26）", poem.text)
+show("6. 开头那首诗（种子 26）", poem.text)
 show("每一步默认设置留下的候选个数", sizes)
 show("正好 40 个（top-k 说了算）的步数", sum(s == 40 for s in sizes))
 show("只剩 1 个的步数", sum(s == 1 for s in sizes))
