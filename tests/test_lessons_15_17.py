@@ -221,9 +221,18 @@ def test_lesson_16_solution_is_the_training_schedule():
             assert solve(step, warmup, steps, 3e-3, 0.1) == learning_rate(step, config), (warmup, steps, step)
     base = PRESETS["base"]
     assert solve(0, base.warmup, base.steps, base.lr, base.min_lr_ratio) == base.lr / base.warmup   # 不是 0
-    # 随课程发布的模型的日志：第 k 条记下的 lr 是第 k − 1 步（从 0 数）的学习率
-    log = torch.load("data/model.pt", weights_only=True)["log"]
-    assert all(e["lr"] == solve(e["step"] - 1, base.warmup, base.steps, base.lr, base.min_lr_ratio) for e in log)
+    # 随课程发布的模型的日志：第 k 条记下的 lr 是第 k − 1 步（从 0 数）的学习率。它用 --minutes 训练，
+    # steps 是当时排定的总步数：预热里与它无关；之后每 eval_every 步一段，每段一个 steps，最后一段是存档里的 steps
+    state = torch.load("data/model.pt", weights_only=True)
+    log, cfg = state["log"], state["train_config"]
+    lr_at = lambda e, steps: solve(e["step"] - 1, cfg["warmup"], steps, cfg["lr"], cfg["min_lr_ratio"])
+    assert len(log) == cfg["steps"] and all(lr_at(e, 1) == e["lr"] for e in log[: cfg["warmup"]])
+    every = cfg["eval_every"]
+    for start in range(0, cfg["steps"], every):
+        piece = log[start : start + every]
+        candidates = [s for s in range(cfg["warmup"] + 1, 2 * cfg["steps"]) if lr_at(piece[-1], s) == piece[-1]["lr"]]
+        assert any(all(lr_at(e, s) == e["lr"] for e in piece) for s in candidates), start
+    assert all(lr_at(e, cfg["steps"]) == e["lr"] for e in piece)
 
 
 # ---------- 第 17 课：带梯度裁剪的一步训练 ----------

@@ -10,7 +10,7 @@ from poetry_gpt.train import PLAN_AT, PRESETS, learning_rate, make_optimizer, pl
 setup_experiment()
 
 tok = default_tokenizer()
-base = PRESETS["base"]                                   # 随课程发布的模型用的设置
+base = PRESETS["base"]                                   # 随课程发布的模型用的预设（总步数由 --minutes 55 另排）
 
 # 1. 预热加余弦衰减：第 0 步到第 3000 步
 show("base 的设置", f"峰值 lr={base.lr}，预热 warmup={base.warmup} 步，共 steps={base.steps} 步，"
@@ -26,15 +26,36 @@ table(["第几步（从 0 数）", "学习率", "说明"],
           "进度 0.5：峰值与最低值的正中间", "训练的最后一步", "= steps：降到最低值", "超过 steps：一直是最低值"])],
       title="几个关键的步")
 
-# 2. 随课程发布的模型的日志：每一条记下的 lr 就是这张表
-log = read_checkpoint("data/model.pt", tok)["log"]
-same = all(entry["lr"] == learning_rate(entry["step"] - 1, base) for entry in log)
-show("日志条数", len(log))
-show("日志里第 k 条的 lr 都等于 learning_rate(k − 1)", same)
+# 2. 随课程发布的模型的日志：它用 --minutes 55 训练（第 3 部分），总步数在第 8 步排定，之后每次验证完重排一次；
+#    日志第 k 条记下的 lr 是 learning_rate(k − 1)，steps 取的是当时排定的总步数
+state = read_checkpoint("data/model.pt", tok)
+log, every = state["log"], state["train_config"]["eval_every"]
+final = replace(base, steps=state["train_config"]["steps"])     # 存档里的 steps：最后一次排定的总步数
+matches = lambda entries, config: all(e["lr"] == learning_rate(e["step"] - 1, config) for e in entries)
+
+
+def plan_of(entries):
+    """这一段日志用的总步数：从 final.steps 往两边逐个试，第一个让每一条都对得上的就是。"""
+    for steps in sorted(range(base.warmup + 1, 2 * final.steps), key=lambda s: abs(s - final.steps)):
+        config = replace(base, steps=steps)
+        if matches(entries[-1:], config) and matches(entries, config):    # 先只比最后一条，快
+            return steps
+
+
+# 第 s 步（从 0 数）用它之前最近一次排定的总步数：第 PLAN_AT 步排第一次，之后每个 eval_every 的倍数重排
+starts = [PLAN_AT] + list(range(every, final.steps, every))
+pieces = [[e for e in log if a <= e["step"] - 1 < b] for a, b in zip(starts, starts[1:] + [final.steps])]
+plans = [plan_of(piece) for piece in pieces]
+show("日志条数 / 存档里的 steps（最后一次排定）", [len(log), final.steps])
+show(f"按 steps = {final.steps} 算，对得上 learning_rate(k − 1) 的条数",
+     f"{sum(matches([e], final) for e in log)}：第 1–{base.warmup + 1} 条（预热与余弦的起点，与总步数无关）和"
+     f"最后一次排定之后的第 {starts[-1] + 1}–{final.steps} 条")
+show(f"第 {PLAN_AT} 步、之后每 {every} 步排定的总步数（由日志的 lr 反推）", plans)
+show("每一段按当时排定的 steps 算，每一条都对得上", all(p is not None for p in plans))
 show("日志第 1 条与最后一条", [log[0], {k: log[-1][k] for k in ("step", "lr")}])
 
 # 3. --minutes：先量几步的用时，再排定总步数，让余弦在截止时降到底
-per_step, minutes = 0.25, 5                              # data/MODEL.md：base 约 5 分钟走到第 1200 步
+per_step, minutes = 0.25, 5                              # 假设这台机器上 base 每步 0.25 秒
 planned = planned_steps(PLAN_AT, per_step, minutes * 60 - PLAN_AT * per_step)
 fit = replace(base, steps=planned)
 show(f"第 {PLAN_AT} 步时量得每步 {per_step} 秒、还剩 {minutes * 60 - PLAN_AT * per_step:g} 秒，排定的总步数", planned)
