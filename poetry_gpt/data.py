@@ -271,6 +271,16 @@ def keywords_for(record: dict, tokenizer: Tokenizer | None = None, k: int | None
     return [ch for _, _, ch in sorted(scored)[:k]]
 
 
+def drops_keywords(record: dict, keyword_dropout: float) -> bool:
+    """这首训练诗是否不带关键词（keyword dropout，第 15 课）：由 id 的哈希定，每一轮都一样。
+
+    ``keyword_dropout`` 是这样的诗占的比例（0 表示每首都带）。用的是哈希的第 9–16 位十六进制数，
+    与 :func:`keywords_for` 定关键词个数的前 8 位无关。
+    """
+    digest = hashlib.sha1(record["id"].encode("utf-8")).hexdigest()
+    return int(digest[8:16], 16) / 16**8 < keyword_dropout
+
+
 def encode_sample(record: dict, tokenizer: Tokenizer, keywords: Sequence[str] | None = None) -> list[int]:
     """一首诗的编号序列：``<bos> <form> keyword… <sep> poem… <eos>``（正文带标点）。"""
     kws = keywords_for(record, tokenizer) if keywords is None else keywords

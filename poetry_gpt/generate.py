@@ -30,6 +30,9 @@ from .verse_rules import PLAIN, VERSE, Rules
 MAX_KEYWORDS = 4
 KEYWORD_BONUS = 2.0
 """受约束解码时给还没写出的关键词的 logits 加上的数（奈特）：概率约放大 e² ≈ 7.4 倍。"""
+FORM_SHARE = {5: 15137 / 89485, 7: 74348 / 89485}
+"""不指定体裁时五言、七言各抽中的概率：train 里两种体裁的首数之比（七言约 83%）。
+<bos> 之后那一格（体裁）从不计入损失，模型在那里的 logits 没训练过，不能拿来抽。"""
 LINE_END_CHOICES = ("，？！", "。？！")
 """第 0、2 句与第 1、3 句（从 0 数，即第一、三句与第二、四句）句尾允许的标点。清洗语料认 ，。？！ 四种（data.LINE_ENDS），可语料里没有一首诗
 用 ！，汉字表里就没有它：:class:`Constraint` 只用表里有的，所以今天实际是 ，？ 与 。？（第 22 课）。"""
@@ -225,7 +228,7 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
     """写一首诗；keywords、acrostic 须已经过 :func:`check_characters`。
 
     用 KV 缓存：条件区算一次，之后每个新字只算它自己这一格（第 20 课），与每次重算整段的结果相同。
-    form 为 None 时由模型在 <5>、<7> 之间抽一个（受约束时只在前文长度放得下的体裁里抽）。
+    form 为 None 时按 :data:`FORM_SHARE` 在 5、7 之间抽一个（受约束时只在前文长度放得下的体裁里抽）。
     rules：诗律解码的设置（poetry_gpt.verse）；rules.seen_condition 时条件区只放至多 3 个字。
 
     Raises:
@@ -242,13 +245,10 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
         logits, _ = model(torch.tensor([ids], device=device), kv_cache=cache)
         return logits[0, -1].float().cpu()
 
-    logits = step([BOS])
     if form is None:
-        choice = torch.full_like(logits, float("-inf"))
-        tokens = [form_of(line_length=f).token for f in fits]
-        choice[tokens] = logits[tokens]
-        form = form_of(token=sample_next(choice, temperature, None, None, generator)).line_length
-    logits = step([form_of(line_length=form).token] + tokenizer.encode(prompt) + [SEP])
+        shares = torch.tensor([FORM_SHARE[f] for f in fits])
+        form = fits[int(torch.multinomial(shares, 1, generator=generator))]
+    logits = step([BOS, form_of(line_length=form).token] + tokenizer.encode(prompt) + [SEP])
     constraint = Constraint(tokenizer, form, keywords, acrostic, rules) if constrained else None
     body: list[int] = []
     limit = model.config.context_length - len(cache)
@@ -308,7 +308,7 @@ def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n:
 
     Args:
         keywords: 要写进诗里的字（1–4 个，可以是繁体）；为空时用藏头字作条件。
-        form: 5、7 或 None（模型自己选）。acrostic: 藏头字，必须正好 4 个（每句一个）。
+        form: 5、7 或 None（按 train 里两种体裁的比例抽，见 :data:`FORM_SHARE`）。acrostic: 藏头字，必须正好 4 个（每句一个）。
         rules: 诗律解码的设置（poetry_gpt.verse.Rules；默认 VERSE，PLAIN 只守格式）。
 
     Raises:

@@ -21,7 +21,7 @@ import torch
 
 from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
 from .common import COURSE_SEED
-from .data import Tokenizer, default_tokenizer, encode_sample, load_poems, make_batch
+from .data import Tokenizer, default_tokenizer, drops_keywords, encode_sample, load_poems, make_batch
 from .loss import ScoredLoss, evaluate
 from .model import ModelConfig, PoetryGPT
 
@@ -41,6 +41,8 @@ class TrainConfig:
         grad_clip: 梯度总范数的上限。
         eval_every: 每多少步在 val 上验证一次；eval_poems: 验证用 val 里的前多少首。
         train_poems: 只用 train 里的前多少首（None 表示全部；tiny 用一小部分，好在几秒内备好数据）。
+        keyword_dropout: train 里不带关键词（条件区空着）的诗的比例（第 15 课），由每首诗的 id 定
+            （data.drops_keywords）。模型因此也学会只凭体裁写诗；验证照常带关键词。
         seed: 固定的随机种子（初始化、取批顺序、dropout）。
         sample_every_s: 每隔多少秒在进度条上方写一首示例诗（0 表示不写）。
         precision: ``"fp32"``、``"bf16"`` 或 ``"auto"``。bf16 是 bfloat16 自动混合精度（``torch.autocast``）：
@@ -60,6 +62,7 @@ class TrainConfig:
     eval_every: int = 200
     eval_poems: int = 512
     train_poems: int | None = None
+    keyword_dropout: float = 0.0
     seed: int = COURSE_SEED
     sample_every_s: float = 180.0
     precision: str = "auto"
@@ -71,9 +74,12 @@ PRESETS = {
                         steps=120, batch_size=32, lr=1e-2, warmup=10, eval_every=40, eval_poems=128,
                         train_poems=4000, sample_every_s=0, precision="fp32"),
     # 随课程发布的模型：ModelConfig 的默认尺寸（前文长度 64、宽 128、4 层、4 头），约 166 万个参数，
-    # fp16 存下约 3.5 MB；每步 128 首诗（比 64 首时矩阵乘法更饱满，每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮
-    "base": TrainConfig(model=dict(context_length=64, width=128, n_layers=4, n_heads=4),
-                        steps=2800, batch_size=128, lr=3e-3, warmup=100, eval_every=200, eval_poems=512),
+    # fp16 存下约 3.5 MB；每步 128 首诗（比 64 首时矩阵乘法更饱满，每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮。
+    # dropout 0.1：一小时能把 train 过十来轮，不加时验证损失在最后一成的步数里已不再下降（第 19 课）；
+    # 十分之一的诗不带关键词，模型也会只凭体裁写诗
+    "base": TrainConfig(model=dict(context_length=64, width=128, n_layers=4, n_heads=4, dropout=0.1),
+                        steps=2800, batch_size=128, lr=3e-3, warmup=100, eval_every=200, eval_poems=512,
+                        keyword_dropout=0.1),
 }
 
 
@@ -119,9 +125,12 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.A
     return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
 
 
-def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None) -> list[list[int]]:
-    """``load_poems(split, limit)`` 选出的每首诗的样本编号（排布见 data.encode_sample）。"""
-    return [encode_sample(p, tokenizer) for p in load_poems(split, limit)]
+def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None,
+                 keyword_dropout: float = 0.0) -> list[list[int]]:
+    """``load_poems(split, limit)`` 选出的每首诗的样本编号（排布见 data.encode_sample）；
+    其中 keyword_dropout 那一份（data.drops_keywords）的条件区空着：``<bos> <体裁> <sep> 正文…``。"""
+    return [encode_sample(p, tokenizer, keywords=() if drops_keywords(p, keyword_dropout) else None)
+            for p in load_poems(split, limit)]
 
 
 def batch_indices(step: int, n_samples: int, batch_size: int, seed: int) -> list[int]:
@@ -271,7 +280,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
         from torch.nn.parallel import DistributedDataParallel
         step_loss = DistributedDataParallel(step_loss, device_ids=[dev.index] if dev.type == "cuda" else None)
 
-    train_samples = encode_split("train", tokenizer, config.train_poems)
+    train_samples = encode_split("train", tokenizer, config.train_poems, config.keyword_dropout)
     val_samples = encode_split("val", tokenizer, config.eval_poems)
     last = min(config.steps, stop_at or config.steps)
 

@@ -293,3 +293,15 @@ def test_write_command_takes_a_variant_character(poet):
     assert done.returncode == 0, done.stderr
     poem = json.loads(done.stdout)[0]
     assert "枪" in poem["text"] and "鎗" not in poem["text"]
+
+
+def test_unspecified_form_is_drawn_by_the_corpus_share(model):
+    from collections import Counter
+    from poetry_gpt.data import load_poems
+    from poetry_gpt.generate import FORM_SHARE
+    counts = Counter(p["form"] for p in load_poems("train"))
+    total = sum(counts.values())
+    assert FORM_SHARE == {5: counts["五言绝句"] / total, 7: counts["七言绝句"] / total}
+    # 与模型的 logits 无关：同一组种子，随机初始化的模型与别的模型抽到一样的体裁，七言约占 83%
+    forms = [write_one(model, TOK, "月", seed=s, constrained=False).form for s in range(200)]
+    assert 150 <= forms.count(7) <= 180, forms.count(7)

@@ -313,3 +313,17 @@ def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_p
     assert run.step == run.total < 60
     assert now[0] <= 15 + config.eval_every * 1.0
     assert read_checkpoint(tmp_path)["train_config"]["steps"] == run.total
+
+
+def test_keyword_dropout_leaves_a_fixed_tenth_of_train_without_keywords():
+    from poetry_gpt.data import SEP, drops_keywords, load_poems
+    from poetry_gpt.train import encode_split
+    poems = load_poems("train", 4000)
+    dropped = [drops_keywords(p, 0.1) for p in poems]
+    assert 0.085 < sum(dropped) / len(poems) < 0.115
+    assert not any(drops_keywords(p, 0.0) for p in poems)
+    samples = encode_split("train", default_tokenizer(), 4000, keyword_dropout=0.1)
+    # 条件区空着的样本是 <bos> <体裁> <sep> 正文…；其余带 1–3 个关键词
+    assert [s.index(SEP) == 2 for s in samples] == dropped
+    assert all(3 <= s.index(SEP) <= 5 for s, d in zip(samples, dropped) if not d)
+    assert PRESETS["base"].keyword_dropout == 0.1 and PRESETS["tiny"].keyword_dropout == 0.0
