@@ -4,7 +4,8 @@
 预热步数、权重衰减、梯度裁剪）、同一个随机种子、同样的线程数与精度（默认 fp32）：
 
 (a) 本项目：就是 ``./poet train --minutes N`` 的训练（poetry_gpt.train.train，设备 CPU，不写示例诗）：
-    每条样本是一首诗（九成带 1–3 个关键词，一成不带：预设的 keyword_dropout），只在正文与 <eos> 上算损失，融合的 AdamW；
+    每条样本是一首诗（带 1–3 个关键词；``--keyword-dropout`` 那一份不带，默认一成，见 TrainConfig.keyword_dropout），
+    只在正文与 <eos> 上算损失，融合的 AdamW；
     用前几步量出的每步用时排定总步数，学习率的预热加余弦衰减在截止时刻降到底，之后每次验证完再排一次。
     它的用时里包括 train() 自己的准备数据（约几秒）、定期验证与存档，与真实训练一样。
 (b) 参考（bench/gpt2_reference.py，与 bench/train_speed.py 共用）：诗的正文与 <eos> 首尾相接切成 64 字一段，
@@ -17,14 +18,14 @@
 
 - 本项目读 ``<bos> <体裁> <sep>``，关键词区空着（encode_sample(..., keywords=())），再逐字读正文；
   计分与它的验证损失（loss.evaluate，只算正文与 <eos>）完全相同。空着的关键词区它在训练时见过
-  （base 预设的 keyword_dropout = 0.1）；预设的 keyword_dropout 为 0 时它没见过，分数会差很多。
+  （--keyword-dropout 0.1）；给 0 时（随课程发布的模型就是这样训练的）它没见过，分数会差很多。
 - 参考读 ``<eos>``（它训练时一首诗前面就是上一首的 <eos>），再逐字读正文；看不到前一首诗。
 - 二元基线（第 07 课，poetry_gpt/bigram.py，在全部 train 上计数，k = 0.03）：只看前一个编号，
   第一个字的前一个是 <sep>（bigram.scored_pairs）。
 
 报告每个模型的平均交叉熵（奈特/字，按字数平均）与它除以二元基线的比值；越低越好。
 
-    .venv/bin/python bench/time_to_quality.py --minutes 3 [--preset base] [--val-poems 512] [--threads 2] [--precision fp32] [--json]
+    .venv/bin/python bench/time_to_quality.py --minutes 3 [--preset base] [--keyword-dropout 0.1] [--val-poems 512] [--threads 2] [--precision fp32] [--json]
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ import torch
 
 from poetry_gpt.bigram import BigramModel, scored_pairs
 from poetry_gpt.checkpoint import load_model
-from poetry_gpt.courseware.cli.parser import ChineseParser, minutes, positive_int, seed
+from poetry_gpt.courseware.cli.parser import ChineseParser, Number, minutes, positive_int, seed
 from poetry_gpt.data import EOS, PAD, Tokenizer, default_tokenizer, encode_sample, load_poems, loss_mask_for
 from poetry_gpt.loss import evaluate
 from poetry_gpt.model import IGNORE_INDEX, PoetryGPT
@@ -176,6 +177,8 @@ def main() -> int:
     parser.add_argument("--minutes", type=minutes, default=3.0, metavar="分钟",
                         help="每个模型训练几分钟（默认 3；两个模型先后训练，总用时约两倍）")
     parser.add_argument("--preset", default="base", choices=tuple(PRESETS), help="模型尺寸与训练设置的预设（默认 base）")
+    parser.add_argument("--keyword-dropout", type=Number(float, 0, 1), default=0.1, metavar="比例",
+                        help="本项目训练时不带关键词的诗的比例（默认 0.1；计分时两边都不给关键词）")
     parser.add_argument("--val-poems", type=positive_int, default=512, metavar="首数",
                         help="在 val 里等距取多少首来计分（默认 512，与 ./poet train 的验证相同）")
     parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
@@ -190,7 +193,7 @@ def main() -> int:
     console = Console(highlight=False)
     say = (lambda text: None) if args.json else console.print
     preset = PRESETS[args.preset]
-    config = replace(preset, precision=args.precision, sample_every_s=0,
+    config = replace(preset, precision=args.precision, sample_every_s=0, keyword_dropout=args.keyword_dropout,
                      seed=preset.seed if args.seed is None else args.seed)
     tok = default_tokenizer()
     val = load_poems("val", args.val_poems)
@@ -209,6 +212,7 @@ def main() -> int:
 
     bigram_nats, bigram_count, bigram_info = score_bigram(val, tok)
     result = {"minutes": args.minutes, "preset": args.preset, "model": config.model, "batch_size": config.batch_size,
+              "keyword_dropout": config.keyword_dropout,
               "precision": args.precision, "threads": args.threads, "seed": config.seed, "cpu": cpu,
               "val_poems": len(val), "vocab_size": len(tok), "uniform": round(math.log(len(tok)), 4)}
     for name, (nats, count), info in (("ours", score_ours(ours, val, tok), ours_info),
@@ -223,7 +227,7 @@ def main() -> int:
         return 0
 
     from rich.table import Table
-    t = Table(title=f"各训练 {args.minutes:g} 分钟（预设 {args.preset}，精度 {args.precision}，{args.threads} 个线程，"
+    t = Table(title=f"各训练 {args.minutes:g} 分钟（预设 {args.preset}，本项目 keyword_dropout {config.keyword_dropout:g}，精度 {args.precision}，{args.threads} 个线程，"
                     f"CPU：{cpu}）", title_justify="left")
     for h in ("模型", "训练步数", "语料字数", "用时", "val 奈特/字", "÷ 二元基线"):
         t.add_column(h, justify="left" if h == "模型" else "right")

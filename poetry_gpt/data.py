@@ -272,7 +272,7 @@ def keywords_for(record: dict, tokenizer: Tokenizer | None = None, k: int | None
 
 
 def drops_keywords(record: dict, keyword_dropout: float) -> bool:
-    """这首训练诗是否不带关键词（keyword dropout，第 15 课）：由 id 的哈希定，每一轮都一样。
+    """这首训练诗是否不带关键词（keyword dropout，第 06 课）：由 id 的哈希定，每一轮都一样。
 
     ``keyword_dropout`` 是这样的诗占的比例（0 表示每首都带）。用的是哈希的第 9–16 位十六进制数，
     与 :func:`keywords_for` 定关键词个数的前 8 位无关。

@@ -30,6 +30,7 @@ def test_both_models_train_for_the_budget_and_are_scored_on_the_same_characters(
     result = json.loads(done.stdout)
     assert result["preset"] == "tiny" and result["precision"] == "fp32" and result["threads"] == 1
     assert result["cpu"] and result["val_poems"] == 16
+    assert result["keyword_dropout"] == 0.1  # 计分时不给关键词：本项目训练时一成的诗也不带
     val = load_poems("val", 16)
     expected = sum(len(p["text"]) + 1 for p in val)  # 正文的字与标点，每首再加 <eos>
     tiny = PRESETS["tiny"]
@@ -92,3 +93,6 @@ def test_bad_minutes_are_refused_in_chinese():
     done = subprocess.run([sys.executable, "bench/time_to_quality.py", "--minutes", "0"], cwd=ROOT,
                           capture_output=True, text=True, encoding="utf-8", timeout=120)
     assert done.returncode == 2 and "--minutes 要大于 0，收到 0" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "bench/time_to_quality.py", "--keyword-dropout", "1.5"], cwd=ROOT,
+                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    assert done.returncode == 2 and "--keyword-dropout 最多 1" in done.stderr and "Traceback" not in done.stderr
