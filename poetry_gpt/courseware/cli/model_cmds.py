@@ -147,7 +147,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("write", help="写一首绝句：./poet write 月")
     p.add_argument("keywords", nargs="?", metavar="关键词", help="要写进诗里的字（1–4 个，繁体也可以）")
-    p.add_argument("--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认按训练诗里两种体裁的比例抽，七言约 83%）")
+    p.add_argument("--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认按训练诗里两种体裁的比例抽，七言约 83%%）")
     p.add_argument("--acrostic", metavar="四个字", help="藏头诗：4 个字，分别作每句的第一个字")
     p.add_argument("-n", type=Number(int, 1, MAX_POEMS), default=1, metavar="首数",
                    help=f"写几首不同的诗（默认 1，最多 {MAX_POEMS}；需要更多请分几次写，换不同的 --seed）")
