@@ -67,10 +67,11 @@ def test_variant_forms_and_errata_reach_the_table():
 
 
 def test_lesson_01_rhyme_claims():
-    for ch in "情声名城":  # 第 01 课：与第二句末的“清”同属庚韵
-        assert prosody.share_rhyme(ch, "清") and "下平声八庚" in prosody.rhyme_groups(ch)
-    assert prosody.rhyme_name(prosody.rhyme_groups("肠")[0]) == "阳" and not prosody.share_rhyme("肠", "清")
-    assert prosody.rhyme_name(prosody.rhyme_groups("人")[0]) == "真" and not prosody.share_rhyme("人", "清")
+    for ch in "空红风":  # 第 01 课：与第一句末的“风”、第二句末的“中”同属东韵
+        assert prosody.share_rhyme(ch, "风") and prosody.share_rhyme(ch, "中") and "上平声一东" in prosody.rhyme_groups(ch)
+    assert prosody.rhyme_name(prosody.rhyme_groups("光")[0]) == "阳" and not prosody.share_rhyme("光", "中")
+    assert prosody.rhyme_name(prosody.rhyme_groups("霞")[0]) == "麻" and not prosody.share_rhyme("霞", "中")
+    assert prosody.tone_class("风") == PING  # 纯平声：首句入韵，第四句不能再用“风”收尾
     assert prosody.share_rhyme("看", "寒") and prosody.share_rhyme("看", "汉")  # 多音字：任一读音同韵即可
     assert not prosody.share_rhyme("光", NOT_IN_TABLE)
     with pytest.raises(ValueError, match="韵部"):
