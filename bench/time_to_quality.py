@@ -3,7 +3,8 @@
 同一个进程里先后训练两个模型，各训练 ``--minutes`` 分钟；同一个预设（宽度、层数、头数、每步行数、峰值学习率、
 预热步数、权重衰减、梯度裁剪）、同一个随机种子、同样的线程数与精度（默认 fp32）：
 
-(a) 本项目：就是 ``./poet train --minutes N`` 的训练（poetry_gpt.train.train，设备 CPU，不写示例诗）：
+(a) 本项目：``./poet train --minutes N`` 的训练（poetry_gpt.train.train，设备 CPU，不写示例诗），只多设一个
+    keyword_dropout（./poet train 没有这个选项）：
     每条样本是一首诗（带 1–3 个关键词；``--keyword-dropout`` 那一份不带，默认一成，见 TrainConfig.keyword_dropout），
     只在正文与 <eos> 上算损失，融合的 AdamW；
     用前几步量出的每步用时排定总步数，学习率的预热加余弦衰减在截止时刻降到底，之后每次验证完再排一次。

@@ -83,7 +83,7 @@ final = torch.softmax(after_p, -1)
 bars(final, "3. 真正抽样用的概率（温度 0.8 → top-k 40 → top-p 0.95）", mark=answer)
 rank, p = rank_and_p(final, answer)
 show(f"“{answer}”在抽样分布里", f"第 {rank} 名，概率 {p:.4f}（原始 {rank_and_p(raw, answer)[1]:.4f}）")
-show("不是汉字的编号（标点、特殊标记）在这一步的概率合计", raw[~hanzi_mask(tok)].sum().item(), digits=6)
+show("不是汉字的编号（标点、特殊标记）在这一步原始分布里的概率合计", raw[~hanzi_mask(tok)].sum().item(), digits=6)
 
 # 4. 顺序与并列
 print()

@@ -150,7 +150,8 @@ def register(sub) -> None:
     p.add_argument("--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认按训练诗里两种体裁的比例抽，七言约 83%%）")
     p.add_argument("--acrostic", metavar="四个字", help="藏头诗：4 个字，分别作每句的第一个字")
     p.add_argument("-n", type=Number(int, 1, MAX_POEMS), default=1, metavar="首数",
-                   help=f"写几首不同的诗（默认 1，最多 {MAX_POEMS}；需要更多请分几次写，换不同的 --seed）")
+                   help=f"写几首不同的诗（默认 1，最多 {MAX_POEMS}；依次用种子 s、s+1……，s 是 --seed；"
+                        "需要更多请分几次写，后一次的 --seed 从前一次用过的种子之后取）")
     p.add_argument("--temperature", type=temperature, default=SAMPLING.temperature, metavar="温度",
                    help=f"温度（默认 {SAMPLING.temperature}；0 表示每步取最可能的字）")
     p.add_argument("--top-k", type=top_k, default=SAMPLING.top_k, metavar="k", help=f"只在最可能的 k 个字里抽（默认 {SAMPLING.top_k}；0 表示不限）")

@@ -89,7 +89,8 @@ class Number:
             bound = f"大于 {self.low:g}" if self.low_open else f"至少为 {self.low:g}"
             raise argparse.ArgumentTypeError(f"{self.what}要{bound}，收到 {value:g}")
         if self.high is not None and value > self.high:
-            raise argparse.ArgumentTypeError(f"{self.what}最多 {self.high}，收到 {value}")
+            raise argparse.ArgumentTypeError(f"{self.what}最多 {self.high:g}，收到 {value:g}" if self.kind is float
+                                             else f"{self.what}最多 {self.high}，收到 {value}")
         return value
 
 
