@@ -247,8 +247,9 @@ def tone_report(poem: str | Sequence[str], template: str | None = None, lenient:
 
     Args:
         poem: 带标点的全文或四句的列表，每句 5 或 7 字。
-        template: :data:`TEMPLATES` 里的格式名；不给时在同字数的四种格式里取得分最高的
-            （同分取 TEMPLATES 里靠前的）。
+        template: :data:`TEMPLATES` 里的格式名；不给时在同字数的四种格式里取得分最高的；
+            同分时取与 :func:`quatrain_rhyme` 的“首句入韵”相符的（首句尾是两读的字时，入韵与不入韵的格式
+            常常同分），再同分取 TEMPLATES 里靠前的。
         lenient: True 时用宽式“一三五不论”：七言第一、三、五字，五言第一、三字不计分。
 
     Raises:
@@ -265,7 +266,9 @@ def tone_report(poem: str | Sequence[str], template: str | None = None, lenient:
             raise ValueError(f"没有适合这首诗的格式“{template}”，可选：{[n for n in TEMPLATES if n.startswith(prefix)]}")
         return _score(tones, template, lenient)
     reports = [_score(tones, name, lenient) for name in TEMPLATES if name.startswith(prefix)]
-    return max(reports, key=lambda r: r.score)  # max 取第一个最大值：同分取靠前的格式
+    first_line = quatrain_rhyme(lines, table).first_line
+    # max 取第一个最大值：得分相同、首句入韵与否也相同时取靠前的格式
+    return max(reports, key=lambda r: (r.score, r.template.endswith("首句入韵") == first_line))
 
 
 def tone_score(poem: str | Sequence[str], lenient: bool = False, table: dict | None = None) -> float:

@@ -122,6 +122,15 @@ def test_tone_report_on_regulated_wujue_and_qijue():
         prosody.tone_report("床前明月光，疑是地上霜。")
 
 
+def test_tone_template_tie_follows_the_rhyme_report():
+    # 首句尾“空”平仄两读，入韵与不入韵的格式同分；押韵报告说首句入韵（空、风、中同在东韵），格式也要说入韵
+    poem = "月明无事入秋空，一夜清寒雨露风。恰似西窗山上月，忽然惊梦到天中。"
+    assert prosody.tone_class("空") == BOTH and prosody.quatrain_rhyme(poem).first_line
+    report = prosody.tone_report(poem, lenient=True)
+    assert report.template == "七绝·平起首句入韵"
+    assert report.score == prosody.tone_report(poem, template="七绝·平起首句不入韵", lenient=True).score
+
+
 def test_nian_dui():
     assert [(l.lines, l.kind, l.ok) for l in prosody.nian_dui(CHU_SAI)] == [
         ((1, 2), "对", True), ((2, 3), "粘", True), ((3, 4), "对", True)]
