@@ -322,7 +322,7 @@ def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n:
         raise GenerationError("-n 至少为 1")
     if not math.isfinite(temperature) or not (temperature == 0 or temperature >= MIN_TEMPERATURE):
         raise GenerationError(f"温度 temperature 要是有限数：要么是 0（每步取最可能的字），要么不小于 {MIN_TEMPERATURE}，"
-                              f"收到 {temperature}（再小的温度除出来的分数会溢出）")
+                              f"收到 {temperature}（小于 {MIN_TEMPERATURE} 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0）")
     if top_p is not None and not 0 < top_p <= 1:  # nan 与 inf 也在这里被拒
         raise GenerationError("top-p 要在 0 与 1 之间（可以等于 1）")
     if top_k is not None and top_k < 0:

@@ -39,8 +39,8 @@ class TrainConfig:
         warmup: 预热步数（第 0 步的学习率是 lr/warmup，线性升到第 warmup−1 步的 lr；第 16 课）。
         weight_decay: 只加在矩阵（二维以上的参数）上，偏置和 LayerNorm 不衰减。
         grad_clip: 梯度总范数的上限。
-        eval_every: 每多少步在 val 上验证一次；eval_poems: 验证用 val 里的前多少首。
-        train_poems: 只用 train 里的前多少首（None 表示全部；tiny 用一小部分，好在几秒内备好数据）。
+        eval_every: 每多少步在 val 上验证一次；eval_poems: 验证用 val 里等距取的多少首（data.load_poems）。
+        train_poems: 只用 train 里等距取的多少首（None 表示全部；tiny 用一小部分，好在几秒内备好数据）。
         keyword_dropout: train 里不带关键词（条件区空着）的诗的比例（第 06 课），由每首诗的 id 定
             （data.drops_keywords）。模型因此也学会只凭体裁写诗；验证照常带关键词。两个预设都是 0，
             bench/time_to_quality.py 用 0.1（计分时不给关键词）。

@@ -217,7 +217,7 @@ def test_traditional_characters_are_written_as_simplified(monkeypatch):
     ("--temperature", "10.5", "在 0.01 到 10 之间，收到 10.5"),
     ("--temperature", "1e300", "在 0.01 到 10 之间"),
     ("--temperature", "-1", "在 0.01 到 10 之间"),
-    ("--temperature", "0.001", "在 0.01 到 10 之间"),
+    ("--temperature", "0.001", "在 0.01 到 10 之间，收到 0.001（小于 0.01 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0"),
     ("--temperature", "nan", "有限数"),
     ("--temperature", "-inf", "有限数"),
     ("--top-k", "-1", "至少为 0"),

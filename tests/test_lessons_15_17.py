@@ -192,6 +192,15 @@ WRONG_16 = {
         low = lr * min_lr_ratio
         return low + 0.5 * (lr - low) * (1 + torch.cos(math.pi * progress))
     """,
+    "最低值为 0 时返回整数 0": """
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        if step >= steps and min_lr_ratio == 0:
+            return 0
+        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    """,
     "调用包里的 learning_rate": """
         from poetry_gpt.train import TrainConfig, learning_rate
         return learning_rate(step, TrainConfig(steps=steps, lr=lr, warmup=warmup, min_lr_ratio=min_lr_ratio))

@@ -208,6 +208,14 @@ WRONG_23 = {
             else:
                 token = wanted[line * form + pos]
 """ + _TAIL,
+    "只在自由格子正好等于还差的字数时强制（== 而不是 <=）": _LOOP + """
+            if acrostic and pos == 0:
+                token = acrostic[line]
+            elif missing and free_left == len(missing):
+                token = missing[0]
+            else:
+                token = wanted[line * form + pos]
+""" + _TAIL,
     "藏头字也算进还差的字": """
     missing = list(dict.fromkeys(required))
     body = []

@@ -5,14 +5,27 @@ import torch
 
 # 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
 _WHY = "本课练的是 one-hot 向量乘整张表；直接查表的写法第 09 课以后模型里天天用，这里要亲手看到两者为什么相等"
-FORBIDDEN = {name: f"请不要调用 {name}：{_WHY}" for name in ("embedding", "index_select")}
+# 按编号取行的库函数；operator.itemgetter、__getitem__ 是换个名字的下标；
+# 类型注解里的下标不查（见 source_problem），所以也不许把注解当值取出来
+FORBIDDEN = {name: f"请不要调用 {name}：{_WHY}"
+             for name in ("embedding", "index_select", "select", "gather", "take", "narrow", "getitem", "itemgetter",
+                          "__annotations__", "get_annotations")}
 
 
 def source_problem(code):
-    """直接按编号查表 weight[ids] 也是捷径。code 是学习者代码的 ast.Module（不含原样保留的可见检查）。"""
+    """用变量做下标就是按编号查表：weight[ids]、换了名字的 table[ids]、weight.data[ids]、循环里的 weight[i]
+    都拦下。下标里只有常数的不算（weight.shape[0]、ids[..., None]、x[:, -1]）。
+    类型注解（list[int]、dict[str, int]）不取数，不算。code 是学习者代码的 ast.Module（不含原样保留的可见检查）。"""
+    hints = [getattr(node, field) for node in ast.walk(code) for field in ("annotation", "returns")
+             if isinstance(getattr(node, field, None), ast.AST)]
+    in_hints = {id(n) for hint in hints for n in ast.walk(hint)}
     for node in ast.walk(code):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "weight":
-            return f"第 {node.lineno} 行用了 weight[…]。请不要直接查表：{_WHY}"
+        if (isinstance(node, ast.Subscript) and id(node) not in in_hints
+                and any(isinstance(n, ast.Name) for n in ast.walk(node.slice))):
+            shown = ast.unparse(node)
+            shown = shown if len(shown) <= 40 else shown[:39] + "…"
+            return (f"第 {node.lineno} 行用变量做了下标：{shown}。请不要按编号查表，"
+                    f"用 F.one_hot(ids, V) 做出 one-hot 再乘整张表：{_WHY}")
     return None
 
 

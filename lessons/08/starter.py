@@ -29,7 +29,7 @@ if __name__ == "__main__":
     w = torch.randn(50, 8)
     ids = torch.randint(0, 50, (5, 7))
     assert torch.allclose(solve(ids, w), w[ids]), "随机的表上，结果也应等于 weight[ids]"
-    # 这一课要你亲手写出one-hot 乘法；库函数一步做完，练不到本课的东西
+    # 这一课要你亲手写出 one-hot 乘法；库函数一步做完，练不到本课的东西
     import inspect
     body = inspect.getsource(solve).split('"""')[-1]  # 只看文档字符串之后的代码
     for shortcut in ("weight[", "F.embedding", "index_select", "nn.Embedding"):

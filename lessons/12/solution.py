@@ -39,7 +39,7 @@ if __name__ == "__main__":
     assert abs(neg.item() + 0.158655) < 1e-5, f"GELU(-1) 应约为 -0.158655：负数不是直接变 0，实际是 {neg.item():.6f}"
     assert torch.allclose(solve(x[0, 1], up.weight, up.bias, down.weight, down.bias), y[0, 1], atol=1e-6), \
         "逐位置：单独算一个位置 [C] 应与整批里那个位置的结果相同"
-    # 这一课要你亲手写出GELU 和两个线性层；库函数一步做完，练不到本课的东西
+    # 这一课要你亲手写出 GELU 和两个线性层；库函数一步做完，练不到本课的东西
     import inspect
     body = inspect.getsource(solve).split('"""')[-1]  # 只看文档字符串之后的代码
     for shortcut in ("gelu", "F.linear", "functional.linear", "nn.Linear"):

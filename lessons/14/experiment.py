@@ -24,7 +24,7 @@ show("logits 的形状 [B, T, V]", list(logits.shape))
 show("第 1 首诗", poems[0]["text"])
 show("模型读到的第 1 条样本", tok.decode(x[0]))
 
-# 2. weight tying：输出层与 characters 是同一张表
+# 2. 输入输出共享表（weight tying）：输出层与 characters 是同一张表
 show("head.weight 就是 characters.weight", model.head.weight is model.characters.weight)
 show("两者在内存里是同一块", model.head.weight.data_ptr() == model.characters.weight.data_ptr())
 hidden = torch.randn(4, 10, C)                                    # 随便一批最后的表示

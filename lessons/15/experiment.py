@@ -23,7 +23,7 @@ with torch.no_grad():
 t = ids.index(SEP) + 1                                          # 正文第 2 个字的预测：前文到正文第 1 个字为止
 z = logits[0, t]                                                # [V]
 log_probs = z - z.max() - (z - z.max()).exp().sum().log()       # 减去最大值再算，不会溢出
-show("第 1 首诗", poem["text"])
+show("第一首诗", poem["text"])
 show(f"位置 {t} 读到", tok.decode(ids[: t + 1]))
 show("正确答案（下一个字）", tok.tokens[y[0, t]])
 top = log_probs.topk(5)
@@ -74,13 +74,13 @@ table(["模型", "奈特/字", "比特/字", "困惑度 e^交叉熵"],
        ["随课程发布的模型（这 512 首）", ce, ce / math.log(2), math.exp(ce)]], title="同一把尺子：正文与 <eos>")
 
 # 4. 梯度：交叉熵对 logits 的梯度 = (softmax − one-hot) / N
-z = first_logits[first_mask][:6].clone().requires_grad_()      # 第 1 首诗的前 6 个计分位置 [6, V]
+z = first_logits[first_mask][:6].clone().requires_grad_()      # 第一首诗的前 6 个计分位置 [6, V]
 target = first_y[first_mask][:6]
 F.cross_entropy(z, target).backward()
 formula = (z.detach().softmax(-1) - F.one_hot(target, V)) / len(target)
 show("autograd 的梯度与 (softmax − one-hot)/N 最大相差", f"{(z.grad - formula).abs().max().item():.1e}")
-show("第 1 个位置：正确答案那一格的梯度（p − 1）/ N", z.grad[0, target[0]])
-show("第 1 个位置：梯度为正（要压低）的格子数", int((z.grad[0] > 0).sum()))
+show("第一个位置：正确答案那一格的梯度（p − 1）/ N", z.grad[0, target[0]])
+show("第一个位置：梯度为正（要压低）的格子数", int((z.grad[0] > 0).sum()))
 show("每一行梯度之和（应为 0），最大的绝对值", f"{z.grad.sum(-1).abs().max().item():.1e}")
 
 # 5. 训练用的快路：只在计分位置上、分块算输出层与交叉熵
@@ -109,8 +109,8 @@ gap = lambda a, b: f"{(a - b).abs().max().item():.1e}"
 table(["比较", "最大相差"],
       [["损失", gap(plain[0], chunked[0])], ["对 hidden 的梯度 [N, C]", gap(plain[1], chunked[1])],
        ["对 W 的梯度 [V, C]", gap(plain[2], chunked[2])]], title=f"分块与普通写法（N = {N}, V = {V}）")
-show("普通写法整块 logits [N, V] 占内存（MB）", N * V * 4 / 2**20, digits=1)
-show("分块写法的缓冲区 [512, V] 占内存（MB）", 512 * V * 4 / 2**20, digits=1)
+show("普通写法整块 logits [N, V] 占内存（MB，1 MB = 10⁶ 字节）", N * V * 4 / 1e6, digits=1)
+show("分块写法的缓冲区 [512, V] 占内存（MB）", 512 * V * 4 / 1e6, digits=1)
 ways = {"all": "每个格子都算（整块）", "scored": "只算计分的格子（整块）", "chunked": "只算计分的格子（分块）"}
 times = {}
 for way in ways:                                                # 上面两种已各跑过一次（热身），这里各计时一次

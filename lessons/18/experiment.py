@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 import poetry_gpt.common
 from poetry_gpt.checkpoint import SHIPPED_MODEL, CheckpointError, load_model, read_checkpoint
-from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, make_optimizer, train
+from poetry_gpt.train import PRESETS, batch_indices, make_optimizer, train
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.data import Tokenizer, default_tokenizer
 from poetry_gpt.labs import setup_experiment, show, table
@@ -30,7 +30,8 @@ rows = [[e["step"], a["loss"], e["loss"], a["loss"] == e["loss"]]
 table(["步", "不中断", "第 8 步停下再续训", "完全相同"], rows, title="两次训练的损失（奈特/字）", digits=5)
 show("16 步的损失全都相同", [a["loss"] for a in straight.log] == [e["loss"] for e in resumed.log])
 show("第 16 步的验证损失：不中断 / 续训", [straight.log[-1]["val"], resumed.log[-1]["val"]], digits=5)
-show("第 9 步用哪几首诗（两次一样，只由步数和种子决定）", batch_indices(8, 512, 16, config.seed)[:6])
+show("续训后的第一步（日志第 9 条，batch_indices(8, …)）用哪几首诗：只由步数和种子决定",
+     batch_indices(8, 512, 16, config.seed)[:6])
 
 # 2. 存档里有什么
 state = read_checkpoint(work / "step8.pt")

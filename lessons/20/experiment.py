@@ -134,9 +134,10 @@ show("第 60 个位置这一步：整段重算 60 个位置（毫秒）", t_one_
 show("第 60 个位置这一步：KV 缓存只算 1 个位置（毫秒）", t_one_cached * 1000, digits=2)
 show("这一步的用时之比", t_one_full / t_one_cached, digits=1)
 
-# 4. past：缓存里已有几个位置。write_one 的头几次调用
+# 4. past：缓存里已有几个位置。write_one 一次送进整个条件区（past 0，T 4）；
+#    这里故意把条件区分两次送（先 <bos>，再 <5> 月 <sep>），好看到 past > 0、T > 1 的切片
 print()
-print("4. past、位置编号与因果遮挡的切片（按 write_one 的调用顺序）")
+print("4. past、位置编号与因果遮挡的切片（条件区故意分两次送；write_one 是一次送完）")
 cache = KVCache(model.config.n_layers)
 calls = [[BOS], [FIVE] + tok.encode("月") + [SEP]] + [[t] for t in body[:3]]
 rows = []
@@ -146,7 +147,7 @@ with torch.no_grad():
         model(torch.tensor([ids]), kv_cache=cache)
         rows.append([" ".join(tok.tokens[i] for i in ids), past, T, list(range(past, past + T)),
                      f"causal[{past}:{past + T}, :{past + T}]"])
-table(["送进的标记", "past", "T", "positions", "因果遮挡取的切片"], rows, title="每次调用只送新标记")
+table(["送进的标记", "past", "T", "positions", "因果遮挡取的切片"], rows, title="条件区故意分两次送，之后每次只送一个新字")
 causal = model.blocks[0].attention.causal
 show("causal[1:4, :4]（第 2 次调用：3 行新位置 × 4 列全部位置）", causal[1:4, :4].int().tolist())
 show("causal[4:5, :5]（之后每次 1 个新字：能看见全部前文）", causal[4:5, :5].int().tolist())

@@ -10,8 +10,8 @@ def _int(gen, lo, hi):
 
 
 def _real(gen, i, poems, question):
-    """真实汉字表（V = 6672）：val 里一首诗正文的一段前缀。i 轮换：空、句中、句尾前一格、正好到句尾、写完四句；
-    每隔几个用一首带 ？ 的诗。"""
+    """真实汉字表（V = 6672）：一首真诗正文的一段前缀。i 轮换：空、句中、句尾前一格、正好到句尾、写完四句；
+    诗取自 val，每三个里有一个是 train 里带 ？ 的诗（val 里这样的诗太少）。"""
     tok = default_tokenizer()
     text = (question if i % 3 == 0 else poems)[_int(gen, 0, len(question if i % 3 == 0 else poems))]["text"]
     form = len(text.split("，")[0]) if "，" in text[:8] else text.index(next(c for c in text if c in "，。？！"))
@@ -53,7 +53,7 @@ def _toy(gen, i):
 def cases(gen):
     """24 个用例：(written, form, hanzi [V] bool, line_ends, eos)。
 
-    前 12 个用真实汉字表与 val 里的真诗（五言、七言；每三个里有一个带 ？ 的诗），前缀轮换：空、句中、
+    前 12 个用真实汉字表与 val、train 里的真诗（五言、七言；每三个里有一个是 train 里带 ？ 的诗），前缀轮换：空、句中、
     句尾前一格、正好写满一句、四句写完；后 12 个是编号打乱的小汉字表，写完 0–4 句再写几个字。
     """
     poems = load_poems("val")

@@ -38,7 +38,7 @@ def solve(written, form, hanzi, line_ends, eos):
 
 
 if __name__ == "__main__":
-    # 一张 10 个编号的小汉字表：0 <eos>，1 ，，2 。，3 ？，4–9 是汉字
+    # 一张 10 个编号的小汉字表：0 是 <eos>；1 是“，”；2 是“。”；3 是“？”；4–9 是汉字
     hanzi = torch.tensor([False, False, False, False, True, True, True, True, True, True])
     kept = hanzi.clone()
     ends = ([1, 3], [2, 3])

@@ -13,7 +13,8 @@ def cases(gen):
 
     轮换：没有藏头、必含字是另一首诗的关键词（多半要被强制到最后几格）；藏头字取自另一首诗每句的第一个字，
     必含字里混进一个藏头字和一个重复的字；必含字就在 wanted 这首诗里（自己写出来，不必强制）；
-    小例子里必含字比自由格子还多（后面的字没有格子可放），其中也有藏头字。
+    后 6 个小例子里，去重、去掉藏头字后的还差的字比自由格子多 1–3 个（后面的字没有格子可放），
+    有藏头时必含字里还混进一个藏头字和一个重复的字。
     """
     tok = default_tokenizer()
     poems = load_poems("val")
@@ -40,6 +41,10 @@ def cases(gen):
         wanted = torch.randint(0, 6, (4 * form,), generator=gen).tolist()
         acrostic = [] if i % 3 == 0 else torch.randint(40, 50, (4,), generator=gen).tolist()
         free = 4 * form - len(acrostic)
-        required = torch.randint(3, 50, (free + _int(gen, -2, 4),), generator=gen).tolist()   # 也会抽到藏头字
+        pool = [t for t in (torch.randperm(47, generator=gen) + 3).tolist() if t not in acrostic]
+        required = pool[: free + _int(gen, 1, 4)]          # 互不相同、都不是藏头字：比自由格子多 1–3 个
+        if acrostic:                                        # 再混进一个藏头字和一个重复的字：还差的字不因它们变多
+            required.insert(_int(gen, 0, len(required) + 1), acrostic[_int(gen, 0, 4)])
+            required.insert(_int(gen, 0, len(required) + 1), required[_int(gen, 0, len(required))])
         out.append((form, acrostic, required, wanted))
     return out

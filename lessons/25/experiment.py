@@ -69,7 +69,7 @@ print("3. 押韵、平仄、重复：模型的 8 首与 val 里人写的诗（./
 human5, human7 = human_poems(5, 100), human_poems(7, 100)
 columns = [reader_report([p.text for p in fixed]), reader_report([p.text for p in free]),
            reader_report(human5), reader_report(human7)]
-labels = (("rhyme", "押韵"), ("same_character_rhyme", "同字收尾"), ("tone_score", "平仄（宽式）"),
+labels = (("rhyme", "押韵（两字不同）"), ("same_character_rhyme", "同字收尾"), ("tone_score", "平仄（宽式）"),
           ("tone_score_strict", "平仄（严式）"), ("nian_dui", "粘对全合"), ("char_3", "有字用≥3次"),
           ("bigram_repeat", "两字组合重复"), ("reused_lines", "与别首同句"))
 table(["项目", "受约束 8 首", "不受约束 8 首", "人·五言 100", "人·七言 100"],

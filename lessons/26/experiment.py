@@ -78,14 +78,14 @@ show("参数个数", n_params)
 show("其中字向量表 V·C 的份额", f"{V * C / n_params:.0%}")
 config = replace(PRESETS["tiny"], model=dict(context_length=L, width=C, n_layers=n_layers, n_heads=n_heads))
 show("训练设置（tiny 预设）", f"{config.steps} 步，每步 {config.batch_size} 首，峰值学习率 {config.lr}，"
-                          f"用 train 的前 {config.train_poems} 首，精度 {config.precision}")
+                          f"用 train 里等距取的 {config.train_poems} 首，精度 {config.precision}")
 with tempfile.TemporaryDirectory() as out:
     started = time.perf_counter()
     run = train(config, out, progress=False, tokenizer=tok)
     seconds = time.perf_counter() - started
     mine, _ = load_model(run.checkpoint, tok)
 show("训练用时（秒，含准备数据与 3 次验证）", seconds, digits=1)
-table(["步", "这一批的损失", "验证损失（val 前 128 首）"],
+table(["步", "这一批的损失", f"验证损失（val 里等距取的 {config.eval_poems} 首）"],
       [[e["step"], e["loss"], e["val"]] for e in run.log if "val" in e], title="训练日志（奈特/字）", digits=3)
 
 # 4. 同一批 val 诗上比：你的模型、随课程发布的模型、二元基线、均匀猜

@@ -120,7 +120,7 @@ def temperature(text: str) -> float:
     if not (value == 0 or MIN_TEMPERATURE <= value <= MAX_TEMPERATURE):
         raise argparse.ArgumentTypeError(
             f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {shorten(text)}"
-            f"（小于 {MIN_TEMPERATURE} 的温度除出来的分数会溢出；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）")
+            f"（小于 {MIN_TEMPERATURE} 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）")
     return value
 
 
