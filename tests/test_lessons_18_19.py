@@ -24,11 +24,11 @@ def test_loss_curves_of_the_shipped_model_match_its_log():
     curves = loss_curves()
     state = torch.load("data/model.pt", weights_only=True)
     assert curves["eval_poems"] == state["train_config"]["eval_poems"] == 512
-    assert len(curves["train"]) == state["step"] == state["train_config"]["steps"] == 7535
-    assert curves["train"][0][0] == 1 and curves["train"][-1][0] == 7535
-    assert curves["val"][0] == [200, pytest.approx(5.49495)] and curves["val"][-1] == [7535, pytest.approx(3.95048)]
+    assert len(curves["train"]) == state["step"] == state["train_config"]["steps"] == 6024
+    assert curves["train"][0][0] == 1 and curves["train"][-1][0] == 6024
+    assert curves["val"][0] == [200, pytest.approx(5.49125)] and curves["val"][-1] == [6024, pytest.approx(3.9245)]
     # 每 200 步验证一次，最后一步（不是 200 的倍数）也验证
-    assert [s for s, _ in curves["val"]] == list(range(200, 7535, 200)) + [7535]
+    assert [s for s, _ in curves["val"]] == list(range(200, 6024, 200)) + [6024]
     # 从列表读也一样；eval_poems 这时不知道
     from_list = loss_curves(state["log"])
     assert from_list["val"] == curves["val"] and from_list["eval_poems"] is None
@@ -211,11 +211,11 @@ def test_lesson_18_mirrors_the_package_checkpoint(tmp_path):
 
 
 def test_lesson_19_solution_agrees_with_the_curve_reader():
-    """参考答案找出的一步 = loss_curves 的验证曲线上最低点（并列取早）；随课程发布的模型在第 6200 步最低，不是最后一步。"""
+    """参考答案找出的一步 = loss_curves 的验证曲线上最低点（并列取早）；随课程发布的模型在第 5600 步最低，不是最后一步。"""
     solve = load_solution(19).solve
     shipped = torch.load("data/model.pt", weights_only=True)["log"]
     val = loss_curves(shipped)["val"]
-    assert solve(shipped) == min(val, key=lambda p: p[1])[0] == 6200 != val[-1][0]
+    assert solve(shipped) == min(val, key=lambda p: p[1])[0] == 5600 != val[-1][0]
     log = [{"step": s, "loss": 1.0, "lr": 1e-3, **({"val": v} if v is not None else {})}
            for s, v in enumerate([None, 5.0, 4.0, None, 4.0, math.nan, 4.5], start=1)]
     assert solve(log) == 3 and log[2]["val"] == 4.0

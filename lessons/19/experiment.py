@@ -41,7 +41,7 @@ show(f"最后 200 步训练损失的平均 / 第 {last} 步的验证损失", [su
 #    这里照抄 ./poet eval 的结果（data/MODEL.md）
 table(["模型", f"val 里均匀取的 {len(val512)} 首", f"val 全部 {len(load_poems('val'))} 首"],
       [["二元模型（第 07 课，k = 0.03）", base512, bigram.cross_entropy(load_poems("val"))],
-       [f"随课程发布的模型（第 {last} 步）", curves["val"][-1][1], "3.962（./poet eval，见 data/MODEL.md）"]],
+       [f"随课程发布的模型（第 {last} 步）", curves["val"][-1][1], "3.938（./poet eval，见 data/MODEL.md）"]],
       title="交叉熵（奈特/字，正文与 <eos>）", digits=3)
 show("模型 ÷ 二元基线（同样的 512 首）", curves["val"][-1][1] / base512, digits=3)
 
