@@ -75,7 +75,7 @@ PRESETS = {
                         steps=120, batch_size=32, lr=1e-2, warmup=10, eval_every=40, eval_poems=128,
                         train_poems=4000, sample_every_s=0, precision="fp32"),
     # 随课程发布的模型：ModelConfig 的默认尺寸（前文长度 64、宽 128、4 层、4 头），约 166 万个参数，
-    # fp16 存下约 3.5 MB；每步 128 首诗（比 64 首时矩阵乘法更饱满，每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮
+    # fp16 存下约 3.7 MB；每步 128 首诗（比 64 首时矩阵乘法更饱满，每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮
     "base": TrainConfig(model=dict(context_length=64, width=128, n_layers=4, n_heads=4),
                         steps=2800, batch_size=128, lr=3e-3, warmup=100, eval_every=200, eval_poems=512),
 }
