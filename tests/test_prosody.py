@@ -67,11 +67,14 @@ def test_variant_forms_and_errata_reach_the_table():
 
 
 def test_lesson_01_rhyme_claims():
-    for ch in "空红风":  # 第 01 课：与第一句末的“风”、第二句末的“中”同属东韵
-        assert prosody.share_rhyme(ch, "风") and prosody.share_rhyme(ch, "中") and "上平声一东" in prosody.rhyme_groups(ch)
-    assert prosody.rhyme_name(prosody.rhyme_groups("光")[0]) == "阳" and not prosody.share_rhyme("光", "中")
-    assert prosody.rhyme_name(prosody.rhyme_groups("霞")[0]) == "麻" and not prosody.share_rhyme("霞", "中")
-    assert prosody.tone_class("风") == PING  # 纯平声：首句入韵，第四句不能再用“风”收尾
+    for ch in "看团般弹难":  # 第 01 课：前 5 名都与第一句末的“阑”、第二句末的“寒”同属寒韵
+        assert prosody.share_rhyme(ch, "阑") and prosody.share_rhyme(ch, "寒") and "上平声十四寒" in prosody.rhyme_groups(ch)
+    for ch in "看弹难":  # 第 01 课：“有几个是多音字，另有别的读音”——另一读是去声，在翰韵
+        assert "去声十五翰" in prosody.rhyme_groups(ch) and prosody.tone_class(ch) == BOTH
+    assert prosody.rhyme_groups("般") == ("上平声十四寒", "上平声十五删")  # 第 24 课：般也属删韵
+    assert [prosody.rhyme_groups(ch) for ch in "阑寒"] == [("上平声十四寒",)] * 2
+    assert [prosody.rhyme_name(g) for g in prosody.rhyme_groups("看")] == ["寒", "翰"]
+    assert prosody.tone_class("阑") == PING  # 纯平声：首句入韵，第四句不能再用“阑”“寒”收尾
     assert prosody.share_rhyme("看", "寒") and prosody.share_rhyme("看", "汉")  # 多音字：任一读音同韵即可
     assert not prosody.share_rhyme("光", NOT_IN_TABLE)
     with pytest.raises(ValueError, match="韵部"):
