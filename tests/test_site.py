@@ -15,7 +15,7 @@ import pytest
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import lesson09, lesson10
+from poetry_gpt.courseware.site_figures import lesson09, lesson10, lesson11
 
 
 class Page(HTMLParser):
@@ -227,6 +227,15 @@ def test_lesson_10_figure_draws_the_head_the_experiment_picks():
     assert f"头 {head.group(1)} 最大" in figure.steps[3]
     assert seen.group(1).strip().split()[:5] == figure.steps[0].split("条件区 ")[1].split("，")[0].split()
     assert figure.svg.count("<rect") > 40
+
+
+def test_lesson_11_figure_counts_the_previous_position_like_lesson_10():
+    """看上一个字的头，每行的“上一个字”各不相同：第 11 课的图按位置数，与第 10 课的图数出的行数相同。"""
+    ten, eleven = lesson10(), lesson11()
+    head = re.search(r"头 (\d+) 最大", ten.steps[3]).group(1)
+    rows = re.search(r"(\d+) 行里有 (\d+) 行把最大的权重给了上一个位置", ten.steps[5])
+    step = next(s for s in eleven.steps if s.startswith(f"头 {head}："))
+    assert step.endswith(f"{rows.group(1)} 行里有 {rows.group(2)} 行把最大的权重给了上一个位置。")
 
 
 def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):

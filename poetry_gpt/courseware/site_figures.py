@@ -228,10 +228,15 @@ def lesson11() -> Figure:
     body.insert(0, f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>')
     steps = [f"同一句“{line}”（{poem['author']}《{poem['title']}》）和同样的条件区，层 0 的 {H} 个头各算一张权重表。"]
     for i in range(H):
-        targets = [labels[j] for j in w[i].argmax(-1).tolist()]
-        common = max(set(targets), key=targets.count)
-        steps.append(f"头 {i}：给上一个位置的平均权重 {prev[i]:.2f}；{T} 行里有 {targets.count(common)} 行"
-                     f"把最大的权重给了“{common}”。")
+        top = w[i].argmax(-1).tolist()                             # 每行最大权重的列
+        targets = [labels[j] for j in top]
+        common = max(targets, key=targets.count)                   # 并列时取先出现的，每次构建都一样
+        to_prev = sum(j == start + t - 1 for t, j in enumerate(top))
+        # 看上一个字的头，每行的“上一个字”各不相同，按列名数会数少，所以按位置再数一次
+        where, count = f"“{common}”", targets.count(common)
+        if to_prev > count:
+            where, count = "上一个位置", to_prev
+        steps.append(f"头 {i}：给上一个位置的平均权重 {prev[i]:.2f}；{T} 行里有 {count} 行把最大的权重给了{where}。")
     steps.append("各头读的是宽度 C 里自己的那一段，训练让它们分了工：有的盯着上一个字，有的回头看条件区。"
                  "哪个头做什么是训练出来的，重训后可能换位置。")
     return Figure("四个头看同一句", _svg(width, height, "层 0 四个注意力头的权重热图", body), steps)
