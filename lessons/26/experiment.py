@@ -43,7 +43,7 @@ def config_for_budget(budget, V, L, n_layers, n_heads):
 # 1. 预算 → 宽度：前文长度 64、4 层、4 头，预算从小到大
 print(f"1. 按预算选宽度（V = {V}，L = 64，4 层，4 头）")
 rows = []
-for budget in (250_000, 500_000, 1_000_000, 1_655_552, 3_000_000, 10_000_000):   # 1,655,552：随课程发布的模型
+for budget in (250_000, 500_000, 1_000_000, 1_655_552, 3_000_000, 10_000_000):   # 1,655,552：ModelConfig 默认尺寸（4 层）
     C, n = config_for_budget(budget, V, 64, 4, 4)
     layers = 4 * (12 * C * C + 13 * C)
     rows.append([f"{budget:,}", C, f"{n:,}", f"{V * C / n:.0%}", f"{64 * C / n:.1%}", f"{layers / n:.0%}"])
