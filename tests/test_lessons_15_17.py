@@ -142,6 +142,13 @@ WRONG_16 = {
         low = lr * min_lr_ratio
         return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
     """,
+    "分母没有按至少 1 算": """
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = min(1.0, (step - warmup) / (steps - warmup))
+        low = lr * min_lr_ratio
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    """,
     "超过总步数不封顶": """
         if step < warmup:
             return lr * (step + 1) / warmup

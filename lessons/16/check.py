@@ -13,7 +13,8 @@ def cases(gen):
     0 预热中的随机一步；1 第 0 步；2 第 warmup − 1 步（预热的最后一步）；3 第 warmup 步；
     4 衰减中的随机一步；5 第 steps − 1 步（训练的最后一步）；6 第 steps 步；7 超过 steps 的一步。
     warmup 有时为 0；有两个用例是 base 预设的设置（预热 100、共 2800 步、峰值 3e-3）；
-    第 7、23、39 个用例超过总步数、最低值比例是 0，学习率正好是 0.0（返回整数 0 的答案在这里露馅）。
+    第 7、23、39 个用例超过总步数、最低值比例是 0，学习率正好是 0.0（返回整数 0 的答案在这里露馅）；
+    第 11、31 个用例的总步数等于预热步数（分母 steps − warmup 是 0，要按 1 算）。
     """
     out = []
     for i in range(40):
@@ -28,6 +29,9 @@ def cases(gen):
             ratio = 0.0
         if i in (13, 21):
             warmup, steps, lr, ratio = 100, 2800, 3e-3, 0.1
+        if i in (11, 31):  # 总步数等于预热步数：steps − warmup 是 0，分母要按 1 算
+            warmup = max(warmup, 1)
+            steps = warmup
         rand = lambda lo, hi: int(torch.randint(lo, max(hi, lo + 1), (1,), generator=gen))
         step = {0: rand(0, warmup), 1: 0, 2: warmup - 1, 3: warmup, 4: rand(warmup, steps),
                 5: steps - 1, 6: steps, 7: steps + rand(1, 500)}[kind]
