@@ -320,6 +320,9 @@ def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n:
         raise GenerationError(f"体裁只能是 5（五言）或 7（七言），收到 {form}")
     if n < 1:
         raise GenerationError("-n 至少为 1")
+    if temperature < 0 and math.isfinite(temperature):  # 负数另说：“几乎没有分别”的解释只对 0 到 0.01 之间成立
+        raise GenerationError(f"温度 temperature 不能是负数：0 表示每步取最可能的字，其余要不小于 {MIN_TEMPERATURE}，"
+                              f"收到 {temperature}")
     if not math.isfinite(temperature) or not (temperature == 0 or temperature >= MIN_TEMPERATURE):
         raise GenerationError(f"温度 temperature 要是有限数：要么是 0（每步取最可能的字），要么不小于 {MIN_TEMPERATURE}，"
                               f"收到 {temperature}（小于 {MIN_TEMPERATURE} 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0）")

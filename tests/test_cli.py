@@ -170,7 +170,7 @@ def test_files_from_windows_and_files_that_delete_their_folder(poet, tmp_path):
 
 def test_argument_errors_are_in_chinese(poet):
     run = poet("write", "月", "--form", "6")
-    assert run.returncode == 2 and "只能从 5, 7 中选" in run.stderr and "invalid" not in run.stderr
+    assert run.returncode == 2 and "只能从 5、7 中选" in run.stderr and "invalid" not in run.stderr
     run = poet("check")
     assert run.returncode == 2 and "缺少参数" in run.stderr
     assert "显示帮助" in poet("--help").stdout

@@ -194,7 +194,7 @@ def test_head_one_through_the_launcher(workspace):
     (["grade", "/tmp/" + "班" * 100], ["第 2 个参数太长"]),
     (["train", "--out", "x" * (MAX_ARGUMENT + 1)], ["第 3 个参数太长"]),
     (["write", "月", "--top-k", "9" * 200 + "x"], ["不是整数", "共 201 个字符"]),
-    (["write", "月", "--form", "6" * 200], ["只能从 5, 7 中选", "共 200 个字符"]),
+    (["write", "月", "--form", "6" * 200], ["只能从 5、7 中选", "共 200 个字符"]),
 ])
 def test_odd_arguments_get_a_short_chinese_message(monkeypatch, argv, words):
     code, out, err = run_main(monkeypatch, *argv)
@@ -216,7 +216,7 @@ def test_traditional_characters_are_written_as_simplified(monkeypatch):
 @pytest.mark.parametrize("option, value, words", [
     ("--temperature", "10.5", "在 0.01 到 10 之间，收到 10.5"),
     ("--temperature", "1e300", "在 0.01 到 10 之间"),
-    ("--temperature", "-1", "在 0.01 到 10 之间"),
+    ("--temperature", "-1", "温度不能是负数：0 表示每步取最可能的字，其余要不小于 0.01，收到 -1"),
     ("--temperature", "0.001", "在 0.01 到 10 之间，收到 0.001（小于 0.01 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0"),
     ("--temperature", "nan", "有限数"),
     ("--temperature", "-inf", "有限数"),
@@ -242,6 +242,28 @@ def test_write_number_ranges(monkeypatch, option, value, words):
 def test_other_number_ranges(monkeypatch, argv, words):
     code, _, err = run_main(monkeypatch, *argv)
     assert code == 2 and words in err, err
+
+
+@pytest.mark.parametrize("value, right, wrong", [
+    ("-1", "温度不能是负数：0 表示每步取最可能的字，其余要不小于 0.01", "几乎没有分别"),
+    ("-0.001", "温度不能是负数", "几乎没有分别"),
+    ("0.001", "小于 0.01 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0", "负数"),
+])
+def test_negative_temperature_has_its_own_message(monkeypatch, value, right, wrong):
+    # 负数不是“太接近贪心”：它另有一句说明，0 < T < 0.01 的那句说明不变
+    code, _, err = run_main(monkeypatch, "write", "月", f"--temperature={value}")
+    assert code == 2 and right in err and wrong not in err, err
+
+
+@pytest.mark.parametrize("argv, usage", [
+    (["write", "月", "extra"], "用法：poet write"),
+    (["check", "9", "a.py", "b.py"], "用法：poet check"),
+])
+def test_extra_arguments_are_reported_by_the_subcommand(monkeypatch, argv, usage):
+    # 多出来的参数由子命令报错，印它自己的用法与帮助，不印 poet 的总用法
+    code, _, err = run_main(monkeypatch, *argv)
+    assert code == 2 and f"不认识这些参数：{argv[-1]}" in err and usage in err, err
+    assert "poet [-h] 命令" not in err and f"查看帮助：{usage[3:]} --help" in err, err
 
 
 def test_temperature_bounds_are_inclusive():
@@ -441,9 +463,9 @@ def test_json_to_a_closed_pipe_is_not_an_error(monkeypatch):
 # ---------- 消息：参数名与取值的写法、中文的参数名、语法错误的中文说明 ----------
 
 @pytest.mark.parametrize("argv, words", [
-    (["foo"], "命令写得不对：命令不能是“foo”，只能从 lesson, start,"),
-    (["train", "--preset", "huge"], "--preset 不能是“huge”，只能从 tiny, base 中选"),
-    (["write", "月", "--form", "6"], "--form 不能是“6”，只能从 5, 7 中选"),
+    (["foo"], "命令写得不对：命令不能是“foo”，只能从 lesson、start、"),
+    (["train", "--preset", "huge"], "--preset 不能是“huge”，只能从 tiny、base 中选"),
+    (["write", "月", "--form", "6"], "--form 不能是“6”，只能从 5、7 中选"),
     (["grade"], "缺少参数：班级文件夹\n用法：poet grade"),
     (["check"], "缺少参数：课号\n用法：poet check [-h] [--timeout 秒数] 课号 [文件]"),
     (["write", "月", "--top-k", "x"], "--top-k “x”不是整数"),

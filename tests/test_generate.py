@@ -201,6 +201,7 @@ def test_eval_command_json(poet, checkpoint):
     (dict(seed=2**63), "种子"), (dict(seed=-1), "种子"), (dict(seed=10**20), "种子"),
     (dict(temperature=1e-40), "不小于 0.01"),
     (dict(temperature=0.001), "几乎没有分别，要这样就给 0"),  # 课程定的下限：再小就等于贪心，不是除法溢出
+    (dict(temperature=-1.0), "不能是负数：0 表示每步取最可能的字"),
     (dict(temperature=0, n=3), "-n 只能是 1"), (dict(top_k=1, n=2), "-n 只能是 1"),  # 贪心：每次同一首
     (dict(acrostic="春夏秋冬", constrained=False), "--free"),  # 不受约束时藏头无从保证
 ])

@@ -6,7 +6,7 @@ import sys
 
 from .. import catalogue
 from . import display, learner, maintainer, model_cmds, teacher
-from .parser import ChineseParser, CliError, check_argv
+from .parser import ChineseParser, CliError, SubcommandParser, check_argv
 
 ROOMS = (learner, model_cmds, teacher, maintainer)
 """每个房间一个模块，各有 register(sub)。新命令：写进对应房间的模块（cmd_* 函数 + register 里的一段）；
@@ -15,7 +15,7 @@ ROOMS = (learner, model_cmds, teacher, maintainer)
 
 def build_parser() -> ChineseParser:
     parser = ChineseParser(prog="poet", description="一字一诗：从零搭一个会写绝句的小 GPT。不带参数时显示课程地图。")
-    sub = parser.add_subparsers(dest="command", title="子命令", metavar="命令", parser_class=ChineseParser)
+    sub = parser.add_subparsers(dest="command", title="子命令", metavar="命令", parser_class=SubcommandParser)
     for room in ROOMS:
         room.register(sub)
     return parser

@@ -117,6 +117,9 @@ MAX_TEMPERATURE = 10.0
 def temperature(text: str) -> float:
     """温度：有限数，0（每步取最可能的字）或在 [sampling.MIN_TEMPERATURE, MAX_TEMPERATURE] 内。"""
     value = Number(float)(text)
+    if value < 0:  # 负数另说：下面“小于 0.01 与贪心没分别”的解释对它不成立
+        raise argparse.ArgumentTypeError(
+            f"温度不能是负数：0 表示每步取最可能的字，其余要不小于 {MIN_TEMPERATURE}，收到 {shorten(text)}")
     if not (value == 0 or MIN_TEMPERATURE <= value <= MAX_TEMPERATURE):
         raise argparse.ArgumentTypeError(
             f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {shorten(text)}"
@@ -159,8 +162,8 @@ def _group(key: str, text: str) -> str:
     """英文消息里的一段在中文消息里的写法。"""
     if key == "message":
         return translate(text)
-    if key == "choices":
-        return text.replace("'", "")
+    if key == "choices":  # argparse 写成 'tiny', 'base'；中文里列举用顿号：tiny、base
+        return text.replace("'", "").replace(", ", "、")
     if key == "value" and len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]:
         text = text[1:-1]  # argparse 已经用 repr 加了引号；中文消息里用“”，不要两层
     elif key == "args":
@@ -252,5 +255,19 @@ class ChineseParser(argparse.ArgumentParser):
         sys.stderr.write(f"命令写得不对：{translate(message)}\n{self.format_usage().strip()}\n"
                          f"查看帮助：{self.prog} --help\n")
         sys.exit(2)
+
+
+class SubcommandParser(ChineseParser):
+    """子命令（poet write 等）的解析器：多出来的参数由子命令自己报错，印出的是 poet write 的用法，不是 poet 的。"""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            # argparse 把子命令不认识的参数交回 poet，由 poet 报错并印 poet 的总用法；可子命令之后的参数
+            # poet 也不认（它们全归子命令），所以就在这里报，学习者看到的是这个子命令该怎么写
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
 port = Number(int, 1, 65535)
 """网络端口。"""
