@@ -278,6 +278,19 @@ def test_source_rules_hold_without_the_visible_checks(number, body, words, tmp_p
     assert verdict.kind == "wrong" and f"用了 {words}" in verdict.message and verdict.seconds < 5, verdict.message
 
 
+def test_learner_errors_name_the_line_in_chinese(tmp_path):
+    """可见检查没通过、solve 崩溃：消息指出学习者文件的第几行、在哪个函数里，不印英文的 Python traceback。"""
+    cases = {"wrong": (exercise(f"return words + {ROWS} + 1"), "顶层代码", "assert torch.equal(y[0], p)"),
+             "crashed": (exercise("return words @ positions"), "在 solve 里", "return words @ positions")}
+    for kind, (text, where, source) in cases.items():
+        path = tmp_path / f"{kind}.py"
+        path.write_text(text, encoding="utf-8")
+        verdict = check_file(BY_NUMBER[9], path, Limits(timeout=60))
+        assert verdict.kind == kind, verdict.message
+        assert f"行（{where}）：{source}" in verdict.message, verdict.message
+        assert "Traceback" not in verdict.message and 'File "' not in verdict.message, verdict.message
+
+
 def test_source_rules_ignore_comments_strings_and_the_given_checks():
     """注释、字符串、文档字符串里的名字不算；原样保留的可见检查（第 12 课里用了 F.gelu、nn.Linear）不算；
     学习者自己定义的同名函数不算；getattr 里直接写出的名字算。"""
