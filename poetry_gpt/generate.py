@@ -23,7 +23,7 @@ import torch
 
 from .data import BOS, EOS, SEP, Tokenizer, form_of, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
-from .sampling import MAX_SEED, MIN_TEMPERATURE, SAMPLING
+from .sampling import MAX_SEED, MIN_TEMPERATURE, SAMPLING, TOO_COLD, negative_temperature
 from .verse import Verse, condition
 from .verse_rules import PLAIN, VERSE, Rules
 
@@ -321,11 +321,10 @@ def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n:
     if n < 1:
         raise GenerationError("-n 至少为 1")
     if temperature < 0 and math.isfinite(temperature):  # 负数另说：“几乎没有分别”的解释只对 0 到 0.01 之间成立
-        raise GenerationError(f"温度 temperature 不能是负数：0 表示每步取最可能的字，其余要不小于 {MIN_TEMPERATURE}，"
-                              f"收到 {temperature}")
+        raise GenerationError(negative_temperature(temperature))
     if not math.isfinite(temperature) or not (temperature == 0 or temperature >= MIN_TEMPERATURE):
         raise GenerationError(f"温度 temperature 要是有限数：要么是 0（每步取最可能的字），要么不小于 {MIN_TEMPERATURE}，"
-                              f"收到 {temperature}（小于 {MIN_TEMPERATURE} 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0）")
+                              f"收到 {temperature}（{TOO_COLD}）")
     if top_p is not None and not 0 < top_p <= 1:  # nan 与 inf 也在这里被拒
         raise GenerationError("top-p 要在 0 与 1 之间（可以等于 1）")
     if top_k is not None and top_k < 0:

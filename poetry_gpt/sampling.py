@@ -11,6 +11,13 @@ MAX_SEED = 2**63
 MIN_TEMPERATURE = 0.01
 """大于 0 时温度的下限（课程自己定的）：温度 0.01 时分数只差 0.1 的两个字，概率就差 e^10 ≈ 2.2 万倍，
 再小的温度与贪心（温度 0）几乎没有分别。这不是数值上的限制：logits 除以 0.001 也只是几万，远不会溢出。"""
+TOO_COLD = f"小于 {MIN_TEMPERATURE} 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0"
+"""0 与 MIN_TEMPERATURE 之间的温度为什么不收（./poet write 与 generate.write_poems 的错误信息共用）。"""
+
+
+def negative_temperature(shown) -> str:
+    """负温度的错误信息（./poet write 与 generate.write_poems 共用）；shown 是收到的值。"""
+    return f"温度不能是负数：0 表示每步取最可能的字，其余要不小于 {MIN_TEMPERATURE}，收到 {shown}"
 
 
 @dataclass(frozen=True)

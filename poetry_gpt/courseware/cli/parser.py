@@ -12,7 +12,7 @@ import re
 import sys
 import unicodedata
 
-from ...sampling import MAX_SEED, MIN_TEMPERATURE
+from ...sampling import MAX_SEED, MIN_TEMPERATURE, TOO_COLD, negative_temperature
 
 
 class CliError(Exception):
@@ -118,12 +118,11 @@ def temperature(text: str) -> float:
     """温度：有限数，0（每步取最可能的字）或在 [sampling.MIN_TEMPERATURE, MAX_TEMPERATURE] 内。"""
     value = Number(float)(text)
     if value < 0:  # 负数另说：下面“小于 0.01 与贪心没分别”的解释对它不成立
-        raise argparse.ArgumentTypeError(
-            f"温度不能是负数：0 表示每步取最可能的字，其余要不小于 {MIN_TEMPERATURE}，收到 {shorten(text)}")
+        raise argparse.ArgumentTypeError(negative_temperature(shorten(text)))
     if not (value == 0 or MIN_TEMPERATURE <= value <= MAX_TEMPERATURE):
         raise argparse.ArgumentTypeError(
             f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {shorten(text)}"
-            f"（小于 {MIN_TEMPERATURE} 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）")
+            f"（{TOO_COLD}；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）")
     return value
 
 
