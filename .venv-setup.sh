@@ -12,7 +12,7 @@ stamp=.venv/.poetry-gpt-installed  # 上次安装时 pyproject.toml 的摘要
 want="$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv/bin/poet ] || ! .venv/bin/python -c '
 import importlib.util, sys
-sys.exit(any(importlib.util.find_spec(m) is None for m in ("poetry_gpt", "torch", "rich", "pytest")))'; then
+sys.exit(any(importlib.util.find_spec(m) is None for m in ("poetry_gpt", "torch", "rich", "pytest", "xdist")))'; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
   echo "$want" > "$stamp"
 fi

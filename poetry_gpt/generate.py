@@ -246,8 +246,7 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
         return logits[0, -1].float().cpu()
 
     if form is None:
-        shares = torch.tensor([FORM_SHARE[f] for f in fits])
-        form = fits[int(torch.multinomial(shares, 1, generator=generator))]
+        form = draw_form(fits, generator)
     logits = step([BOS, form_of(line_length=form).token] + tokenizer.encode(prompt) + [SEP])
     constraint = Constraint(tokenizer, form, keywords, acrostic, rules) if constrained else None
     body: list[int] = []
@@ -267,6 +266,13 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
     text = tokenizer.decode(body)
     return Poem(text=text, form=form, keywords=list(keywords), acrostic=acrostic, seed=seed,
                 constrained=constrained, seconds=time.perf_counter() - started, condition=prompt)
+
+
+def draw_form(fits: list[int], generator: torch.Generator) -> int:
+    """不指定体裁时抽一个：在放得下的体裁 fits（如 [5, 7]）里按 :data:`FORM_SHARE` 的比例抽。
+    write_one 用它做种子的第一次抽取，所以同一个种子总是同一种体裁。"""
+    shares = torch.tensor([FORM_SHARE[f] for f in fits])
+    return fits[int(torch.multinomial(shares, 1, generator=generator))]
 
 
 def positions_needed(n_condition: int, form: int) -> int:

@@ -20,10 +20,14 @@ error_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 def setup_experiment(seed: int = COURSE_SEED, threads: int = 2) -> None:
     """每个实验的第一行：用 threads 个计算线程（学习者的笔记本是两核），固定 Python 与 torch 的随机数，
-    让实验每次打印相同的结果。"""
+    让实验每次打印相同的结果。环境变量 OMP_NUM_THREADS 设得更少时听它的（比如同时跑几个实验时设为 1，
+    免得几个进程的线程抢同两个核）。"""
+    import os
+
     import torch
 
-    torch.set_num_threads(threads)
+    limit = os.environ.get("OMP_NUM_THREADS", "")
+    torch.set_num_threads(min(threads, int(limit)) if limit.isdigit() and int(limit) > 0 else threads)
     seed_everything(seed)
 
 

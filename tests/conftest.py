@@ -8,6 +8,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest -n 2：两个 worker 分两个核，各用一个计算线程（连同它们启动的子进程）；
+    # 否则两边的线程挤在两个核上互相空等，一起跑并不比一个一个跑快
+    import torch
+
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
+
 
 @pytest.fixture
 def workspace(tmp_path):

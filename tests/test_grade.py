@@ -200,6 +200,17 @@ def test_verify_reports_broken_lessons(tmp_path, monkeypatch, capsys):
     assert "有问题：2 课" in shown
 
 
+def test_experiments_run_in_parallel_get_one_thread_each(tmp_path, monkeypatch):
+    """verify 同时跑几个实验时给每个 OMP_NUM_THREADS=1，setup_experiment 听它的；一个一个跑时照旧两个线程。"""
+    (tmp_path / "09").mkdir()
+    (tmp_path / "09" / "experiment.py").write_text("import sys, torch\nfrom poetry_gpt.labs import setup_experiment\n"
+                                                   "setup_experiment()\nsys.exit(10 + torch.get_num_threads())\n",
+                                                   encoding="utf-8")
+    monkeypatch.setattr(course, "LESSONS_DIR", tmp_path)
+    assert "退出码 11" in verify.experiment_problem(BY_NUMBER[9], 60, threads=1)
+    assert "退出码 12" in verify.experiment_problem(BY_NUMBER[9], 60, threads=2)
+
+
 def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():
     """仓库或 .venv 在 /tmp 下时，Python 要绑在空的 /tmp 之上，否则沙箱里找不到 Python（退回无沙箱）；
     课程包、data/ 与 lessons/ 不绑进沙箱，落在绑进去的文件夹里时盖上一块空的内存盘。"""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -70,12 +71,17 @@ def readme_problem(lesson: Lesson) -> str | None:
     return None
 
 
-def experiment_problem(lesson: Lesson, timeout: float) -> str | None:
-    """在仓库根目录运行 experiment.py；超时或退出码非零时返回原因（带输出的最后几行）。"""
+def experiment_problem(lesson: Lesson, timeout: float, threads: int | None = None) -> str | None:
+    """在仓库根目录运行 experiment.py；超时或退出码非零时返回原因（带输出的最后几行）。
+
+    threads：给了就以环境变量 OMP_NUM_THREADS 传给实验（labs.setup_experiment 听它的）。几个实验同时跑时设为 1：
+    每个实验本来要两个计算线程，两个进程的线程挤在两个核上空转等待，一起跑并不比一个一个跑快。
+    """
+    env = None if threads is None else {**os.environ, "OMP_NUM_THREADS": str(threads)}
     try:
         run = subprocess.run([sys.executable, str(lesson.folder / "experiment.py")], cwd=ROOT, timeout=timeout,
                              stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
-                             errors="replace")
+                             errors="replace", env=env)
     except subprocess.TimeoutExpired:
         return f"超过 {timeout:g} 秒没有结束"
     if run.returncode != 0:
@@ -168,21 +174,24 @@ def _load_cache(path: Path) -> dict:
         return {}
 
 
-def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE) -> tuple[list[LessonReport], list[str]]:
-    """检查每一个有文件夹的课。cache_path 为 None 时不读也不写缓存。
+def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
+           codes: set[str] | None = None) -> tuple[list[LessonReport], list[str]]:
+    """检查每一个有文件夹的课（给了 codes 就只查这几课，如 {"05", "09"}）。cache_path 为 None 时不读也不写缓存。
+    jobs > 1 时实验与检查都只用一个计算线程（见 :func:`experiment_problem`）。
 
     Returns:
         (各课的报告, 课表之外的文件夹名)。
     """
     from .grading import Limits
 
-    limits = Limits(timeout=timeout, threads=1 if jobs > 1 else 2)
+    threads = 1 if jobs > 1 else 2
+    limits = Limits(timeout=timeout, threads=threads)
     cache = _load_cache(cache_path) if cache_path else {}
     lock = threading.Lock()
     reports: list[LessonReport] = []
     pending = []  # (报告, 指纹)
     for lesson in CATALOGUE:
-        if not lesson.folder.is_dir():
+        if not lesson.folder.is_dir() or (codes is not None and lesson.code not in codes):
             continue
         report = LessonReport(lesson)
         reports.append(report)
@@ -220,7 +229,7 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE) -> t
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for report, key in pending:  # 实验通常最慢，先排
             lesson = report.lesson
-            pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout))
+            pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout, threads))
             pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
             pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
     return reports, stray_folders()
