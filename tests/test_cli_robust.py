@@ -382,6 +382,7 @@ def test_progress_entries_that_do_not_fit_are_dropped_once(monkeypatch, tmp_path
     original = json.dumps(data).encode("utf-8")
     path.write_bytes(original)
     monkeypatch.setattr(catalogue, "PROGRESS_FILE", path)
+    monkeypatch.setattr(catalogue, "WORKSPACE", tmp_path)  # check 2 找的练习文件：不是这份仓库里学习者自己的那份
     for argv in ([], ["progress"], ["check", "2"]):  # 以前：AttributeError、NotRenderableError、TypeError
         code, out, err = run_main(monkeypatch, *argv)
         assert code in (0, 2) and "Traceback" not in err and "Error" not in err, err
