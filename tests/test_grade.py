@@ -166,6 +166,24 @@ def test_bad_grade_input_is_a_chinese_message(poet, args, words):
     assert words in run.stderr and "Traceback" not in run.stdout + run.stderr
 
 
+def test_reports_never_overwrite_a_learner_file(poet, tmp_path):
+    """--csv/--json 给错了（指向一份练习、班级文件夹里、两者同名、后缀不对）：批改之前就拒绝，练习一字不动。"""
+    root = tmp_path / "class"
+    (root / "zhang").mkdir(parents=True)
+    exercise_file = root / "zhang" / "09.py"
+    exercise_file.write_text(RIGHT, encoding="utf-8")
+    mine = tmp_path / "my_exercise.py"
+    mine.write_text(RIGHT, encoding="utf-8")
+    for args, words in ((["--csv", str(exercise_file)], "要以 .csv 结尾"),
+                        (["--json", str(mine)], "要以 .json 结尾"),
+                        (["--csv", str(root / "成绩.csv")], "在班级文件夹"),
+                        (["--csv", str(tmp_path / "r.csv"), "--json", str(tmp_path / "r.csv")], "同一个文件")):
+        run = poet("grade", str(root), *args)
+        assert run.returncode == 2 and words in run.stderr and "Traceback" not in run.stderr, (args, run.stderr)
+    assert exercise_file.read_text(encoding="utf-8") == RIGHT and mine.read_text(encoding="utf-8") == RIGHT
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["class", "my_exercise.py"]
+
+
 def test_class_without_learners(poet, tmp_path):
     (tmp_path / "empty").mkdir()
     run = poet("grade", str(tmp_path))

@@ -306,16 +306,27 @@ def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results:
     return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
 
-def check_report_paths(*paths: str | None) -> None:
-    """批改开始之前就确认报告写得进去：不是文件夹、所在的文件夹可写（还不存在的文件夹写时再建）。
+def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | None) -> None:
+    """批改开始之前就确认报告写得进去、也不会盖掉别的文件：--csv 以 .csv 结尾、--json 以 .json 结尾
+    （给错了参数也不会把一份练习当成报告覆盖掉），两者不是同一个文件，都不在班级文件夹里（那是学习者的作业），
+    不是文件夹，所在的文件夹可写（还不存在的文件夹写时再建）。同名的旧报告会被替换。
 
     Raises:
-        ClassroomError: 写不进去（消息写明路径与原因）。
+        ClassroomError: 不合上面任何一条（消息写明路径与原因）。
     """
-    for path in filter(None, paths):
+    wanted = ((csv_path, ".csv", "成绩.csv"), (json_path, ".json", "成绩.json"))
+    if csv_path and json_path and Path(csv_path).resolve() == Path(json_path).resolve():
+        raise ClassroomError(f"--csv 与 --json 是同一个文件 {csv_path}：后写的会盖掉先写的，请各给一个文件名")
+    for path, suffix, example in wanted:
+        if not path:
+            continue
         target = Path(path)
         if target.is_dir():
-            raise ClassroomError(f"报告 {path} 是一个文件夹；请给一个文件名，如 {Path(path) / '成绩.csv'}")
+            raise ClassroomError(f"报告 {path} 是一个文件夹；请给一个文件名，如 {target / example}")
+        if target.suffix.lower() != suffix:
+            raise ClassroomError(f"报告 {path} 要以 {suffix} 结尾（免得把别的文件当成报告盖掉），如 {example}")
+        if target.resolve().is_relative_to(class_dir.resolve()):
+            raise ClassroomError(f"报告 {path} 在班级文件夹 {class_dir} 里面：那里是学习者的作业，请写到别处，如 ./{example}")
         parent = next((p for p in [target.parent, *target.parent.parents] if p.exists()), Path("."))
         if not parent.is_dir() or not os.access(parent, os.W_OK):
             raise ClassroomError(f"写不了报告 {path}：{parent} 不是可写的文件夹")

@@ -21,7 +21,7 @@ def cmd_grade(args) -> int:
     # 每次批改用新的随机用例（--seed 可以重现某一次）：抄下 ./poet check 报出的答案凑不出“通过”
     case_seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     try:
-        classroom.check_report_paths(args.csv, args.json)
+        classroom.check_report_paths(Path(args.class_dir), args.csv, args.json)
         lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
         roster = classroom.find_submissions(Path(args.class_dir), lessons)
         display.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
@@ -62,8 +62,8 @@ def register(sub) -> None:
     p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="每份练习的检查时间上限（秒，默认 20）")
     p.add_argument("--memory", type=memory_mb, default=2048, metavar="MiB", help="每个检查进程的内存上限（MiB，默认 2048）")
     p.add_argument("--jobs", type=jobs, metavar="份数", help="同时批改几份（默认：CPU 核数）")
-    p.add_argument("--csv", metavar="文件", help="把成绩表写成 CSV（UTF-8 带 BOM，Excel 可直接打开）")
+    p.add_argument("--csv", metavar="文件", help="把成绩表写成 CSV（….csv，不放在班级文件夹里；UTF-8 带 BOM，Excel 可直接打开）")
     p.add_argument("--seed", type=seed, metavar="种子",
                    help="随机用例的种子（默认每次批改随机取一个，印在输出里；给同一个种子就重现那次批改）")
-    p.add_argument("--json", metavar="文件", help="把每个判定（含消息与用时）写成 JSON")
+    p.add_argument("--json", metavar="文件", help="把每个判定（含消息与用时）写成 JSON（….json）")
     p.set_defaults(func=cmd_grade)
