@@ -36,6 +36,26 @@ def test_course_map_and_lesson_output_have_no_escape_codes_in_a_pipe(poet):
     assert not ESC.search(run.stdout)
 
 
+def test_ctrl_c_during_a_lesson_stops_the_experiment_without_a_traceback():
+    """终端里按 Ctrl-C：SIGINT 同时到达 ./poet 与实验进程；只印“已中断。”，退出码 130。"""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "lesson", "19"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
+                            start_new_session=True,  # 自己一个进程组，像终端里的一条命令
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # 后台启动时也收得到
+    shown = ""
+    while "experiment.py" not in shown:  # 实验进程已经启动
+        shown += proc.stdout.readline()
+    time.sleep(2.0)  # 实验正在导入 torch、读模型或训练
+    os.killpg(proc.pid, signal.SIGINT)
+    out = shown + proc.communicate(timeout=60)[0]
+    assert proc.returncode == 130 and "已中断" in out and "Traceback" not in out and "KeyboardInterrupt" not in out, out
+
+
 def test_start_never_overwrites(poet, workspace):
     mine = workspace / "lessons" / "09" / "my_exercise.py"
     assert poet("start", "9").returncode == 0

@@ -23,12 +23,13 @@ RUN_EXPERIMENT = """\
 import os, runpy, signal, sys
 if hasattr(signal, "SIGPIPE"):  # 输出被 head 提前关掉时安静结束，不留 BrokenPipeError 的错误栈
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C：实验当场停下、不印错误栈（./poet 自己说“已中断。”）
 sys.stdout.reconfigure(errors="replace")  # GBK、ASCII 终端写不出的字写成 ?
 sys.argv = sys.argv[1:]
 sys.path[0] = os.path.dirname(sys.argv[0])
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
-"""./poet lesson 运行实验的方式：和 python lessons/NN/experiment.py 一样，只多了上面两条对终端的照顾。"""
+"""./poet lesson 运行实验的方式：和 python lessons/NN/experiment.py 一样，只多了上面三条对终端的照顾。"""
 
 
 def lesson_arg(text: str):
