@@ -27,6 +27,12 @@ BANK = {
             finite = [i for i, x in enumerate(logits.tolist()) if x != -math.inf]
             finite.sort(key=lambda i: (-probs[i], i))
             return [(chars[i], probs[i]) for i in finite[:k]]""",
+        "按概率大于 0 挑候选：分数有限、概率小到 0.0 的字被漏掉": """
+            weights = torch.exp(logits - logits.max())
+            probs = (weights / weights.sum()).tolist()
+            kept = [i for i, p in enumerate(probs) if p > 0]
+            kept.sort(key=lambda i: (-probs[i], i))
+            return [(chars[i], probs[i]) for i in kept[:k]]""",
         "并列时编号大的在前": """
             weights = torch.exp(logits - logits.max())
             probs = (weights / weights.sum()).tolist()

@@ -2,7 +2,8 @@
 
 真实的 logits 来自 data/model.pt：几首名篇的条件区加上一段正文（随机截断），送进模型，取最后一个位置。
 一次检查只读一次模型，8 段前文补齐成一批、只算一次前向。边角：分数整体加上或减去几千（不减最大值就溢出成 inf
-或得到 0 / 0）；除以温度 0.1，最高与最低的分数差上百（减去最小值也会溢出）；受约束解码那样把一些字挡成 -inf，候选比 k 少；分数相同的字；k = 1。
+或得到 0 / 0）；除以温度 0.1，最高与最低的分数差上百（减去最小值也会溢出）；受约束解码那样把一些字挡成 -inf，候选比 k 少；分数相同的字；k = 1；
+分数有限、概率却小到 float32 里成了 0 的字（它仍是候选：看的是分数是不是 -inf，不是概率是不是 0）。
 """
 import torch
 
@@ -84,6 +85,10 @@ def _toy(gen, i):
         blocked = torch.rand(V, generator=gen) < 0.4
         blocked[_int(gen, 0, V)] = False                  # 至少留一个有限的分数
         logits[blocked] = float("-inf")
+    if i % 4 == 2:                                        # 一个字的分数比最高分低 200：e 的 −200 次方在 float32 里是 0，
+        lower = [j for j in range(V) if logits[j] != float("-inf") and logits[j] < logits.max()]
+        if lower:                                         # 概率是 0.0，可分数有限，仍是候选（k 比 V 大，全部候选都要列出）
+            logits[lower[0]] = logits.max() - 200.0
     if i % 3 == 0:
         logits = logits + (5000.0 if i % 2 else -5000.0)
     k = (1, V, V + 2, _int(gen, 1, V + 1))[i % 4]
@@ -94,7 +99,8 @@ def cases(gen):
     """24 个用例：(logits [V] float32, chars 长 V 的列表, k)。
 
     前 8 个是随课程发布的模型的真实 logits（V = 6672），依次：k = 1；除以温度 0.1、k = 1；整体加 3000；整体减 3000；
-    挡掉标点和特殊标记；只剩句尾标点、k 比候选多；普通；三个字并列第一。后 16 个是整数分数的小汉字表。
+    挡掉标点和特殊标记；只剩句尾标点、k 比候选多；普通；三个字并列第一。后 16 个是整数分数的小汉字表，
+    其中几个有一个字比最高分低 200（概率在 float32 里是 0.0，却不是 -inf，仍要列为候选）。
     """
     tok = default_tokenizer()
     model, _ = load_model()
