@@ -175,10 +175,17 @@ def run_limited(args: list[str], workdir: Path, limits: Limits, stdin=None, pass
         with _live_lock:
             if _cancelled.is_set():
                 raise KeyboardInterrupt
-            proc = subprocess.Popen(args, cwd=workdir, env=env, stdin=stdin or subprocess.DEVNULL, stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pass_fds,
-                                    preexec_fn=_limit_resources(limits.memory_mb))
-            _live.add(proc)
+            # fork 之后、子进程进自己的进程组（setsid）之前，子进程里还在跑 Python：这一瞬按下 Ctrl-C，它会印出
+            # “Exception ignored in …”的错误栈。所以 fork 时挡住 SIGINT（子进程连同它 exec 的程序一直挡着，反正它已不在
+            # 终端的进程组里，中断时由 cancel_all 结束）；父进程登记好子进程之后才解除，这时到的 Ctrl-C 也结束得了它。
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                proc = subprocess.Popen(args, cwd=workdir, env=env, stdin=stdin or subprocess.DEVNULL, stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pass_fds,
+                                        preexec_fn=_limit_resources(limits.memory_mb))
+                _live.add(proc)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         try:
             code = proc.wait(timeout=limits.timeout)
         except subprocess.TimeoutExpired:
