@@ -1,6 +1,7 @@
-"""全课共用的小工具：仓库位置、数据文件路径、UTF-8 读写、原子写入、随机种子。"""
+"""全课共用的小工具：仓库位置、数据文件路径、UTF-8 读写、原子写入、随机种子、系统错误的中文说法。"""
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -109,6 +110,27 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """以 UTF-8 原子写入文本（见 :func:`atomic_write_bytes`）。"""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+OS_REASONS = {
+    errno.ENOENT: "没有这个文件或文件夹",
+    errno.EACCES: "没有权限",
+    errno.EPERM: "不允许这样操作",
+    errno.ENOSPC: "磁盘满了",
+    errno.EROFS: "那里是只读的",
+    errno.EISDIR: "这是一个文件夹",
+    errno.ENOTDIR: "路径里有一段不是文件夹",
+    errno.EEXIST: "已经存在",
+    errno.ENAMETOOLONG: "名字太长",
+    errno.ELOOP: "符号链接绕了太多层",
+    errno.EADDRINUSE: "端口已被占用",
+}
+"""常见的系统错误（errno）的中文说法：操作系统给的原因（e.strerror）是英文。"""
+
+
+def os_reason(e: OSError) -> str:
+    """OSError 的原因，给学习者看：常见的几种（见 OS_REASONS）换成中文，其余照系统的原话。"""
+    return OS_REASONS.get(e.errno) or e.strerror or str(e)
 
 
 def seed_everything(seed: int) -> None:

@@ -20,7 +20,7 @@ from typing import Callable
 import torch
 
 from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
-from .common import COURSE_SEED
+from .common import COURSE_SEED, os_reason
 from .data import Tokenizer, default_tokenizer, drops_keywords, encode_sample, load_poems, make_batch
 from .loss import ScoredLoss, evaluate
 from .model import ModelConfig, PoetryGPT
@@ -230,7 +230,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
         out.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=out).close()
     except OSError as e:
-        raise ValueError(f"存档目录 {out} 写不进去（{e.strerror}）；请换一个 --out") from None
+        raise ValueError(f"存档目录 {out} 写不进去（{os_reason(e)}）；请换一个 --out") from None
     ckpt_path = out / CHECKPOINT_NAME
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))

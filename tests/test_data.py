@@ -3,7 +3,7 @@ from collections import Counter
 
 import pytest
 
-from poetry_gpt.common import DEFAULT_DATA, DataFileError, read_json, read_jsonl
+from poetry_gpt.common import DEFAULT_DATA, DataFileError, os_reason, read_json, read_jsonl
 from poetry_gpt.corpus import T2S_KEEP, build_records, build_t2s, in_gb2312
 from poetry_gpt.data import (EOS, SEP, SPECIAL, UNK, BadRecord, Tokenizer, clean_record, default_tokenizer,
                              encode_sample, keywords_for, load_poems, loss_mask_for, make_batch, poem_body,
@@ -191,3 +191,17 @@ def test_corpus_has_no_replaced_variants_and_the_rhyme_table_knows_common_charac
     assert all(set(groups) <= set(prosody.GROUPS) for groups in PINGSHUI_ERRATA.values())
     for ch in "啼遍堤炉扫樽懒疏莺":
         assert prosody.rhyme_groups(ch), ch
+
+
+def test_os_errors_are_explained_in_chinese(tmp_path):
+    """系统给的原因（e.strerror）是英文：常见的几种换成中文，不认识的照原话。"""
+    with pytest.raises(OSError) as missing:
+        open(tmp_path / "nothing" / "x.txt", encoding="utf-8")
+    with pytest.raises(OSError) as folder:
+        open(tmp_path, encoding="utf-8")
+    (tmp_path / "f").write_text("", encoding="utf-8")
+    with pytest.raises(OSError) as under_file:
+        (tmp_path / "f" / "run").mkdir()
+    assert [os_reason(e.value) for e in (missing, folder, under_file)] == \
+        ["没有这个文件或文件夹", "这是一个文件夹", "路径里有一段不是文件夹"]
+    assert os_reason(OSError(9999, "Something odd")) == "Something odd"

@@ -265,6 +265,8 @@ def test_train_command_refuses_to_overwrite(poet, tmp_path):
     (tmp_path / "r.csv").write_text("a,b\n", encoding="utf-8")
     done = poet("train", "--out", str(tmp_path / "r.csv"))
     assert done.returncode == 2 and "已经是一个文件" in done.stderr and "Traceback" not in done.stderr
+    done = poet("train", "--out", str(tmp_path / "r.csv" / "run"), "--steps", "1")  # 原因是中文，不是系统的英文原话
+    assert done.returncode == 2 and "写不进去（路径里有一段不是文件夹）" in done.stderr, done.stderr
     run = tmp_path / "run"
     run.mkdir()
     (run / "checkpoint.pt").write_bytes(b"old")

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..common import ROOT, DataFileError, atomic_write_text, read_toml
+from ..common import ROOT, DataFileError, atomic_write_text, os_reason, read_toml
 
 LESSONS_DIR = ROOT / "lessons"
 WORKSPACE = Path(os.environ.get("POET_WORKSPACE") or ROOT)
@@ -161,7 +161,7 @@ def _set_aside(path: Path, kept: dict) -> str:
         if kept:
             atomic_write_text(path, _progress_json(kept))
     except OSError as e:  # 只读的文件夹：这次照样用还能用的记录，原文件不动
-        return f"原文件没能另存（{e.strerror}），保持原样"
+        return f"原文件没能另存（{os_reason(e)}），保持原样"
     return f"原文件已另存为 {backup.name}"
 
 
@@ -184,7 +184,7 @@ def load_progress(path: Path | None = None) -> dict:
     except FileNotFoundError:
         return {}
     except OSError as e:
-        raise ProgressError(f"读不了进度文件 {path}：{e.strerror}") from None
+        raise ProgressError(f"读不了进度文件 {path}：{os_reason(e)}") from None
     except (ValueError, RecursionError):  # 含 UnicodeDecodeError；嵌套极深的 JSON 是 RecursionError
         data = None
     if not isinstance(data, dict):

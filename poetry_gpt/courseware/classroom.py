@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..common import atomic_write_bytes, atomic_write_text
+from ..common import atomic_write_bytes, atomic_write_text, os_reason
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
 from . import sandbox
 from .grading import (MIN_MEMORY_MB, SYMLINK, VERDICTS, Limits, Verdict, cancel_all, check_file, default_seed,
@@ -123,7 +123,7 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
     try:
         folders = sorted(class_dir.iterdir())
     except OSError as e:
-        raise ClassroomError(f"读不了班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)}：{e.strerror}") from None
+        raise ClassroomError(f"读不了班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)}：{os_reason(e)}") from None
     taken: set[str] = set()
     for folder in folders:
         if folder.name.startswith(HIDDEN):
@@ -141,7 +141,7 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
         try:
             candidates = sorted(folder.glob("*.py")) + sorted(folder.glob(f"lessons/*/{EXERCISE}"))
         except OSError as e:
-            roster.ignored.append(f"{learner}/：读不了（{e.strerror}）")
+            roster.ignored.append(f"{learner}/：读不了（{os_reason(e)}）")
             continue
         for path in candidates:
             inside = path.relative_to(folder)
@@ -344,7 +344,7 @@ def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, js
             try:
                 write(path)
             except OSError as e:
-                raise ClassroomError(f"写不了报告 {path}：{e.strerror or e}") from None
+                raise ClassroomError(f"写不了报告 {path}：{os_reason(e)}") from None
 
 
 def pass_rates(learners: list[str], lessons: list[Lesson], results: dict) -> dict[str, tuple[int, int, int]]:

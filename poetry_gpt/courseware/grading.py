@@ -35,6 +35,7 @@ from pathlib import Path
 
 import torch
 
+from ..common import os_reason
 from . import sandbox, wire
 from .catalogue import Lesson
 from .messages import not_utf8, syntax_message
@@ -312,7 +313,7 @@ def read_source(path: Path) -> bytes | str:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # 是个管道也不会卡住
     except OSError as e:
-        return f"无法读取这个文件：{e.strerror}"
+        return f"无法读取这个文件：{os_reason(e)}"
     return _read_fd(fd)
 
 
@@ -335,7 +336,7 @@ def read_inside(folder: Path, rel: Path) -> bytes | str:
             fd = inner
         file_fd = os.open(name, flags, dir_fd=fd)
     except OSError as e:  # 碰上链接时报 ELOOP（有的系统对文件夹报 ENOTDIR）：以 lstat 为准
-        return SYMLINK if through_symlink(folder, rel) else f"无法读取这个文件：{e.strerror}"
+        return SYMLINK if through_symlink(folder, rel) else f"无法读取这个文件：{os_reason(e)}"
     finally:
         if fd is not None:
             os.close(fd)
@@ -360,7 +361,7 @@ def _read_fd(fd: int) -> bytes | str:
         try:
             data = f.read(MAX_FILE_BYTES + 1)
         except OSError as e:
-            return f"无法读取这个文件：{e.strerror}"
+            return f"无法读取这个文件：{os_reason(e)}"
     if len(data) > MAX_FILE_BYTES:
         return f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
     return data

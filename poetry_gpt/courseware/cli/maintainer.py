@@ -5,6 +5,7 @@ import os
 import time
 from pathlib import Path
 
+from ...common import os_reason
 from . import display
 from .display import console
 from .learner import shown
@@ -34,7 +35,7 @@ def cmd_site(args) -> int:
         try:
             serve(result.out, args.port)
         except OSError as e:
-            raise CliError(f"不能在 127.0.0.1:{args.port} 上预览：{e.strerror or e}。换一个端口试试，例如 --port 8001。") from None
+            raise CliError(f"不能在 127.0.0.1:{args.port} 上预览：{os_reason(e)}。换一个端口试试，例如 --port 8001。") from None
         except KeyboardInterrupt:
             console.print("\n预览已停止。")
     return 0
