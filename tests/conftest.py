@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
-    # pytest -n 2：两个 worker 分两个核，各用一个计算线程（连同它们启动的子进程）；
+    # pytest -n auto（pyproject.toml）：两核的机器上两个 worker 各占一核，各用一个计算线程（连同它们启动的子进程）；
     # 否则两边的线程挤在两个核上互相空等，一起跑并不比一个一个跑快
     import torch
 

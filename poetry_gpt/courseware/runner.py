@@ -31,8 +31,8 @@ def learner_traceback(exc, learner_path):
     """只保留学习者自己文件里的栈帧，一帧一行写成“文件 第 N 行（在 solve 里）：源码”，外加最后的错误行
     （异常的类名是 Python 的名字，保留原样；消息是谁写的就是什么语言）。批改程序把临时副本的路径换成学习者的文件名。"""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
-    where = lambda f: "顶层代码" if f.name == "<module>" else f"在 {f.name} 里"
-    lines = [f"  {learner_path} 第 {f.lineno} 行（{where(f)}）：{(f.line or '').strip()}" for f in frames]
+    lines = [f"  {learner_path} 第 {f.lineno} 行（{'顶层代码' if f.name == '<module>' else f'在 {f.name} 里'}）："
+             f"{(f.line or '').strip()}" for f in frames]
     return "\n".join(lines + ["".join(traceback.format_exception_only(type(exc), exc)).rstrip()])
 
 

@@ -184,8 +184,7 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
     """
     from .grading import Limits
 
-    threads = 1 if jobs > 1 else 2
-    limits = Limits(timeout=timeout, threads=threads)
+    limits = Limits(timeout=timeout, threads=1 if jobs > 1 else 2)
     cache = _load_cache(cache_path) if cache_path else {}
     lock = threading.Lock()
     reports: list[LessonReport] = []
@@ -229,7 +228,7 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for report, key in pending:  # 实验通常最慢，先排
             lesson = report.lesson
-            pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout, threads))
+            pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout, limits.threads))
             pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
             pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
     return reports, stray_folders()
