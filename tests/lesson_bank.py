@@ -12,7 +12,7 @@ from pathlib import Path
 
 from poetry_gpt.courseware import runner, wire
 from poetry_gpt.courseware.catalogue import CATALOGUE
-from poetry_gpt.courseware.grading import Verdict, default_seed, judge, reference, rule_problem
+from poetry_gpt.courseware.grading import Verdict, default_seed, expected_errors, judge, reference, rule_problem
 
 LESSONS = {lesson.number: lesson for lesson in CATALOGUE}
 
@@ -34,7 +34,7 @@ def verdict_of(number: int, path: Path, rules: bool = True) -> Verdict:
     if rules and (problem := rule_problem(lesson, path.read_text(encoding="utf-8"))):
         return Verdict("wrong", problem)
     cases, expected = reference(lesson, default_seed(lesson))
-    result = runner.run(str(path), wire.decode(wire.encode(cases)))
+    result = runner.run(str(path), wire.decode(wire.encode(cases)), expected_errors(lesson))
     try:
         result = wire.decode(wire.encode(result))
     except wire.WireError as e:
@@ -47,9 +47,26 @@ def wrong_verdict(number: int, body: str, folder: Path) -> Verdict:
     return verdict_of(number, wrong_file(number, body, folder))
 
 
-def differential_catches(number: int, body: str, folder: Path) -> bool:
-    """只用随机用例（不跑底部的可见检查，也不查源码规则）时，错解也过不了：判定不是“通过”。"""
-    path = wrong_file(number, body, folder)
+def without_visible_checks(path: Path) -> Path:
+    """把练习文件底部的可见检查整段关掉（if __name__ == "__main__": 换成 if False:），像学习者删掉了它们。"""
     source = path.read_text(encoding="utf-8")
     path.write_text(source.replace('if __name__ == "__main__":', "if False:"), encoding="utf-8")
-    return not verdict_of(number, path, rules=False).passed
+    return path
+
+
+def differential_catches(number: int, body: str, folder: Path) -> bool:
+    """删掉底部的可见检查之后，错解也过不了：批改程序自己的两道关（源码规则与随机用例的差分检查）
+    仍然判它不是“通过”。"""
+    return not verdict_of(number, without_visible_checks(wrong_file(number, body, folder))).passed
+
+
+def both_verdicts(number: int, body: str, folder: Path) -> tuple[Verdict, Verdict]:
+    """(带着可见检查的判定, 删掉可见检查之后的判定)：错解库的每一条两种都要不是“通过”。"""
+    with_checks = wrong_verdict(number, body, folder)
+    return with_checks, verdict_of(number, without_visible_checks(wrong_file(number, body, folder)))
+
+
+def assert_bank_entry_fails(number: int, name: str, body: str, folder: Path) -> None:
+    """错解库的一条：带着与删掉可见检查，都得到“答案错误”或“崩溃”。"""
+    for label, verdict in zip(("带着可见检查", "删掉可见检查"), both_verdicts(number, body, folder)):
+        assert verdict.kind in {"wrong", "crashed"}, f"错解“{name}”{label}得到了“{verdict.label}”：{verdict.message}"

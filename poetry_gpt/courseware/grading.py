@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import functools
 import importlib.util
@@ -232,7 +233,20 @@ def reference(lesson: Lesson, seed: int):
     check = lesson_check(lesson)
     solution = _load(lesson.folder / "solution.py", f"solution_{lesson.code}")
     cases = check.cases(torch.Generator().manual_seed(seed))
-    return cases, [solution.solve(*args) for args in cases]
+    errors = [(name, getattr(builtins, name)) for name in expected_errors(lesson)]
+
+    def expected(args):
+        try:
+            return solution.solve(*args)
+        except tuple(cls for _, cls in errors) as e:  # 这个用例本该 raise（如第 26 课预算太小）
+            return wire.raised(next(name for name, cls in errors if isinstance(e, cls)))
+
+    return cases, [expected(args) for args in cases]
+
+
+def expected_errors(lesson: Lesson) -> tuple[str, ...]:
+    """check.py 的 RAISES：某些用例上 solve 应当 raise 的内置异常名（如 ("ValueError",)）；没有时为空。"""
+    return tuple(getattr(lesson_check(lesson), "RAISES", ()))
 
 
 def _short(value) -> str:
@@ -252,6 +266,41 @@ def _short(value) -> str:
 def _kind(value) -> str:
     return {torch.Tensor: "张量", list: "列表", tuple: "列表", dict: "字典", float: "浮点数", int: "整数",
             str: "字符串", bool: "布尔值"}.get(type(value), type(value).__name__)
+
+
+def _position(flat: int, shape) -> str:
+    """展平后的第 flat 个元素写成“第 5 个”（一维）或“[1, 2]”（多维）。"""
+    if len(shape) <= 1:
+        return f"第 {flat} 个"
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return f"[{', '.join(map(str, reversed(index)))}]"
+
+
+def tensor_difference(expected: torch.Tensor, got: torch.Tensor, shown: int = 5, name=None) -> str:
+    """形状相同、数值不同的两个张量哪里不同（中文，给判定消息用）。
+
+    布尔与整数张量：有几个位置不同，列出前 shown 个位置与两边的值；浮点张量：一边是 ±inf 或 nan、
+    另一边不同的位置照样列出（两边都是 -inf 的位置算相同，不会算出“相差 nan”），其余说最大相差多少。
+    name(位置) 给出时，一维张量的位置后面加上它的名字（如第 22 课的“编号 5（，）”）。
+    """
+    e, g = expected.detach().double().flatten(), got.detach().double().flatten()
+    if expected.is_floating_point():
+        finite = torch.isfinite(e) & torch.isfinite(g)
+        bad = (~finite & ~((e == g) | (e.isnan() & g.isnan()))).nonzero().flatten().tolist()
+        if not bad:
+            gap = (e - g)[finite].abs().max().item() if finite.any() else 0.0
+            return f"最大相差 {gap:.4g}"
+        fmt = lambda v: f"{v:.4g}"  # noqa: E731
+    else:
+        bad = (e != g).nonzero().flatten().tolist()
+        fmt = (lambda v: str(bool(v))) if expected.dtype == torch.bool else (lambda v: str(int(v)))  # noqa: E731
+    where = [f"{_position(i, expected.shape)}{name(i) if name and expected.dim() == 1 else ''}"
+             f"应为 {fmt(e[i].item())}、实际是 {fmt(g[i].item())}" for i in bad[:shown]]
+    more = "……" if len(bad) > shown else ""
+    return f"{len(bad)} 个位置不同：" + "；".join(where) + more
 
 
 def compare(expected, got, where: str = "结果") -> str | None:
@@ -275,8 +324,7 @@ def compare(expected, got, where: str = "结果") -> str | None:
             ok = not got.is_floating_point() and torch.equal(got.long(), expected.long())
         if ok:
             return None
-        gap = (got.double() - expected.double()).abs().max().item() if got.numel() else 0.0
-        return f"{where}的数值不对（最大相差 {gap:.4g}）"
+        return f"{where}的数值不对（{tensor_difference(expected, got)}）"
     if isinstance(expected, float):
         if isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6):
             return None
@@ -467,19 +515,23 @@ def rule_problem(lesson: Lesson, text: str) -> str | None:
     否则是中文原因（带行号）。在可信的父进程里、运行任何学习者代码之前查。
 
     FORBIDDEN = {片段: 原因}：used_names 里的某个名字（不分大小写）含有这个片段，就是不许用的捷径，
-    如 "softmax" 拦下 torch.softmax、F.log_softmax、nn.Softmax。source_problem(code) 收到 learner_code
+    如 "softmax" 拦下 torch.softmax、F.log_softmax、nn.Softmax。FORBIDDEN_NAMES = {名字: 原因} 只拦一模一样的
+    名字（"nn" 拦下 torch.nn，不拦 annotations、channel 这些碰巧含有它的名字）。source_problem(code) 收到 learner_code
     的 ast.Module，查名字以外的规则（如第 08 课的 weight[...]）。
     """
     check = lesson_check(lesson)
     forbidden = getattr(check, "FORBIDDEN", {})
+    exact = getattr(check, "FORBIDDEN_NAMES", {})
     custom = getattr(check, "source_problem", None)
-    if not forbidden and custom is None:
+    if not forbidden and not exact and custom is None:
         return None
     code = learner_code(lesson, ast.parse(text))
     for line, _, name in used_names(code):
         key = next((k for k in forbidden if k.lower() in name.lower()), None)
         if key is not None:
             return f"第 {line} 行用了 {name}。{forbidden[key]}"
+        if name in exact:
+            return f"第 {line} 行用了 {name}。{exact[name]}"
     return custom(code) if custom else None
 
 
@@ -534,7 +586,7 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
             dst.write_bytes(src.read_bytes())
         cases_file.write(cases_data)
         cases_file.seek(0)
-        code, out = run_limited([sys.executable, "-I", str(child[0]), str(copy),
+        code, out = run_limited([sys.executable, "-I", str(child[0]), str(copy), ",".join(expected_errors(lesson)),
                                  str(answers.fileno())], work, limits, stdin=cases_file,
                                 pass_fds=(answers.fileno(),), readonly=[copy, *child])
         result = None if code is None else _read_answers(answers.fileno(), len(cases))
@@ -557,23 +609,49 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
 def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[str, str]:
     """由子进程交回、已核对过格式的 result 作出判定：(判定, 中文说明)。
 
-    result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "outputs": [...], "inputs": [...]}：
-    每个用例的输出要与参考输出相同（本课 check.py 有 compare 时用它），调用之后的参数要与调用之前完全一样。
+    result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "outputs": [...], "inputs": [...],
+    "shared": [...]}：每个用例的输出要与参考输出相同（本课 check.py 有 compare 时用它；该 raise 的用例
+    要 raise 同一种异常），调用之后的参数要与调用之前完全一样；check.py 的 FRESH_RESULT 为真时，
+    结果还不能与输入张量共用内存。子进程失败时，check.py 的 explain(消息) 可以在前面补一句说明错在哪里。
     """
+    check = lesson_check(lesson)
     if result["status"] != "ok":
-        return result["status"], result["message"] or "solve 还没有补全"
-    cmp = getattr(lesson_check(lesson), "compare", compare)
-    for i, (args, want, got, after) in enumerate(zip(cases, expected, result["outputs"], result["inputs"])):
+        message = result["message"] or "solve 还没有补全"
+        explain = getattr(check, "explain", None)
+        hint = explain(message) if explain and result["status"] == "crashed" else None
+        return result["status"], (f"{hint}\n{message}" if hint else message)
+    cmp = getattr(check, "compare", compare)
+    fresh = getattr(check, "FRESH_RESULT", False)
+    shared = result.get("shared") or [None] * len(cases)
+    for i, (args, want, got, after, alias) in enumerate(zip(cases, expected, result["outputs"], result["inputs"],
+                                                             shared)):
         try:
-            reason = cmp(want, got)
+            reason = _raise_problem(want, got) if _raised_either(want, got) else cmp(want, got)
         except Exception as e:  # 交回的值合乎格式，比较时却出了错：也只是答案不对
             reason = f"结果无法与参考答案比较（{type(e).__name__}：{e}）"
         if not reason and (k := changed_argument(args, after)) is not None:
             reason = f"solve 改动了传进来的第 {k + 1} 个参数；要返回新的结果，输入保持原样（后面的代码还要用它）"
+        if not reason and fresh and alias is not None:
+            reason = (f"返回的张量与传进来的第 {alias + 1} 个参数共用内存（返回了它本身或它的视图）："
+                      f"要返回一个新张量（比如 torch.zeros_like 新建，或 .clone()），不然调用者改动结果时会连输入一起改掉")
         if reason:
             return "wrong", (f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
                              f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}")
     return "passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过"
+
+
+def _raised_either(want, got) -> bool:
+    return wire.raised_name(want) is not None or wire.raised_name(got) is not None
+
+
+def _raise_problem(want, got) -> str | None:
+    """一边（或两边）是 wire.raised 记号时的比较：同一种异常算对。"""
+    expected, actual = wire.raised_name(want), wire.raised_name(got)
+    if expected == actual:
+        return None
+    if actual is None:
+        return f"这个用例应当 raise {expected}，solve 却返回了 {_short(got)}"
+    return f"这个用例不该 raise，应返回 {_short(want)}，solve 却 raise 了 {actual}"
 
 
 def _identical(a, b) -> bool:
@@ -606,7 +684,8 @@ def _read_answers(fd: int, n_cases: int) -> dict | str | None:
 
     Returns:
         None：什么也没交回；str：交回的东西不合格式（中文原因）；
-        dict：{"status": "ok", "outputs": [n_cases 个值], "inputs": [n_cases 个参数列表]}
+        dict：{"status": "ok", "outputs": [n_cases 个值], "inputs": [n_cases 个参数列表],
+        "shared": [n_cases 个 None 或参数序号]}
         或 {"status": 失败判定, "message": str}。
     """
     size = os.fstat(fd).st_size
@@ -620,10 +699,12 @@ def _read_answers(fd: int, n_cases: int) -> dict | str | None:
         return "程序交回的结果不合格式：缺少 status"
     status = result["status"]
     if status == "ok":
-        outputs, inputs = result.get("outputs"), result.get("inputs")
-        if set(result) != {"status", "outputs", "inputs"} or not all(
-                type(v) is list and len(v) == n_cases for v in (outputs, inputs)):
+        outputs, inputs, shared = result.get("outputs"), result.get("inputs"), result.get("shared")
+        if set(result) != {"status", "outputs", "inputs", "shared"} or not all(
+                type(v) is list and len(v) == n_cases for v in (outputs, inputs, shared)):
             return f"程序交回的结果不合格式：应有 {n_cases} 个用例的输出与输入"
+        if not all(k is None or type(k) is int for k in shared):
+            return "程序交回的结果不合格式：shared 不对"
         return result
     if status in CHILD_STATUSES and set(result) == {"status", "message"} and type(result["message"]) is str:
         return result

@@ -42,6 +42,21 @@ class Unsupported:
         return isinstance(other, Unsupported) and other.what == self.what
 
 
+RAISED = "raised"
+
+
+def raised(name: str) -> dict:
+    """差分检查里“这个用例 raise 了 name（如 ValueError）”的记号，当作一个输出值传输与比较。
+    只用于 check.py 的 RAISES 里列出的异常：参考答案与学习者的 solve 在这种用例上都应当 raise。"""
+    return {RAISED: name}
+
+
+def raised_name(value) -> str | None:
+    """value 是 raised() 的记号时返回异常名，否则为 None。"""
+    if type(value) is dict and len(value) == 1 and type(value.get(RAISED)) is str:
+        return value[RAISED]
+    return None
+
 def type_name(value) -> str:
     """值的真实类型名：内置类型只写名字，别的带上模块，如 numpy.ndarray。"""
     t = type(value)
