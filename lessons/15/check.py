@@ -1,10 +1,14 @@
 """第 15 课差分检查：随机的 logits、目标与掩码（含真实诗的掩码），比较两边的带掩码交叉熵。"""
 import torch
 
-# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {name: f"本课要从 log-softmax 自己算起：不要用 {name}，它一步做完了本课要练的事"
-             for name in ("cross_entropy", "crossentropy", "nll_loss", "nllloss", "log_softmax", "logsoftmax",
-                          "logsumexp", "poetry_gpt")}
+# 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；注释与字符串不算；见 grading.rule_problem）。
+# 拦的是一族捷径：它们各自一步做完了“减去每行最大值、减去 ln Σ exp、取出正确答案那一格”中的一段或全部——
+# cross_entropy / CrossEntropyLoss、nll_loss / NLLLoss（还有 gaussian_nll_loss 这些）、log_softmax / LogSoftmax
+# （含 torch.special.log_softmax 与张量方法 .log_softmax）、logsumexp、torch.distributions 里分布对象的 log_prob。
+_WHY = "本课要从 log-softmax 自己算起（每行减去最大值、再减去 ln Σ exp）：不要用 {}，它替你做完了本课要练的那一步"
+FORBIDDEN = {name: _WHY.format(name) for name in ("cross_entropy", "crossentropy", "nll", "log_softmax", "logsoftmax",
+                                                  "logsumexp", "log_prob", "distributions")}
+FORBIDDEN["poetry_gpt"] = "本课要从 log-softmax 自己算起：不要调用课程包 poetry_gpt 里现成的交叉熵"
 
 
 def _real_batch(gen, n):

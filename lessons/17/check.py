@@ -2,8 +2,12 @@
 import torch
 from torch.nn import functional as F
 
-# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {name: f"本课要自己按总范数裁剪：不要用 {name}，它一步做完了本课要练的事" for name in ("clip_grad", "poetry_gpt")}
+# 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；注释与字符串不算；见 grading.rule_problem）。
+# 拦的是一族捷径：torch.nn.utils 里的 clip_grad_norm_、clip_grad_value_、clip_grads_with_norm_（片段 clip_grad），
+# 和替你算总范数的 get_total_norm（片段 total_norm）。自己把各参数的梯度拼成一个向量再求范数是允许的：那正是本课的“总范数”。
+FORBIDDEN = {name: f"本课要自己按总范数裁剪：不要用 torch 里的 {name} 一族，它替你算了总范数、做完了裁剪"
+             for name in ("clip_grad", "total_norm")}
+FORBIDDEN["poetry_gpt"] = "本课要自己按总范数裁剪：不要调用课程包 poetry_gpt 里现成的训练步"
 
 
 def _grad_norms(params, ids, targets):

