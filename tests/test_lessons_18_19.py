@@ -41,7 +41,7 @@ from dataclasses import replace
 
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 
-from lesson_bank import wrong_verdict
+from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file, wrong_verdict
 
 
 def load_solution(number):
@@ -114,6 +114,63 @@ return losses + train(state["model"], state["optimizer"], stop, total - stop)"""
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop + 1, total - stop - 1)""",
+        "权重存成半精度（省一半空间）": _RUN + """losses = train(model, optimizer, 0, stop)
+buffer = io.BytesIO()
+torch.save({"weights": {k: v.half() for k, v in model.state_dict().items()}, "optimizer": optimizer.state_dict(),
+            "rng": torch.get_rng_state()}, buffer)
+model, optimizer = new_run()
+""" + _LOAD + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "优化器状态转成 bfloat16": _RUN + """losses = train(model, optimizer, 0, stop)
+opt = optimizer.state_dict()
+for s in opt["state"].values():
+    for k, v in s.items():
+        if torch.is_tensor(v) and v.dim() > 0:
+            s[k] = v.to(torch.bfloat16)
+buffer = io.BytesIO()
+torch.save({"weights": model.state_dict(), "optimizer": opt, "rng": torch.get_rng_state()}, buffer)
+model, optimizer = new_run()
+""" + _LOAD + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "忘了 seek(0)": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + """model, optimizer = new_run()
+state = torch.load(buffer, weights_only=True)
+model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "用 deepcopy 代替存档": _RUN + """import copy
+losses = train(model, optimizer, 0, stop)
+state = copy.deepcopy({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()})
+model, optimizer = new_run()
+model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "读档用 weights_only=False": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + """model, optimizer = new_run()
+buffer.seek(0)
+state = torch.load(buffer, weights_only=False)
+model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "读档后重设种子，代替放回随机数状态": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE
+        + "model, optimizer = new_run()\n" + _LOAD + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.manual_seed(setup["seed"])
+return losses + train(model, optimizer, stop, total - stop)""",
+        "存档写进 pickle": _RUN + """import pickle
+losses = train(model, optimizer, 0, stop)
+data = pickle.dumps({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()})
+model, optimizer = new_run()
+state = pickle.loads(data)
+model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return losses + train(model, optimizer, stop, total - stop)""",
     },
     19: {
         "返回序号而不是步数": """
@@ -164,6 +221,69 @@ return min(checked, key=lambda e: e["val"])["step"]""",
         "原地排序了日志": """
 log.sort(key=lambda e: e["val"] if "val" in e and not math.isnan(e["val"]) else math.inf)
 return log[0]["step"] if "val" in log[0] and not math.isnan(log[0]["val"]) else None""",
+        "早停：连着 2 次没更低就停": """
+best_step, best, waited = None, math.inf, 0
+for entry in log:
+    val = entry.get("val")
+    if val is None or math.isnan(val):
+        continue
+    if val < best:
+        best_step, best, waited = entry["step"], val, 0
+    else:
+        waited += 1
+        if waited >= 2:
+            break
+return best_step""",
+        "早停：连着 3 次没更低就停": """
+best_step, best, waited = None, math.inf, 0
+for entry in log:
+    val = entry.get("val")
+    if val is None or math.isnan(val):
+        continue
+    if val < best:
+        best_step, best, waited = entry["step"], val, 0
+    else:
+        waited += 1
+        if waited >= 3:
+            break
+return best_step""",
+        "早停：连着 5 次没更低就停": """
+best_step, best, waited = None, math.inf, 0
+for entry in log:
+    val = entry.get("val")
+    if val is None or math.isnan(val):
+        continue
+    if val < best:
+        best_step, best, waited = entry["step"], val, 0
+    else:
+        waited += 1
+        if waited >= 5:
+            break
+return best_step""",
+        "连着两次回升之前的一步": """
+vals = [(e["step"], e["val"]) for e in log if "val" in e and not math.isnan(e["val"])]
+for i in range(len(vals) - 2):
+    if vals[i + 1][1] > vals[i][1] and vals[i + 2][1] > vals[i + 1][1]:
+        return vals[i][0]
+return min(vals, key=lambda p: p[1])[0] if vals else None""",
+        "更低要低过 0.01 才算（容差）": """
+best_step, best = None, math.inf
+for entry in log:
+    val = entry.get("val")
+    if val is None or math.isnan(val):
+        continue
+    if val < best - 0.01:
+        best_step, best = entry["step"], val
+return best_step""",
+        "取出 val 时把日志里的条目 pop 掉": """
+best_step, best = None, math.inf
+for entry in log:
+    val = entry.pop("val", None)
+    if val is None or math.isnan(val):
+        continue
+    if val < best:
+        best_step, best = entry["step"], val
+return best_step""",
     },
 }
 WRONG = [(number, name) for number, bank in BANK.items() for name in bank]
@@ -175,8 +295,18 @@ def test_each_lesson_has_a_bank_of_at_least_five():
 
 @pytest.mark.parametrize("number,name", WRONG, ids=[f"{n}-{name}" for n, name in WRONG])
 def test_wrong_solution_does_not_pass(number, name, tmp_path):
-    verdict = wrong_verdict(number, BANK[number][name], tmp_path)
-    assert verdict.kind in {"wrong", "crashed"}, f"错解“{name}”得到了“{verdict.label}”：{verdict.message}"
+    """带着与删掉底部的可见检查，都不是“通过”。"""
+    assert_bank_entry_fails(number, name, BANK[number][name], tmp_path)
+
+
+def test_lesson_18_missing_seek_is_named_and_half_precision_is_shown_exactly(tmp_path):
+    message = wrong_verdict(18, BANK[18]["忘了 seek(0)"], tmp_path).message
+    assert "buffer.seek(0)" in message and "EOFError" in message, message
+    path = without_visible_checks(wrong_file(18, BANK[18]["权重存成半精度（省一半空间）"], tmp_path))
+    message = verdict_of(18, path).message
+    assert "逐位相同" in message and "half" in message, message
+    message = wrong_verdict(18, BANK[18]["读档用 weights_only=False"], tmp_path).message
+    assert "weights_only=True" in message, message
 
 
 def test_lesson_18_resumed_losses_equal_the_uninterrupted_run():

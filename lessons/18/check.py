@@ -7,7 +7,59 @@
 边界：stop = 0（还没训练就中断）、stop = total（断在最后）、stop 落在预热里、dropout 为 0（随机数不影响损失）、
 优化器是 AdamW 或带动量的 SGD（两者的状态都要存）。
 """
+import ast
+
 import torch
+
+# 源码规则（批改程序在运行练习之前用 ast 查；见 grading.rule_problem 与下面的 source_problem）：
+# 存档要真的变成字节（torch.save）再读回来（torch.load(..., weights_only=True)），不能只在内存里复制一份对象
+FORBIDDEN = {name: f"不要用 {name}：本课的存档要经过 torch.save 写成字节、再用 torch.load(..., weights_only=True) 读回，"
+                   "在内存里复制一份对象，真断电时什么也留不下" for name in ("deepcopy", "pickle", "marshal", "dill")}
+FORBIDDEN_NAMES = {"copy": FORBIDDEN["deepcopy"].replace("deepcopy", "copy 模块")}
+FORBIDDEN["poetry_gpt"] = "不要调用课程包 poetry_gpt 里现成的存档函数：本课要你自己决定存档里放哪几样"
+
+
+def _calls(code, name):
+    """code 里调用 x.name(...) 或 name(...) 的地方。"""
+    return [node for node in ast.walk(code) if isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+        or (isinstance(node.func, ast.Name) and node.func.id == name))]
+
+
+def source_problem(code):
+    """要有 torch.save，要有 torch.load，而且每个 torch.load 都写明 weights_only=True（第 18 课的安全规则）。"""
+    if not _calls(code, "save"):
+        return "存档要用 torch.save 写进 io.BytesIO（真的变成字节）：只在内存里留着对象，断电之后什么也没有"
+    loads = _calls(code, "load")
+    if not loads:
+        return "读档要用 torch.load(buffer, weights_only=True) 从存档的字节里读回来"
+    for call in loads:
+        flag = next((k.value for k in call.keywords if k.arg == "weights_only"), None)
+        if not (isinstance(flag, ast.Constant) and flag.value is True):
+            return (f"第 {call.lineno} 行的 torch.load 要写明 weights_only=True：它只认张量、数、字符串、列表、字典，"
+                    "别人的 .pt 文件里藏着的代码不会被执行；本课的存档只放这些东西，所以一定读得回来")
+    return None
+
+
+def compare(expected, got):
+    """续训的损失要与从没停过的逐位相同：每一步都是 Python 的 float，用 == 比较，不是“差不多”。"""
+    if not isinstance(got, list) or len(got) != len(expected):
+        return f"应返回 {len(expected)} 个损失的列表（第 0 … {len(expected) - 1} 步），实际是 {str(got)[:80]}"
+    for step, (want, value) in enumerate(zip(expected, got)):
+        if type(value) is not float:
+            return f"第 {step} 步的损失应是 Python 的 float，实际是 {type(value).__name__}"
+        if value != want:
+            return (f"第 {step} 步（从 0 数）的损失应为 {want!r}，实际是 {value!r}：续训的损失要与从没停过的逐位相同，"
+                    "差一点点也不行——常见原因是存档里的数换了精度（比如存成 half、bfloat16），或少存、放错了某样状态")
+    return None
+
+
+def explain(message):
+    """子进程出错时补一句：torch.load 读到了文件末尾，多半是忘了 seek(0)。"""
+    if "EOFError" in message:
+        return ("torch.load 读到了文件末尾（EOFError）：torch.save 写完之后，io.BytesIO 的读写位置停在末尾，"
+                "读档之前要先 buffer.seek(0) 回到开头。")
+    return None
 
 
 def _corpus_pairs():

@@ -2,7 +2,8 @@
 
 用例里有：随课程发布的模型自己的日志（6024 条，验证损失在第 5600 步最低，之后在 3.92–3.93 之间起伏，
 答案是 5600）；先降后升、带噪声的 U 形曲线（验证损失像日志里那样保留 5 位小数，常有并列）；并列最低、
-NaN（发散）、一路上升、只验证过一次、一次也没验证过、最后一步才验证（总步数不是 eval_every 的倍数）。
+NaN（发散）、一路上升、只验证过一次、一次也没验证过、最后一步才验证（总步数不是 eval_every 的倍数），
+以及连着两次、三次、五次没有更低之后又创新低的台阶（带“耐心”的早停在这里停得太早）。
 """
 import math
 
@@ -39,7 +40,8 @@ def _shipped_log():
 
 
 def cases(gen):
-    """24 个用例，每个是 (log,)。"""
+    """33 个用例，每个是 (log,)：随课程发布的模型的日志、14 个定好的边界、5 段台阶（新低之前连着 2–6 次没有更低）、
+    13 条随机的 U 形曲线。"""
     nan = float("nan")
     out = [(_shipped_log(),)]
     fixed = [
@@ -53,9 +55,22 @@ def cases(gen):
         ([nan, nan], 3, 6),                             # 全部发散
         ([5.6, 5.4, 5.45], 20, 45),                     # 最后一步（45）也验证：不是 20 的倍数
         ([5.4, 5.3, 5.31, 5.29, 5.35, 5.6], 5, 30),    # 噪声：第一次回升（第 15 步）不是最低点
+        ([5.5, 5.3, 5.35, 5.4, 5.2, 5.6], 10, 60),     # 连着两次没更低，然后新低（耐心 2 的早停在这里停错）
+        ([5.5, 5.3, 5.32, 5.31, 5.33, 5.1, 5.4], 4, 28),  # 连着三次没更低，然后新低
+        ([6.0, 5.8, 5.9, 5.85, 5.95, 5.81, 5.9, 5.7, 5.75], 7, 60),  # 连着五次没更低，然后新低
+        ([5.4, 5.3, 5.3, 5.3, 5.29, 5.5], 3, 18),      # 两次追平（不算更低），再略低一点
     ]
     for vals, every, steps in fixed:
         out.append((_log(vals, every, steps, gen),))
+    for _ in range(5):  # 台阶：每次新低之前，有 2–6 次验证没有更低（早停的“耐心”到了也不能停）
+        vals, level = [], 6.0
+        for _ in range(int(torch.randint(2, 5, (1,), generator=gen))):
+            level -= 0.05 + 0.2 * float(torch.rand(1, generator=gen))
+            vals.append(round(level, 4))
+            vals += [round(level + 0.01 + 0.1 * float(torch.rand(1, generator=gen)), 4)
+                     for _ in range(int(torch.randint(2, 7, (1,), generator=gen)))]
+        every = int(torch.randint(1, 12, (1,), generator=gen))
+        out.append((_log(vals, every, len(vals) * every, gen),))
     for _ in range(13):
         n = int(torch.randint(3, 30, (1,), generator=gen))
         every = int(torch.randint(1, 12, (1,), generator=gen))

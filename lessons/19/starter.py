@@ -27,9 +27,14 @@ if __name__ == "__main__":
     log = [{"step": s, "loss": 6.0 - s / 10, "lr": 1e-3} for s in range(1, 31)]
     for entry, val in zip(log[4::5], [5.9, 5.6, 5.5, 5.7, 5.5, 5.8]):
         entry["val"] = val                                      # 第 5、10、15、20、25、30 步验证过
+    kept = [dict(entry) for entry in log]
     got = solve(log)
     assert got == 15, f"验证损失在第 15 步最低（5.5），第 25 步只是追平，应返回 15，实际是 {got!r}"
-    assert log[14]["val"] == 5.5 and "val" not in log[15], "不要修改传进来的日志"
+    assert log == kept, "不要修改传进来的日志（不要排序、删改其中的条目）：后面画曲线还要用它"
+    stairs = [{"step": s, "loss": 5.0, "lr": 1e-3, "val": v}
+              for s, v in zip(range(10, 90, 10), (5.6, 5.4, 5.45, 5.5, 5.42, 5.3, 5.31, 5.35))]
+    assert solve(stairs) == 60, \
+        f"第 30、40、50 步连着三次没有更低，第 60 步又创了新低：开始过拟合的一步是 60，实际是 {solve(stairs)!r}（不是“连着几次没降就停”）"
     assert solve([{"step": 1, "loss": 6.0, "lr": 1e-3}]) is None, "没有一次验证时应返回 None"
     diverged = [{"step": 5, "loss": 5.0, "lr": 1e-3, "val": float("nan")},
                 {"step": 10, "loss": 4.0, "lr": 1e-3, "val": 5.2},
