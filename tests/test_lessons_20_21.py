@@ -1,5 +1,6 @@
 """第 20、21 课：逐字生成与截断采样的规则；练习的参考答案与包里的函数一致；错误答案都过不了 ./poet check。"""
 import importlib.util
+import textwrap
 from types import SimpleNamespace
 
 import pytest
@@ -12,7 +13,7 @@ from poetry_gpt.data import BOS, EOS, FIVE, SEP, SPECIAL, Tokenizer, default_tok
 from poetry_gpt.generate import filter_logits, write_one
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
-from lesson_bank import differential_catches, wrong_verdict
+from lesson_bank import assert_bank_entry_fails, differential_catches, verdict_of, without_visible_checks, wrong_file, wrong_verdict
 
 TOK = default_tokenizer()
 
@@ -379,18 +380,58 @@ WRONG_21 = {
         return out
     """,
 }
-ONLY_VISIBLE_21 = {"原地修改 logits"}
+_TOP_P_21 = """
+        if top_p is not None and top_p < 1:
+            order = {order}
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+"""
+
+
+def step_21(head, order="torch.sort(out, descending=True, stable=True).indices"):
+    return textwrap.dedent(head).strip("\n") + "\n" + textwrap.dedent(_TOP_P_21.format(order=order)).strip("\n")
+
+
+_TOP_K_21 = """
+out = logits / temperature
+if top_k:
+    kth = torch.topk(out, min(top_k, len(out))).values[-1]
+    out = out.masked_fill(out < kth, float("-inf"))
+"""
+WRONG_21.update({
+    "排序没写 stable=True（16 个以上的并列被打乱）": step_21(_TOP_K_21, "torch.sort(out, descending=True).indices"),
+    "argsort 没写 stable=True": step_21(_TOP_K_21, "torch.argsort(out, descending=True)"),
+    "温度乘上去而不是除": step_21(_TOP_K_21.replace("logits / temperature", "logits * temperature")),
+    "top-k 的第 k 大取成了排好后的第 k 个（从 0 数，多留一个）": step_21("""
+        out = logits / temperature
+        if top_k:
+            ranked = torch.sort(out, descending=True).values
+            kth = ranked[min(top_k, len(out) - 1)]
+            out = out.masked_fill(out < kth, float("-inf"))
+    """),
+    "top-k 用 <= 第 k 大（连第 k 大也丢了）": step_21(_TOP_K_21.replace("out < kth", "out <= kth")),
+    "捷径：调用包里的 filter_logits": """
+        from poetry_gpt.generate import filter_logits
+        return filter_logits(logits / temperature, top_k, top_p)
+    """,
+})
 
 
 @pytest.mark.parametrize("name", WRONG_21)
 def test_lesson_21_wrong_solutions_fail(name, tmp_path):
-    v = wrong_verdict(21, WRONG_21[name], tmp_path)
-    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+    """带着与删掉底部的可见检查，都不是“通过”。"""
+    assert_bank_entry_fails(21, name, WRONG_21[name], tmp_path)
 
 
-@pytest.mark.parametrize("name", sorted(set(WRONG_21) - ONLY_VISIBLE_21))
-def test_lesson_21_random_cases_alone_catch_wrong_solutions(name, tmp_path):
-    assert differential_catches(21, WRONG_21[name], tmp_path), name
+def test_lesson_21_message_shows_which_positions_differ_not_nan(tmp_path):
+    """两边都是 -inf 的位置不再算出“最大相差 nan”：消息写出哪个位置该留下、哪个该丢掉。"""
+    message = wrong_verdict(21, WRONG_21["top-k 用 <= 第 k 大（连第 k 大也丢了）"], tmp_path).message
+    path = without_visible_checks(wrong_file(21, WRONG_21["top-k 用 <= 第 k 大（连第 k 大也丢了）"], tmp_path))
+    message = verdict_of(21, path).message
+    assert "nan" not in message and "个位置不同" in message and "实际是 -inf" in message, message
 
 
 def test_lesson_21_solution_is_filter_logits_after_temperature():

@@ -4,6 +4,9 @@ import torch
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import BOS, SEP, form_of, default_tokenizer, keywords_for, load_poems
 
+# 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
+FORBIDDEN = {"poetry_gpt": "本课要自己写温度、top-k 与 top-p：不要调用课程包 poetry_gpt 里现成的 filter_logits、sample_next"}
+
 SETTINGS = [(0.8, 40, 0.95), (1.0, None, 0.9), (0.5, 5, None), (1.5, 0, 0.8), (0.8, 1, 0.5), (1.2, 200, 0.99)]
 
 
@@ -46,13 +49,15 @@ def _real_logits(n, gen):
 
 
 def cases(gen):
-    """30 个用例：(logits [V], temperature, top_k, top_p)。
+    """36 个用例：(logits [V], temperature, top_k, top_p)。
 
     - 12 个真实分数（V = 6672）：6 种常用设置各一次，再 6 次随机设置；其中 2 行像受约束解码那样
       只留几个字（其余是 -inf），top_k 比留下的字还多；
     - 8 个 top-k 的并列：分数是 -3…3 的整数，第 k 大的分数有好几个；
     - 10 个 top-p 的边界并列：m 个分数为 0 的字（m = 2、4、8，各占 1/m，编号随机散开），其余 ≤ -60；
-      top_p 正好是 j/m，排在某个并列字前面的概率之和正好等于 p。
+      top_p 正好是 j/m，排在某个并列字前面的概率之和正好等于 p；
+    - 6 个多于 16 个字的并列（m = 20–64）：p 落在并列的字中间，留下哪几个全看并列时是不是编号小的在前
+      （torch.sort 不加 stable=True 时，16 个以上的并列会被打乱）。
     """
     out = []
     real = iter(_real_logits(30, gen))
@@ -88,4 +93,12 @@ def cases(gen):
         j = _int(gen, 1, m)
         top_k = None if i % 2 == 0 else _int(gen, 1, m + 1)    # 不超过并列的个数：top-k 把它们全留下
         out.append((logits, [1.0, 0.5, 0.25][_int(gen, 0, 3)], top_k, j / m))
+    for i in range(6):  # 多于 16 个并列：不稳定的排序会把并列字的先后打乱（16 个以内它碰巧不乱）
+        m = [20, 24, 32, 40, 64, 48][i]
+        V = m + _int(gen, 2, 30)
+        logits = -70.0 - 20 * torch.rand(V, generator=gen)
+        logits[torch.randperm(V, generator=gen)[:m]] = 1.5
+        j = _int(gen, 1, m)
+        top_p = j / m if m in (32, 64) else (j + 0.5) / m   # 2 的幂：正好在边界上；否则在两个并列字正中间
+        out.append((logits, [1.0, 0.5][i % 2], None if i % 3 else m + 5, top_p))
     return out

@@ -4,6 +4,11 @@ import torch
 from poetry_gpt.data import EOS, default_tokenizer, load_poems
 from poetry_gpt.generate import hanzi_mask
 
+# 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
+FORBIDDEN = {"poetry_gpt": "本课要自己数出写到了第几句、第几格：不要调用课程包 poetry_gpt 里现成的 hanzi_mask、Constraint"}
+# 结果要是新张量：返回 hanzi 本身（或它的视图），解码器以后在结果上划掉字时会连汉字表一起改掉
+FRESH_RESULT = True
+
 
 def _int(gen, lo, hi):
     return int(torch.randint(lo, hi, (1,), generator=gen))
@@ -50,14 +55,53 @@ def _toy(gen, i):
     return written, form, hanzi, ([comma, question], [period, question]), eos
 
 
+def _line_end(gen, line, form):
+    """小汉字表上正好写满第 line 句（从 0 数）的前缀：下一格是这一句的句尾，四句各有一个（不只第一句和最后一句）。"""
+    written, form_, hanzi, ends, eos = _toy(gen, 0)
+    chars = hanzi.nonzero().flatten().tolist()
+    written = []
+    for done in range(line):
+        written += [chars[_int(gen, 0, len(chars))] for _ in range(form)]
+        written.append(ends[done % 2][_int(gen, 0, 2)])
+    written += [chars[_int(gen, 0, len(chars))] for _ in range(form)]
+    return written, form, hanzi, ends, eos
+
+
+def _names(ids, V):
+    """编号写成“5（，）”：真实汉字表上带上字，小汉字表只写编号。最多列 6 个。"""
+    tok = default_tokenizer()
+    shown = [f"{i}（{tok.itos[i]}）" if V == len(tok) else str(i) for i in ids[:6]]
+    return "、".join(shown) + ("……" if len(ids) > 6 else "")
+
+
+def compare(expected, got):
+    """掩码要一模一样：不同时说出哪些编号该允许却没允许、哪些不该允许却允许了（真实汉字表上带上字）。"""
+    if not isinstance(got, torch.Tensor):
+        return f"应返回 [V] 的 bool 张量，实际是 {type(got).__name__}"
+    if got.dtype != torch.bool or tuple(got.shape) != tuple(expected.shape):
+        return f"应返回 {list(expected.shape)} 的 bool 张量，实际是 {got.dtype} {list(got.shape)}"
+    if torch.equal(got, expected):
+        return None
+    missing = (expected & ~got).nonzero().flatten().tolist()
+    extra = (got & ~expected).nonzero().flatten().tolist()
+    parts = []
+    if missing:
+        parts.append(f"该允许却没允许 {len(missing)} 个编号：{_names(missing, len(expected))}")
+    if extra:
+        parts.append(f"不该允许却允许了 {len(extra)} 个编号：{_names(extra, len(expected))}")
+    return "；".join(parts)
+
+
 def cases(gen):
-    """24 个用例：(written, form, hanzi [V] bool, line_ends, eos)。
+    """32 个用例：(written, form, hanzi [V] bool, line_ends, eos)。
 
     前 12 个用真实汉字表与 val、train 里的真诗（五言、七言；每三个里有一个是 train 里带 ？ 的诗），前缀轮换：空、句中、
-    句尾前一格、正好写满一句、四句写完；后 12 个是编号打乱的小汉字表，写完 0–4 句再写几个字。
+    句尾前一格、正好写满一句、四句写完；再 12 个是编号打乱的小汉字表，写完 0–4 句再写几个字；
+    最后 8 个正好写满第 0、1、2、3 句（五言、七言各一遍）：每一句的句尾标点都查到。
     """
     poems = load_poems("val")
     question = [p for p in load_poems("train") if "？" in p["text"]]
     out = [_real(gen, i, poems, question) for i in range(12)]
     out += [_toy(gen, i) for i in range(12)]
+    out += [_line_end(gen, line, form) for form in (5, 7) for line in range(4)]
     return out
