@@ -194,130 +194,147 @@ def test_lesson_15_solution_matches_the_package():
 
 
 
-# ---------- 第 16 课：学习率日程 ----------
+# ---------- 第 16 课：AdamW 的一步 ----------
+
+def adamw_16(moments="""
+        nm = beta1 * m[name] + (1 - beta1) * g
+        nv = beta2 * v[name] + (1 - beta2) * g * g
+""", correct="""
+        m_hat = nm / (1 - beta1 ** t)
+        v_hat = nv / (1 - beta2 ** t)
+""", decay="weight_decay if p.dim() >= 2 else 0.0", update="""
+        p = p * (1 - lr * decay)
+        new_p[name] = p - lr * m_hat / (v_hat.sqrt() + EPS)
+""", t="step + 1", grad="grads[name]"):
+    """参考答案的写法，换掉其中一段：每个错解只错一处。"""
+    return f"""
+    beta1, beta2 = BETAS
+    t = {t}
+    new_p, new_m, new_v = {{}}, {{}}, {{}}
+    for name, p in params.items():
+        g = {grad}
+        decay = {decay}
+""" + textwrap.indent(textwrap.dedent(moments).strip(), " " * 8) + "\n" \
+        + textwrap.indent(textwrap.dedent(correct).strip(), " " * 8) + "\n" \
+        + textwrap.indent(textwrap.dedent(update).strip(), " " * 8) + """
+        new_m[name], new_v[name] = nm, nv
+    return new_p, new_m, new_v
+"""
+
 
 WRONG_16 = {
-    "预热从 0 开始": """
-        if step < warmup:
-            return lr * step / warmup
-        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-    """,
-    "预热多走一步（<=）": """
-        if step <= warmup and warmup > 0:
-            return lr * (step + 1) / warmup
-        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-    """,
-    "分母没有按至少 1 算": """
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        progress = min(1.0, (step - warmup) / (steps - warmup))
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-    """,
-    "超过总步数不封顶": """
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        progress = (step - warmup) / max(1, steps - warmup)
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-    """,
-    "衰减到 0": """
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
-        return 0.5 * lr * (1 + math.cos(math.pi * progress))
-    """,
-    "进度按总步数算": """
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        progress = min(1.0, step / steps)
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-    """,
-    "线性衰减": """
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
-        low = lr * min_lr_ratio
-        return lr - (lr - low) * progress
-    """,
-    "进度多算一步": """
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        progress = min(1.0, (step - warmup + 1) / max(1, steps - warmup))
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-    """,
-    "最后一步就到最低值（分母少一）": """
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        progress = min(1.0, (step - warmup) / max(1, steps - 1 - warmup))
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-    """,
-    "返回张量": """
-        import torch
-        step = torch.tensor(float(step))
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        progress = torch.clamp((step - warmup) / max(1, steps - warmup), max=1.0)
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + torch.cos(math.pi * progress))
-    """,
-    "最低值为 0 时返回整数 0": """
-        if step < warmup:
-            return lr * (step + 1) / warmup
-        if step >= steps and min_lr_ratio == 0:
-            return 0
-        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
-        low = lr * min_lr_ratio
-        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-    """,
-    "调用包里的 learning_rate": """
-        from poetry_gpt.train import TrainConfig, learning_rate
-        return learning_rate(step, TrainConfig(steps=steps, lr=lr, warmup=warmup, min_lr_ratio=min_lr_ratio))
+    "Adam + L2：把衰减加进梯度": adamw_16(grad="grads[name] + (weight_decay * p if p.dim() >= 2 else 0)", update="""
+        new_p[name] = p - lr * m_hat / (v_hat.sqrt() + EPS)
+    """),
+    "偏置与 LayerNorm 也衰减": adamw_16(decay="weight_decay"),
+    "按名字里有没有 weight 决定衰减（LayerNorm 的 weight 也衰减了）": adamw_16(
+        decay='weight_decay if name.endswith("weight") else 0.0'),
+    "只给线性层衰减，两张表（characters、positions）没衰减": adamw_16(
+        decay='weight_decay if p.dim() >= 2 and not name.startswith(("characters", "positions")) else 0.0'),
+    "没有偏差校正": adamw_16(correct="""
+        m_hat, v_hat = nm, nv
+    """),
+    "偏差校正的 t 从 0 数（第一步除以 0）": adamw_16(t="step", correct="""
+        m_hat = nm * (1 / (1 - beta1 ** t))
+        v_hat = nv * (1 / (1 - beta2 ** t))
+    """),
+    "ε 加在开方里面": adamw_16(update="""
+        p = p * (1 - lr * decay)
+        new_p[name] = p - lr * m_hat / (v_hat + EPS).sqrt()
+    """),
+    "衰减没有乘学习率": adamw_16(update="""
+        p = p * (1 - decay)
+        new_p[name] = p - lr * m_hat / (v_hat.sqrt() + EPS)
+    """),
+    "先更新、再衰减": adamw_16(update="""
+        new_p[name] = (p - lr * m_hat / (v_hat.sqrt() + EPS)) * (1 - lr * decay)
+    """),
+    "beta1 与 beta2 用反了": adamw_16(moments="""
+        nm = beta2 * m[name] + (1 - beta2) * g
+        nv = beta1 * v[name] + (1 - beta1) * g * g
+    """, correct="""
+        m_hat = nm / (1 - beta2 ** t)
+        v_hat = nv / (1 - beta1 ** t)
+    """),
+    "v 里放的是梯度的绝对值，不是平方": adamw_16(moments="""
+        nm = beta1 * m[name] + (1 - beta1) * g
+        nv = beta2 * v[name] + (1 - beta2) * g.abs()
+    """, update="""
+        p = p * (1 - lr * decay)
+        new_p[name] = p - lr * m_hat / (v_hat + EPS)
+    """),
+    "梯度为 0 的格子跳过不动（只更新查到的行）": adamw_16(update="""
+        p = p * (1 - lr * decay)
+        moved = p - lr * m_hat / (v_hat.sqrt() + EPS)
+        new_p[name] = torch.where(g != 0, moved, params[name])
+    """),
+    "原地更新传进来的参数": adamw_16(update="""
+        p.mul_(1 - lr * decay)
+        p.sub_(lr * m_hat / (v_hat.sqrt() + EPS))
+        new_p[name] = p.clone()
+    """),
+    "捷径：torch.optim.AdamW": """
+    names = list(params)
+    leaves = [params[n].clone().requires_grad_() for n in names]
+    groups = [{"params": [p for p in leaves if p.dim() >= 2], "weight_decay": weight_decay},
+              {"params": [p for p in leaves if p.dim() < 2], "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, lr=lr, betas=BETAS, eps=EPS)
+    for n, p in zip(names, leaves):
+        p.grad = grads[n].clone()
+        opt.state[p] = {"step": torch.tensor(float(step)), "exp_avg": m[n].clone(), "exp_avg_sq": v[n].clone()}
+    opt.step()
+    return ({n: p.detach() for n, p in zip(names, leaves)}, {n: opt.state[p]["exp_avg"] for n, p in zip(names, leaves)},
+            {n: opt.state[p]["exp_avg_sq"] for n, p in zip(names, leaves)})
     """,
 }
-ONLY_VISIBLE_16 = {"调用包里的 learning_rate"}
 
 
 @pytest.mark.parametrize("name", WRONG_16)
 def test_lesson_16_wrong_solutions_fail(name, tmp_path):
-    v = wrong_verdict(16, WRONG_16[name], tmp_path)
-    assert v.kind in ("wrong", "crashed"), (name, v.kind, v.message)
+    """带着与删掉底部的可见检查，都不是“通过”。"""
+    assert_bank_entry_fails(16, name, WRONG_16[name], tmp_path)
 
 
-@pytest.mark.parametrize("name", sorted(set(WRONG_16) - ONLY_VISIBLE_16))
-def test_lesson_16_random_cases_alone_catch_wrong_solutions(name, tmp_path):
-    assert differential_catches(16, WRONG_16[name], tmp_path), name
+def test_lesson_16_zero_division_names_the_step_count(tmp_path):
+    message = wrong_verdict(16, WRONG_16["偏差校正的 t 从 0 数（第一步除以 0）"], tmp_path).message
+    assert "t = step + 1" in message, message
 
 
-def test_lesson_16_solution_is_the_training_schedule():
-    """参考答案与 train.learning_rate 逐步完全相同：各种预热、总步数（含 warmup ≥ steps）、超出总步数的步。"""
-    from poetry_gpt.train import PRESETS, TrainConfig, learning_rate
-    solve = load_solution(16).solve
-    for warmup, steps in [(0, 1), (0, 50), (1, 2), (10, 10), (10, 11), (12, 5), (100, 2800), (10, 120)]:
-        config = TrainConfig(steps=steps, warmup=warmup, lr=3e-3, min_lr_ratio=0.1)
-        for step in range(0, steps + 30):
-            assert solve(step, warmup, steps, 3e-3, 0.1) == learning_rate(step, config), (warmup, steps, step)
-    base = PRESETS["base"]
-    assert solve(0, base.warmup, base.steps, base.lr, base.min_lr_ratio) == base.lr / base.warmup   # 不是 0
-    # 随课程发布的模型的日志：第 k 条记下的 lr 是第 k − 1 步（从 0 数）的学习率。它用 --minutes 训练，
-    # steps 是当时排定的总步数：预热里与它无关；之后每 eval_every 步一段，每段一个 steps，最后一段是存档里的 steps
-    state = torch.load("data/model.pt", weights_only=True)
-    log, cfg = state["log"], state["train_config"]
-    lr_at = lambda e, steps: solve(e["step"] - 1, cfg["warmup"], steps, cfg["lr"], cfg["min_lr_ratio"])
-    assert len(log) == cfg["steps"] and all(lr_at(e, 1) == e["lr"] for e in log[: cfg["warmup"]])
-    every = cfg["eval_every"]
-    for start in range(0, cfg["steps"], every):
-        piece = log[start : start + every]
-        candidates = [s for s in range(cfg["warmup"] + 1, 2 * cfg["steps"]) if lr_at(piece[-1], s) == piece[-1]["lr"]]
-        assert any(all(lr_at(e, s) == e["lr"] for e in piece) for s in candidates), start
-    assert all(lr_at(e, cfg["steps"]) == e["lr"] for e in piece)
+def test_lesson_16_reference_body_passes(tmp_path):
+    """错解用的 adamw_16 模板本身（什么也不换）是对的：每个错解真的只错一处。"""
+    verdict = wrong_verdict(16, adamw_16(), tmp_path)
+    assert verdict.passed, verdict.message
+
+
+def test_lesson_16_solution_is_torch_adamw_with_the_courses_groups():
+    """参考答案连走 5 步 = torch.optim.AdamW 按 train.make_optimizer 分组（矩阵衰减，偏置与 LayerNorm 不衰减）走 5 步，
+    每一步的参数与 exp_avg、exp_avg_sq 都相同；学习率按 train.learning_rate 的日程变化。"""
+    from poetry_gpt.model import ModelConfig, PoetryGPT
+    from poetry_gpt.train import TrainConfig, learning_rate, make_optimizer
+    solution = load_solution(16)
+    torch.manual_seed(0)
+    model = PoetryGPT(ModelConfig(vocab_size=20, context_length=8, width=8, n_layers=1, n_heads=2))
+    config = TrainConfig(steps=5, warmup=2, lr=3e-2, weight_decay=0.1)
+    optimizer = make_optimizer(model, config)
+    assert {g["weight_decay"] for g in optimizer.param_groups} == {0.1, 0.0}
+    assert optimizer.defaults["betas"] == solution.BETAS and optimizer.defaults["eps"] == solution.EPS
+    params = {n: p.detach().clone() for n, p in model.named_parameters()}
+    m = {n: torch.zeros_like(p) for n, p in params.items()}
+    v = {n: torch.zeros_like(p) for n, p in params.items()}
+    ids = torch.randint(0, 20, (4, 8))
+    for step in range(5):
+        lr = learning_rate(step, config)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        optimizer.zero_grad()
+        model(ids, ids)[1].backward()
+        grads = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
+        optimizer.step()
+        params, m, v = solution.solve(params, grads, m, v, step, lr, config.weight_decay)
+        for n, p in model.named_parameters():
+            state = optimizer.state[p]
+            assert torch.allclose(params[n], p.detach(), atol=1e-6), (step, n)
+            assert torch.allclose(m[n], state["exp_avg"], atol=1e-7) and torch.allclose(v[n], state["exp_avg_sq"], atol=1e-9)
 
 
 # ---------- 第 17 课：带梯度裁剪的一步训练 ----------

@@ -1,48 +1,63 @@
-"""第 16 课差分检查：随机的预热步数、总步数与峰值，在预热、交界、最后一步和超出总步数处比较学习率。"""
-import math
-
+"""第 16 课差分检查：PoetryGPT 形状的参数（矩阵、偏置、LayerNorm）、随机的梯度与滑动平均，比较一步 AdamW 之后的参数与 m、v。"""
 import torch
 
-# 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {name: f"本课要自己写出学习率日程：不要用 {name}，它直接给出了答案" for name in ("poetry_gpt", "lr_scheduler")}
+# 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；注释与字符串不算；见 grading.rule_problem）。
+# torch.optim 里的优化器（AdamW、Adam 与它们的 _functional 实现）一步做完了本课要练的更新
+FORBIDDEN = {"optim": "本课要亲手写出 AdamW 的一步：不要用 torch.optim 里现成的优化器，它替你做完了滑动平均、偏差校正和解耦衰减",
+             "poetry_gpt": "本课要亲手写出 AdamW 的一步：不要调用课程包 poetry_gpt 里现成的 make_optimizer、训练步"}
+
+
+def explain(message):
+    """子进程出错时补一句：除以 0 多半是偏差校正的 t 从 0 数了。"""
+    if "ZeroDivisionError" in message:
+        return ("除以了 0（ZeroDivisionError）：偏差校正用的是做完这一步之后的步数 t = step + 1。第一步 step = 0、t = 1，"
+                "1 − β₁ᵗ = 0.1；把 step 直接当 t，第一步就是 1 − β₁⁰ = 0。")
+    return None
+
+
+def _int(gen, lo, hi):
+    return int(torch.randint(lo, hi, (1,), generator=gen))
+
+
+def _shapes(V, L, C):
+    """一个 1 层 PoetryGPT 的参数名与形状（与 poetry_gpt.model 的命名相同）：矩阵、偏置与 LayerNorm 都有。"""
+    return {"characters.weight": (V, C), "positions.weight": (L, C),
+            "blocks.0.norm1.weight": (C,), "blocks.0.norm1.bias": (C,),
+            "blocks.0.attention.qkv.weight": (3 * C, C), "blocks.0.attention.qkv.bias": (3 * C,),
+            "blocks.0.mlp.up.weight": (4 * C, C), "blocks.0.mlp.up.bias": (4 * C,),
+            "norm.weight": (C,), "norm.bias": (C,)}
 
 
 def cases(gen):
-    """40 个用例：(step, warmup, steps, lr, min_lr_ratio)，按顺序轮换八种 step：
+    """24 个用例：(params, grads, m, v, step, lr, weight_decay)，按顺序轮换四种：
 
-    0 预热中的随机一步；1 第 0 步；2 第 warmup − 1 步（预热的最后一步）；3 第 warmup 步；
-    4 衰减中的随机一步；5 第 steps − 1 步（训练的最后一步）；6 第 steps 步；7 超过 steps 的一步。
-    warmup 有时为 0；有两个用例是 base 预设的设置（预热 100、共 2800 步、峰值 3e-3）；
-    第 7、23、39 个用例超过总步数、最低值比例是 0，学习率正好是 0.0（返回整数 0 的答案在这里露馅）；
-    第 11、31 个用例的总步数等于预热步数（分母 steps − warmup 是 0，要按 1 算）。
+    0 第一步（step = 0，m、v 全是 0：m̂ / √v̂ 约为 ±1）；1 训练中随机的一步（step 1–3000，m、v 是随机的历史）；
+    2 字向量表里有几行这一步没被查到，梯度是 0（动量与衰减照样让它们移动）；3 大的学习率与衰减（lr 0.1–0.5）：
+    “先更新再衰减”和“衰减没乘 lr”在这里差得明显。LayerNorm 的 weight 是一维的、名字里有 weight，也不衰减。
     """
     out = []
-    for i in range(40):
-        kind = i % 8
-        warmup = int(torch.randint(0, 60, (1,), generator=gen)) if i % 5 else 0
-        if kind in (0, 2):
-            warmup = max(warmup, 1)
-        steps = warmup + int(torch.randint(1, 400, (1,), generator=gen))
-        lr = (1.0, 0.5, 1e-2, 3e-3)[i % 4]
-        ratio = (0.1, 0.0, 0.25, 0.5)[int(torch.randint(0, 4, (1,), generator=gen))]
-        if i in (7, 23, 39):
-            ratio = 0.0
-        if i in (13, 21):
-            warmup, steps, lr, ratio = 100, 2800, 3e-3, 0.1
-        if i in (11, 31):  # 总步数等于预热步数：steps − warmup 是 0，分母要按 1 算
-            warmup = max(warmup, 1)
-            steps = warmup
-        rand = lambda lo, hi: int(torch.randint(lo, max(hi, lo + 1), (1,), generator=gen))
-        step = {0: rand(0, warmup), 1: 0, 2: warmup - 1, 3: warmup, 4: rand(warmup, steps),
-                5: steps - 1, 6: steps, 7: steps + rand(1, 500)}[kind]
-        out.append((max(step, 0), warmup, steps, lr, ratio))
+    for i in range(24):
+        kind = i % 4
+        V, L, C = _int(gen, 3, 12), _int(gen, 2, 8), _int(gen, 2, 6)
+        shapes = _shapes(V, L, C)
+        params = {name: torch.randn(*shape, generator=gen) for name, shape in shapes.items()}
+        params["blocks.0.norm1.weight"] = 1 + 0.1 * params["blocks.0.norm1.weight"]
+        params["norm.weight"] = 1 + 0.1 * params["norm.weight"]
+        scale = [1e-3, 0.1, 1.0, 5.0][_int(gen, 0, 4)]
+        grads = {name: scale * torch.randn(*shape, generator=gen) for name, shape in shapes.items()}
+        if kind == 0:
+            step = 0
+            m = {name: torch.zeros(shape) for name, shape in shapes.items()}
+            v = {name: torch.zeros(shape) for name, shape in shapes.items()}
+        else:
+            step = _int(gen, 1, 3000) if i % 3 else _int(gen, 1, 5)
+            m = {name: scale * 0.5 * torch.randn(*shape, generator=gen) for name, shape in shapes.items()}
+            v = {name: (scale * torch.randn(*shape, generator=gen)) ** 2 + scale ** 2 * 0.1
+                 for name, shape in shapes.items()}
+        if kind == 2:
+            unseen = torch.rand(V, generator=gen) < 0.5
+            grads["characters.weight"][unseen] = 0.0
+        lr = [0.1, 0.5][_int(gen, 0, 2)] if kind == 3 else [3e-3, 1e-3, 1e-2][_int(gen, 0, 3)]
+        weight_decay = [0.1, 0.5][_int(gen, 0, 2)] if kind == 3 else [0.1, 0.1, 0.01, 0.0][_int(gen, 0, 4)]
+        out.append((params, grads, m, v, step, lr, weight_decay))
     return out
-
-
-def compare(expected, got, where="学习率"):
-    """学习率是普通的浮点运算，应与参考答案几乎完全相同（相对误差 1e-9）；必须是 Python 的 float（int、bool 都不行）。"""
-    if not isinstance(got, float):
-        return f"{where}应是 Python 的 float，实际是 {type(got).__name__}"
-    if not math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-15):
-        return f"{where}应为 {expected!r}，实际是 {got!r}"
-    return None

@@ -1,78 +1,56 @@
-"""第 20 课差分检查：随机的替身模型（整数分数，常有并列）和用真实五言绝句数出来的分数表，比较两边贪心写出的编号。"""
+"""第 20 课差分检查：随机的与随课程发布的模型真实的 q、k、v，缓存里有 0 到 63 个位置，比较新位置的注意力输出与接好的缓存。"""
 import torch
 
-from poetry_gpt.data import load_poems
+# 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
+FORBIDDEN = {"poetry_gpt": "本课要自己在缓存上算注意力：不要调用课程包 poetry_gpt 里现成的 CausalAttention、KVCache"}
 
 
 def _int(gen, lo, hi):
     return int(torch.randint(lo, hi, (1,), generator=gen))
 
 
-def _toy(gen, kind):
-    """随机的小替身：分数是 -3…3 的整数，同一行常有几个并列最高。kind 轮换四种边界情况。"""
-    V, L = _int(gen, 3, 13), _int(gen, 2, 21)
-    table = torch.randint(-3, 4, (V, V), generator=gen).float()
-    position_table = torch.randint(-2, 3, (L, V), generator=gen).float()
-    eos = _int(gen, 0, V)
-    n = L if kind == 0 else _int(gen, 1, L + 1)                 # kind 0：prompt 已满 L 个
-    if kind == 1:
-        position_table[_int(gen, n - 1, L), eos] += 20.0          # kind 1：到某个位置一定写 eos
-    if kind == 2:
-        table[:, eos] = -10.0                                     # kind 2：从不写 eos，一直写到 L 个
-    prompt = torch.randint(0, V, (n,), generator=gen).tolist()
-    return table, position_table, prompt, eos
+def _random(gen, kind):
+    """随机的一头：kind 0 第一次调用（缓存空，T 个位置一起送）；1 逐字生成（T = 1，缓存里 1–40 个）；
+    2 缓存接着送一段（T = 2–6，缓存里 1–20 个：新块里面也要遮挡）；3 课程的真实尺寸，正好写到第 64 个位置。"""
+    D = _int(gen, 1, 9) if kind != 3 else 32
+    past, T = {0: (0, _int(gen, 1, 8)), 1: (_int(gen, 1, 41), 1), 2: (_int(gen, 1, 21), _int(gen, 2, 7)),
+               3: (63, 1)}[kind]
+    scale = [0.5, 1.0, 3.0][_int(gen, 0, 3)]
+    q, k, v = (scale * torch.randn(T, D, generator=gen) for _ in range(3))
+    past_keys, past_values = (scale * torch.randn(past, D, generator=gen) for _ in range(2))
+    return q, k, v, past_keys, past_values
 
 
-def _corpus_tables():
-    """用 val 里的五言绝句数出一个替身：只留 <eos>、，、。和最常见的 80 个字（编号 0–82）。
+def _real(gen, n):
+    """随课程发布的模型第 0 层某个头在 val 真诗上的 q、k、v（[序列, D]），切成“缓存里的前文 + 新来的几个”。"""
+    from poetry_gpt.checkpoint import load_model
+    from poetry_gpt.data import default_tokenizer, encode_sample, load_poems
 
-    table[a, b] = ln(“a 后面紧跟 b”的次数 + 0.1) 按行归一；position_table[p, b] = ln(第 p+1 个位置是 b 的次数 + 0.1) 按行归一。
-    """
-    poems = [p["text"] for p in load_poems("val") if p["form"] == "五言绝句"]
-    counts = {}
-    for text in poems:
-        for ch in text:
-            if ch not in "，。？！":
-                counts[ch] = counts.get(ch, 0) + 1
-    symbols = ["<eos>", "，", "。"] + sorted(counts, key=lambda ch: (-counts[ch], ch))[:80]
-    index = {s: i for i, s in enumerate(symbols)}
-    V, L = len(symbols), 64
-    pairs, places = torch.zeros(V, V), torch.zeros(L, V)
-    for text in poems:
-        seq = [index.get(ch) for ch in text.replace("？", "。")] + [0]
-        for a, b in zip(seq, seq[1:]):
-            if a is not None and b is not None:
-                pairs[a, b] += 1
-        for p, b in enumerate(seq[1:]):
-            if b is not None:
-                places[p, b] += 1
-    logp = lambda c: torch.log((c + 0.1) / (c + 0.1).sum(1, keepdim=True))  # noqa: E731
-    return logp(pairs), logp(places), symbols
+    model, _ = load_model()
+    tok = default_tokenizer()
+    poems = load_poems("val")
+    attention = model.blocks[0].attention
+    out = []
+    for _ in range(n):
+        ids = torch.tensor([encode_sample(poems[_int(gen, 0, len(poems))], tok)[:-1]])
+        with torch.no_grad():
+            x = model.blocks[0].norm1(model.characters(ids) + model.positions(torch.arange(ids.shape[1])))
+            q, k, v = (attention.split_heads(t)[0, _int(gen, 0, attention.n_heads)].clone()
+                       for t in attention.qkv(x).split(x.shape[-1], dim=2))
+        S = q.shape[0]
+        past = _int(gen, 0, S)
+        T = 1 if _int(gen, 0, 2) else _int(gen, 1, S - past + 1)
+        out.append((q[past:past + T].clone(), k[past:past + T].clone(), v[past:past + T].clone(),
+                    k[:past].clone(), v[:past].clone()))
+    return out
 
 
 def cases(gen):
-    """24 个用例：(table [V,V], position_table [L,V], prompt, eos)。
+    """24 个用例：(q [T,D], k [T,D], v [T,D], past_keys [past,D], past_values [past,D])。
 
-    16 个随机替身（prompt 已满 L 个、一定写出 eos、从不写 eos、一般情况各 4 个）；
-    8 个用真实五言绝句数出的替身（V = 83，L = 64，eos 是 0）：prompt 是一首真诗开头的几个编号，
-    有的写到 <eos>，有的把 position_table 截短，写到前文长度就停。
+    16 个随机的头，四种轮换：第一次调用（缓存空）；逐字生成（T = 1）；缓存之后再送一段（T ≥ 2，新块里面也要遮挡）；
+    真实尺寸（D = 32，缓存里已有 63 个位置，写第 64 个）；8 个随课程发布的模型第 0 层的真实 q、k、v，
+    取自一首 val 诗（条件区加正文），在随机的一处切开。
     """
-    out = [_toy(gen, i % 4) for i in range(16)]
-    table, places, symbols = _corpus_tables()
-    index = {s: i for i, s in enumerate(symbols)}
-    poems = [p["text"] for p in load_poems("val") if p["form"] == "五言绝句"]
-    starts = []
-    for text in poems:                                          # 每首诗开头落在这 83 个编号里的最长一段
-        start = []
-        for ch in text[:12]:
-            if ch not in index:
-                break
-            start.append(index[ch])
-        if start:
-            starts.append(start)
-    for i in range(8):
-        start = starts[_int(gen, 0, len(starts))]
-        prompt = start[: _int(gen, 1, len(start) + 1)]
-        L = 64 if i % 2 == 0 else _int(gen, len(prompt), 30)
-        out.append((table.clone(), places[:L].clone(), prompt, 0))
-    return out
+    out = [_random(gen, i % 4) for i in range(16)]
+    return out + _real(gen, 8)

@@ -1,53 +1,69 @@
-"""第 20 课补全练习：贪心生成循环。修改 solve，保持下方检查不变。"""
+"""第 20 课补全练习：带 KV 缓存的一步注意力。修改 solve，保持下方检查不变。"""
+import math
+
 import torch
 
 torch.set_num_threads(2)
 torch.manual_seed(26)
 
 
-def solve(table, position_table, prompt, eos):
-    """贪心解码：从前文 prompt 接着写，每一步取分数最高的编号，直到 <eos> 或写满前文长度。
+def solve(q, k, v, past_keys, past_values):
+    """一个注意力头在 KV 缓存上算新来的 T 个位置：接上缓存，只算新位置那几行，结果与整段重算相同。
 
-    练习里的“模型”是一个替身，和 PoetryGPT 一样由两张表相加：序列的最后一个编号是 a、它在第 p 个位置
-    （从 0 数，p = 序列长度 - 1）时，下一个编号的分数 logits 是 table[a] + position_table[p]，形状 [V]。
+    缓存里已有 past = past_keys.shape[0] 个位置（第 0 … past − 1 个，从 0 数）；新来的 T 个字在第
+    past … past + T − 1 个位置。第 past + t 个位置只能看第 0 … past + t 个位置（因果遮挡，第 10 课）：
+    在 S × S（S = past + T）的下三角可看表里，它们是第 past 到 past + T − 1 行，也就是 causal[past:past + T, :S]。
 
     Args:
-        table: [V, V] 浮点张量。
-        position_table: [L, V] 浮点张量；L 就是前文长度 context_length。
-        prompt: list[int]，条件区的编号，至少 1 个、最多 L 个。不要修改它。
-        eos: <eos> 的编号。
+        q, k, v: [T, D] 浮点张量，新来的 T 个位置（T ≥ 1）的 query、key、value。
+        past_keys, past_values: [past, D]，缓存里前文各位置的 key、value；past 可以是 0（第一次调用，缓存是空的）。
 
     Returns:
-        list[int]：写出的编号，不含 prompt，也不含 <eos>。每一步：
-        取分数最高的编号，几个并列最高时取编号最小的；它是 eos 就停下（eos 不放进结果）；
-        否则接到序列后面。prompt 加上写出的编号满 L 个时停下，不再往下写。
+        (out, keys, values)：
+        - keys、values：[S, D]，缓存接上新位置之后的样子（前文在前，新位置在后）；
+        - out：[T, D]，新位置的注意力输出 softmax(遮挡后的 q @ keysᵀ / √D) @ values。
+        都是新张量；输入不改动。
     """
-    ids = list(prompt)                                  # 复制一份：不动调用者的 prompt
-    L = position_table.shape[0]
-    while len(ids) < L:
-        logits = table[ids[-1]] + position_table[len(ids) - 1]   # 最后一个编号在第 len(ids)-1 个位置
-        token = int(torch.argmax(logits))               # 并列最高时 argmax 给出编号最小的那个
-        if token == eos:
-            break                                       # <eos> 只是“停”的信号，不写进诗里
-        ids.append(token)
-    return ids[len(prompt):]
+    past, T = past_keys.shape[0], q.shape[0]
+    keys = torch.cat([past_keys, k])                          # [S, D]：前文在前，新位置在后
+    values = torch.cat([past_values, v])
+    S = past + T
+    scores = q @ keys.T / math.sqrt(q.shape[-1])              # [T, S]：新位置对全部位置的注意力分数
+    causal = torch.ones(S, S, dtype=torch.bool).tril()        # 整段的下三角可看表
+    allowed = causal[past:past + T, :S]                       # 新位置是第 past … past+T-1 行
+    weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
+    return weights @ values, keys, values
 
 
 if __name__ == "__main__":
-    V, EOS = 6, 3
-    count_up = torch.full((V, V), -1.0)
-    for a in range(V):
-        count_up[a, (a + 1) % V] = 1.0                  # 下一个编号 = 上一个 + 1（模 6）
-    flat = torch.zeros(8, V)                            # 位置不加分，L = 8
-    prompt, before = [0], count_up.clone()
-    assert solve(count_up, flat, prompt, EOS) == [1, 2], "从 0 往上数，数到 eos = 3 就停，3 不放进结果"
-    assert prompt == [0], "不要修改 prompt：先复制一份再往后接"
-    assert torch.equal(count_up, before) and torch.equal(flat, torch.zeros(8, V)), "不要修改两张表"
-    assert solve(count_up, flat, [4], EOS) == [5, 0, 1, 2], "4 之后是 5、0、1、2，再下一个是 eos"
-    assert solve(count_up, torch.zeros(3, V), [4], EOS) == [5, 0], "L = 3：prompt 1 个加写出的 2 个，满 3 个就停"
-    assert solve(count_up, torch.zeros(2, V), [4, 4], EOS) == [], "prompt 已经有 L 个编号，什么也不能写"
-    assert solve(torch.zeros(V, V), flat, [2], 5) == [0] * 7, "分数全部并列时取编号最小的 0，一直写到 L 个"
-    by_position = torch.zeros(8, V)
-    by_position[3, EOS] = 5.0                           # 最后一个编号在第 3 个位置时，eos 分数最高
-    assert solve(count_up, by_position, [4, 4], EOS) == [5, 0], "位置从 0 数：写出 5、0 之后，最后一个编号在第 3 个位置"
+    ln3 = math.log(3)
+    empty = torch.zeros(0, 1)
+    # 第一次调用：缓存是空的，一次送进 2 个位置。第 0 个只看自己，第 1 个看两个（权重 1/4、3/4）
+    q, k, v = torch.tensor([[1.0], [1.0]]), torch.tensor([[0.0], [ln3]]), torch.tensor([[4.0], [0.0]])
+    kept = [t.clone() for t in (q, k, v)]
+    out, keys, values = solve(q, k, v, empty, empty)
+    assert isinstance(out, torch.Tensor) and out.shape == (2, 1), f"out 的形状应为 [T, D] = [2, 1]，实际是 {getattr(out, 'shape', out)}"
+    assert torch.allclose(out, torch.tensor([[4.0], [1.0]]), atol=1e-5), \
+        f"第 0 个位置只能看自己（输出 4），第 1 个位置看两个、权重 1/4 与 3/4（输出 1）；实际是 {out.flatten().tolist()}"
+    assert torch.equal(keys, k) and torch.equal(values, v), "缓存是空的：接上之后 keys、values 就是这次的 k、v"
+    assert all(torch.equal(a, b) for a, b in zip((q, k, v), kept)), "不要改动传进来的 q、k、v"
+    # 缓存里已有 1 个位置，再送 2 个：它们在第 1、2 个位置，第 1 个看 0–1，第 2 个看 0–2
+    past_keys, past_values = torch.tensor([[0.0]]), torch.tensor([[4.0]])
+    out, keys, values = solve(torch.tensor([[1.0], [1.0]]), torch.tensor([[ln3], [ln3]]), torch.zeros(2, 1),
+                              past_keys, past_values)
+    assert torch.allclose(out, torch.tensor([[1.0], [4 / 7]]), atol=1e-5), \
+        (f"新位置在第 1、2 个位置（past = 1）：第 1 个看两个位置（权重 1/4、3/4，输出 1），第 2 个看三个"
+         f"（权重 1/7、3/7、3/7，输出 4/7 ≈ 0.5714）；实际是 {out.flatten().tolist()}。遮挡要取 causal[past:past+T, :S]")
+    assert torch.allclose(keys.flatten(), torch.tensor([0.0, ln3, ln3])) and values.flatten().tolist() == [4.0, 0.0, 0.0], \
+        "keys、values 是缓存接上新位置：前文在前，新位置在后"
+    # 分几次送和一次送完，结果一样：这就是 KV 缓存省下整段重算的原因
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(5, 4, generator=g) for _ in range(3))
+    whole, _, _ = solve(q, k, v, torch.zeros(0, 4), torch.zeros(0, 4))
+    first, keys, values = solve(q[:2], k[:2], v[:2], torch.zeros(0, 4), torch.zeros(0, 4))
+    parts = [first]
+    for t in range(2, 5):                                       # 之后逐字送：每次 T = 1
+        out, keys, values = solve(q[t:t + 1], k[t:t + 1], v[t:t + 1], keys, values)
+        parts.append(out)
+    assert torch.allclose(torch.cat(parts), whole, atol=1e-5), "先送 2 个、再逐字送 3 个，应与一次送 5 个的输出相同"
     print("本课补全练习通过。")

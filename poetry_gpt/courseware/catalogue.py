@@ -25,6 +25,8 @@ MANIFEST = LESSONS_DIR / "manifest.toml"
 MANIFEST_FORMAT = 1
 """manifest.toml 的格式版本；改了字段的含义就加一，这里同时改读法。"""
 LESSON_FIELDS = ("number", "section", "title", "goal", "exercise", "hint")
+OPTIONAL_FIELDS = ("more",)
+"""more：完整的做法，./poet hint N --more 才显示；hint 只是第一步的点拨（看哪里、想什么）。"""
 
 
 class ManifestError(ValueError):
@@ -41,6 +43,7 @@ class Lesson:
     goal: str
     exercise: str
     hint: str
+    more: str = ""
 
     @property
     def code(self) -> str:
@@ -87,14 +90,16 @@ def load_manifest(path: Path = MANIFEST) -> tuple[dict[str, str], list[Lesson]]:
     lessons = []
     for i, row in enumerate(data.get("lesson", []), start=1):
         wrong = [k for k in LESSON_FIELDS if not isinstance(row.get(k), int if k == "number" else str)]
-        extra = sorted(set(row) - set(LESSON_FIELDS))
+        wrong += [k for k in OPTIONAL_FIELDS if k in row and not isinstance(row[k], str)]
+        extra = sorted(set(row) - set(LESSON_FIELDS) - set(OPTIONAL_FIELDS))
         if wrong or extra:
             raise ManifestError(f"课表 {path} 第 {i} 个 [[lesson]]：缺少或写错 {wrong}，多出 {extra}。")
         if row["number"] != i:
             raise ManifestError(f"课表 {path} 第 {i} 个 [[lesson]] 的 number 是 {row['number']}：课号要从 1 起按顺序连续。")
         if row["section"] not in sections:
             raise ManifestError(f"课表 {path} 第 {i} 课的 section {row['section']!r} 不在 [[section]] 里。")
-        lessons.append(Lesson(**{k: row[k] for k in LESSON_FIELDS}))
+        lessons.append(Lesson(**{k: row[k].strip() if isinstance(row[k], str) else row[k]
+                                  for k in LESSON_FIELDS + OPTIONAL_FIELDS if k in row}))
     if not lessons:
         raise ManifestError(f"课表 {path} 里一课也没有。")
     return sections, lessons

@@ -170,8 +170,16 @@ def verdict(lesson, v) -> None:
                         title_align="left", border_style="green" if v.passed else "red"))
 
 
-def hint(lesson) -> None:
+def hint(lesson, more: bool = False) -> None:
+    """./poet hint：先只给点拨；more 时再给完整的做法（课表里没有 more 的课，点拨就是全部）。"""
     console.print(Panel(Text(lesson.hint, overflow="fold"), title=f"第 {lesson.code} 课提示", title_align="left"))
+    if more and lesson.more:
+        console.print(Panel(Text(lesson.more, overflow="fold"), title=f"第 {lesson.code} 课：完整的做法",
+                            title_align="left"))
+    elif more:
+        console.print("这一课的提示就是上面这些。")
+    elif lesson.more:
+        console.print(f"还想不出来：./poet hint {lesson.number} --more 看完整的做法。")
 
 
 def solution(lesson, source: str) -> None:

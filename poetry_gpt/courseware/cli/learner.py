@@ -163,7 +163,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_hint(args) -> int:
-    display.hint(lesson_arg(args.lesson))
+    display.hint(lesson_arg(args.lesson), more=args.more)
     return 0
 
 
@@ -227,10 +227,14 @@ def register(sub) -> None:
     p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="整次检查的时间上限（秒，默认 20）")
     p.set_defaults(func=cmd_check)
 
-    for name, func, text in (("hint", cmd_hint, "这一课练习的提示"), ("solution", cmd_solution, "参考答案里的 solve")):
-        p = sub.add_parser(name, help=text)
-        p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
-        p.set_defaults(func=func)
+    p = sub.add_parser("hint", help="这一课练习的提示：先是点拨，--more 再给完整的做法")
+    p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
+    p.add_argument("--more", action="store_true", help="点拨之后再显示完整的做法")
+    p.set_defaults(func=cmd_hint)
+
+    p = sub.add_parser("solution", help="参考答案里的 solve")
+    p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
+    p.set_defaults(func=cmd_solution)
 
     p = sub.add_parser("diff", help="把你的 solve 与参考答案并排比较")
     p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
