@@ -26,6 +26,15 @@ def test_lesson_numbers_are_accepted_in_three_spellings(poet, spelling):
     assert run.returncode == 0 and "广播" in run.stdout
 
 
+def test_hint_gives_a_nudge_first_and_the_recipe_with_more(poet):
+    from poetry_gpt.courseware.catalogue import BY_NUMBER
+    first = poet("hint", "20")
+    assert first.returncode == 0 and "./poet hint 20 --more" in first.stdout and "masked_fill" not in first.stdout
+    more = poet("hint", "20", "--more")
+    assert more.returncode == 0 and "完整的做法" in more.stdout and "masked_fill" in more.stdout
+    assert BY_NUMBER[20].more and "./poet hint 9 --more" not in poet("hint", "9").stdout   # 没有 more 的课不提它
+
+
 def test_course_map_and_lesson_output_have_no_escape_codes_in_a_pipe(poet):
     run = poet()
     assert run.returncode == 0 and "学习路径/03 · GPT 的内部" in run.stdout
