@@ -36,7 +36,8 @@ def exercise(body: str, top: str = "") -> str:
 
 
 ROWS = "positions[past:past + words.shape[1]]"
-RIGHT = exercise(f"return words + {ROWS}")
+GUARD = "if past + words.shape[1] > positions.shape[0]:\n    raise ValueError('位置表不够长')\n"  # 太长的用例要 raise
+RIGHT = exercise(GUARD + f"return words + {ROWS}")
 
 
 def build_class(root, victim_dir=None):
@@ -48,8 +49,8 @@ def build_class(root, victim_dir=None):
     learners = {
         "ada": ("lessons/09/my_exercise.py", RIGHT, "通过"),
         "bai": ("09.py", RIGHT, "通过"),  # ren 会在运行时改写这个文件
-        "chen": ("09.py", exercise(f"return words + {ROWS}.round()"), "答案错误"),  # 可见检查碰巧通过
-        "du": ("09.py", exercise(f"return words + 2 * {ROWS}"), "答案错误"),
+        "chen": ("09.py", exercise(GUARD + f"return words + {ROWS}.round()"), "答案错误"),  # 可见检查碰巧通过
+        "du": ("09.py", exercise(GUARD + f"return words + 2 * {ROWS}"), "答案错误"),
         "fang": ("09.py", exercise('raise NotImplementedError("请补全 solve：把位置表加上去")'), "未完成"),
         "gao": ("09.py", exercise("return words @ positions"), "崩溃"),
         "he": ("09.py", exercise("while True:\n    pass"), "超时"),
