@@ -1,6 +1,5 @@
 """第 20、21 课：逐字生成、KV 缓存与截断采样的规则；练习的参考答案与包里的函数一致；错误答案都过不了 ./poet check。"""
 import importlib.util
-import math
 import textwrap
 
 import pytest

@@ -11,7 +11,7 @@ from poetry_gpt.generate import LINE_END_CHOICES, Constraint, hanzi_mask
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.verse_rules import PLAIN
 
-from lesson_bank import assert_bank_entry_fails, differential_catches, verdict_of, without_visible_checks, wrong_file, wrong_verdict
+from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file, wrong_verdict
 
 TOK = default_tokenizer()
 
