@@ -204,7 +204,7 @@ for name, rules in (("PLAIN", PLAIN), ("--no-rhyme", Rules(rhyme=False)), ("VERS
     rows.append([name, f"{len(rhymed)}%", f"{sum(not r.same_character for r in rhymed)}%",
                  f"{sum(r.first_line for r in rhymed)}%", sum(t.score for t in tones) / len(tones),
                  f"{sum(bool(t.faults) for t in tones)}%", sum(record) / len(record)])
-table(["解码", "二、四句押韵", "两字不同", "首句入韵", "宽式平仄得分", "有孤平或三平尾", "韵脚格允许的字的概率"], rows,
+table(["解码", "二、四句押韵", "押韵且两字不同", "首句入韵", "宽式平仄得分", "有孤平或三平尾", "韵脚格允许的字本来占的概率"], rows,
       title=f"同样 {len(prompts)} 个提示（五言、七言各 50）", digits=3)
 i = next(i for i, p in enumerate(written_by["--no-rhyme"]) if not prosody.quatrain_rhyme(p).rhymes)
 form = "五言" if prompts[i][1] == 5 else "七言"
