@@ -53,7 +53,7 @@ both = [ch for ch, e in TABLE.items() if e["tone"] == prosody.BOTH]
 inside = Counter(prosody.line_tone(ch) for ch in both)
 show("两读的字在句中", f"{len(both)} 个：按格律句里的用法定为平 {inside[prosody.PING]}、仄 {inside[prosody.ZE]}，"
                    f"仍是两读 {inside[prosody.BOTH]}")
-for ch in "不中看":
+for ch in "不中看听":
     v = TABLE[ch]["line_votes"]
     show(f"  {ch}：格律句二四六字上读平 / 读仄", f"{v['平']} / {v['仄']} 次 → 句中 {prosody.line_tone(ch)}")
 show("碗在 val 诗里出现", f"{sum(p['text'].count('碗') for p in load_poems('val'))} 次——韵表的来源没收这个字，表里没有就是“未知”，从不猜"
