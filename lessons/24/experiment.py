@@ -40,11 +40,22 @@ show("tones.json 里也有的字 / 平仄与表相同", f"{len(both)} / {len(bot
 show("不同的（tones.json → 表：个数）", {f"{a} → {b}": n for (a, b), n in differ.most_common()})
 show("韵部的全名与简称", f"看：{'、'.join(prosody.rhyme_groups('看'))} → {names(prosody.rhyme_groups('看'))}")
 rows = []
-for ch in "光霜月白国石一看长行衰啼碗":
+for ch in "光霜月白国石一不看长行衰啼碗":
     entry = TABLE.get(ch)
     used = " ".join(f"{prosody.rhyme_name(g)} {n}" for g, n in entry["rhymes"].items()) if entry else "—"
-    rows.append([ch, names(prosody.rhyme_groups(ch)), prosody.tone_class(ch), entry["count"] if entry else "表里没有", used])
-table(["字", "韵部", "平仄", "表记下的语料次数", "作韵脚时：韵部 次数"], rows, title="几个字")
+    rows.append([ch, names(prosody.rhyme_groups(ch)), prosody.tone_class(ch), prosody.line_tone(ch),
+                 entry["count"] if entry else "表里没有", used])
+table(["字", "韵部", "平仄（句尾）", "句中", "表记下的语料次数", "作韵脚时：韵部 次数"], rows, title="几个字")
+struck = {ch: e["struck"] for ch, e in TABLE.items() if "struck" in e}
+show("建表时去掉的读音（诗人不用）", f"{len(struck)} 个字，如 " + "，".join(
+    f"{ch} {names(g)}（押韵 {sum(g.values())} 次）" for ch, g in struck.items() if ch in "国汉征龙"))
+both = [ch for ch, e in TABLE.items() if e["tone"] == prosody.BOTH]
+inside = Counter(prosody.line_tone(ch) for ch in both)
+show("两读的字在句中", f"{len(both)} 个：按格律句里的用法定为平 {inside[prosody.PING]}、仄 {inside[prosody.ZE]}，"
+                   f"仍是两读 {inside[prosody.BOTH]}")
+for ch in "不中看听":
+    v = TABLE[ch]["line_votes"]
+    show(f"  {ch}：格律句二四六字上读平 / 读仄", f"{v['平']} / {v['仄']} 次 → 句中 {prosody.line_tone(ch)}")
 show("碗在 val 诗里出现", f"{sum(p['text'].count('碗') for p in load_poems('val'))} 次——韵表的来源没收这个字，表里没有就是“未知”，从不猜"
                      "（啼也没收，建表时补上了，见 data/SOURCE.md）")
 
@@ -58,12 +69,14 @@ def check(text):
     strict = prosody.tone_report(text)
     show("  最合的格式", f"{strict.template}（每字都论的得分 {strict.score:.3f}）")
     for i, (line, want, marks) in enumerate(zip(split_lines(text), prosody.TEMPLATES[strict.template], strict.marks)):
-        got = "".join(MARK[prosody.tone_class(ch)] for ch in line)
+        got = "".join(MARK[t] for t in prosody.poem_tones(split_lines(text))[i])
         ok = "".join("○" if m == prosody.MATCH else "×" if m == prosody.MISMATCH else "？" for m in marks)
         show(f"  第 {i + 1} 句", f"{line}  {got}  要{want}  {ok}  {line[-1]}：{names(prosody.rhyme_groups(line[-1]))}")
     r = prosody.quatrain_rhyme(text)
     show("  二、四句共有的韵部", f"{names(r.groups)}（押韵 {r.rhymes}，首句入韵 {r.first_line}，韵的平仄 {r.level or '—'}）")
-    show("  宽式（一三五不论）得分", prosody.tone_report(text, lenient=True).score, digits=3)
+    lenient = prosody.tone_report(text, lenient=True)
+    show("  宽式（一三五不论）得分", lenient.score, digits=3)
+    show("  孤平、三平尾 / 拗救", f"{lenient.faults or '无'} / {lenient.repairs or '无'}")
     show("  粘对", " ".join(f"{a}{b}{link.kind}{'合' if link.ok else '不合' if link.ok is False else '说不清'}"
                           for link in prosody.nian_dui(text) for a, b in [link.lines]))
 
@@ -87,9 +100,26 @@ unknown = lambda text: [ch for ch in text if prosody.tone_class(ch) == prosody.U
 show("查不到的字：《春晓》 / 白居易《山泉煎茶有怀》",
      f"{unknown('春眠不觉晓处处闻啼鸟夜来风雨声花落知多少')} / {unknown('坐酌泠泠水看煎瑟瑟尘无由持一碗寄与爱茶人')}")
 
-# 4. 模型写的一首诗，同样逐字查
+# 4. 一三五不论的例外：孤平、三平尾，以及拗救
 print()
-print("4. 随课程发布的模型写的诗（关键词“月”、七言、种子 0）")
+print("4. 孤平、三平尾与拗救（tone_report 的 faults、repairs）")
+LE_YOU_YUAN = "向晚意不适，驱车登古原。夕阳无限好，只是近黄昏。"
+show("李商隐《登乐游原》", LE_YOU_YUAN)
+check(LE_YOU_YUAN)
+CHU_SAI = "秦时明月汉时关，万里长征人未还。但使龙城飞将在，不教胡马度阴山。"
+for title, text in (("王昌龄《出塞》", CHU_SAI),
+                    ("第二句改成“万里远征客未还”", CHU_SAI.replace("长征人", "远征客")),
+                    ("第四句改成“不教胡马来阴山”", CHU_SAI.replace("度阴山", "来阴山"))):
+    r = prosody.tone_report(text, lenient=True)
+    tails = " ".join("".join(MARK[t] for t in tones[-5:]) for tones in prosody.poem_tones(split_lines(text)))
+    show(title, f"各句后五字 {tails}｜宽式 {r.matched}/{r.checked} = {r.score:.3f}，毛病 {r.faults or '无'}")
+show("《出塞》每字都论", f"{prosody.tone_report(CHU_SAI).score:.3f}（不：句尾可押尤韵，句中是入声仄——“不教”的“不”不合）")
+val_faults = Counter(prosody.tail_fault(t) for p in load_poems("val") for t in prosody.poem_tones(split_lines(p["text"])))
+show("val 的 4924 首人写的诗里（每句都查，同练习）", f"孤平 {val_faults['孤平']} 句，三平尾 {val_faults['三平尾']} 句")
+
+# 5. 模型写的一首诗，同样逐字查
+print()
+print("5. 随课程发布的模型写的诗（关键词“月”、七言、种子 0）")
 verse = write_poems(model, tok, "月", form=7, seed=0)[0]
 show("默认的诗律解码（rules=VERSE）", verse.text)
 check(verse.text)
@@ -99,9 +129,9 @@ show("同一个种子、只守格式（rules=PLAIN）", plain.text)
 show("  句尾字 / 二、四句共有的韵部", f"{''.join(r.endings)} / {names(r.groups)}（押韵 {r.rhymes}，同一个字 {r.same_character}）")
 show("  宽式得分", prosody.tone_report(plain.text, lenient=True).score, digits=3)
 
-# 5. 诗律解码怎样用这张表：沿《山行》逐格走一遍 Constraint(rules=VERSE)
+# 6. 诗律解码怎样用这张表：沿《山行》逐格走一遍 Constraint(rules=VERSE)
 print()
-print("5. 诗律解码每句最后一格允许几个字（沿《山行》走，七言，默认 rules=VERSE）")
+print("6. 诗律解码每句最后一格允许几个字（沿《山行》走，七言，默认 rules=VERSE）")
 c = Constraint(tok, 7, rules=VERSE)
 for ch in SHAN_XING:
     line, pos = len(c.lines) - 1, len(c.lines[-1])
@@ -123,9 +153,9 @@ for mode in ("strict", "lenient", "off"):
     rows.append([f"--tones {mode}", *counts])
 table(["平仄约束", *map(str, range(7))], rows, title="写完“远上寒山石径斜，”后，第二句第 0–6 格各允许几个字")
 
-# 6. 100 个提示：只守格式、--no-rhyme、默认的诗律解码
+# 7. 100 个提示：只守格式、--no-rhyme、默认的诗律解码
 print()
-print("6. 100 个提示（./poet eval 的前 100 个固定提示、同样的种子 26 + i）")
+print("7. 100 个提示（./poet eval 的前 100 个固定提示、同样的种子 26 + i）")
 
 
 def write(keywords, form, rules, seeds, record):
@@ -170,10 +200,11 @@ for name, rules in (("PLAIN", PLAIN), ("--no-rhyme", Rules(rhyme=False)), ("VERS
     written_by[name] = [poems[i] for i in range(len(prompts))]
     reports = [prosody.quatrain_rhyme(p) for p in written_by[name]]
     rhymed = [r for r in reports if r.rhymes]
+    tones = [prosody.tone_report(p, lenient=True) for p in written_by[name]]
     rows.append([name, f"{len(rhymed)}%", f"{sum(not r.same_character for r in rhymed)}%",
-                 f"{sum(r.first_line for r in rhymed)}%",
-                 sum(record) / len(record)])
-table(["解码", "二、四句押韵", "两字不同", "首句入韵", "韵脚格允许的字的概率"], rows,
+                 f"{sum(r.first_line for r in rhymed)}%", sum(t.score for t in tones) / len(tones),
+                 f"{sum(bool(t.faults) for t in tones)}%", sum(record) / len(record)])
+table(["解码", "二、四句押韵", "押韵且两字不同", "首句入韵", "宽式平仄得分", "有孤平或三平尾", "韵脚格允许的字本来占的概率"], rows,
       title=f"同样 {len(prompts)} 个提示（五言、七言各 50）", digits=3)
 i = next(i for i, p in enumerate(written_by["--no-rhyme"]) if not prosody.quatrain_rhyme(p).rhymes)
 form = "五言" if prompts[i][1] == 5 else "七言"

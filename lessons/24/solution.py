@@ -1,74 +1,75 @@
-"""第 24 课补全练习：判断二、四句是否押韵，首句是否入韵。修改 solve，保持下方检查不变。"""
+"""第 24 课补全练习：找出一首绝句里犯孤平、三平尾的句子。修改 solve，保持下方检查不变。"""
 import torch
 
 torch.set_num_threads(2)
 torch.manual_seed(26)
 
 
-def solve(poem, groups):
-    """按平水韵判断一首绝句押不押韵（与 poetry_gpt.prosody.quatrain_rhyme 的规则相同）。
+def solve(lines, tones):
+    """一三五不论的两个例外：逐句找出孤平与三平尾（与 poetry_gpt.prosody.tail_fault 的规则相同）。
 
-    句尾字：每句最后一个字；句子以 ，。？！ 之一结尾（四种都是句尾，？ 也是）。
-    押韵：第二句与第四句的句尾字（从 0 数是第 1、3 句）有共同的韵部。一个字可以属于几个韵部
-    （多音字，如 看：上平声十四寒、去声十五翰）：两个字只要有一个韵部相同就押韵，共同的韵部全部列出。
-    仄韵（上声、去声、入声的韵部）也是韵。groups 里没有的字查不到韵部，不与任何字押韵。
-    首句入韵：第一句的句尾字属于上面那些共同韵部中的某一个（只与第二句同韵还不算）。
+    只看以平声收尾的句子（句尾字的平仄不是“仄”），只看每句的最后五个字（七言的前两字不管）：
+
+    - 三平尾：最后三个字都是平声——倒数第三、第二字是“平”（两读的“平仄”不算：它可以读仄）；
+    - 孤平：最后五个字的前四个里，可能读平的字（“平”“平仄”，以及查不到的“未知”：不猜它是仄）
+      至多一个，而且紧挨着韵脚的倒数第二字不是（仄平仄仄平、仄仄仄仄平）。仄平平仄平 是孤平拗救，不算。
 
     Args:
-        poem: 一首绝句的全文，带标点，四句，如 "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"。
-        groups: dict，字 → 这个字所属的韵部名的列表（按韵书次序），是从 data/rhymes.json 切出的这首诗用到的字。
+        lines: 一首绝句的四句，不带标点，每句 5 或 7 个字，如 ["白日依山尽", "黄河入海流", ...]。
+        tones: 与 lines 一一对应的四个列表，每个字的平仄："平"、"仄"、"平仄"（两读）或 "未知"（表里没有）。
+            句中的字是它在句中的读法（prosody.line_tone），句尾字是它的全部读音（prosody.tone_class）。
 
     Returns:
-        (shared, first_line)：shared 是 list[str]，第二、四句句尾字共同的韵部，按第二句句尾字的列表里的
-        先后；不押韵时是空列表。first_line 是 bool，首句是否入韵。输入都不改动。
+        list：犯了的句子，按句子的先后，每项是 (第几句，从 1 数, "孤平" 或 "三平尾")；一句也没犯时是空列表。
+        输入都不改动。
     """
-    lines, line = [], ""
-    for ch in poem:
-        if ch in "，。？！":
-            lines.append(line)
-            line = ""
-        else:
-            line += ch
-    first, second, _, fourth = (groups.get(line[-1], []) for line in lines)   # 查不到的字：空列表
-    shared = [g for g in second if g in fourth]
-    first_line = any(g in shared for g in first)
-    return shared, first_line
+    faults = []
+    for number, line_tones in enumerate(tones, start=1):
+        tail = line_tones[-5:]                       # 七言只看后五字
+        if tail[4] == "仄":                          # 仄声收尾的句子谈不上孤平、三平尾
+            continue
+        if tail[2] == "平" and tail[3] == "平":
+            faults.append((number, "三平尾"))
+            continue
+        may_be_ping = [tone != "仄" for tone in tail[:4]]
+        if sum(may_be_ping) <= 1 and not may_be_ping[3]:
+            faults.append((number, "孤平"))
+    return faults
 
 
 if __name__ == "__main__":
-    # 这一课要你自己查表、比韵部：调用课程包里现成的判断（prosody.quatrain_rhyme）就练不到这一步
-    import re
-    code = open(__file__, encoding="utf-8").read().split('if __name__ == "__main__":')[0]
-    code = re.sub(r'"""[\s\S]*?"""', "", code)   # 文档字符串里提到的名字不算
-    for shortcut in ("poetry_gpt", "prosody", "quatrain_rhyme", "share_rhyme", "rhymes.json"):
-        assert shortcut not in code, (f"请不要用 {shortcut}：本课要你用传进来的 groups 自己查出句尾字的韵部、"
-                                      "找共同的韵部——调用课程包里现成的判断，就练不到这一步")
-    # 表的切片：从 data/rhymes.json 抄来的几个字
-    table = {"斜": ["下平声六麻"], "家": ["下平声六麻"], "花": ["下平声六麻"], "晚": ["上声十三阮"],
-             "丈": ["上声二十二养"], "长": ["下平声七阳", "上声二十二养", "去声二十三漾"], "霜": ["下平声七阳"],
-             "里": ["上声四纸", "去声四寘"], "晓": ["上声十七筱"], "鸟": ["上声十七筱"], "声": ["下平声八庚"],
-             "少": ["上声十七筱", "去声十八啸"], "欢": ["上平声十四寒"], "看": ["上平声十四寒", "去声十五翰"],
-             "恨": ["去声十四愿"], "干": ["上平声十四寒", "下平声一先", "去声十五翰"], "语": ["上声六语", "去声六御"],
-             "眉": ["上平声四支"], "色": ["入声十三职"], "时": ["上平声四支"], "回": ["上平声十灰", "去声十一队"],
-             "衰": ["上平声四支"], "识": ["去声四寘", "入声十三职"], "来": ["上平声十灰"]}
-    kept = {ch: list(g) for ch, g in table.items()}
-    got = solve("远上寒山石径斜，白云生处有人家。停车坐爱枫林晚，霜叶红于二月花。", table)
-    assert isinstance(got, tuple) and len(got) == 2, f"应返回 (shared, first_line) 两项，实际是 {got!r}"
-    assert got == (["下平声六麻"], True), f"《山行》家、花同在六麻，首句的斜也在：应为 (['下平声六麻'], True)，实际是 {got!r}"
-    got = solve("白发三千丈，缘愁似个长。不知明镜里，何处得秋霜。", table)
-    assert got == (["下平声七阳"], False), \
-        f"《秋浦歌》长（阳、养、漾）与霜（阳）只共有七阳；丈在养韵，与长同韵却不在共同韵部里，首句不入韵，实际是 {got!r}"
-    got = solve("春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。", table)
-    assert got == (["上声十七筱"], True), f"《春晓》押的是仄韵（上声十七筱），仄韵也是韵，实际是 {got!r}"
-    got = solve("名花倾国两相欢，长得君王带笑看。解释春风无限恨，沉香亭北倚阑干。", table)
-    assert got == (["上平声十四寒", "去声十五翰"], True), \
-        f"看与干共有两个韵部：寒、翰，都要列出，按看的列表的先后，实际是 {got!r}"
-    got = solve("汉使却回凭寄语，黄金何日赎蛾眉？君王若问妾颜色，莫道不如宫里时。", table)
-    assert got == (["上平声四支"], False), f"第二句以 ？ 结尾：？ 也是句尾，眉、时同在四支，实际是 {got!r}"
-    got = solve("少小离家老大回，乡音难改鬓毛衰。儿童相见不相识，笑问客从何处来。", table)
-    assert got == ([], False), f"表里的衰只在四支，来在十灰：没有共同的韵部，不押韵，首句也就不入韵，实际是 {got!r}"
-    got = solve("远上寒山石径斜，白云生处有人家。停车坐爱枫林晚，霜叶红于二月花。",
-                {ch: g for ch, g in table.items() if ch != "花"})
-    assert got == ([], False), f"groups 里没有“花”：查不到的字不与任何字押韵，实际是 {got!r}"
-    assert table == kept, "solve 不应改动传进来的 groups"
+    P, Z, B = "平", "仄", "平仄"
+    # 几首诗逐字的平仄，从 data/rhymes.json 查来：句中的字按句中的读法，句尾字按全部读音
+    chu_sai = (["秦时明月汉时关", "万里长征人未还", "但使龙城飞将在", "不教胡马度阴山"],
+               [[P, P, P, Z, Z, P, P], [Z, Z, B, P, P, Z, P], [Z, Z, P, P, P, B, Z], [Z, B, P, Z, Z, P, P]])
+    got = solve(*chu_sai)
+    assert isinstance(got, list), f"应返回列表，实际是 {type(got).__name__}：{got!r}"
+    assert got == [], f"王昌龄《出塞》没有孤平、三平尾，应为 []，实际是 {got!r}"
+    gu = (["秦时明月汉时关", "万里远征客未还", "但使龙城飞将在", "不教胡马度阴山"],
+          [[P, P, P, Z, Z, P, P], [Z, Z, Z, P, Z, Z, P], [Z, Z, P, P, P, B, Z], [Z, B, P, Z, Z, P, P]])
+    got = solve(*gu)
+    assert [tuple(x) for x in got] == [(2, "孤平")], \
+        f"“万里远征客未还”后五字是 仄平仄仄平：除韵脚只有一个平声字、两边都仄，是孤平，应为 [(2, '孤平')]，实际是 {got!r}"
+    san = (["秦时明月汉时关", "万里长征人未还", "但使龙城飞将在", "不教胡马来阴山"],
+           [[P, P, P, Z, Z, P, P], [Z, Z, B, P, P, Z, P], [Z, Z, P, P, P, B, Z], [Z, B, P, Z, P, P, P]])
+    got = solve(*san)
+    assert [tuple(x) for x in got] == [(4, "三平尾")], f"“来阴山”三个平声字收尾，是三平尾，应为 [(4, '三平尾')]，实际是 {got!r}"
+    # 贺知章《回乡偶书》第四句“笑问客从何处来”：后五字 仄平平仄平，第三字“何”补回了平声——孤平拗救，不算孤平
+    hui_xiang = (["少小离家老大回", "乡音难改鬓毛衰", "儿童相见不相识", "笑问客从何处来"],
+                 [[Z, Z, B, P, Z, Z, B], [P, P, B, Z, Z, P, P], [P, P, B, Z, Z, B, Z], [Z, Z, Z, P, P, Z, P]])
+    got = solve(*hui_xiang)
+    assert got == [], f"《回乡偶书》第四句 仄平平仄平 是孤平拗救，不算孤平；应为 []，实际是 {got!r}"
+    # 两读的字：孤平把“平仄”当作可能读平（长征客不还 不是孤平）；三平尾只认“平”（看春花：看可以读仄）
+    chang = (["秦时明月汉时关", "万里长征客不还", "但使龙城飞将在", "不教胡马度阴山"],
+             [[P, P, P, Z, Z, P, P], [Z, Z, B, P, Z, Z, P], [Z, Z, P, P, P, B, Z], [Z, B, P, Z, Z, P, P]])
+    assert solve(*chang) == [], f"“长”两读、可能读平：长征客不还 不是孤平，应为 []，实际是 {solve(*chang)!r}"
+    kan = (["远上寒山石径斜", "白云生处有人家", "停车坐爱枫林晚", "霜叶红时看春花"],
+           [[Z, Z, P, P, Z, Z, P], [Z, P, P, Z, Z, P, P], [P, P, Z, Z, P, P, Z], [P, Z, P, P, B, P, P]])
+    assert solve(*kan) == [], f"倒数第三字“看”两读，可以读仄：不是三平尾，应为 []，实际是 {solve(*kan)!r}"
+    five = (["向晚意不适", "驱车登古原", "夕阳无限好", "只是近黄昏"],
+            [[Z, Z, Z, Z, Z], [P, P, P, Z, P], [Z, P, P, Z, Z], [Z, Z, Z, P, P]])
+    assert solve(*five) == [], f"李商隐《登乐游原》没有孤平、三平尾，实际是 {solve(*five)!r}"
+    kept = [list(t) for t in gu[1]]
+    solve(*gu)
+    assert gu[1] == kept, "solve 不应改动传进来的 tones"
     print("本课补全练习通过。")

@@ -1,10 +1,10 @@
 # 期望：崩溃
-"""在 solve 里用拼出来的名字导入 poetry_gpt.prosody，调用参考实现 quatrain_rhyme（源码规则查不到）：
+"""在 solve 里用拼出来的名字导入 poetry_gpt.prosody，调用参考实现 tail_fault（源码规则查不到）：
 沙箱里没有课程包，导入失败。"""
 import importlib
 
 
-def solve(poem, groups):
+def solve(lines, tones):
     package = importlib.import_module(".".join(["poetry_gpt", "pros" + "ody"]))
-    report = getattr(package, "quatrain" + "_rhyme")(poem)
-    return list(report.groups), report.first_line
+    fault = getattr(package, "tail" + "_fault")
+    return [(k + 1, f) for k, t in enumerate(tones) if (f := fault(t))]
