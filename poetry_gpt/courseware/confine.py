@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import time
@@ -23,6 +24,7 @@ from pathlib import Path
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 MAX_PROCESSES = 64  # 一次检查最多同时这么多个进程（线程也算）：torch 自己开几个计算线程，学习者的练习用不着更多
 _serial = itertools.count()
+MIN_PROBE_MB = 64
 
 
 def _own_cgroup(controller: str | None) -> str | None:
@@ -203,3 +205,11 @@ def describe(kind: str, memory_mb: int) -> str:
         return (f"没有可用的 cgroup：每个进程内存 {memory_mb} MiB、最多 {MAX_PROCESSES} 个进程、每块内存盘有大小上限"
                 f"（合计可超过 {memory_mb} MiB）")
     return f"{kind}：这次检查的全部进程连同内存盘合计不超过 {memory_mb} MiB、最多 {MAX_PROCESSES} 个进程"
+
+
+@functools.lru_cache(maxsize=None)
+def available_kind() -> str:
+    """这台机器上一次检查会用到哪种：建一个试试再删掉（每个进程只试一次）。"""
+    made = Confinement.open(MIN_PROBE_MB)
+    made.close()
+    return made.kind

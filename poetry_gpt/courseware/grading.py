@@ -40,7 +40,7 @@ from ..common import os_reason
 from . import sandbox, wire
 from .confine import Confinement
 from .catalogue import Lesson
-from .messages import not_utf8, syntax_message
+from .messages import not_utf8, safe_text, syntax_message
 
 RUNNER = Path(__file__).with_name("runner.py")
 CHILD_FILES = (RUNNER, Path(wire.__file__))  # 复制进工作文件夹的子进程代码：只用标准库与 torch，不需要 poetry_gpt
@@ -94,18 +94,10 @@ class Limits:
     sandbox: bool = True
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def safe_text(text: str, limit: int | None = None) -> str:
-    """给终端与报告用的文本：控制字符（ESC、回车、退格、双向控制符……）写成 \\x1b 这样的转义，
-    不能编码成 UTF-8 的孤立代理字符写成 \\udcff；limit 给出时截到这么多字符。"""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                        text)
-    if limit is not None and len(text) > limit:
-        text = text[:limit] + " …（后面省略）"
-    return text
+def capped(text: str) -> str:
+    """学习者交回的一段文字先截到 MESSAGE_CHARS 个字符（至多 4 倍的 UTF-8 字节），再转义、显示：
+    屏幕上、JSON 报告里的消息从不超过十几 KiB，批改程序花在上面的时间与内存与学习者交了多长无关。"""
+    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " …（后面省略）"
 
 
 def _limit_resources(limits: Limits, confinement: Confinement):
@@ -721,6 +713,8 @@ def _read_answers(fd: int, n_cases: int) -> dict | str | None:
         result = wire.decode(os.pread(fd, min(size, OUTPUT_LIMIT + 1), 0), limit=OUTPUT_LIMIT)
     except wire.WireError as e:
         return f"程序交回的结果不合格式：{e}"
+    except (RecursionError, MemoryError, ValueError, TypeError, RuntimeError, OverflowError) as e:
+        return f"程序交回的结果不合格式（{type(e).__name__}）"
     if type(result) is not dict or type(result.get("status")) is not str:
         return "程序交回的结果不合格式：缺少 status"
     status = result["status"]
@@ -731,6 +725,7 @@ def _read_answers(fd: int, n_cases: int) -> dict | str | None:
             return f"程序交回的结果不合格式：应有 {n_cases} 个用例的输出与输入"
         return result
     if status in CHILD_STATUSES and set(result) == {"status", "message"} and type(result["message"]) is str:
+        result["message"] = capped(result["message"])
         return result
     return "程序交回的结果不合格式：status 或字段不对"
 

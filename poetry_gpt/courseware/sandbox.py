@@ -196,10 +196,16 @@ def unavailable_reason() -> str | None:
 def identity() -> str:
     """学习者的代码在沙箱里以谁的身份运行（给 doctor、check、grade 看）。"""
     if as_root():
-        return (f"uid {SANDBOX_UID}（nobody），在每次检查自己的用户命名空间里；批改程序是 root，"
-                f"但学习者的代码不是，/proc/sys 对它只读")
-    return (f"uid {SANDBOX_UID}（nobody），在每次检查自己的用户命名空间里；在内核眼里是你这个用户（uid {os.geteuid()}），"
-            f"不是 root")
+        return f"uid {SANDBOX_UID}（nobody），每次检查一个新的用户命名空间；批改程序是 root，学习者的代码不是"
+    return f"uid {SANDBOX_UID}（nobody），每次检查一个新的用户命名空间；在内核眼里是你（uid {os.geteuid()}），不是 root"
+
+
+def protection(memory_mb: int) -> str:
+    """一句话：学习者的代码以谁的身份运行、这次检查的内存与进程数由什么管住（check、grade 的输出里都说）。"""
+    from .confine import available_kind, describe
+    who = f"学习者的代码以 uid {SANDBOX_UID} 运行（不是 root）" if unavailable_reason() is None else \
+        f"没有沙箱，学习者的代码以你的身份（uid {os.geteuid()}）运行"
+    return f"{who}；{describe(available_kind(), memory_mb)}；CPU 时间每次检查最多 --timeout 秒"
 
 
 def fallback_notice() -> str | None:
