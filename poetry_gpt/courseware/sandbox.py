@@ -109,7 +109,9 @@ def command(argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: in
     for f in SYSTEM_FILES:
         args += ["--ro-bind-try", f, f]
     # 先铺空的 /tmp，再放 Python：.venv 在 /tmp 下（如 /tmp/一字一诗/.venv）时也看得见
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
+    # /proc/sys 整个只读地盖上一层：连沙箱自己的命名空间里的设置（kernel.msgmax、pid_max……）也不许改
+    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+             "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
              "--size", str(SCRATCH_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
     made.update({"/proc", "/dev", "/tmp"})
     python = _python_dirs()
