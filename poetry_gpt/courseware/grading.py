@@ -115,7 +115,7 @@ def _limit_resources(limits: Limits, confinement: Confinement):
 
 def wall_seconds(timeout: float) -> float:
     """墙上时间的后备上限：CPU 时间（timeout）管的是学习者自己算了多久，这个只防睡着不走、等输入的程序。"""
-    return 2 * timeout + 10
+    return 3 * timeout + 10
 
 
 @dataclass
