@@ -146,6 +146,7 @@ def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, s
         put(os.fsdecode(b"name_\xff\xfe"), "05", honest05, "通过")
         put("=HYPERLINK(1+1)", "05", honest05, "通过")
         put("esc_\x1b[31m_name", "05", honest05, "通过")
+        put("x\\", "05", honest05, "通过")  # 名字以反斜杠结尾：屏幕上是 x\，不是 x\\
         add_symlinks(root, outside.parent)
     return expected
 
@@ -221,7 +222,8 @@ def test_no_false_pass_and_honest_verdicts_unchanged(graded):
     mismatched = {n: (e, got[n]) for n, e in wanted.items() if e != "不通过" and got[n] != e}
     assert mismatched == {}
     honest = [n for n, e in wanted.items() if e == "通过"]
-    assert len(honest) == 7 and all(got[n] == "通过" for n in honest)
+    assert len(honest) == 8 and all(got[n] == "通过" for n in honest)
+    assert "│ x\\ " in graded["run"].stdout and "x\\\\" not in graded["run"].stdout
 
 
 @needs_sandbox
@@ -471,6 +473,31 @@ def test_unreadable_progress_is_kept_aside(tmp_path, content):
     assert run.returncode == 0 and run.stderr.count("警告：进度文件") == 1, run.stderr
     backups = [p for p in tmp_path.iterdir() if p.name.startswith(".progress.json.broken-")]
     assert len(backups) == 1 and backups[0].read_bytes() == content
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "huge"])
+def test_progress_that_is_not_a_small_regular_file_is_kept_aside(tmp_path, kind):
+    """管道不会让 ./poet progress 卡住，指向 /dev/zero 的链接不会读个没完，超过 1 MiB 的不读：都另存，从头记起。"""
+    path = tmp_path / ".progress.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev_zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text(json.dumps({"05": {"status": "passed"}, "pad": "x" * (2 << 20)}), encoding="utf-8")
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=60)
+    assert run.returncode == 0 and run.stderr.count("警告：进度文件") == 1, run.stderr
+    assert "Traceback" not in run.stderr and "MemoryError" not in run.stderr
+    assert [p.name.startswith(".progress.json.broken-") for p in tmp_path.iterdir()] == [True]
+
+
+def test_invisible_characters_in_a_progress_key_are_escaped(tmp_path):
+    key = "0\u202e5\u2028\u200b\ufeff\u00ad\u061c"
+    (tmp_path / ".progress.json").write_text(json.dumps({key: {"status": "passed"}}, ensure_ascii=False), encoding="utf-8")
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=60)
+    assert run.returncode == 0 and "警告：进度文件" in run.stderr
+    assert not set("\u202e\u2028\u200b\ufeff\u00ad\u061c") & set(run.stderr), ascii(run.stderr)
+    assert "\\u202e" in run.stderr and "\\u200b" in run.stderr
 
 
 def test_progress_folder_is_a_clear_error(tmp_path):
