@@ -363,7 +363,7 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
     table.add_row("全班通过率", *(rate(k, n) for k, _, n in rates.values()), "")
     console.print(table)
     # 图例写在表下面、不当 caption：caption 会被折到表那么宽
-    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交；每份限时 {timeout:g} 秒。\n"
+    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交；每份 CPU 时间上限 {timeout:g} 秒。\n"
                   f"交了的通过率：只算交了这一课的人；全班通过率：没交的算作没通过。[/dim]")
     summary = "，".join(f"{label} {n}" for label, n in counts.items()) or "没有交上来的练习"
     console.print(f"判定统计：{summary}。用时 {seconds:.1f} 秒。")

@@ -230,7 +230,7 @@ def register(sub) -> None:
     p = sub.add_parser("check", help="检查你的练习：可见检查 + 与参考答案的差分检查")
     p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
     p.add_argument("file", nargs="?", metavar="文件", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
-    p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="整次检查的时间上限（秒，默认 20）")
+    p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="学习者代码的 CPU 时间上限（秒，默认 20；墙上时间另有 3 倍加 10 秒的后备上限）")
     p.set_defaults(func=cmd_check)
 
     for name, func, text in (("hint", cmd_hint, "这一课练习的提示"), ("solution", cmd_solution, "参考答案里的 solve")):
