@@ -354,3 +354,50 @@ def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path)
     assert f"--seed {data['seed']}" in done.stdout
     done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1", "--seed", str(default_seed(lesson)))
     assert json.loads(report.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed", done.stdout
+
+
+GRADER_COST = '''
+import json, resource, sys
+from pathlib import Path
+from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.grading import Limits, check_file
+lesson = BY_NUMBER[5]
+check_file(lesson, lesson.folder / "solution.py", Limits(timeout=60))  # 热身：导入 torch、算参考答案
+out = {}
+for name in sys.argv[1:]:
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    verdict = check_file(lesson, Path(name), Limits(timeout=60))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    out[Path(name).stem] = {"kind": verdict.kind, "chars": len(verdict.message),
+                            "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+                            "grown_mb": (after.ru_maxrss - before.ru_maxrss) / 1024}
+print(json.dumps(out))
+'''
+BIG_ANSWER = "import torch\n\n\ndef solve(*args):\n    return torch.zeros(256 * 1024 - 64)  # 24 个用例合计正好不到 24 MiB\n"
+BIG_MESSAGE = '''import json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[0]))
+import wire
+head = json.dumps({"d": [["status", "crashed"], ["message", TEXT]]}).encode()
+os.write(int(sys.argv[-1]), wire.MAGIC + len(head).to_bytes(8, "big") + head)
+os._exit(0)
+'''
+
+
+def test_the_graders_own_cost_is_bounded(tmp_path):
+    """学习者交回最大的合法答案（近 24 MiB 的张量）、4 MiB 以内最长的消息、31 MiB 的伪造消息：批改程序自己
+    花的 CPU 与多占的内存都很小，与学习者交了多少无关（实测约 0.06–0.09 秒、多占 11–72 MiB）。"""
+    import subprocess
+    import sys
+    files = {"answer": BIG_ANSWER,  # 头部 4 MiB 之内最长的消息，与 31 MiB 的
+             "message": BIG_MESSAGE.replace("TEXT", '"\\x01\\u202e" * ((4 << 20) // 13)'),
+             "huge_message": BIG_MESSAGE.replace("TEXT", '"\\x01" * ((31 << 20) // 6)')}
+    for name, text in files.items():
+        (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-c", GRADER_COST, *(str(tmp_path / f"{n}.py") for n in files)],
+                         capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parents[1])
+    cost = json.loads(run.stdout.strip().splitlines()[-1])
+    assert cost["answer"]["kind"] == "wrong" and cost["message"]["kind"] == cost["huge_message"]["kind"] == "crashed"
+    assert cost["message"]["chars"] < 4100  # 4 MiB 的控制字符：截短、转义后只显示这么多
+    assert cost["huge_message"]["chars"] < 200  # 31 MiB 的：不解码，只说文字部分太大
+    for name, c in cost.items():
+        assert c["cpu"] < 1.0 and c["grown_mb"] < 200, (name, c)
