@@ -160,9 +160,16 @@ def _end_sandbox_init(pid: int | None) -> None:
     """结束沙箱的 1 号进程并等它退出：它一退出，内核就杀掉命名空间里剩下的每个进程，并等它们全部结束。"""
     if pid is None:
         return
-    with contextlib.suppress(ProcessLookupError):
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:  # 已经结束并被收走了
+        return
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    if fields.get("PPid", "").strip() != str(os.getpid()) or fields.get("NSpid", "").split()[-1:] != ["1"]:
+        return  # 不是我们收养的沙箱 1 号进程（外层 bwrap 已经收走了它，这个 pid 可能已给了别的进程）：不碰
+    with contextlib.suppress(ProcessLookupError):  # 它是我们的子进程：在我们 waitpid 之前，这个 pid 不会换人
         os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):  # 已被外层 bwrap 收走：早就结束了
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
 
 
@@ -634,13 +641,13 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
     def named(text: str) -> str:  # 错误栈里写学习者认得的文件名，而不是临时副本的路径
         return text.replace(str(copy), shown)
 
+    if run.oom:  # 先于时间：内存紧张时内核回收页面花的 CPU 也算在检查头上，可能同时用完
+        return verdict("crashed", f"内存超过上限：这次检查的全部进程连同写进内存盘的文件合计超过 {limits.memory_mb} MiB")
     if run.ran_out == "cpu":
         return verdict("timeout", f"CPU 时间用完：学习者的进程算了超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）")
     if run.ran_out == "wall":
         return verdict("timeout", f"墙上时间超过 {wall_seconds(limits.timeout):g} 秒还没结束，CPU 时间却没用完"
                                   f"（是不是在 sleep、等输入或等别的进程？）")
-    if run.oom:
-        return verdict("crashed", f"内存超过上限：这次检查的全部进程连同写进内存盘的文件合计超过 {limits.memory_mb} MiB")
     if result is None:
         return verdict(*_classify_failure(code, named(out)))
     if isinstance(result, str):
