@@ -2,6 +2,7 @@
 死循环的、语法错误的和各种“捣乱”的第 09 课练习；每份都要得到正确的判定，整轮有时间上界。"""
 import json
 import math
+import os
 import shutil
 import time
 from pathlib import Path
@@ -104,6 +105,8 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
 
     report = json.loads(json_path.read_text(encoding="utf-8"))
     assert report["timeout_seconds"] == TIMEOUT and report["memory_mb"] == 1024 and report["jobs"] == JOBS
+    assert report["timeout_is"] == "cpu_seconds" and report["confinement"] in ("cgroup v2", "cgroup v1", "none")
+    assert report["learner_uid"] == (65534 if sandbox.unavailable_reason() is None else os.getuid())
     assert report["lessons"] == [{"lesson": "09", "title": BY_NUMBER[9].title}]
     assert report["learners"] == list(learners)
     by_name = {v["learner"]: v for v in report["verdicts"]}
