@@ -17,6 +17,7 @@ import contextlib
 import functools
 import itertools
 import os
+import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 MAX_PROCESSES = 64  # 一次检查最多同时这么多个进程（线程也算）：torch 自己开几个计算线程，学习者的练习用不着更多
 _serial = itertools.count()
+_TOKEN = secrets.token_hex(4)
 MIN_PROBE_MB = 64
 
 
@@ -75,7 +77,7 @@ class Confinement:
     @classmethod
     def open(cls, memory_mb: int) -> "Confinement":
         """为一次检查建好 cgroup；哪种都建不了时是 kind == "none"（不抛异常）。"""
-        name = f"poet-{os.getpid()}-{next(_serial)}"
+        name = f"poet-{os.getpid()}-{next(_serial)}-{_TOKEN}"  # 别的容器里同一个 pid 的批改进程不会撞名
         for make in (cls._v2, cls._v1):
             made = None
             try:
@@ -207,9 +209,28 @@ def describe(kind: str, memory_mb: int) -> str:
     return f"{kind}：这次检查的全部进程连同内存盘合计不超过 {memory_mb} MiB、最多 {MAX_PROCESSES} 个进程"
 
 
+def sweep_stale() -> None:
+    """删掉已经不在了的批改进程（被 SIGKILL 的，来不及收尾）留下的空 cgroup（poet-<pid>-<n>-<记号>）。"""
+    # 只看自己的 memory cgroup 与 v2 的 cgroup：pids、cpuacct 常在层级的根上，别的容器的批改进程也在那里建，
+    # 它们的 pid 在我们的 /proc 里看不见
+    parents = [CGROUP_ROOT / "memory" / own.lstrip("/")] if (own := _own_cgroup("memory")) else []
+    if (own := _own_cgroup(None)) is not None:
+        parents.append(CGROUP_ROOT / own.lstrip("/"))
+    for parent in parents:
+        try:
+            stale = [d for d in parent.glob("poet-*-*") if d.name.split("-")[1].isdigit()
+                     and not Path(f"/proc/{d.name.split('-')[1]}").exists()]
+        except OSError:
+            continue
+        for d in stale:
+            with contextlib.suppress(OSError):  # 里面还有进程（EBUSY）或没有权限：留着
+                d.rmdir()
+
+
 @functools.lru_cache(maxsize=None)
 def available_kind() -> str:
-    """这台机器上一次检查会用到哪种：建一个试试再删掉（每个进程只试一次）。"""
+    """这台机器上一次检查会用到哪种：建一个试试再删掉（每个进程只试一次，顺便 sweep_stale）。"""
+    sweep_stale()
     made = Confinement.open(MIN_PROBE_MB)
     made.close()
     return made.kind
