@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import random
+import warnings
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
@@ -143,6 +144,20 @@ def _short(value, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def _raw_pickle(path: Path) -> bool:
+    """文件以 pickle 的协议标记（0x80 加协议号 2–5）开头、却不是 torch 旧格式的魔数：不是 torch.save 写的
+    （新格式是 zip，旧格式以 pickle 写的魔数 0x1950a86a20f9469cfc6c 开头）。读不了时为 False（交给 torch.load 报错）。"""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(2 + len(_LEGACY_MAGIC))
+    except OSError:
+        return False
+    return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5 and head[2:] != _LEGACY_MAGIC
+
+
+_LEGACY_MAGIC = b"\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "little")
+
+
 def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dict:
     """读一个存档（``weights_only=True``）并用 :func:`validate_checkpoint` 检查它。
 
@@ -152,8 +167,13 @@ def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dic
         CheckpointError: 文件不存在、被截断或损坏，或通不过 :func:`validate_checkpoint`。
     """
     path = checkpoint_file(path)
+    if _raw_pickle(path):  # torch.save 写的是 zip：开头就是 pickle 的，是别的程序直接 pickle.dump 出来的
+        raise CheckpointError(f"{path} 是一个普通的 pickle 文件，不是 torch.save 写的模型存档；"
+                              "为了安全不读它（pickle 能执行任意代码）。请用 ./poet train 训练出的存档")
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch 对不认识的 pickle 协议印英文警告：坏存档由下面的中文说明
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
     except KeyboardInterrupt:
         raise
     except Exception as e:  # 随便一个文件都可能让解包器抛出任何异常（如 KeyError）：一律当作坏存档

@@ -3,6 +3,7 @@
 约束的保证不依赖模型好坏，所以这里大多用一个随机初始化的小模型：它最不守规矩，最能考验约束。
 """
 import json
+import pickle
 import re
 
 import pytest
@@ -239,6 +240,11 @@ def test_write_and_eval_refuse_garbage_and_accept_a_training_folder(poet, tmp_pa
     for command in (["write", "月"], ["eval", "--prompts", "1"]):
         done = poet(*command, "--checkpoint", str(garbage))
         assert done.returncode == 2 and "不是完整的模型存档" in done.stderr and "Traceback" not in done.stderr
+    raw = tmp_path / "raw.pt"  # pickle.dump 直接写的：中文说明，不印 torch 的英文警告，也不说“被截断”
+    raw.write_bytes(pickle.dumps({"model": 1}, protocol=4))
+    done = poet("write", "月", "--checkpoint", str(raw))
+    assert done.returncode == 2 and "普通的 pickle 文件" in done.stderr and "被截断" not in done.stderr
+    assert "Warning" not in done.stderr and "Traceback" not in done.stderr, done.stderr
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "checkpoint.pt").write_bytes(checkpoint.read_bytes())
     done = poet("write", "月", "--seed", "4", "--checkpoint", str(tmp_path / "run"))

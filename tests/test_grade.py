@@ -2,6 +2,7 @@
 死循环的、语法错误的和各种“捣乱”的第 09 课练习；每份都要得到正确的判定，整轮有时间上界。"""
 import json
 import math
+import os
 import shutil
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from poetry_gpt.courseware.cli import display
 from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons, report_csv, write_reports
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import (SYMLINK, Limits, Verdict, check_file, read_inside, read_source,
-                                           rule_problem)
+                                           rule_problem, wall_seconds)
 
 TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
 JOBS = 2
@@ -105,11 +106,14 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
 
     report = json.loads(json_path.read_text(encoding="utf-8"))
     assert report["timeout_seconds"] == TIMEOUT and report["memory_mb"] == 1024 and report["jobs"] == JOBS
+    assert report["timeout_is"] == "cpu_seconds" and report["confinement"] in ("cgroup v2", "cgroup v1", "none")
+    assert report["learner_uid"] == (65534 if sandbox.unavailable_reason() is None else os.getuid())
     assert report["lessons"] == [{"lesson": "09", "title": BY_NUMBER[9].title}]
     assert report["learners"] == list(learners)
     by_name = {v["learner"]: v for v in report["verdicts"]}
     assert {n: v["label"] for n, v in by_name.items()} == {n: label for n, (_, _, label) in learners.items()}
-    assert all(v["seconds"] <= 2 * TIMEOUT + 5 and v["message"] for v in by_name.values())
+    # --timeout 是 CPU 秒数：机器忙时一份检查的墙上时间可以更长，但不超过后备上限
+    assert all(v["seconds"] <= wall_seconds(TIMEOUT) + 5 and v["message"] for v in by_name.values())
     assert "SIGSEGV" in by_name["lu"]["message"]
     assert "UTF-8" in by_name["ni"]["message"]
     assert "solve" in by_name["ou"]["message"]
@@ -355,3 +359,50 @@ def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path)
     assert f"--seed {data['seed']}" in done.stdout
     done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1", "--seed", str(default_seed(lesson)))
     assert json.loads(report.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed", done.stdout
+
+
+GRADER_COST = '''
+import json, resource, sys
+from pathlib import Path
+from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.grading import Limits, check_file
+lesson = BY_NUMBER[5]
+check_file(lesson, lesson.folder / "solution.py", Limits(timeout=60))  # 热身：导入 torch、算参考答案
+out = {}
+for name in sys.argv[1:]:
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    verdict = check_file(lesson, Path(name), Limits(timeout=60))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    out[Path(name).stem] = {"kind": verdict.kind, "chars": len(verdict.message),
+                            "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+                            "grown_mb": (after.ru_maxrss - before.ru_maxrss) / 1024}
+print(json.dumps(out))
+'''
+BIG_ANSWER = "import torch\n\n\ndef solve(*args):\n    return torch.zeros(256 * 1024 - 64)  # 24 个用例合计正好不到 24 MiB\n"
+BIG_MESSAGE = '''import json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[0]))
+import wire
+head = json.dumps({"d": [["status", "crashed"], ["message", TEXT]]}).encode()
+os.write(int(sys.argv[-1]), wire.MAGIC + len(head).to_bytes(8, "big") + head)
+os._exit(0)
+'''
+
+
+def test_the_graders_own_cost_is_bounded(tmp_path):
+    """学习者交回最大的合法答案（近 24 MiB 的张量）、4 MiB 以内最长的消息、31 MiB 的伪造消息：批改程序自己
+    花的 CPU 与多占的内存都很小，与学习者交了多少无关（实测约 0.06–0.09 秒、多占 11–72 MiB）。"""
+    import subprocess
+    import sys
+    files = {"answer": BIG_ANSWER,  # 头部 4 MiB 之内最长的消息，与 31 MiB 的
+             "message": BIG_MESSAGE.replace("TEXT", '"\\x01\\u202e" * ((4 << 20) // 13)'),
+             "huge_message": BIG_MESSAGE.replace("TEXT", '"\\x01" * ((31 << 20) // 6)')}
+    for name, text in files.items():
+        (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-c", GRADER_COST, *(str(tmp_path / f"{n}.py") for n in files)],
+                         capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parents[1])
+    cost = json.loads(run.stdout.strip().splitlines()[-1])
+    assert cost["answer"]["kind"] == "wrong" and cost["message"]["kind"] == cost["huge_message"]["kind"] == "crashed"
+    assert cost["message"]["chars"] < 4100  # 4 MiB 的控制字符：截短、转义后只显示这么多
+    assert cost["huge_message"]["chars"] < 200  # 31 MiB 的：不解码，只说文字部分太大
+    for name, c in cost.items():
+        assert c["cpu"] < 1.0 and c["grown_mb"] < 200, (name, c)

@@ -7,10 +7,12 @@
 import hashlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -144,6 +146,7 @@ def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, s
         put(os.fsdecode(b"name_\xff\xfe"), "05", honest05, "通过")
         put("=HYPERLINK(1+1)", "05", honest05, "通过")
         put("esc_\x1b[31m_name", "05", honest05, "通过")
+        put("x\\", "05", honest05, "通过")  # 名字以反斜杠结尾：屏幕上是 x\，不是 x\\
         add_symlinks(root, outside.parent)
     return expected
 
@@ -182,9 +185,11 @@ def graded(tmp_path_factory):
     run = poet("grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS),
                "--csv", str(csv_path), "--json", str(json_path), env={"TMPDIR": str(tmp), "COLUMNS": "200"})
     wall = time.monotonic() - started
+    left_at_once = leftover_processes()  # 判定给出的那一刻：05_fork_sleepers 开的几十个 sleep 已经一个不剩
     left = wait_no_leftovers()
     listener.close()
     yield dict(run=run, expected=expected, root=root, outside=outside, tmp=tmp, wall=wall, left=left,
+               left_at_once=left_at_once,
                received=listener.received, before_class=before_class, before_repo=before_repo,
                csv=csv_path, json=json_path)
 
@@ -217,7 +222,8 @@ def test_no_false_pass_and_honest_verdicts_unchanged(graded):
     mismatched = {n: (e, got[n]) for n, e in wanted.items() if e != "不通过" and got[n] != e}
     assert mismatched == {}
     honest = [n for n, e in wanted.items() if e == "通过"]
-    assert len(honest) == 7 and all(got[n] == "通过" for n in honest)
+    assert len(honest) == 8 and all(got[n] == "通过" for n in honest)
+    assert "│ x\\ " in graded["run"].stdout and "x\\\\" not in graded["run"].stdout
 
 
 @needs_sandbox
@@ -228,6 +234,7 @@ def test_nothing_outside_the_sandbox_changed(graded):
     assert not graded["outside"].exists()
     assert graded["received"] == b""  # 网络连不出来
     assert graded["left"] == []  # 没有漏网的进程
+    assert graded["left_at_once"] == []  # 而且批改一结束就没有了，不是过几秒才散
     assert list(graded["tmp"].iterdir()) == []  # 没有留下临时文件夹
 
 
@@ -271,6 +278,105 @@ def test_messages_name_real_types_and_escape_controls(graded):
     assert "name_\\xff\\xfe" in names and "esc_\\x1b[31m_name" in names
     csv_text = graded["csv"].read_bytes().decode("utf-8-sig")
     assert "'=HYPERLINK" in csv_text and "\n=" not in csv_text
+
+
+def confinement_kind() -> str:
+    from poetry_gpt.courseware.confine import available_kind
+    return available_kind()
+
+
+def assert_second_round(got: dict, kind: str) -> None:
+    """第二轮的几类攻击（issue 23）的判定：got 是 learner → {"label", "message"}（只查 got 里有的）；
+    kind 是这次检查用上的 cgroup（"cgroup v2"、"cgroup v1" 或 "none"）。"""
+    def message(name):
+        return got[name]["message"] if name in got else None
+
+    if (proc_sys := message("05_writes_proc_sys")) is not None:  # 不是 root；/proc/sys 一个也写不进去
+        assert "身份 uid=65534 euid=65534；写进去的=[]" in proc_sys, proc_sys
+    if (filled := message("05_fills_every_tmpfs")) is not None:
+        written = int(filled.rsplit("合计写进去 ", 1)[1].split(" MiB")[0])
+        assert written <= 2 * 64 + 16, filled  # /tmp、工作文件夹各 64 MiB，/dev/shm 16 MiB；/ 与 /dev 只读
+    if kind != "none" and "05_memory_in_children" in got:  # 有 cgroup：几个进程合起来也超不过 --memory
+        assert "内存超过上限" in message("05_memory_in_children"), message("05_memory_in_children")
+    if "05_spins_in_children" in got:  # 机器很忙时也可能是墙上时间的后备上限先到（两种都写明是哪个）
+        assert got["05_spins_in_children"]["label"] == "超时"
+        assert "CPU 时间用完" in message("05_spins_in_children") or "墙上时间" in message("05_spins_in_children")
+    for name in ("09_forge_huge_stride", "09_forge_bad_descriptor"):
+        if name in got:
+            assert got[name]["label"] == "崩溃" and "张量描述不对" in got[name]["message"], got[name]
+    if "05_forge_huge_message" in got:
+        assert "文字部分太大" in message("05_forge_huge_message")
+    if (long := message("05_long_exception")) is not None:
+        assert len(long.encode("utf-8")) < 20000 and "\\u202e" in long and "\\u200b" in long  # 截短了，转义了
+        assert "\u202e" not in long and "\u200b" not in long
+    if (keys := message("05_keyring_reader")) is not None:
+        assert "找到的钥匙=[] 列出=False" in keys, keys
+
+
+def kind_in(output: str) -> str:
+    """check、grade 的输出里说的 cgroup 种类。"""
+    flat = output.replace("\n", "")
+    return next((k for k in ("cgroup v2", "cgroup v1") if k in flat), "none")
+
+
+@needs_sandbox
+def test_second_round_in_grade(graded):
+    """issue 23 的各类攻击与诚实的学习者在同一次批改里：判定如上，诚实的照样通过（见上面的测试）。"""
+    out = graded["run"].stdout
+    assert "学习者的代码以 uid 65534 运行" in out and kind_in(out) == confinement_kind()
+    assert_second_round(verdicts(graded), kind_in(out))
+
+
+SECOND_ROUND = ("05_writes_proc_sys", "05_fills_every_tmpfs", "05_memory_in_children", "05_spins_in_children",
+                "09_forge_huge_stride", "09_forge_bad_descriptor", "05_forge_huge_message",
+                "05_long_exception", "05_keyring_writer", "05_keyring_reader", "05_fork_sleepers")
+
+
+def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, prefix=(), env=None) -> dict[str, dict]:
+    """把 root 里每份攻击文件（build_class 造的）各交给一次 ./poet check，按给的顺序（密钥环那两份先写后读）。
+    prefix 放在命令前面（以普通用户运行时用）。返回 learner → {"label", "message", "stdout"}。"""
+    got = {}
+    for kind in kinds:
+        path = root / kind / f"{kind[:2]}.py"
+        run = subprocess.run([*prefix, sys.executable, "-m", "poetry_gpt.courseware.cli", "check", kind[:2], str(path),
+                              "--timeout", str(timeout)], cwd=ROOT, capture_output=True, text=True, encoding="utf-8",
+                             errors="replace", timeout=300,
+                             env={**os.environ, "POET_WORKSPACE": str(workspace), "TMPDIR": str(workspace),
+                                  "HOME": str(workspace), "COLUMNS": "3000", "NO_COLOR": "1", **(env or {})})
+        assert "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout, run.stdout + run.stderr
+        assert leftover_processes() == [], kind  # 判定给出的那一刻，这次检查的进程已经一个不剩
+        head, _, body = run.stdout.partition("╮")
+        label = next(l for l in ("通过", "未完成", "答案错误", "崩溃", "超时", "语法错误", "批改出错") if f"：{l}（" in head)
+        lines = [line.strip().strip("│").strip() for line in body.split("╰")[0].splitlines()]
+        got[kind] = {"label": label, "message": "\n".join(l for l in lines if l), "stdout": run.stdout}
+    return got
+
+
+@needs_sandbox
+def test_second_round_through_check(tmp_path):
+    """同样的攻击文件一份一份交给 ./poet check（第二份密钥环文件在第一份之后）：判定与 grade 里一样。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(SECOND_ROUND))
+    got = check_each(SECOND_ROUND, root, tmp_path)
+    out = got["05_writes_proc_sys"]["stdout"]
+    assert "学习者的代码以 uid 65534 运行" in out and kind_in(out) == confinement_kind()
+    assert_second_round(got, kind_in(out))
+
+
+@needs_sandbox
+def test_cpu_time_not_wall_clock(tmp_path):
+    """--timeout 是学习者自己的 CPU 秒数：五个进程一起空转，用完就是“CPU 时间用完”；睡着不走的程序不花 CPU，
+    由墙上时间的后备上限（3 × timeout + 10 秒）结束，消息说是墙上时间。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds={"05_spins_in_children"})
+    (root / "05_sleeps").mkdir()
+    (root / "05_sleeps" / "05.py").write_text("import time\ntime.sleep(1000)\n", encoding="utf-8")
+    spin = check_each(["05_spins_in_children"], root, tmp_path, timeout=3)["05_spins_in_children"]
+    assert spin["label"] == "超时" and "CPU 时间用完" in spin["message"] and "超过 3 秒" in spin["message"], spin
+    started = time.monotonic()
+    sleep = check_each(["05_sleeps"], root, tmp_path, timeout=4)["05_sleeps"]  # 导入 torch 就要 1 秒多的 CPU
+    assert sleep["label"] == "超时" and "墙上时间超过 22 秒" in sleep["message"], sleep
+    assert time.monotonic() - started < 60
 
 
 def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
@@ -369,6 +475,31 @@ def test_unreadable_progress_is_kept_aside(tmp_path, content):
     assert len(backups) == 1 and backups[0].read_bytes() == content
 
 
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "huge"])
+def test_progress_that_is_not_a_small_regular_file_is_kept_aside(tmp_path, kind):
+    """管道不会让 ./poet progress 卡住，指向 /dev/zero 的链接不会读个没完，超过 1 MiB 的不读：都另存，从头记起。"""
+    path = tmp_path / ".progress.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev_zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text(json.dumps({"05": {"status": "passed"}, "pad": "x" * (2 << 20)}), encoding="utf-8")
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=60)
+    assert run.returncode == 0 and run.stderr.count("警告：进度文件") == 1, run.stderr
+    assert "Traceback" not in run.stderr and "MemoryError" not in run.stderr
+    assert [p.name.startswith(".progress.json.broken-") for p in tmp_path.iterdir()] == [True]
+
+
+def test_invisible_characters_in_a_progress_key_are_escaped(tmp_path):
+    key = "0\u202e5\u2028\u200b\ufeff\u00ad\u061c"
+    (tmp_path / ".progress.json").write_text(json.dumps({key: {"status": "passed"}}, ensure_ascii=False), encoding="utf-8")
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=60)
+    assert run.returncode == 0 and "警告：进度文件" in run.stderr
+    assert not set("\u202e\u2028\u200b\ufeff\u00ad\u061c") & set(run.stderr), ascii(run.stderr)
+    assert "\\u202e" in run.stderr and "\\u200b" in run.stderr
+
+
 def test_progress_folder_is_a_clear_error(tmp_path):
     (tmp_path / ".progress.json").mkdir()
     run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
@@ -394,3 +525,83 @@ def test_interrupting_check_ends_the_learner_process(tmp_path):
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in out, out[-2000:]
     assert wait_no_leftovers() == [] and list(tmp.iterdir()) == []
+
+
+ORDINARY = "poet-sandbox-test"
+"""以 root 运行测试时（CI），test_sandbox_as_an_ordinary_user 以这个普通用户再跑一遍（没有就用 useradd 建）。"""
+
+
+def as_ordinary_user(share: Path) -> list[str]:
+    """以普通用户运行命令的前缀。以普通用户运行测试时是空的（整个测试本来就是普通用户）。
+
+    以 root 运行时：建好 ORDINARY，再用 bwrap 给它一个视图——仓库、Python 与 .venv 所在的、别人进不去的
+    文件夹（如 0700 的 /root）在这个视图里换成一块 0755 的内存盘，里面只放回仓库、Python 与 .venv 本身；
+    宿主上的权限一个也不改。在 CI（CI=true）里做不到就是失败，不是跳过。
+    """
+    if os.geteuid() != 0:
+        return []
+    def fail(why):
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
+    if subprocess.run(["id", "-u", ORDINARY], capture_output=True).returncode != 0:
+        made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ORDINARY],
+                              capture_output=True, text=True)
+        if made.returncode != 0:
+            fail(f"建不了普通用户 {ORDINARY}：{made.stderr.strip()}")
+    uid = int(subprocess.run(["id", "-u", ORDINARY], capture_output=True, text=True).stdout)
+    gid = int(subprocess.run(["id", "-g", ORDINARY], capture_output=True, text=True).stdout)
+    needed = sorted({str(ROOT), *sandbox._python_dirs(), str(share)})
+    view = ["bwrap", "--dev-bind", "/", "/"]
+    covered: list[Path] = []
+    for path in map(Path, needed):
+        closed = next((a for a in reversed(path.parents) if a != Path("/") and not os.stat(a).st_mode & 0o001), None)
+        if closed is None or any(closed.is_relative_to(c) for c in covered):
+            continue
+        covered.append(closed)
+        view += ["--perms", "0755", "--tmpfs", str(closed)]
+        for inner in needed:
+            if Path(inner).is_relative_to(closed) and Path(inner) != closed:
+                for mid in reversed(Path(inner).parents):
+                    if mid.is_relative_to(closed) and mid != closed:
+                        view += ["--perms", "0755", "--dir", str(mid)]
+                view += ["--bind", inner, inner]
+    switch = shutil.which("setpriv")
+    if switch is None:
+        fail("没有 setpriv（util-linux），换不到普通用户")
+    return view + ["--", switch, f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
+
+
+@needs_sandbox
+def test_sandbox_as_an_ordinary_user():
+    """以普通用户批改（bwrap --unshare-user 那条路）：/proc/sys 一样写不进去、内存盘一样有上限、进程一样收干净，
+    诚实的学习者照样通过；输出说明学习者的代码以 uid 65534 运行、用的是哪种上限。"""
+    share = Path(tempfile.mkdtemp(prefix="poet-ordinary-", dir="/tmp"))
+    try:
+        share.chmod(0o755)
+        workspace = share / "ws"
+        workspace.mkdir(mode=0o777)
+        workspace.chmod(0o777)
+        root = share / "class"
+        kinds = ("05_writes_proc_sys", "05_fills_every_tmpfs", "05_keyring_writer", "05_keyring_reader",
+                 "05_fork_sleepers", "05_spins_in_children", "09_forge_huge_stride")
+        expected = build_class(root, share / "outside.txt", 9, kinds=set(kinds))
+        prefix = as_ordinary_user(share)
+        got = check_each(kinds, root, workspace, prefix=prefix)
+        out = got["05_writes_proc_sys"]["stdout"]
+        assert "学习者的代码以 uid 65534 运行" in out, out
+        assert_second_round(got, kind_in(out))
+        report = share / "ws" / "r.json"
+        run = subprocess.run([*prefix, sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--timeout",
+                              str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS), "--json", str(report)], cwd=ROOT,
+                             capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=600,
+                             env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"})
+        assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr[-3000:]
+        assert leftover_processes() == []
+        cells = {v["learner"]: v for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"] if v["kind"] != "missing"}
+        honest = [n for n, e in expected.items() if e == "通过"]
+        assert honest and all(cells[n]["label"] == "通过" for n in honest), {n: cells[n] for n in honest}
+        assert not [n for n, e in expected.items() if e != "通过" and cells[n]["label"] == "通过"]
+        assert_second_round(cells, kind_in(run.stdout))
+        if prefix:  # root 跑的测试里，普通用户这一趟确实没有 root 的 cgroup 可用，也确实不是 root
+            assert f"uid {os.geteuid()}" not in run.stdout
+    finally:
+        shutil.rmtree(share, ignore_errors=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -173,6 +174,7 @@ def _set_aside(path: Path, kept: dict) -> str:
 def load_progress(path: Path | None = None) -> dict:
     """读进度文件（默认 PROGRESS_FILE）；没有时是空进度。返回 课号 → {"status", "updated", "last_verdict"}。
 
+    只读普通文件、最多 PROGRESS_BYTES 字节：是管道、设备或更大时与看不懂一样处理。
     读得到却看不懂（不是 UTF-8、不是 JSON、不是字典）时，把它改名另存为 .progress.json.broken-时间，
     在标准错误上说一行，再当作空进度——从不悄悄覆盖。是字典、但有几课的记录不合格式（课号不在课表里、
     状态不是 passed/started、时间或判定不是文字……）时，同样先另存原文件，丢掉这几课、留下其余的，
@@ -185,11 +187,13 @@ def load_progress(path: Path | None = None) -> dict:
     if path.is_dir():
         raise ProgressError(f"进度文件 {path} 的位置上是一个文件夹：请把它移走或改名后再运行。")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = _read_regular(path)
     except FileNotFoundError:
         return {}
     except OSError as e:
         raise ProgressError(f"读不了进度文件 {path}：{os_reason(e)}") from None
+    try:
+        data = None if raw is None else json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):  # 含 UnicodeDecodeError；嵌套极深的 JSON 是 RecursionError
         data = None
     if not isinstance(data, dict):
@@ -205,9 +209,30 @@ def load_progress(path: Path | None = None) -> dict:
     return progress
 
 
+PROGRESS_BYTES = 1 << 20
+"""进度文件最多读这么多字节（26 课的记录不到 5 KiB）。"""
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """进度文件的内容；它不是普通文件（管道、设备、指向 /dev/zero 的链接）或超过 PROGRESS_BYTES 时为 None——
+    这时不读它（管道不会卡住，/dev/zero 不会读个没完）。
+
+    Raises:
+        OSError: 打不开（FileNotFoundError：没有这个文件）。
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > PROGRESS_BYTES:
+            return None
+        data = f.read(PROGRESS_BYTES + 1)
+    return data if len(data) <= PROGRESS_BYTES else None
+
+
 def _shown_key(key: str) -> str:
     """警告里回显的键：控制字符写成转义，太长的截短。"""
-    text = json.dumps(key, ensure_ascii=False)[1:-1]
+    from .messages import safe_text
+    text = safe_text(json.dumps(key, ensure_ascii=False)[1:-1][:40])
     return text if len(text) <= 20 else text[:20] + "…"
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from ..common import atomic_write_bytes, atomic_write_text, os_reason
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
 from . import sandbox
+from .confine import available_kind
 from .grading import (MIN_MEMORY_MB, SYMLINK, VERDICTS, Limits, Verdict, cancel_all, check_file, default_seed,
                       interruptible, lesson_check, read_inside, reference, safe_text, through_symlink)
 
@@ -292,6 +293,9 @@ def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results:
     data = {
         "class": shown_name(str(Path(class_dir).resolve())),
         "sandbox": sandbox.unavailable_reason() is None and limits.sandbox,
+        "learner_uid": sandbox.SANDBOX_UID if sandbox.unavailable_reason() is None and limits.sandbox else os.geteuid(),
+        "confinement": available_kind(),  # "cgroup v2"、"cgroup v1" 或 "none"（只有每个进程各自的上限）
+        "timeout_is": "cpu_seconds",
         "timeout_seconds": limits.timeout,
         "memory_mb": limits.memory_mb,
         "jobs": jobs,

@@ -20,6 +20,7 @@ import builtins
 import contextlib
 import functools
 import importlib.util
+import json
 import math
 import os
 import re
@@ -38,8 +39,9 @@ import torch
 
 from ..common import os_reason
 from . import sandbox, wire
+from .confine import Confinement
 from .catalogue import Lesson
-from .messages import not_utf8, syntax_message
+from .messages import not_utf8, safe_text, syntax_message
 
 RUNNER = Path(__file__).with_name("runner.py")
 CHILD_FILES = (RUNNER, Path(wire.__file__))  # 复制进工作文件夹的子进程代码：只用标准库与 torch，不需要 poetry_gpt
@@ -83,7 +85,9 @@ class Verdict:
 
 @dataclass
 class Limits:
-    """子进程的限制：timeout 秒（整次检查）、内存 MiB、计算线程数；sandbox 为 False 时即使有 bwrap 也不用。"""
+    """子进程的限制：timeout 是 CPU 秒数（学习者的进程自己算了多久；墙上时间另有 wall_seconds(timeout) 的后备上限），
+    内存 MiB（cgroup 可用时是这次检查的全部进程连同内存盘合计，否则每个进程各自）、计算线程数；
+    sandbox 为 False 时即使有 bwrap 也不用。"""
 
     timeout: float = 20.0
     memory_mb: int = 2048
@@ -91,27 +95,83 @@ class Limits:
     sandbox: bool = True
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+def capped(text: str) -> str:
+    """学习者交回的一段文字先截到 MESSAGE_CHARS 个字符（至多 4 倍的 UTF-8 字节），再转义、显示：
+    屏幕上、JSON 报告里的消息从不超过十几 KiB，批改程序花在上面的时间与内存与学习者交了多长无关。"""
+    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " …（后面省略）"
 
 
-def safe_text(text: str, limit: int | None = None) -> str:
-    """给终端与报告用的文本：控制字符（ESC、回车、退格、双向控制符……）写成 \\x1b 这样的转义，
-    不能编码成 UTF-8 的孤立代理字符写成 \\udcff；limit 给出时截到这么多字符。"""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                        text)
-    if limit is not None and len(text) > limit:
-        text = text[:limit] + " …（后面省略）"
-    return text
-
-
-def _limit_resources(memory_mb: int):
+def _limit_resources(limits: Limits, confinement: Confinement):
+    """检查子进程在 exec 之前做的事：进 cgroup、设每个进程的上限（内存、输出文件、CPU 秒数、不写 core）。"""
     def apply():
-        mem = memory_mb << 20
+        confinement.join()
+        mem = limits.memory_mb << 20
+        cpu = max(1, math.ceil(limits.timeout))
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # 软上限到了是 SIGXCPU，无视它的 1 秒后是 SIGKILL
     return apply
+
+
+def wall_seconds(timeout: float) -> float:
+    """墙上时间的后备上限：CPU 时间（timeout）管的是学习者自己算了多久，这个只防睡着不走、等输入的程序。"""
+    return 3 * timeout + 10
+
+
+@dataclass
+class Run:
+    """run_limited 的结果。code：退出码（被后备上限或 CPU 上限结束时为 None）；tail：输出的尾部；
+    ran_out："cpu"（CPU 时间用完）、"wall"（墙上时间的后备上限到了）或 None；oom：cgroup 的内存上限杀过进程；
+    cpu：这次检查的全部进程用掉的 CPU 秒数（记不了时为 None）；peak：合计用到的最大内存（字节，记不了时为 None）。"""
+
+    code: int | None
+    tail: str
+    ran_out: str | None = None
+    oom: bool = False
+    cpu: float | None = None
+    peak: int | None = None
+
+
+_subreaper = threading.Lock()
+_subreaper_set = False
+
+
+def _become_subreaper() -> None:
+    """让沙箱的 1 号进程在外层 bwrap 退出后成为我们的子进程：等到它结束（它要等命名空间里的进程全部结束），
+    才算这次检查的进程一个不剩。"""
+    global _subreaper_set
+    with _subreaper:
+        if not _subreaper_set:
+            sandbox.libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+            _subreaper_set = True
+
+
+def _sandbox_init(info: int) -> int | None:
+    """从 bwrap 的 --info-fd 读出沙箱 1 号进程在宿主上的 pid。"""
+    try:
+        data = os.read(info, 4096)
+        pid = json.loads(data.decode("utf-8")).get("child-pid")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return pid if type(pid) is int and pid > 0 else None
+
+
+def _end_sandbox_init(pid: int | None) -> None:
+    """结束沙箱的 1 号进程并等它退出：它一退出，内核就杀掉命名空间里剩下的每个进程，并等它们全部结束。"""
+    if pid is None:
+        return
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:  # 已经结束并被收走了
+        return
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    if fields.get("PPid", "").strip() != str(os.getpid()) or fields.get("NSpid", "").split()[-1:] != ["1"]:
+        return  # 不是我们收养的沙箱 1 号进程（外层 bwrap 已经收走了它，这个 pid 可能已给了别的进程）：不碰
+    with contextlib.suppress(ProcessLookupError):  # 它是我们的子进程：在我们 waitpid 之前，这个 pid 不会换人
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def cancel_all() -> None:
@@ -148,14 +208,16 @@ def interruptible():
 
 
 def run_limited(args: list[str], workdir: Path, limits: Limits, stdin=None, pass_fds=(),
-                readonly: list[Path] = ()) -> tuple[int | None, str]:
-    """在 workdir 里运行 args（能用沙箱时关进 bwrap；新的进程组、干净的环境、资源上限）。
+                readonly: list[Path] = ()) -> Run:
+    """在 workdir 里运行 args（能用沙箱时关进 bwrap；新的进程组、干净的环境、资源上限，见 confine.py）。
 
     stdin 是交给子进程的标准输入（一个文件），pass_fds 是额外交给它的文件描述符，
-    readonly 是在沙箱里只读可见的文件（见 sandbox.command）。
+    readonly 是在沙箱里只读可见的文件（见 sandbox.command）。limits.timeout 是 CPU 秒数（cgroup 记得了时是全部进程
+    合计，否则每个进程各自）；墙上时间另有 wall_seconds(timeout) 的后备上限。
 
     Returns:
-        (exit code, 输出尾部)。超时时 exit code 为 None。返回时子进程与它开的进程都已结束。
+        Run。返回时这次检查的每个进程都已结束：沙箱的 1 号进程已被收走（它要等命名空间里的进程全部结束），
+        cgroup 已经空了、删掉了。
 
     Raises:
         KeyboardInterrupt: 已被 cancel_all() 取消（Ctrl-C 或 SIGTERM）。
@@ -170,42 +232,76 @@ def run_limited(args: list[str], workdir: Path, limits: Limits, stdin=None, pass
         "OMP_NUM_THREADS": str(limits.threads),
         "NO_COLOR": "1",
     }
+    confinement = Confinement.open(limits.memory_mb)
+    info_read = info_write = None
     if limits.sandbox and sandbox.unavailable_reason() is None:
-        args = sandbox.command(args, workdir, readonly)
+        _become_subreaper()
+        info_read, info_write = os.pipe()
+        args = sandbox.command(args, workdir, readonly, info_fd=info_write)
+        pass_fds = (*pass_fds, info_write)
+    ran_out, init = None, None
     # 输出写进一个没有名字的临时文件：父进程一直拿着它，学习者的代码找不到、删不掉
-    with tempfile.TemporaryFile() as log:
-        with _live_lock:
+    try:
+        with tempfile.TemporaryFile() as log:
+            with _live_lock:
+                if _cancelled.is_set():
+                    raise KeyboardInterrupt
+                # fork 之后、子进程进自己的进程组（setsid）之前，子进程里还在跑 Python：这一瞬按下 Ctrl-C，它会印出
+                # “Exception ignored in …”的错误栈。所以 fork 时挡住 SIGINT（子进程连同它 exec 的程序一直挡着，反正它已不在
+                # 终端的进程组里，中断时由 cancel_all 结束）；父进程登记好子进程之后才解除，这时到的 Ctrl-C 也结束得了它。
+                blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    proc = subprocess.Popen(args, cwd=workdir, env=env, stdin=stdin or subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pass_fds,
+                                            preexec_fn=_limit_resources(limits, confinement))
+                    _live.add(proc)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+                    if info_write is not None:
+                        os.close(info_write)
+            started = time.monotonic()
+            code = None
+            try:
+                while True:
+                    try:
+                        code = proc.wait(timeout=0.1)
+                        break
+                    except subprocess.TimeoutExpired:
+                        pass
+                    used = confinement.cpu_seconds()
+                    if used is not None and used > limits.timeout:
+                        ran_out = "cpu"
+                        break
+                    if time.monotonic() - started > wall_seconds(limits.timeout):
+                        ran_out = "wall"
+                        break
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # 连同它开的子进程一起结束
+                proc.wait()
+                if info_read is not None:
+                    init = _sandbox_init(info_read)
+                _end_sandbox_init(init)
+                confinement.drain()
+                with _live_lock:
+                    _live.discard(proc)
             if _cancelled.is_set():
                 raise KeyboardInterrupt
-            # fork 之后、子进程进自己的进程组（setsid）之前，子进程里还在跑 Python：这一瞬按下 Ctrl-C，它会印出
-            # “Exception ignored in …”的错误栈。所以 fork 时挡住 SIGINT（子进程连同它 exec 的程序一直挡着，反正它已不在
-            # 终端的进程组里，中断时由 cancel_all 结束）；父进程登记好子进程之后才解除，这时到的 Ctrl-C 也结束得了它。
-            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            try:
-                proc = subprocess.Popen(args, cwd=workdir, env=env, stdin=stdin or subprocess.DEVNULL, stdout=log,
-                                        stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pass_fds,
-                                        preexec_fn=_limit_resources(limits.memory_mb))
-                _live.add(proc)
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        try:
-            code = proc.wait(timeout=limits.timeout)
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)  # 连同它开的子进程一起结束（沙箱里的由 bwrap 一并结束）
-            proc.wait()
-            with _live_lock:
-                _live.discard(proc)
-        if _cancelled.is_set():
-            raise KeyboardInterrupt
-        size = log.seek(0, os.SEEK_END)
-        if size >= OUTPUT_LIMIT and code is not None:
-            code = -signal.SIGXFSZ  # Python 忽略这个信号，写满上限只会得到 OSError：按输出太多处理
-        log.seek(max(0, size - 4 * SHOWN_CHARS))
-        tail = log.read().decode("utf-8", errors="replace")
-    return code, tail
+            if code is not None and abs(code) in (signal.SIGXCPU, 128 + signal.SIGXCPU):
+                code, ran_out = None, "cpu"  # 某个进程自己的 CPU 秒数（RLIMIT_CPU）用完了
+            size = log.seek(0, os.SEEK_END)
+            if size >= OUTPUT_LIMIT and code is not None:
+                code = -signal.SIGXFSZ  # Python 忽略这个信号，写满上限只会得到 OSError：按输出太多处理
+            log.seek(max(0, size - 4 * SHOWN_CHARS))
+            tail = log.read().decode("utf-8", errors="replace")
+        used = confinement.cpu_seconds()
+        if ran_out is None and used is not None and used > limits.timeout and code != 0:
+            ran_out, code = "cpu", None
+        return Run(None if ran_out else code, tail, ran_out, confinement.oom_killed(), used, confinement.peak_bytes())
+    finally:
+        if info_read is not None:
+            os.close(info_read)
+        confinement.close()
 
 
 def _load(path: Path, name: str):
@@ -586,16 +682,24 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
             dst.write_bytes(src.read_bytes())
         cases_file.write(cases_data)
         cases_file.seek(0)
-        code, out = run_limited([sys.executable, "-I", str(child[0]), str(copy), ",".join(expected_errors(lesson)),
-                                 str(answers.fileno())], work, limits, stdin=cases_file,
-                                pass_fds=(answers.fileno(),), readonly=[copy, *child])
-        result = None if code is None else _read_answers(answers.fileno(), len(cases))
+        for f in (copy, *child):
+            f.chmod(0o644)  # 沙箱里的学习者是 uid 65534：副本要让它读得到
+        run = run_limited([sys.executable, "-I", str(child[0]), str(copy), ",".join(expected_errors(lesson)),
+                           str(answers.fileno())], work, limits, stdin=cases_file,
+                          pass_fds=(answers.fileno(),), readonly=[copy, *child])
+        code, out = run.code, run.tail
+        result = None if code is None or run.oom else _read_answers(answers.fileno(), len(cases))
 
     def named(text: str) -> str:  # 错误栈里写学习者认得的文件名，而不是临时副本的路径
         return text.replace(str(copy), shown)
 
-    if code is None:
-        return verdict("timeout", f"超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）")
+    if run.oom:  # 先于时间：内存紧张时内核回收页面花的 CPU 也算在检查头上，可能同时用完
+        return verdict("crashed", f"内存超过上限：这次检查的全部进程连同写进内存盘的文件合计超过 {limits.memory_mb} MiB")
+    if run.ran_out == "cpu":
+        return verdict("timeout", f"CPU 时间用完：学习者的进程算了超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）")
+    if run.ran_out == "wall":
+        return verdict("timeout", f"墙上时间超过 {wall_seconds(limits.timeout):g} 秒还没结束，CPU 时间却没用完"
+                                  f"（是不是在 sleep、等输入或等别的进程？）")
     if result is None:
         return verdict(*_classify_failure(code, named(out)))
     if isinstance(result, str):
@@ -695,6 +799,8 @@ def _read_answers(fd: int, n_cases: int) -> dict | str | None:
         result = wire.decode(os.pread(fd, min(size, OUTPUT_LIMIT + 1), 0), limit=OUTPUT_LIMIT)
     except wire.WireError as e:
         return f"程序交回的结果不合格式：{e}"
+    except (RecursionError, MemoryError, ValueError, TypeError, RuntimeError, OverflowError) as e:
+        return f"程序交回的结果不合格式（{type(e).__name__}）"
     if type(result) is not dict or type(result.get("status")) is not str:
         return "程序交回的结果不合格式：缺少 status"
     status = result["status"]
@@ -707,6 +813,7 @@ def _read_answers(fd: int, n_cases: int) -> dict | str | None:
             return "程序交回的结果不合格式：shared 不对"
         return result
     if status in CHILD_STATUSES and set(result) == {"status", "message"} and type(result["message"]) is str:
+        result["message"] = capped(result["message"])
         return result
     return "程序交回的结果不合格式：status 或字段不对"
 
@@ -728,11 +835,12 @@ def probe(limits: Limits) -> str | None:
     """批改前的一次试跑：在同样的沙箱与限制下导入 torch、算一次矩阵乘法。
     通过时为 None；否则是中文原因——这是批改设置或本机环境的问题，不能算到学习者头上。"""
     with tempfile.TemporaryDirectory(prefix="poet-probe-", ignore_cleanup_errors=True) as tmp:
-        code, out = run_limited([sys.executable, "-I", "-c", "import torch; print((torch.ones(64, 64) @ torch.ones(64)).sum().item())"],
-                                Path(tmp), limits)
+        run = run_limited([sys.executable, "-I", "-c", "import torch; print((torch.ones(64, 64) @ torch.ones(64)).sum().item())"],
+                          Path(tmp), limits)
+    code, out = run.code, run.tail
     if code == 0 and out.strip().endswith("4096.0"):
         return None
     if code is None:
-        return f"检查进程在 {limits.timeout:g} 秒内连 torch 都没导入完：请调大 --timeout"
+        return f"检查进程在 {limits.timeout:g} 秒（CPU 时间）内连 torch 都没导入完：请调大 --timeout"
     return (f"检查进程在内存上限 {limits.memory_mb} MiB 下连 torch 都运行不了（退出码 {code}）："
             f"请调大 --memory。\n{out.strip()[-500:]}")

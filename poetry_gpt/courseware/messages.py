@@ -56,3 +56,21 @@ def not_utf8(line: int) -> str:
     """文件在第 line 行起读不成 UTF-8 时的说明。"""
     return (f"第 {line} 行不是 UTF-8 编码（常见于记事本或中文 Windows 默认的 GBK/ANSI 编码）："
             "请把文件另存为 UTF-8 后再检查")
+
+
+# 控制字符、双向控制符与看不见的字符（U+061C 阿拉伯字母标记、U+00AD 软连字符、U+200B–U+200F 零宽字符、
+# U+2028/U+2029 行与段分隔符、U+2060–U+206F、U+FEFF）：原样到了终端会挪动表格的边框、改写文字的方向
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+
+
+def safe_text(text: str, limit: int | None = None) -> str:
+    """给终端与报告用的文本：控制字符（ESC、回车、退格、双向控制符、零宽字符……）写成 \\x1b 这样的转义，
+    不能编码成 UTF-8 的孤立代理字符写成 \\udcff；limit 给出时截到这么多字符。"""
+    if limit is not None and len(text) > limit:  # 先截短再转义：花的时间与内存只看 limit，不看学习者交了多长
+        text = text[:limit + 1]
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + " …（后面省略）"
+    return text

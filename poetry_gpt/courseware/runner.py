@@ -127,6 +127,8 @@ def main():
     cases = wire.decode(sys.stdin.buffer.read())
     sys.stdin = open(os.devnull, encoding="utf-8")
     result = run(learner_py, cases, raises)
+    if isinstance(result.get("message"), str) and len(result["message"]) > 8000:  # 父进程反正只显示前几 KiB
+        result["message"] = result["message"][:8000] + " …（后面省略）"
     try:
         data = memoryview(encode(result))
     except BaseException as e:  # 结果本身编码不了（比如 __iter__ 抛错的列表子类）

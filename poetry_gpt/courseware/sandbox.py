@@ -1,12 +1,18 @@
 """用 bubblewrap（bwrap）把检查学习者练习的子进程关进沙箱。
 
 沙箱里看得见的只有：系统的程序与库（/usr 等，只读）、Python 与虚拟环境（只读）、这次检查自己的
-工作文件夹与 /tmp（各是一块有大小上限的内存盘，检查结束就消失；工作文件夹里只读地放着练习的副本和
-runner.py、wire.py 两个副本——它们只用标准库和 torch）。
+工作文件夹、/tmp 与 /dev/shm（各是一块有大小上限的内存盘，检查结束就消失；工作文件夹里只读地放着练习的副本和
+runner.py、wire.py 两个副本——它们只用标准库和 torch）。/ 与 /dev（只有几个设备文件）是只读的。
 课程包 poetry_gpt（里面有 prosody.quatrain_rhyme 这样的参考实现）、data/、lessons/（参考答案 solution.py、
 check.py）、.git、班级文件夹、家目录都不存在于沙箱里：学习者的代码 import poetry_gpt 会失败。
-另外：新的 PID 命名空间（看不见、也杀不了沙箱外的进程；bwrap 结束时沙箱里的进程全部结束）、
-没有网络、新的会话（碰不到老师的终端）、丢掉全部特权（capabilities）。
+另外：新的 PID 命名空间（看不见、也杀不了沙箱外的进程）、没有网络、新的会话（碰不到老师的终端）、
+没有任何特权（capabilities），并且**学习者的代码从不以 root 运行**：它在这次检查自己的用户命名空间里，
+以 uid/gid 65534（nobody）运行——
+
+- 批改程序以普通用户运行时：bwrap --unshare-user --uid 65534，内核眼里它就是老师这个普通用户；
+- 批改程序以 root 运行时（CI、Docker、学校服务器）：子进程先进一个新建的用户命名空间（0 与 65534 两个
+  uid 原样映射），bwrap 在里面搭好挂载，runner 启动之前降到 65534，内核眼里它是 nobody，不是 root。
+  所以 /proc/sys（kernel.core_pattern、vm.* ……）对它只读；用户密钥环也跟着命名空间走，每次检查一个新的。
 
 没有 bwrap（macOS、精简容器）或 bwrap 在这台机器上用不了时，available() 给出原因，
 检查退回“按进程隔离”：子进程照样有时间、内存、输出上限，判定照样只由批改程序作出，
@@ -14,6 +20,7 @@ check.py）、.git、班级文件夹、家目录都不存在于沙箱里：学�
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import shutil
@@ -24,16 +31,34 @@ from pathlib import Path
 import poetry_gpt
 
 from ..common import DEFAULT_DATA, ROOT
+from .confine import MAX_PROCESSES
 
 SCRATCH_BYTES = 64 << 20  # 工作文件夹与 /tmp 各自的大小上限：写满了只是学习者自己的写入失败
+SHM_BYTES = 16 << 20  # /dev/shm 的大小上限
+SANDBOX_UID = 65534  # 学习者的代码在沙箱里的 uid 与 gid（nobody/nogroup）
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
                 "/etc/passwd", "/etc/group", "/etc/nsswitch.conf")
+CLONE_NEWUSER = 0x10000000
+# 沙箱里最先运行的几行（可信：学习者的代码还没加载）：root 情形下降到 SANDBOX_UID，再限进程数，然后 exec 真正的命令。
+# RLIMIT_NPROC 在用户命名空间里只数这次检查自己的进程
+PRELUDE = ("import os, resource, sys\n"
+           "uid, nproc = int(sys.argv[1]), int(sys.argv[2])\n"
+           "if os.getuid() != uid:\n"
+           "    os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)\n"
+           "resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))\n"
+           "os.execv(sys.argv[3], sys.argv[3:])\n")
+libc = ctypes.CDLL(None, use_errno=True)
 
 
 def bwrap_path() -> str | None:
     """PATH 里的 bwrap；没有时为 None。"""
     return shutil.which("bwrap")
+
+
+def as_root() -> bool:
+    """批改程序是不是以 root 运行：是的话由 enter_user_namespace 在 bwrap 之前建用户命名空间。"""
+    return os.geteuid() == 0
 
 
 def _python_dirs() -> list[str]:
@@ -48,54 +73,141 @@ def hidden_dirs() -> list[Path]:
     return [Path(poetry_gpt.__file__).resolve().parent, DEFAULT_DATA.resolve(), (ROOT / "lessons").resolve()]
 
 
-def command(argv: list[str], workdir: Path, readonly: list[Path] = ()) -> list[str]:
+def command(argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: int = MAX_PROCESSES,
+            info_fd: int | None = None) -> list[str]:
     """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
-    readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径。"""
-    args = [bwrap_path() or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径；nproc 是
+    用户命名空间里的进程数上限；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
+    以 root 运行时，bwrap 前面还有 ENTER_USER_NAMESPACE 这一段。"""
+    args = [bwrap_path() or "bwrap", *(["--info-fd", str(info_fd)] if info_fd is not None else []), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    if as_root():  # 已在 ENTER_USER_NAMESPACE 建的命名空间里：留下降 uid 要的两项能力，PRELUDE 降完就全没了
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args += ["--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+                 "--cap-drop", "ALL"]
+    bound: list[str] = []
+    made: set[str] = set()
+
+    def parents(dest: str) -> list[str]:
+        """dest 上面还没有的各级文件夹：建成 0755（bwrap 自己建的是 0700，降了 uid 的学习者进不去）。"""
+        out = []
+        for parent in reversed(Path(dest).parents):
+            p = str(parent)
+            if p == "/" or p in made or any(p == b or p.startswith(b.rstrip("/") + "/") for b in bound):
+                continue
+            made.add(p)
+            out += ["--perms", "0755", "--dir", p]
+        return out
+
     for d in SYSTEM_DIRS:
         if os.path.islink(d):
             args += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             args += ["--ro-bind", d, d]
+            bound.append(d)
     for f in SYSTEM_FILES:
         args += ["--ro-bind-try", f, f]
     # 先铺空的 /tmp，再放 Python：.venv 在 /tmp 下（如 /tmp/一字一诗/.venv）时也看得见
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+    # /proc/sys 整个只读地盖上一层：连沙箱自己的命名空间里的设置（kernel.msgmax、pid_max……）也不许改
+    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+             "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
+             "--size", str(SCRATCH_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
+    made.update({"/proc", "/dev", "/tmp"})
     python = _python_dirs()
     for d in python:
-        args += ["--ro-bind", d, d]
+        args += parents(d) + ["--ro-bind", d, d]
+        bound.append(d)
     # 课程包、数据与课程文件夹不放进沙箱。它们落在上面放进来的文件夹里时（非可编辑安装进了 site-packages，
-    # 或仓库就在 /usr 下），盖上一块空的内存盘把它们藏起来
+    # 或仓库就在 /usr 下），盖上一块空的、只读的小内存盘把它们藏起来
     shown = [Path(d) for d in (*python, *SYSTEM_DIRS)]
     for d in hidden_dirs():
         if any(d.is_relative_to(s) for s in shown):
-            args += ["--tmpfs", str(d)]
-    args += ["--size", str(SCRATCH_BYTES), "--tmpfs", str(workdir)]
+            args += ["--size", "4096", "--tmpfs", str(d), "--remount-ro", str(d)]
+    args += parents(str(workdir)) + ["--size", str(SCRATCH_BYTES), "--perms", "1777", "--tmpfs", str(workdir)]
     for path in readonly:
         args += ["--ro-bind", str(path), str(path)]
-    args += ["--chdir", str(workdir), "--"]
-    return args + list(argv)
+    # 最后把 / 与 /dev 本身改成只读：bwrap 的这两块内存盘没有大小上限，不能让学习者往里写
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(workdir), "--"]
+    args += [sys.executable, "-I", "-S", "-c", PRELUDE, str(SANDBOX_UID), str(nproc), *argv]
+    return [sys.executable, "-I", "-S", "-c", ENTER_USER_NAMESPACE, *args] if as_root() else args
+
+
+ENTER_USER_NAMESPACE = f"""\
+import ctypes, os, sys
+me = os.getpid()
+ready, go = os.pipe()
+helper = os.fork()
+if helper == 0:  # 帮手还在原来的命名空间里：以 root 写好映射就退出
+    status = 1
+    try:
+        os.close(go)
+        if os.read(ready, 1) == b"x":
+            for name in ("uid_map", "gid_map"):
+                fd = os.open(f"/proc/{{me}}/{{name}}", os.O_WRONLY)
+                os.write(fd, b"0 0 1\\n{SANDBOX_UID} {SANDBOX_UID} 1\\n")
+                os.close(fd)
+            status = 0
+    finally:
+        os._exit(status)
+os.close(ready)
+libc = ctypes.CDLL(None, use_errno=True)
+ok = libc.unshare({CLONE_NEWUSER}) == 0
+err = ctypes.get_errno()
+os.write(go, b"x" if ok else b"-")
+os.close(go)
+_, status = os.waitpid(helper, 0)
+if not ok or status != 0:
+    sys.exit(f"bwrap 之前建不了用户命名空间：{{os.strerror(err) if not ok else 'uid 映射写不进去'}}")
+fd = os.open("/proc/sys/user/max_user_namespaces", os.O_WRONLY)
+os.write(fd, b"0")
+os.close(fd)
+os.execv(sys.argv[1], sys.argv[1:])
+"""
+"""以 root 运行时放在 bwrap 前面的一小段（可信的）Python：把自己放进一个新的用户命名空间，uid/gid 0 与 65534
+原样映射——0 留给 bwrap 搭挂载（读得到 /root 下的 Python），学习者的代码随后由 PRELUDE 降到 65534。
+映射只能由命名空间外的进程写，所以先 fork 一个小帮手写映射。最后把这个命名空间里能再建的用户命名空间数设为 0：
+学习者建不了自己的命名空间去挂没有上限的内存盘。它是一个新 exec 的单线程进程：torch 的进程 fork 出来的子进程
+里可能还有别的线程，那里 unshare(CLONE_NEWUSER) 会失败（EINVAL）。"""
 
 
 @functools.lru_cache(maxsize=None)
-def _probe(bwrap: str | None) -> str | None:
+def _probe(bwrap: str | None, root: bool) -> str | None:
     if bwrap is None:
         return "本机没有 bubblewrap（bwrap）"
+    code = ("import os; w = []\nfor p in ('/proc/sys/kernel/core_pattern', '/proc/sys/vm/overcommit_memory'):\n"
+            "    try:\n        os.close(os.open(p, os.O_WRONLY)); w.append(p)\n    except OSError:\n        pass\n"
+            "print(os.getuid(), os.getgid(), ','.join(w) or '-')")
     try:
-        probe = subprocess.run(command([sys.executable, "-I", "-c", "print('ok')"], Path("/tmp/poet-probe")),
+        probe = subprocess.run(command([sys.executable, "-I", "-c", code], Path("/tmp/poet-probe")),
                                capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
+    except (OSError, subprocess.SubprocessError) as e:
         return f"bwrap 启动不了（{e}）"
-    if probe.returncode != 0 or probe.stdout.strip() != "ok":
-        why = (probe.stderr.strip().splitlines() or [f"退出码 {probe.returncode}"])[-1]
+    if probe.returncode != 0 or probe.stdout.split() != [str(SANDBOX_UID), str(SANDBOX_UID), "-"]:
+        why = (probe.stderr.strip().splitlines() or [f"退出码 {probe.returncode}，输出 {probe.stdout.strip()[:200]!r}"])[-1]
         return f"bwrap 在这台机器上用不了（{why}）"
     return None
 
 
 def unavailable_reason() -> str | None:
-    """沙箱能用时为 None；否则是中文原因（没有 bwrap，或它在这里启动不了，如容器里不许建命名空间）。"""
-    return _probe(bwrap_path())
+    """沙箱能用时为 None；否则是中文原因（没有 bwrap，或它在这里启动不了，如容器里不许建命名空间，
+    或沙箱里的进程没有降到 SANDBOX_UID、/proc/sys 还能写）。"""
+    return _probe(bwrap_path(), as_root())
+
+
+def identity() -> str:
+    """学习者的代码在沙箱里以谁的身份运行（给 doctor、check、grade 看）。"""
+    if as_root():
+        return f"uid {SANDBOX_UID}（nobody），每次检查一个新的用户命名空间；批改程序是 root，学习者的代码不是"
+    return f"uid {SANDBOX_UID}（nobody），每次检查一个新的用户命名空间；在内核眼里是你（uid {os.geteuid()}），不是 root"
+
+
+def protection(memory_mb: int) -> str:
+    """一句话：学习者的代码以谁的身份运行、这次检查的内存与进程数由什么管住（check、grade 的输出里都说）。"""
+    from .confine import available_kind, describe
+    who = f"学习者的代码以 uid {SANDBOX_UID} 运行（不是 root）" if unavailable_reason() is None else \
+        f"没有沙箱，学习者的代码以你的身份（uid {os.geteuid()}）运行"
+    return f"{who}；{describe(available_kind(), memory_mb)}；CPU 时间每次检查最多 --timeout 秒"
 
 
 def fallback_notice() -> str | None:

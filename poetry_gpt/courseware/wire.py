@@ -20,6 +20,9 @@ import torch
 MAGIC = b"POET-WIRE-1\n"
 MAX_DEPTH = 32  # 嵌套层数上限：练习的输入输出最多几层
 MAX_ITEMS = 1_000_000  # 节点总数上限
+MAX_HEAD = 4 << 20  # JSON 头的字节数上限（最大的一课交回的头约 0.55 MiB）：解码它的时间与内存因此有界
+MAX_DIMS = 8  # 张量的维数上限
+MAX_EXTENT = 1 << 40  # 每一维的长度与步长都小于它：torch 的 int64 算术不会溢出
 DTYPES = {str(d).removeprefix("torch."): d for d in (
     torch.float64, torch.float32, torch.float16, torch.bfloat16,
     torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)}
@@ -163,6 +166,8 @@ def decode(data: bytes | bytearray, limit: int = 32 << 20):
     size = int.from_bytes(data[len(MAGIC):start], "big")
     if size > len(data) - start:
         raise WireError("交回的数据不完整")
+    if size > MAX_HEAD:
+        raise WireError(f"交回的数据里文字部分太大（{size / 2 ** 20:.1f} MiB，上限 {MAX_HEAD >> 20} MiB）")
     try:
         head = json.loads(bytes(data[start:start + size]).decode("utf-8"),
                           object_pairs_hook=_one_key)
@@ -216,9 +221,13 @@ def _build(node, blob: memoryview, depth: int, counter: list[int]):
 
 
 def _tensor(body, blob: memoryview, counter: list[int]) -> torch.Tensor:
-    if (type(body) is not list or len(body) != 4 or body[0] not in DTYPES
-            or type(body[1]) is not list or type(body[2]) is not list or len(body[1]) > 8 or len(body[2]) != len(body[1])
-            or any(type(n) is not int or n < 0 for n in body[1] + body[2]) or type(body[3]) is not int):
+    """按描述 [dtype, 形状, 步长, 偏移] 从 blob 里取出张量。torch 见到描述之前先逐项核对：维数、每维的长度与步长
+    （非负、小于 MAX_EXTENT）、元素个数乘字节数（计入总量上限）、用到的那段存储在 blob 之内；不合就是 WireError。"""
+    if (type(body) is not list or len(body) != 4 or type(body[0]) is not str or body[0] not in DTYPES
+            or type(body[1]) is not list or type(body[2]) is not list or len(body[1]) > MAX_DIMS
+            or len(body[2]) != len(body[1])
+            or any(type(n) is not int or not 0 <= n < MAX_EXTENT for n in body[1] + body[2])
+            or type(body[3]) is not int or not 0 <= body[3] < MAX_EXTENT):
         raise WireError("交回的张量描述不对")
     dtype, shape, stride, offset = DTYPES[body[0]], body[1], body[2], body[3]
     itemsize = torch.empty((), dtype=dtype).element_size()
@@ -226,9 +235,12 @@ def _tensor(body, blob: memoryview, counter: list[int]) -> torch.Tensor:
     if counter[1] > counter[2]:
         raise WireError("交回的张量太大")
     span = _span(shape, stride)
-    if offset < 0 or offset + span * itemsize > len(blob):
+    if offset + span * itemsize > len(blob):
         raise WireError("交回的张量数据不完整")
-    if span == 0:
-        return torch.empty(shape, dtype=dtype)
-    flat = torch.frombuffer(blob, dtype=dtype, count=span, offset=offset)
-    return torch.as_strided(flat, shape, stride)
+    try:
+        if span == 0:
+            return torch.empty(shape, dtype=dtype)
+        flat = torch.frombuffer(blob, dtype=dtype, count=span, offset=offset)
+        return torch.as_strided(flat, shape, stride)
+    except (RuntimeError, ValueError, OverflowError, TypeError) as e:  # 上面核对过；万一 torch 仍不接受，也只是格式不对
+        raise WireError(f"交回的张量描述不对（{type(e).__name__}）") from None

@@ -292,13 +292,13 @@ def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: 
                  for c in checks]
         table.add_row(r.lesson.code, *cells, "未变" if r.cached else f"{r.seconds:.1f} 秒")
     for name in strays:
-        table.add_row(escape(name), f"[red]{no} 不在课表里[/red]", *[""] * (len(checks) - 1), "")
+        table.add_row(Text(name), f"[red]{no} 不在课表里[/red]", *[""] * (len(checks) - 1), "")
     console.print(table)
     failures = [(r.lesson.code, titles[c], p) for r in reports for c, p in r.problems.items() if p]
     for code, what, problem in failures:
-        console.print(f"[red]第 {code} 课 {what}：[/red]{escape(problem)}")
+        console.print(Text.assemble((f"第 {code} 课 {what}：", "red"), problem))
     for name in strays:
-        console.print(f"[red]lessons/{escape(name)} 不在课表 lessons/manifest.toml 里。[/red]")
+        console.print(Text(f"lessons/{name} 不在课表 lessons/manifest.toml 里。", style="red"))
     ok = not failures and not strays
     console.print(f"{'全部通过' if ok else '有问题'}：{len(reports)} 课，用时 {seconds:.1f} 秒"
                   f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。")
@@ -333,12 +333,12 @@ def grading_progress(total: int):
     """批改时的进度条；with 里得到 done(submission, verdict)，每批改完一份调用一次（classroom.grade 的 on_done）。"""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as bar:
         task = bar.add_task("批改中", total=total)
 
         def done(sub, verdict) -> None:
-            bar.update(task, advance=1, description=escape(f"{_one_line(sub.learner)} 第 {sub.lesson.code} 课：{verdict.label}"))
+            bar.update(task, advance=1, description=f"{_one_line(sub.learner)} 第 {sub.lesson.code} 课：{verdict.label}")
 
         yield done
 
@@ -365,13 +365,13 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
     table.add_column("通过", justify="right")
     for name in learners:
         cells = [results.get((name, l.code)) for l in lessons]
-        table.add_row(escape(_one_line(name)), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells)))
+        table.add_row(Text(_one_line(name)), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells)))
     table.add_section()
     table.add_row("交了的通过率", *(rate(k, s) for k, s, _ in rates.values()), "")
     table.add_row("全班通过率", *(rate(k, n) for k, _, n in rates.values()), "")
     console.print(table)
     # 图例写在表下面、不当 caption：caption 会被折到表那么宽
-    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交；每份限时 {timeout:g} 秒。\n"
+    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交；每份 CPU 时间上限 {timeout:g} 秒。\n"
                   f"交了的通过率：只算交了这一课的人；全班通过率：没交的算作没通过。[/dim]")
     summary = "，".join(f"{label} {n}" for label, n in counts.items()) or "没有交上来的练习"
     console.print(f"判定统计：{summary}。用时 {seconds:.1f} 秒。")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import signal
 import subprocess
@@ -146,14 +147,16 @@ def cmd_start(args) -> int:
 
 def cmd_check(args) -> int:
     from ..grading import Limits, check_file  # 导入 torch 较慢，只在需要时导入
-    from ..sandbox import fallback_notice
+    from ..sandbox import fallback_notice, protection
 
     lesson = lesson_arg(args.lesson)
     path = exercise_path(lesson, args.file)
     if (notice := fallback_notice()):
         display.notice(notice)
+    limits = Limits(timeout=args.timeout)
+    console.print(f"[dim]{protection(limits.memory_mb)}。[/dim]", highlight=False)
     with display.busy("正在检查 …"):
-        verdict = check_file(lesson, path, Limits(timeout=args.timeout))
+        verdict = check_file(lesson, path, limits)
     display.verdict(lesson, verdict)
     if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():
         catalogue.record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
@@ -196,10 +199,13 @@ def cmd_doctor(args) -> int:
         rows.append(("data/poems.jsonl", True, f"{len(load_poems())} 首诗"))
     except DataFileError as e:
         rows.append(("数据文件", False, str(e)))
-    from ..sandbox import unavailable_reason
+    from ..confine import available_kind, describe
+    from ..sandbox import identity, unavailable_reason
     why = unavailable_reason()  # 真的试跑一次 bwrap：装了却用不了（容器里不许建命名空间）也是 ✗
     rows.append(("沙箱 bubblewrap", why is None, "可用：检查练习时关在沙箱里" if why is None else
                  f"{why}：检查练习时退回按进程隔离，学习者的代码能读写你能碰到的文件"))
+    rows.append(("学习者代码的身份", True, identity() if why is None else f"你自己（uid {os.geteuid()}）：没有沙箱"))
+    rows.append(("内存与进程数上限", True, describe(available_kind(), 2048) + "（--memory 默认 2048）"))
     for name in ("tones.json", "rhymes.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
@@ -224,7 +230,7 @@ def register(sub) -> None:
     p = sub.add_parser("check", help="检查你的练习：可见检查 + 与参考答案的差分检查")
     p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
     p.add_argument("file", nargs="?", metavar="文件", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
-    p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="整次检查的时间上限（秒，默认 20）")
+    p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="学习者代码的 CPU 时间上限（秒，默认 20；墙上时间另有 3 倍加 10 秒的后备上限）")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("hint", help="这一课练习的提示：先是点拨，--more 再给完整的做法")

@@ -33,7 +33,8 @@ def cmd_grade(args) -> int:
             problem = probe(limits)
         if problem:
             raise classroom.ClassroomError(f"批改没有开始：{problem}")
-        console.print(f"批改 {len(roster.submissions)} 份练习：每份限时 {limits.timeout:g} 秒，"
+        console.print(f"{sandbox.protection(limits.memory_mb)}。", markup=False, highlight=False)
+        console.print(f"批改 {len(roster.submissions)} 份练习：每份 CPU 时间上限 {limits.timeout:g} 秒，"
                       f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
                       f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}；"
                       f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。")
@@ -59,7 +60,7 @@ def register(sub) -> None:
     p = sub.add_parser("grade", help="老师用：批改全班每个学习者的每一课，输出成绩表与 CSV/JSON 报告")
     p.add_argument("class_dir", metavar="班级文件夹", help=f"班级文件夹：每个学习者一个子文件夹，放 NN.py 或 lessons/NN/{EXERCISE}")
     p.add_argument("--lessons", metavar="课号", help="只批改这些课，如 8-10,14（默认：班里有人交了的全部课）")
-    p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="每份练习的检查时间上限（秒，默认 20）")
+    p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="每份练习的 CPU 时间上限（秒，默认 20；墙上时间另有 3 倍加 10 秒的后备上限）")
     p.add_argument("--memory", type=memory_mb, default=2048, metavar="MiB", help="每个检查进程的内存上限（MiB，默认 2048）")
     p.add_argument("--jobs", type=jobs, metavar="份数", help="同时批改几份（默认：CPU 核数）")
     p.add_argument("--csv", metavar="文件", help="把成绩表写成 CSV（….csv，不放在班级文件夹里；UTF-8 带 BOM，Excel 可直接打开）")
