@@ -31,8 +31,22 @@ def setup_experiment(seed: int = COURSE_SEED, threads: int = 2) -> None:
     seed_everything(seed)
 
 
+class Measured(float):
+    """随机器、随负载而变的量（计时，以及由计时算出的比值）：见 :func:`measured`。"""
+
+
+def measured(value: float) -> Measured:
+    """把一个计时（或由计时算出的数）标成“随机器而变”。平常照样印出来；环境变量 POET_MEASURED=1 时
+    （./poet verify 运行实验、--record 记录输出时）印成 ⟨0.327⟩：记录下来的输出与课文里的数比较时不看它。"""
+    return Measured(value)
+
+
 def _fmt(value: Any, digits: int = 4) -> str:
-    """把数、张量、嵌套列表排成短文本；浮点保留 digits 位小数。"""
+    """把数、张量、嵌套列表排成短文本；浮点保留 digits 位小数；标了 :func:`measured` 的数按需加 ⟨⟩。"""
+    import os
+
+    if isinstance(value, Measured) and os.environ.get("POET_MEASURED") == "1":
+        return f"⟨{value:.{digits}f}⟩"
     try:
         import torch
         if isinstance(value, torch.Tensor):

@@ -5,7 +5,7 @@ import torch
 from torch.nn import functional as F
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, make_batch
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import measured, setup_experiment, show, table
 from poetry_gpt.loss import chunked_cross_entropy, scored_loss
 from poetry_gpt.model import IGNORE_INDEX, ModelConfig, PoetryGPT
 setup_experiment()
@@ -118,5 +118,5 @@ for way in ways:                                                # 上面两种�
     run(way)
     times[way] = time.perf_counter() - start
 table(["输出层与交叉熵的写法", "前向加反向（秒）", "相对第一行"],
-      [[label, times[way], times["all"] / times[way]] for way, label in ways.items()],
+      [[label, measured(times[way]), measured(times["all"] / times[way])] for way, label in ways.items()],
       title=f"{len(poems)} 首训练诗，同一进程依次计时（数字随机器与负载而变）", digits=3)
