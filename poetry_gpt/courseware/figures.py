@@ -11,7 +11,7 @@ data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/fig
 代码块（```python、```bash）和行内代码（`…`）里的数不算：代码由 excerpts.py 另查，命令行参数不是结果。
 
 不是来自运行的数（年份、手算例子里的数、公式的常数）写进配置的 allow 列表，每条是课文某一行里
-一字不差的一段文字和理由；这一段里的数都放行。数改了，这段文字就对不上，放行随之失效，照样报错；
+一字不差的一段文字（全文只能出现一次）和理由；这一段里的数都放行。数改了，这段文字就对不上，放行随之失效，照样报错；
 一条 allow 在课文里找不到、或找到的那段里没有数，也报错——放行的条目不会悄悄过期。
 """
 from __future__ import annotations
@@ -235,8 +235,9 @@ def shown(number: Number, like: Number) -> str:
     return text + ("%" if percent else "")
 
 
-def check_text(path: str, sources: list[Source] | None = None) -> TextReport:
-    """查一篇课文里的每一个数。sources 不给就读配置里写的来源（记录下来的输出）。
+def check_text(path: str, sources: list[Source] | None = None, text: str | None = None) -> TextReport:
+    """查一篇课文（相对仓库的路径）里的每一个数。sources 不给就读配置里写的来源（记录下来的输出）；
+    text 不给就读文件（测试用它查改过一个数的课文）。
 
     Raises:
         FiguresError: 配置写错了。
@@ -245,15 +246,20 @@ def check_text(path: str, sources: list[Source] | None = None) -> TextReport:
     if sources is None:
         sources = [Source.read(s) for s in config.sources]
     report = TextReport(path)
-    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    lines = ((ROOT / path).read_text(encoding="utf-8") if text is None else text).splitlines()
     spans = {}  # 行号 → 放行的 (起, 止)
     used = set()
     for allow in config.allow:
-        for n, line in enumerate(lines, start=1):
-            start = line.find(allow.text)
-            while start >= 0:
-                spans.setdefault(n, []).append((start, start + len(allow.text), allow))
-                start = line.find(allow.text, start + 1)
+        places = [(n, start) for n, line in enumerate(lines, start=1)
+                  for start in range(len(line)) if line.startswith(allow.text, start)]
+        if len(places) > 1:  # 一条放行只管一处：否则一段短短的“1.5”会放过全文每一个 1.5
+            where = "、".join(f"第 {n} 行" for n, _ in places)
+            report.stale.append(Stale(config.config, 0, "", f"放行的“{allow.text}”在 {path} 里出现了 {len(places)} 次"
+                                                            f"（{where}）：写长一点，让它只对上一处"))
+            used.add(allow)
+            continue
+        for n, start in places:
+            spans.setdefault(n, []).append((start, start + len(allow.text), allow))
     names = "、".join(s.path for s in sources)
     for fig in figures_in("\n".join(lines)):
         covering = [a for s, e, a in spans.get(fig.line, []) if s <= fig.start and fig.end <= e]
@@ -268,7 +274,7 @@ def check_text(path: str, sources: list[Source] | None = None) -> TextReport:
         hint = f"；现在印出的数里最近的是 {near}" if near is not None else ""
         report.stale.append(Stale(path, fig.line, fig.number.written,
                                   f"课文写的 {fig.number.written} 不在 {names} 里{hint}。"
-                                  f"这个数不是来自运行的，就在 {config.config} 里放行"))
+                                  f"数变了就改课文；它本来就不是来自运行的（年份、手算的例子），就在 {config.config} 里放行"))
     for allow in config.allow:
         if allow not in used:
             report.stale.append(Stale(config.config, 0, "", f"放行的“{allow.text}”在 {path} 里找不到，或那一段里没有数："

@@ -92,16 +92,14 @@ def write_output(lesson: Lesson, stdout: str, threads: int | None) -> None:
 
 
 def model_log_text(path: Path | None = None) -> str:
-    """训练日志里课文会引用的部分：设置、参数个数、步数、第一步与最后一步的训练损失、每一次验证。
+    """训练日志里课文会引用的部分：设置、步数、第一步与最后一步的训练损失、每一次验证。
     不收每一步的训练损失：几千个数里什么都找得到，课文里写错的数也会碰巧对上。"""
     from ..checkpoint import SHIPPED_MODEL, read_checkpoint
 
     state = read_checkpoint(path or SHIPPED_MODEL)
     log = state["log"]
-    params = sum(t.numel() for t in state["weights"].values())
     lines = [f"模型设置：{json.dumps(state['model_config'], ensure_ascii=False)}",
              f"训练设置：{json.dumps(state['train_config'], ensure_ascii=False)}",
-             f"参数个数（存档里的张量）：{params}",
              f"步数：{state['step']}",
              f"第 {log[0]['step']} 步的训练损失：{log[0]['loss']}",
              f"第 {log[-1]['step']} 步的训练损失：{log[-1]['loss']}"]
@@ -127,3 +125,38 @@ def eval_text(flags: list[str], timeout: float) -> str:
     result = json.loads(run.stdout)
     result["seconds_per_poem"] = f"⟨{result['seconds_per_poem']:.3f}⟩"
     return json.dumps(result, ensure_ascii=False, indent=1) + "\n"
+
+
+def record_all(jobs: int, timeout: float, with_eval: bool = True):
+    """./poet verify --record：重新运行每一课的实验并重写 lessons/NN/output.txt，重写训练日志的记录，
+    （with_eval 时）重新运行 ./poet eval 两遍并重写 figures/eval*.json，最后对照全部课文。
+
+    Returns:
+        (各课的 verify 报告, 课表之外的文件夹, 过期的数与代码块：[(Stale 或 “path:line：原因”, 候选的新值或 None)])。
+    """
+    from .excerpts import check_excerpts
+    from .figures import Source, check_text, config_for, text_files
+    from .verify import verify
+
+    texts = text_files()
+    old = {path: Source.read(path) for text in texts for path in config_for(text).sources}  # 重写之前的记录
+    reports, strays = verify(jobs, timeout, cache_path=None, record=True)
+    atomic_write_text(MODEL_LOG, model_log_text())
+    if with_eval:
+        for name, flags in EVAL_FILES.items():
+            atomic_write_text(RECORDS / name, eval_text(flags, timeout=max(timeout, 1800)))
+    stale = []
+    for text in texts:
+        config = config_for(text)
+        new = [Source.read(path) for path in config.sources]
+        for item in check_text(text, new).stale:
+            guess = None
+            if item.figure:
+                from .figures import candidate, parse_number
+
+                figure = parse_number(item.figure)
+                guess = next((c for source in config.sources
+                              if (c := candidate(figure, old[source], next(s for s in new if s.path == source)))), None)
+            stale.append((item, guess))
+        stale += [(problem, None) for problem in check_excerpts(text).problems]
+    return reports, strays, stale
