@@ -128,7 +128,10 @@ class Source:
             tokens = list(_SOURCE_NUMBER.finditer(line))
             shape = skeleton(line)
             for i, m in enumerate(tokens):
-                source.numbers.append((parse_number(m.group()), n, shape, i))
+                number = parse_number(m.group())
+                if path.endswith(".json"):  # JSON 里的数是原值（0.63 就是 0.63），不是四舍五入到两位的结果
+                    number = Number(number.written, number.value, 99, number.signed)
+                source.numbers.append((number, n, shape, i))
         return source
 
 

@@ -92,13 +92,17 @@ def write_output(lesson: Lesson, stdout: str, threads: int | None) -> None:
 
 
 def model_log_text(path: Path | None = None) -> str:
-    """训练日志里课文会引用的部分：设置、步数、第一步与最后一步的训练损失、每一次验证。
+    """存档里课文会引用的部分：文件大小、参数个数、设置、步数、第一步与最后一步的训练损失、每一次验证。
     不收每一步的训练损失：几千个数里什么都找得到，课文里写错的数也会碰巧对上。"""
-    from ..checkpoint import SHIPPED_MODEL, read_checkpoint
+    from ..checkpoint import SHIPPED_MODEL, load_model, read_checkpoint
 
-    state = read_checkpoint(path or SHIPPED_MODEL)
+    path = path or SHIPPED_MODEL
+    state = read_checkpoint(path)
     log = state["log"]
-    lines = [f"模型设置：{json.dumps(state['model_config'], ensure_ascii=False)}",
+    size = path.stat().st_size
+    lines = [f"文件大小：{size} 字节（{size / 1e6:.6f} MB）",
+             f"参数个数：{load_model(path)[0].num_parameters()}",
+             f"模型设置：{json.dumps(state['model_config'], ensure_ascii=False)}",
              f"训练设置：{json.dumps(state['train_config'], ensure_ascii=False)}",
              f"步数：{state['step']}",
              f"第 {log[0]['step']} 步的训练损失：{log[0]['loss']}",
@@ -156,7 +160,8 @@ def record_all(jobs: int, timeout: float, with_eval: bool = True):
 
                 figure = parse_number(item.figure)
                 guess = next((c for source in config.sources
-                              if (c := candidate(figure, old[source], next(s for s in new if s.path == source)))), None)
+                              if (c := candidate(figure, old.get(source) or Source(source),
+                                                      next(s for s in new if s.path == source)))), None)
             stale.append((item, guess))
         stale += [(problem, None) for problem in check_excerpts(text).problems]
     return reports, strays, stale
