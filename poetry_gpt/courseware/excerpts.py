@@ -55,13 +55,22 @@ def _stripped(path: Path) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return tuple(t for t, _ in kept), tuple(n for _, n in kept)
 
 
+@lru_cache(maxsize=1)
+def _index() -> dict[str, list[tuple[Path, int]]]:
+    """课程代码的每一行（去掉注释与空白）→ 它出现在哪些 (文件, 第几个非空行)。"""
+    index: dict[str, list[tuple[Path, int]]] = {}
+    for path in course_files():
+        for i, line in enumerate(_stripped(path)[0]):
+            index.setdefault(line, []).append((path, i))
+    return index
+
+
 def find_verbatim(lines: list[str]) -> tuple[Path, int] | None:
     """代码块（非空、去掉首尾空白的各行）在哪个课程文件的第几行起一字不差地出现；没有时 None。"""
-    for path in course_files():
+    for path, i in _index().get(lines[0], []):
         text, numbers = _stripped(path)
-        for i in range(len(text) - len(lines) + 1):
-            if text[i] == lines[0] and list(text[i:i + len(lines)]) == lines:
-                return path, numbers[i]
+        if list(text[i:i + len(lines)]) == lines:
+            return path, numbers[i]
     return None
 
 
