@@ -96,3 +96,15 @@ def test_shown_writes_a_candidate_like_the_text():
     assert shown(parse_number("0.8849"), parse_number("88.5%")) == "88.5%"
     assert shown(parse_number("6024"), parse_number("7,535")) == "6,024"
     assert isinstance(Source.read("lessons/09/output.txt").numbers[0][0], Number)
+
+
+def test_outputs_compare_with_the_stated_tolerance():
+    from poetry_gpt.courseware.record import same_line
+
+    # 1 个与 2 个线程时第 07 课印的困惑度（见 record.RELATIVE）
+    assert same_line("│ 一元：只看字频 │ 6.5639 │ 709.0126 │", "│  一元：只看字频 │  6.5639 │ 709.0129 │")
+    assert same_line("相似度：0.0233", "相似度：0.0234")          # 四舍五入的边上差最后一位
+    assert not same_line("相似度：0.0233", "相似度：0.0236")
+    assert not same_line("损失：3.9245", "损失：3.92")              # 位数变了
+    assert not same_line("第 1 名：见", "第 1 名：闻")
+    assert same_line("用时：⟨⟩ 秒", "用时：⟨⟩ 秒")

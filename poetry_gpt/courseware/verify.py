@@ -200,8 +200,8 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
            codes: set[str] | None = None, record: bool = False) -> tuple[list[LessonReport], list[str]]:
     """检查每一个有文件夹的课（给了 codes 就只查这几课，如 {"05", "09"}）。cache_path 为 None 时不读也不写缓存。
     jobs > 1 时实验与检查都只用一个计算线程（见 :func:`experiment_problem`）。record 为真时不用缓存，
-    实验的输出写进 lessons/NN/output.txt（“输出与记录”一项记为通过），“课文的数与代码”一项留给调用的人
-    在全部记录写完之后再查（见 record.record_all）。
+    实验的输出写进 lessons/NN/output.txt（“输出与记录”一项记为通过），不查参考答案与起始代码；“课文的数
+    与代码”一项留给调用的人在全部记录写完之后再查（见 record.record_all）。
 
     Returns:
         (各课的报告, 课表之外的文件夹名)。
@@ -257,6 +257,7 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
         for report, key in pending:  # 实验通常最慢，先排
             lesson = report.lesson
             pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout, limits.threads, record))
-            pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
-            pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
+            if not record:  # 重新记录只关心实验的输出，参考答案与起始代码留给平常的 ./poet verify
+                pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
+                pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
     return reports, stray_folders()

@@ -13,9 +13,9 @@ from .parser import CliError, jobs, port, seconds
 
 
 def cmd_verify(args) -> int:
-    from ..figures import FiguresError, check_text
+    from ..excerpts import check_excerpts
+    from ..figures import OTHER_TEXTS, FiguresError, check_text
     from ..verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
-    from ..figures import OTHER_TEXTS
 
     started = time.monotonic()
     if args.record:
@@ -33,6 +33,7 @@ def cmd_verify(args) -> int:
         reports, strays = verify(args.jobs, args.timeout, None if args.fresh else CACHE_FILE)
         try:
             others = [str(s) for text in OTHER_TEXTS for s in check_text(text).stale]
+            others += [p for text in OTHER_TEXTS for p in check_excerpts(text).problems]
         except FiguresError as e:
             others = [str(e)]
     display.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
