@@ -116,10 +116,23 @@ class Source:
 
     @classmethod
     def read(cls, path: str) -> "Source":
+        """读一个来源。课文（.md）也可以做来源（第 19 课引 data/MODEL.md 里上一版模型的数），但只算它自己
+        查得过的数：它里面过期了的数不能让引用它的课文跟着过关。"""
         source = cls(path)
         try:
             text = (ROOT / path).read_text(encoding="utf-8")
         except FileNotFoundError:
+            return source
+        if path.endswith(".md") and path not in _READING:
+            _READING.add(path)
+            try:
+                stale = {(s.line, s.figure) for s in check_text(path).stale}
+            finally:
+                _READING.discard(path)
+            lines = text.splitlines()
+            for fig in figures_in(text):
+                if (fig.line, fig.number.written) not in stale:
+                    source.numbers.append((fig.number, fig.line, skeleton(lines[fig.line - 1]), fig.start))
             return source
         for n, line in enumerate(text.splitlines(), start=1):
             if line.startswith(HEADER) and not path.endswith(".md"):
@@ -133,6 +146,9 @@ class Source:
                     number = Number(number.written, number.value, 99, number.signed)
                 source.numbers.append((number, n, shape, i))
         return source
+
+
+_READING: set[str] = set()  # 正在当作来源读的课文：互相引用时不再往下查
 
 
 def skeleton(line: str) -> str:
