@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import os
 import platform
@@ -118,6 +119,13 @@ def write_output(lesson: Lesson, stdout: str, threads: int | None) -> None:
     atomic_write_text(lesson.folder / OUTPUT, header(f"第 {lesson.code} 课实验的输出", threads) + "\n".join(lines) + "\n")
 
 
+def model_sha256(path: Path | None = None) -> str:
+    """存档文件的 sha256：记录里写着它，测试据此发现“换了模型却没有重新记录”。"""
+    from ..checkpoint import SHIPPED_MODEL
+
+    return hashlib.sha256(Path(path or SHIPPED_MODEL).read_bytes()).hexdigest()
+
+
 def model_log_text(path: Path | None = None) -> str:
     """存档里课文会引用的部分：文件大小、参数个数、设置、步数、第一步与最后一步的训练损失、每一次验证。
     不收每一步的训练损失：几千个数里什么都找得到，课文里写错的数也会碰巧对上。"""
@@ -127,7 +135,9 @@ def model_log_text(path: Path | None = None) -> str:
     state = read_checkpoint(path)
     log = state["log"]
     size = path.stat().st_size
-    lines = [f"文件大小：{size} 字节（{size / 1e6:.6f} MB）",
+    lines = [f"{HEADER}随课程发布的模型存档里的训练日志：./poet verify --record 写的，不要手改。",
+             f"{HEADER}模型 sha256：{model_sha256(path)}",
+             f"文件大小：{size} 字节（{size / 1e6:.6f} MB）",
              f"参数个数：{load_model(path)[0].num_parameters()}",
              f"模型设置：{json.dumps(state['model_config'], ensure_ascii=False)}",
              f"训练设置：{json.dumps(state['train_config'], ensure_ascii=False)}",
@@ -155,6 +165,8 @@ def eval_text(flags: list[str], timeout: float) -> str:
         raise RuntimeError("\n".join((run.stdout + run.stderr).strip().splitlines()[-5:]))
     result = json.loads(run.stdout)
     result["seconds_per_poem"] = f"⟨{result['seconds_per_poem']:.3f}⟩"
+    result["recorded"] = header("./poet eval --json " + " ".join(flags), None).replace(HEADER, "").strip()
+    result["model_sha256"] = model_sha256()
     return json.dumps(result, ensure_ascii=False, indent=1) + "\n"
 
 
