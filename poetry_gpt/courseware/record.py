@@ -146,8 +146,9 @@ def model_log_text(path: Path | None = None) -> str:
              f"第 {log[-1]['step']} 步的训练损失：{log[-1]['loss']}"]
     tail = [e["loss"] for e in log if e["step"] > log[-1]["step"] - 200]
     lines.append(f"最后 200 步训练损失的平均：{sum(tail) / len(tail):.5f}")
-    best = min((e for e in log if "val" in e), key=lambda e: e["val"])
-    lines.append(f"验证损失最低：第 {best['step']} 步 {best['val']}")
+    best = min((e for e in log if "val" in e), key=lambda e: e["val"], default=None)
+    if best is not None:
+        lines.append(f"验证损失最低：第 {best['step']} 步 {best['val']}")
     lines += [f"第 {e['step']} 步的验证损失：{e['val']}" for e in log if "val" in e]
     return "\n".join(lines) + "\n"
 
