@@ -216,6 +216,7 @@ class Stale:
     line: int
     figure: str
     message: str
+    nearest: str | None = None  # 来源里现在数值最近的数（按课文的写法）
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}：{self.message}"
@@ -293,7 +294,8 @@ def check_text(path: str, sources: list[Source] | None = None, text: str | None 
         hint = f"；现在印出的数里最近的是 {near}" if near is not None else ""
         report.stale.append(Stale(path, fig.line, fig.number.written,
                                   f"课文写的 {fig.number.written} 不在 {names} 里{hint}。"
-                                  f"数变了就改课文；它本来就不是来自运行的（年份、手算的例子），就在 {config.config} 里放行"))
+                                  f"数变了就改课文；它本来就不是来自运行的（年份、手算的例子），就在 {config.config} 里放行",
+                                  near))
     for allow in config.allow:
         if allow not in used:
             report.stale.append(Stale(config.config, 0, "", f"放行的“{allow.text}”在 {path} 里找不到，或那一段里没有数："

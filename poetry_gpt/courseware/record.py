@@ -30,6 +30,8 @@ RUN_ENV = {"NO_COLOR": "1", "COLUMNS": "120", "POET_MEASURED": "1"}
 OUTPUT = "output.txt"
 EVAL_FILES = {"eval.json": [], "eval-plain.json": ["--plain"]}
 MODEL_LOG = RECORDS / "model-log.txt"
+RECORD_TIMEOUT = 300.0
+"""--record 时每个实验至少等这么久：机器忙时（别的进程占着核）平常 25 秒的实验也会超过 verify 默认的 60 秒。"""
 
 
 def cpu_name() -> str:
@@ -114,8 +116,12 @@ def same_line(a: str, b: str) -> bool:
 
 
 def write_output(lesson: Lesson, stdout: str, threads: int | None) -> None:
-    """写 lessons/NN/output.txt：说明 + 输出（行尾空白去掉；⟨…⟩ 里留着这台机器上量到的值）。"""
+    """写 lessons/NN/output.txt：说明 + 输出（行尾空白去掉；⟨…⟩ 里留着这台机器上量到的值）。
+    除了计时一字不差时不重写：只换了机器或日期，记录不跟着变，git 里也就没有无谓的改动。"""
     lines = [line.rstrip() for line in stdout.splitlines()]
+    path = lesson.folder / OUTPUT
+    if path.is_file() and body(path.read_text(encoding="utf-8")) == body(stdout):
+        return
     atomic_write_text(lesson.folder / OUTPUT, header(f"第 {lesson.code} 课实验的输出", threads) + "\n".join(lines) + "\n")
 
 
@@ -138,7 +144,7 @@ def model_log_text(path: Path | None = None) -> str:
     lines = [f"{HEADER}随课程发布的模型存档里的训练日志：./poet verify --record 写的，不要手改。",
              f"{HEADER}模型 sha256：{model_sha256(path)}",
              f"文件大小：{size} 字节（{size / 1e6:.6f} MB）",
-             f"参数个数：{load_model(path)[0].num_parameters()}",
+             f"参数个数：{(n := load_model(path)[0].num_parameters())}（约 {n / 1e4:.1f} 万）",
              f"模型设置：{json.dumps(state['model_config'], ensure_ascii=False)}",
              f"训练设置：{json.dumps(state['train_config'], ensure_ascii=False)}",
              f"步数：{state['step']}",
@@ -171,6 +177,17 @@ def eval_text(flags: list[str], timeout: float) -> str:
     return json.dumps(result, ensure_ascii=False, indent=1) + "\n"
 
 
+def _same_eval(path: Path, text: str) -> bool:
+    """旧的 eval 记录与这次的除了每首用时与说明之外是否相同（相同就不重写）。"""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    new = json.loads(text)
+    drop = ("seconds_per_poem", "recorded")
+    return {k: v for k, v in old.items() if k not in drop} == {k: v for k, v in new.items() if k not in drop}
+
+
 def record_all(jobs: int, timeout: float, with_eval: bool = True):
     """./poet verify --record：重新运行每一课的实验并重写 lessons/NN/output.txt，重写训练日志的记录，
     （with_eval 时）重新运行 ./poet eval 两遍并重写 figures/eval*.json，最后对照全部课文。
@@ -184,11 +201,13 @@ def record_all(jobs: int, timeout: float, with_eval: bool = True):
 
     texts = text_files()
     old = {path: Source.read(path) for text in texts for path in config_for(text).sources}  # 重写之前的记录
-    reports, strays = verify(jobs, timeout, cache_path=None, record=True)
+    reports, strays = verify(jobs, max(timeout, RECORD_TIMEOUT), cache_path=None, record=True)
     atomic_write_text(MODEL_LOG, model_log_text())
     if with_eval:
         for name, flags in EVAL_FILES.items():
-            atomic_write_text(RECORDS / name, eval_text(flags, timeout=max(timeout, 1800)))
+            text = eval_text(flags, timeout=max(timeout, 1800))
+            if not _same_eval(RECORDS / name, text):
+                atomic_write_text(RECORDS / name, text)
     stale = []
     for text in texts:
         config = config_for(text)

@@ -27,7 +27,7 @@ def cmd_verify(args) -> int:
             except (FiguresError, RuntimeError) as e:
                 raise CliError(f"记录没有完成：{e}", code=1) from None
         display.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
-        display.stale_figures(stale)
+        display.stale_figures(stale, recorded=True)
         return 0 if all(r.ok for r in reports) and not strays and not stale else 1
     with display.busy("正在检查每一课 …"):
         reports, strays = verify(args.jobs, args.timeout, None if args.fresh else CACHE_FILE)
