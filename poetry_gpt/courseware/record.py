@@ -1,7 +1,7 @@
 """记录下来的输出：每课实验的 lessons/NN/output.txt、./poet eval 的 figures/eval*.json、训练日志 figures/model-log.txt。
 
 ./poet verify 运行实验时与这里用同一个环境（RUN_ENV：不带颜色、120 列宽、计时印成 ⟨…⟩），把输出与记录比较
-（:func:`output_problem`）；./poet verify --record 重新运行、重写记录（:func:`record_all`），再由 figures.py 对照课文。
+（:func:`output_problem`）；./poet verify --record 重新运行、重写记录（verify.record_all），再由 figures.py 对照课文。
 
 线程数：实验在 ./poet verify 里两份同时跑、各一个线程（记录也这样跑），单独跑时两个线程。矩阵乘法换了线程数，
 加法的先后会变，float32 的结果可能差在很后面的位数上。所以比较输出时（:func:`same_line`），同一位置上的数
@@ -186,41 +186,3 @@ def _same_eval(path: Path, text: str) -> bool:
     new = json.loads(text)
     drop = ("seconds_per_poem", "recorded")
     return {k: v for k, v in old.items() if k not in drop} == {k: v for k, v in new.items() if k not in drop}
-
-
-def record_all(jobs: int, timeout: float, with_eval: bool = True):
-    """./poet verify --record：重新运行每一课的实验并重写 lessons/NN/output.txt，重写训练日志的记录，
-    （with_eval 时）重新运行 ./poet eval 两遍并重写 figures/eval*.json，最后对照全部课文。
-
-    Returns:
-        (各课的 verify 报告, 课表之外的文件夹, 过期的数与代码块：[(Stale 或 “path:line：原因”, 候选的新值或 None)])。
-    """
-    from .excerpts import check_excerpts
-    from .figures import Source, check_text, config_for, text_files
-    from .verify import verify
-
-    texts = text_files()
-    old = {path: Source.read(path) for text in texts for path in config_for(text).sources}  # 重写之前的记录
-    reports, strays = verify(jobs, max(timeout, RECORD_TIMEOUT), cache_path=None, record=True)
-    atomic_write_text(MODEL_LOG, model_log_text())
-    if with_eval:
-        for name, flags in EVAL_FILES.items():
-            text = eval_text(flags, timeout=max(timeout, 1800))
-            if not _same_eval(RECORDS / name, text):
-                atomic_write_text(RECORDS / name, text)
-    stale = []
-    for text in texts:
-        config = config_for(text)
-        new = [Source.read(path) for path in config.sources]
-        for item in check_text(text, new).stale:
-            guess = None
-            if item.figure:
-                from .figures import candidate, parse_number
-
-                figure = parse_number(item.figure)
-                guess = next((c for source in config.sources
-                              if (c := candidate(figure, old.get(source) or Source(source),
-                                                      next(s for s in new if s.path == source)))), None)
-            stale.append((item, guess))
-        stale += [(problem, None) for problem in check_excerpts(text).problems]
-    return reports, strays, stale

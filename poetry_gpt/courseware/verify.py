@@ -102,7 +102,8 @@ def figures_problem(lesson: Lesson) -> str | None:
     from .excerpts import check_excerpts
     from .figures import FiguresError, check_text
 
-    path = f"lessons/{lesson.code}/README.md"
+    path = str((lesson.folder / "README.md").relative_to(ROOT)) if lesson.folder.is_relative_to(ROOT) \
+        else str(lesson.folder / "README.md")
     try:
         problems = [str(s) for s in check_text(path).stale] + list(check_excerpts(path).problems)
     except FiguresError as e:
@@ -201,7 +202,7 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
     """检查每一个有文件夹的课（给了 codes 就只查这几课，如 {"05", "09"}）。cache_path 为 None 时不读也不写缓存。
     jobs > 1 时实验与检查都只用一个计算线程（见 :func:`experiment_problem`）。record 为真时不用缓存，
     实验的输出写进 lessons/NN/output.txt（“输出与记录”一项记为通过），不查参考答案与起始代码；“课文的数
-    与代码”一项留给调用的人在全部记录写完之后再查（见 record.record_all）。
+    与代码”一项留给调用的人在全部记录写完之后再查（见 :func:`record_all`）。
 
     Returns:
         (各课的报告, 课表之外的文件夹名)。
@@ -261,3 +262,39 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
                 pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
                 pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
     return reports, stray_folders()
+
+
+def record_all(jobs: int, timeout: float, with_eval: bool = True):
+    """./poet verify --record：重新运行每一课的实验并重写 lessons/NN/output.txt，重写训练日志的记录，
+    （with_eval 时）重新运行 ./poet eval 两遍并重写 figures/eval*.json，最后对照全部课文。
+
+    Returns:
+        (各课的 verify 报告, 课表之外的文件夹, 过期的数与代码块：[(Stale 或 “path:line：原因”, 候选的新值或 None)])。
+    """
+    from .excerpts import check_excerpts
+    from .figures import Source, candidate, check_text, config_for, parse_number, text_files
+    from .record import EVAL_FILES, MODEL_LOG, RECORD_TIMEOUT, RECORDS, _same_eval, eval_text, model_log_text
+
+    texts = text_files()
+    old = {path: Source.read(path) for text in texts for path in config_for(text).sources}  # 重写之前的记录
+    reports, strays = verify(jobs, max(timeout, RECORD_TIMEOUT), cache_path=None, record=True)
+    atomic_write_text(MODEL_LOG, model_log_text())
+    if with_eval:
+        for name, flags in EVAL_FILES.items():
+            text = eval_text(flags, timeout=max(timeout, 1800))
+            if not _same_eval(RECORDS / name, text):
+                atomic_write_text(RECORDS / name, text)
+    stale = []
+    for text in texts:
+        config = config_for(text)
+        new = [Source.read(path) for path in config.sources]
+        for item in check_text(text, new).stale:
+            guess = None
+            if item.figure:
+                figure = parse_number(item.figure)
+                guess = next((c for source in config.sources
+                              if (c := candidate(figure, old.get(source) or Source(source),
+                                                      next(s for s in new if s.path == source)))), None)
+            stale.append((item, guess))
+        stale += [(problem, None) for problem in check_excerpts(text).problems]
+    return reports, strays, stale

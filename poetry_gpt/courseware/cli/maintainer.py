@@ -19,7 +19,7 @@ def cmd_verify(args) -> int:
 
     started = time.monotonic()
     if args.record:
-        from ..record import record_all
+        from ..verify import record_all
 
         with display.busy("正在重新运行每一课的实验" + ("与 ./poet eval（要几分钟）" if args.eval else "") + " …"):
             try:
