@@ -40,7 +40,7 @@ def test_recordings_say_where_they_come_from():
     ("88.5%", "0.885", True), ("88.5%", "0.8849", True), ("88.6%", "0.885", False), ("0.783", "78.3%", True),
     ("−0.38", "-0.381", True), ("−0.38", "0.381", False), ("0.38", "-0.381", True),
     ("6,024", "6024", True), ("47117", "47117.2", True), ("1.5 × 10⁻⁸", "1.5e-08", True),
-    ("0.922", "0.9225", True), ("0.920", "0.9225", False),
+    ("0.922", "0.9225", True), ("0.920", "0.9225", False), ("2.5e-10", "2.5e-10", True), ("2.5e-10", "2.9e-10", False),
 ])
 def test_a_figure_matches_a_printed_number_only_when_it_rounds_to_it(figure, printed, ok):
     assert parse_number(printed).rounds_to(parse_number(figure)) is ok
@@ -48,9 +48,9 @@ def test_a_figure_matches_a_printed_number_only_when_it_rounds_to_it(figure, pri
 
 def test_which_numbers_in_a_text_are_figures():
     text = "\n".join([
-        "第 09 课有 16 首、48 步，8192 个参数，0.97，1.57%，2.0.1 版，fp32，distinct-2，`--steps 300`，",
+        "第 09 课有 16 首、48 步，8192 个参数，0.97，1.57%，2.0.1 版，fp32，distinct-2，`--steps 300`，6.0e-8，",
         "```python", "x = 0.125", "```", "```text", "图里 3.938", "```", "[链接](../19/README.md) 6,024 步 −0.38"])
-    assert [f.number.written for f in figures_in(text)] == ["8192", "0.97", "1.57%", "3.938", "6,024", "−0.38"]
+    assert [f.number.written for f in figures_in(text)] == ["8192", "0.97", "1.57%", "6.0e-8", "3.938", "6,024", "−0.38"]
 
 
 def test_a_changed_figure_fails_with_the_line_and_the_printed_value():
@@ -95,6 +95,7 @@ def test_shown_writes_a_candidate_like_the_text():
     assert shown(parse_number("0.9225"), parse_number("0.920")) == "0.922"  # 四舍五入的边上按十进制：0.9225 → 0.922 或 0.923 都对得上
     assert shown(parse_number("0.8849"), parse_number("88.5%")) == "88.5%"
     assert shown(parse_number("6024"), parse_number("7,535")) == "6,024"
+    assert shown(parse_number("2.9e-10"), parse_number("2.5e-10")) == "2.9e-10"
     assert isinstance(Source.read("lessons/09/output.txt").numbers[0][0], Number)
 
 

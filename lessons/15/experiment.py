@@ -107,8 +107,8 @@ def run(way):
 plain, chunked = run("scored"), run("chunked")
 gap = lambda a, b: f"{(a - b).abs().max().item():.1e}"
 table(["比较", "最大相差"],
-      [["损失", gap(plain[0], chunked[0])], ["对 hidden 的梯度 [N, C]", gap(plain[1], chunked[1])],
-       ["对 W 的梯度 [V, C]", gap(plain[2], chunked[2])]], title=f"分块与普通写法（N = {N}, V = {V}）")
+      [["损失", gap(plain[0], chunked[0])], ["对 hidden 的梯度 [N, C]", measured(gap(plain[1], chunked[1]))],
+       ["对 W 的梯度 [V, C]", measured(gap(plain[2], chunked[2]))]], title=f"分块与普通写法（N = {N}, V = {V}）")
 show("普通写法整块 logits [N, V] 占内存（MB，1 MB = 10⁶ 字节）", N * V * 4 / 1e6, digits=1)
 show("分块写法的缓冲区 [512, V] 占内存（MB）", 512 * V * 4 / 1e6, digits=1)
 ways = {"all": "每个格子都算（整块）", "scored": "只算计分的格子（整块）", "chunked": "只算计分的格子（分块）"}

@@ -33,7 +33,7 @@ HEADER = "# "
 """记录文件开头以“# ”起头的几行是说明（机器、线程数），不是输出，里面的数不算来源。"""
 
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-−+])([-−](?=\d))?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
-                     r"(%|\s?×\s?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?(?![A-Za-z0-9_]|\.\d)")
+                     r"(%|\s?×\s?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|e[-+]?\d+)?(?![A-Za-z0-9_]|\.\d)")
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")  # 2.0.1 这样的版本号不是数
 _SOURCE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?%?")
 _SUPERSCRIPT = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
@@ -244,6 +244,9 @@ def nearest(figure: Number, sources: list[Source]) -> str | None:
 
 def shown(number: Number, like: Number) -> str:
     """把 number 按 like 的写法（位数、百分号、千位逗号）写出来：旧的 0.920 → 新的 0.922。"""
+    if "e" in like.written:  # 2.5e-10 这样的写法：同样几位有效数字
+        digits = len(like.written.partition("e")[0].partition(".")[2])
+        return f"{number.value if like.signed else abs(number.value):.{digits}e}".replace("e-0", "e-")
     percent = like.written.endswith("%")
     value = number.value * 100 if percent else number.value
     places = like.places - 2 if percent else like.places
