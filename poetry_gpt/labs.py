@@ -31,8 +31,29 @@ def setup_experiment(seed: int = COURSE_SEED, threads: int = 2) -> None:
     seed_everything(seed)
 
 
+class Measured(float):
+    """随机器、随负载而变的量（计时，以及由计时算出的比值）：见 :func:`measured`。"""
+
+
+class MeasuredText(str):
+    """已经排好的、随机器而变的文字（如 f"{x:.1e}" 写出的舍入差）：见 :func:`measured`。"""
+
+
+def measured(value: float | str) -> Measured | MeasuredText:
+    """把一个随机器而变的量标出来：计时、由计时算出的比值，以及换了线程数或 CPU 就会变的舍入差
+    （两种算法最多相差 2.9e-10 这种数）。平常照样印出来；环境变量 POET_MEASURED=1 时（./poet verify
+    运行实验、--record 记录输出时）印成 ⟨0.327⟩：记录下来的输出与课文里的数比较时不看它。"""
+    return MeasuredText(value) if isinstance(value, str) else Measured(value)
+
+
 def _fmt(value: Any, digits: int = 4) -> str:
-    """把数、张量、嵌套列表排成短文本；浮点保留 digits 位小数。"""
+    """把数、张量、嵌套列表排成短文本；浮点保留 digits 位小数；标了 :func:`measured` 的数按需加 ⟨⟩。"""
+    import os
+
+    if isinstance(value, Measured) and os.environ.get("POET_MEASURED") == "1":
+        return f"⟨{value:.{digits}f}⟩"
+    if isinstance(value, MeasuredText) and os.environ.get("POET_MEASURED") == "1":
+        return f"⟨{value}⟩"
     try:
         import torch
         if isinstance(value, torch.Tensor):

@@ -212,8 +212,8 @@ def test_verify_reports_broken_lessons(tmp_path, monkeypatch, capsys):
     problems = {r.lesson.code: {k: v for k, v in r.problems.items() if v} for r in reports}
     assert set(problems) == {"09", "12"}
     assert problems["12"] == {"files": "缺少 experiment.py、starter.py、solution.py、check.py"}
-    assert set(problems["09"]) == {"experiment", "readme", "starter"}
-    assert "退出码 3" in problems["09"]["experiment"]
+    assert set(problems["09"]) == {"experiment", "output", "readme", "starter"}
+    assert "退出码 3" in problems["09"]["experiment"] and problems["09"]["output"] == "实验没有跑完"
     assert problems["09"]["readme"] == "缺少小节：深入一步"
     assert "应为“未完成”，实际是通过" in problems["09"]["starter"]
     # ./poet verify 打印的就是这张表（整个课程的通过由 tests/test_lessons.py 逐课检查，这里不再全跑一遍）
@@ -230,8 +230,8 @@ def test_experiments_run_in_parallel_get_one_thread_each(tmp_path, monkeypatch):
                                                    "setup_experiment()\nsys.exit(10 + torch.get_num_threads())\n",
                                                    encoding="utf-8")
     monkeypatch.setattr(course, "LESSONS_DIR", tmp_path)
-    assert "退出码 11" in verify.experiment_problem(BY_NUMBER[9], 60, threads=1)
-    assert "退出码 12" in verify.experiment_problem(BY_NUMBER[9], 60, threads=2)
+    assert "退出码 11" in verify.experiment_problem(BY_NUMBER[9], 60, threads=1)[0]
+    assert "退出码 12" in verify.experiment_problem(BY_NUMBER[9], 60, threads=2)[0]
 
 
 def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():

@@ -1,4 +1,4 @@
-"""每一课（CI 里唯一的一道课程关）：实验能跑通，参考答案通过全部检查，起始文件得到“未完成”，
+"""每一课（CI 里唯一的一道课程关）：实验能跑通、输出与记录下来的 output.txt 相同，参考答案通过全部检查，起始文件得到“未完成”，
 课文小节齐全、标题与前后课的链接和课表一致，起始文件与参考答案除了 solve 的函数体一字不差。
 
 检查本身都是 poetry_gpt.courseware.verify 里的函数（./poet verify 用的同一套），这里只是逐课调用；
@@ -13,7 +13,8 @@ from poetry_gpt.courseware.verify import readme_problem, stray_folders, verify
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
 ids = [lesson.code for lesson in AVAILABLE]
-RUN_BY_VERIFY = ("test_experiment_runs", "test_solution_passes_and_starter_is_not_filled_in")
+RUN_BY_VERIFY = ("test_experiment_runs", "test_output_matches_the_recording",
+                 "test_solution_passes_and_starter_is_not_filled_in")
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +37,12 @@ def test_every_lesson_folder_is_in_the_catalogue():
 @pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
 def test_experiment_runs(lesson, verified):
     assert verified[lesson.code].problems["experiment"] is None
+
+
+@pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
+def test_output_matches_the_recording(lesson, verified):
+    """实验现在印的与 lessons/NN/output.txt 相同（计时除外）：课文里的数对照的就是这份记录（tests/test_figures.py）。"""
+    assert verified[lesson.code].problems["output"] is None
 
 
 @pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)

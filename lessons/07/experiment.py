@@ -4,7 +4,7 @@ import time
 import torch
 from poetry_gpt.bigram import DEFAULT_K, BigramModel, scored_pairs, uniform_cross_entropy
 from poetry_gpt.data import SEP, default_tokenizer, load_poems, split_lines
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import measured, setup_experiment, show, table
 setup_experiment()
 
 tok = default_tokenizer()
@@ -13,7 +13,7 @@ V = len(tok)
 # 1. 在训练集上数数
 started = time.perf_counter()
 model = BigramModel.fit(load_poems("train"), tok, DEFAULT_K)
-show("数完用时（秒）", time.perf_counter() - started, digits=1)
+show("数完用时（秒）", measured(time.perf_counter() - started), digits=1)
 show("计入损失的 (前一个, 目标) 对", int(model.row_totals.sum()))
 show("其中不同的对", len(model.keys))
 show("占 V×V 个格子的比例", len(model.keys) / V**2)

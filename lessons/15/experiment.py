@@ -5,7 +5,7 @@ import torch
 from torch.nn import functional as F
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, make_batch
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import measured, setup_experiment, show, table
 from poetry_gpt.loss import chunked_cross_entropy, scored_loss
 from poetry_gpt.model import IGNORE_INDEX, ModelConfig, PoetryGPT
 setup_experiment()
@@ -109,8 +109,8 @@ def run(way):
 plain, chunked = run("scored"), run("chunked")
 gap = lambda a, b: f"{(a - b).abs().max().item():.1e}"
 table(["比较", "最大相差"],
-      [["损失", gap(plain[0], chunked[0])], ["对 hidden 的梯度 [N, C]", gap(plain[1], chunked[1])],
-       ["对 W 的梯度 [V, C]", gap(plain[2], chunked[2])]], title=f"分块与普通写法（N = {N}, V = {V}）")
+      [["损失", gap(plain[0], chunked[0])], ["对 hidden 的梯度 [N, C]", measured(gap(plain[1], chunked[1]))],
+       ["对 W 的梯度 [V, C]", measured(gap(plain[2], chunked[2]))]], title=f"分块与普通写法（N = {N}, V = {V}）")
 show("普通写法整块 logits [N, V] 占内存（MB，1 MB = 10⁶ 字节）", N * V * 4 / 1e6, digits=1)
 show("分块写法的缓冲区 [512, V] 占内存（MB）", 512 * V * 4 / 1e6, digits=1)
 ways = {"all": "每个格子都算（整块）", "scored": "只算计分的格子（整块）", "chunked": "只算计分的格子（分块）"}
@@ -120,5 +120,5 @@ for way in ways:                                                # 上面两种�
     run(way)
     times[way] = time.perf_counter() - start
 table(["输出层与交叉熵的写法", "前向加反向（秒）", "加速比（第一行的用时 ÷ 本行）"],
-      [[label, times[way], times["all"] / times[way]] for way, label in ways.items()],
+      [[label, measured(times[way]), measured(times["all"] / times[way])] for way, label in ways.items()],
       title=f"{len(poems)} 首训练诗，同一进程依次计时（数字随机器与负载而变）", digits=3)

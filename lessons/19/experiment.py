@@ -31,7 +31,7 @@ best = lowest(curves["val"])
 picks = [p for p in curves["val"] if p[0] % 1000 == 0 or p in (curves["val"][0], best, curves["val"][-1])]
 table(["步"] + [s for s, _ in picks], [["验证"] + [v for _, v in picks]],
       title="日志里的验证损失（每 1000 步，加上第一次、最低的一次和最后一次）", digits=3)
-first_below = next(s for s, v in curves["val"] if v < base512)
+first_below = next((s for s, v in curves["val"] if v < base512), None)  # 训练得太短的模型可能一次也没低于它
 show("第一次验证就低于二元基线的步数", first_below)
 show(f"验证损失最低的一步（共 {last} 步）", best)
 tail = [l for s, l in curves["train"] if s > last - 200]

@@ -4,7 +4,7 @@ import time
 import torch
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
 from poetry_gpt.generate import write_one
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import measured, setup_experiment, show, table
 from poetry_gpt.model import KVCache
 from poetry_gpt.checkpoint import CheckpointError, load_model
 setup_experiment()
@@ -115,9 +115,9 @@ for p in prompts:                             # 两种写法交替计时：机�
     started = time.perf_counter()
     greedy_cached(p, EOS, L)
     t_cached += time.perf_counter() - started
-show(f"{len(prompts)} 首贪心诗，整段重算（秒）", t_full, digits=3)
-show(f"{len(prompts)} 首贪心诗，KV 缓存（秒）", t_cached, digits=3)
-show("整段重算用时 ÷ KV 缓存用时（本机、同一进程里测）", t_full / t_cached, digits=1)
+show(f"{len(prompts)} 首贪心诗，整段重算（秒）", measured(t_full), digits=3)
+show(f"{len(prompts)} 首贪心诗，KV 缓存（秒）", measured(t_cached), digits=3)
+show("整段重算用时 ÷ KV 缓存用时（本机、同一进程里测）", measured(t_full / t_cached), digits=1)
 with torch.no_grad():                         # 序列越长差得越多：只看第 60 个位置这一步
     ids = torch.randint(7, len(tok), (1, 60))
     t_one_full = t_one_cached = 0.0
@@ -130,9 +130,9 @@ with torch.no_grad():                         # 序列越长差得越多：只�
         started = time.perf_counter()
         model(ids[:, 59:], kv_cache=cache)             # KV 缓存：只算第 60 个位置
         t_one_cached += (time.perf_counter() - started) / 10
-show("第 60 个位置这一步：整段重算 60 个位置（毫秒）", t_one_full * 1000, digits=2)
-show("第 60 个位置这一步：KV 缓存只算 1 个位置（毫秒）", t_one_cached * 1000, digits=2)
-show("这一步的用时之比", t_one_full / t_one_cached, digits=1)
+show("第 60 个位置这一步：整段重算 60 个位置（毫秒）", measured(t_one_full * 1000), digits=2)
+show("第 60 个位置这一步：KV 缓存只算 1 个位置（毫秒）", measured(t_one_cached * 1000), digits=2)
+show("这一步的用时之比", measured(t_one_full / t_one_cached), digits=1)
 
 # 4. past：缓存里已有几个位置。write_one 一次送进整个条件区（past 0，T 4）；
 #    这里故意把条件区分两次送（先 <bos>，再 <5> 月 <sep>），好看到 past > 0、T > 1 的切片

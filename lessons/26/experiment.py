@@ -14,7 +14,7 @@ from poetry_gpt.bigram import BigramModel
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
 from poetry_gpt.generate import write_poems
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import measured, setup_experiment, show, table
 from poetry_gpt.loss import ScoredLoss, evaluate
 from poetry_gpt.metrics import format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
@@ -84,7 +84,7 @@ with tempfile.TemporaryDirectory() as out:
     run = train(config, out, progress=False, tokenizer=tok)
     seconds = time.perf_counter() - started
     mine, _ = load_model(run.checkpoint, tok)
-show("训练用时（秒，含准备数据与 3 次验证）", seconds, digits=1)
+show("训练用时（秒，含准备数据与 3 次验证）", measured(seconds), digits=1)
 table(["步", "这一批的损失", f"验证损失（val 里等距取的 {config.eval_poems} 首）"],
       [[e["step"], e["loss"], e["val"]] for e in run.log if "val" in e], title="训练日志（奈特/字）", digits=3)
 
@@ -119,5 +119,5 @@ for _ in range(2):
     step_loss(*batch).backward()
     times.append(time.perf_counter() - started)
 per_step = times[1]                                # 第一步含热身，不算
-show("base 尺寸一步（每步 128 首，fp32，前向 + 反向，秒）", per_step, digits=2)
-show("乘以 2800 步的估计（分钟，本机、fp32，不含验证与优化器）", per_step * base.steps / 60, digits=0)
+show("base 尺寸一步（每步 128 首，fp32，前向 + 反向，秒）", measured(per_step), digits=2)
+show("乘以 2800 步的估计（分钟，本机、fp32，不含验证与优化器）", measured(per_step * base.steps / 60), digits=0)

@@ -1,8 +1,9 @@
 """维护者的总检查：./poet verify。
 
 对课表里每一个有文件夹的课：五个文件都在；课文的 ## 小节齐全且顺序对；实验在时间上限内正常
-结束；solution.py 通过 check_file；starter.py 得到“未完成”。另外，lessons/ 下不能有课表之外的
-文件夹。各课的实验与两次检查一起放进线程池并行跑（工作都在子进程里）。
+结束，输出与记录下来的 lessons/NN/output.txt 相同（record.py）；课文里的数都在记录里（figures.py），
+Python 代码块是课程代码的原文或标明了简化（excerpts.py）；solution.py 通过 check_file；starter.py 得到
+“未完成”。另外，lessons/ 下不能有课表之外的文件夹。各课的实验与两次检查一起放进线程池并行跑（工作都在子进程里）。
 
 通过的课按“文件指纹”记在 runs/verify-cache.json：课程文件夹、它用到的 poetry_gpt 模块与 data/
 都没变时，下次直接记为通过（表里标“未变”），让提交前的钩子几秒内跑完；--fresh 忽略缓存全部重跑。
@@ -12,7 +13,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -26,9 +26,14 @@ from .catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Less
 from . import catalogue
 
 CACHE_FILE = ROOT / "runs" / "verify-cache.json"
-CHECKS = ("files", "readme", "experiment", "solution", "starter")
-CHECK_TITLES = {"files": "五个文件", "readme": "课文小节", "experiment": "实验", "solution": "参考答案",
-                "starter": "起始代码"}
+CHECKS = ("files", "readme", "experiment", "output", "figures", "solution", "starter")
+CHECK_TITLES = {"files": "五个文件", "readme": "课文小节", "experiment": "实验", "output": "输出与记录",
+                "figures": "课文的数与代码", "solution": "参考答案", "starter": "起始代码"}
+THREADS = 1
+"""实验（连同记录）总用一个计算线程，--jobs 1 时也是：换了线程数，第 07、15、17 课印出的数或图就差在最后一位、
+一个点上（见 record.py），输出就不能与记录一字一字地比了。"""
+CACHED = ("readme", "experiment", "output", "solution", "starter")
+"""文件没变时沿用上次结果的几项；“课文的数与代码”每次都查（不跑任何东西，几十毫秒）。"""
 
 
 @dataclass
@@ -71,23 +76,42 @@ def readme_problem(lesson: Lesson) -> str | None:
     return None
 
 
-def experiment_problem(lesson: Lesson, timeout: float, threads: int | None = None) -> str | None:
-    """在仓库根目录运行 experiment.py；超时或退出码非零时返回原因（带输出的最后几行）。
+def experiment_problem(lesson: Lesson, timeout: float, threads: int | None = None,
+                       record: bool = False) -> tuple[str | None, str | None]:
+    """在仓库根目录运行 experiment.py（环境见 record.RUN_ENV），返回 (实验的问题, 输出与记录的差别)：
+    超时或退出码非零时前者是原因（带输出的最后几行）；正常结束时后者比较输出与 lessons/NN/output.txt
+    （record 为真时改为重写这个文件，后者为 None）。
 
     threads：给了就以环境变量 OMP_NUM_THREADS 传给实验（labs.setup_experiment 听它的）。几个实验同时跑时设为 1：
     每个实验本来要两个计算线程，两个进程的线程挤在两个核上空转等待，一起跑并不比一个一个跑快。
     """
-    env = None if threads is None else {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    from .record import output_problem, run_experiment, write_output
+
     try:
-        run = subprocess.run([sys.executable, str(lesson.folder / "experiment.py")], cwd=ROOT, timeout=timeout,
-                             stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
-                             errors="replace", env=env)
+        run = run_experiment(lesson, timeout, threads)
     except subprocess.TimeoutExpired:
-        return f"超过 {timeout:g} 秒没有结束"
+        return f"超过 {timeout:g} 秒没有结束", "实验没有跑完"
     if run.returncode != 0:
         tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-5:])
-        return f"退出码 {run.returncode}：\n{tail}"
-    return None
+        return f"退出码 {run.returncode}：\n{tail}", "实验没有跑完"
+    if record:
+        write_output(lesson, run.stdout, threads)
+        return None, None
+    return None, output_problem(lesson, run.stdout)
+
+
+def figures_problem(lesson: Lesson) -> str | None:
+    """课文里的数都在记录下来的输出里（figures.py），Python 代码块是原文或标明了简化（excerpts.py）。"""
+    from .excerpts import check_excerpts
+    from .figures import FiguresError, check_text
+
+    path = str((lesson.folder / "README.md").relative_to(ROOT)) if lesson.folder.is_relative_to(ROOT) \
+        else str(lesson.folder / "README.md")
+    try:
+        problems = [str(s) for s in check_text(path).stale] + list(check_excerpts(path).problems)
+    except FiguresError as e:
+        problems = [str(e)]
+    return "\n".join(problems) or None
 
 
 def solution_problem(lesson: Lesson, limits) -> str | None:
@@ -148,6 +172,7 @@ def fingerprint(lesson: Lesson) -> str:
     只算真正用到的模块：改 cli.py 或别的课没用到的模块，不会让这一课重跑。
     """
     files = [lesson.folder / f for f in LESSON_FILES]
+    recorded = lesson.folder / "output.txt"  # 重新记录过，就要重新比较
     todo = set(GRADING_MODULES)
     for f in files:
         if f.suffix == ".py":
@@ -160,6 +185,7 @@ def fingerprint(lesson: Lesson) -> str:
     h = hashlib.sha256(sys.version.encode())
     for path in [*files, catalogue.MANIFEST, *(module_file(n) for n in sorted(seen))]:  # 课表：标题与前后课链接
         h.update(path.name.encode() + b"\0" + path.read_bytes())
+    h.update(recorded.read_bytes() if recorded.is_file() else b"")
     for path in sorted(DEFAULT_DATA.iterdir()):
         st = path.stat()
         h.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns}".encode())
@@ -175,9 +201,11 @@ def _load_cache(path: Path) -> dict:
 
 
 def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
-           codes: set[str] | None = None) -> tuple[list[LessonReport], list[str]]:
+           codes: set[str] | None = None, record: bool = False) -> tuple[list[LessonReport], list[str]]:
     """检查每一个有文件夹的课（给了 codes 就只查这几课，如 {"05", "09"}）。cache_path 为 None 时不读也不写缓存。
-    jobs > 1 时实验与检查都只用一个计算线程（见 :func:`experiment_problem`）。
+    jobs > 1 时实验与检查都只用一个计算线程（见 :func:`experiment_problem`）。record 为真时不用缓存，
+    实验的输出写进 lessons/NN/output.txt（“输出与记录”一项记为通过），不查参考答案与起始代码；“课文的数
+    与代码”一项留给调用的人在全部记录写完之后再查（见 :func:`record_all`）。
 
     Returns:
         (各课的报告, 课表之外的文件夹名)。
@@ -202,8 +230,10 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
             key = fingerprint(lesson)
         except (SyntaxError, ValueError, OSError):  # 文件坏了：不用缓存，下面的检查会说明
             key = None
-        if key and cache.get(lesson.code) == key:
-            report.problems.update(dict.fromkeys(CHECKS[1:]))
+        if not record:
+            report.problems["figures"] = figures_problem(lesson)
+        if key and cache.get(lesson.code) == key and not record:
+            report.problems.update(dict.fromkeys(CACHED))
             report.cached = True
             continue
         try:
@@ -218,17 +248,56 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
             problem = work()
         except Exception as e:  # 课程文件本身坏了（读不出、check.py 出错）：记为这一项不通过
             problem = f"检查时出错：{type(e).__name__}: {e}"
+        found = dict(zip(("experiment", "output"), problem)) if name == "experiment" and isinstance(problem, tuple) \
+            else {name: problem} if name != "experiment" else {"experiment": problem, "output": problem}
         with lock:
-            report.problems[name] = problem
+            report.problems.update(found)
             report.seconds += time.monotonic() - began
-            if cache_path and key and len(report.problems) == len(CHECKS) and report.ok:
+            if cache_path and key and not record and len(report.problems) == len(CHECKS) and report.ok:
                 cache[report.lesson.code] = key  # 每通过一课就记下：被外面的 timeout 打断也不白跑
                 atomic_write_text(cache_path, json.dumps(cache, indent=1, sort_keys=True) + "\n")
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for report, key in pending:  # 实验通常最慢，先排
             lesson = report.lesson
-            pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout, limits.threads))
-            pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
-            pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
+            pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout, THREADS, record))
+            if not record:  # 重新记录只关心实验的输出，参考答案与起始代码留给平常的 ./poet verify
+                pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
+                pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
     return reports, stray_folders()
+
+
+def record_all(jobs: int, timeout: float, with_eval: bool = True):
+    """./poet verify --record：重新运行每一课的实验并重写 lessons/NN/output.txt，重写训练日志的记录，
+    （with_eval 时）重新运行 ./poet eval 两遍并重写 figures/eval*.json，最后对照全部课文。
+
+    Returns:
+        (各课的 verify 报告, 课表之外的文件夹, 过期的数与代码块：[(Stale 或 “path:line：原因”, 候选的新值或 None)])。
+    """
+    from .excerpts import check_excerpts
+    from .figures import Source, candidate, check_text, config_for, parse_number, text_files
+    from .record import EVAL_FILES, MODEL_LOG, RECORD_TIMEOUT, RECORDS, _same_eval, eval_text, model_log_text
+
+    texts = text_files()
+    old = {path: Source.read(path) for text in texts for path in config_for(text).sources}  # 重写之前的记录
+    reports, strays = verify(jobs, max(timeout, RECORD_TIMEOUT), cache_path=None, record=True)
+    atomic_write_text(MODEL_LOG, model_log_text())
+    if with_eval:
+        for name, flags in EVAL_FILES.items():
+            text = eval_text(flags, timeout=max(timeout, 1800))
+            if not _same_eval(RECORDS / name, text):
+                atomic_write_text(RECORDS / name, text)
+    stale = []
+    for text in texts:
+        config = config_for(text)
+        new = [Source.read(path) for path in config.sources]
+        for item in check_text(text, new).stale:
+            guess = None
+            if item.figure:
+                figure = parse_number(item.figure)
+                guess = next((c for source in config.sources
+                              if (c := candidate(figure, old.get(source) or Source(source),
+                                                      next(s for s in new if s.path == source)))), None)
+            stale.append((item, guess))
+        stale += [(problem, None) for problem in check_excerpts(text).problems]
+    return reports, strays, stale

@@ -304,6 +304,23 @@ def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: 
                   f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。")
 
 
+def stale_figures(stale, recorded: bool = False) -> None:
+    """./poet verify 之后：课文里对不上的数与代码块，每条一行“文件:行：原因”；--record 时带上候选的新值
+    （旧记录里对上的那个数，在新记录里同一个位置上的值），找不到同一处时写“？”与最近的数。
+    stale 是 [(figures.Stale 或文字, 候选或 None)]。"""
+    if not stale:
+        return
+    console.print(f"[red]课文里有 {len(stale)} 处与记录下来的输出对不上：[/red]")
+    for item, guess in stale:
+        line = str(item)
+        if guess is not None:
+            line = f"{item.path}:{item.line}：{item.figure} → {guess}（候选：旧记录里同一处现在印的数）"
+        elif getattr(item, "figure", "") and not isinstance(item, str) and recorded:
+            near = f"现在印出的数里最近的是 {item.nearest}" if item.nearest else "来源里没有可比的数"
+            line = f"{item.path}:{item.line}：{item.figure} → ？（旧记录里那一行变了样，{near}）"
+        console.print(f"  {escape(line)}", soft_wrap=True)
+
+
 def _one_line(text: str) -> str:
     """文件名在终端里的写法：制表符、换行这些控制字符写成 \\t、\\n（与 JSON 报告里一样），表格的一行不会被拆开。"""
     return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text)

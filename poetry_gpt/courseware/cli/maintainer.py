@@ -13,13 +13,32 @@ from .parser import CliError, jobs, port, seconds
 
 
 def cmd_verify(args) -> int:
+    from ..excerpts import check_excerpts
+    from ..figures import OTHER_TEXTS, FiguresError, check_text
     from ..verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
 
     started = time.monotonic()
+    if args.record:
+        from ..verify import record_all
+
+        with display.busy("正在重新运行每一课的实验" + ("与 ./poet eval（要几分钟）" if args.eval else "") + " …"):
+            try:
+                reports, strays, stale = record_all(args.jobs, args.timeout, with_eval=args.eval)
+            except (FiguresError, RuntimeError) as e:
+                raise CliError(f"记录没有完成：{e}", code=1) from None
+        display.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
+        display.stale_figures(stale, recorded=True)
+        return 0 if all(r.ok for r in reports) and not strays and not stale else 1
     with display.busy("正在检查每一课 …"):
         reports, strays = verify(args.jobs, args.timeout, None if args.fresh else CACHE_FILE)
+        try:
+            others = [str(s) for text in OTHER_TEXTS for s in check_text(text).stale]
+            others += [p for text in OTHER_TEXTS for p in check_excerpts(text).problems]
+        except FiguresError as e:
+            others = [str(e)]
     display.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
-    return 0 if all(r.ok for r in reports) and not strays else 1
+    display.stale_figures([(line, None) for line in others])
+    return 0 if all(r.ok for r in reports) and not strays and not others else 1
 
 
 def cmd_site(args) -> int:
@@ -43,10 +62,15 @@ def cmd_site(args) -> int:
 
 def register(sub) -> None:
     """把维护者的命令加到 poet 的子命令里。"""
-    p = sub.add_parser("verify", help="维护者用：检查每一课的实验、参考答案、起始代码与课文小节")
+    p = sub.add_parser("verify", help="维护者用：检查每一课的实验、参考答案、起始代码、课文小节，以及课文里的数与代码")
     p.add_argument("--jobs", type=jobs, default=os.cpu_count() or 1, metavar="份数", help="同时跑几项（默认：CPU 核数）")
     p.add_argument("--timeout", type=seconds, default=60.0, metavar="秒数", help="实验与每次检查的时间上限（秒，默认 60）")
     p.add_argument("--fresh", action="store_true", help="不沿用上次的通过结果，全部重跑")
+    p.add_argument("--record", action="store_true",
+                   help="换了模型或改了实验之后：重新运行全部实验与 ./poet eval，重写记录下来的输出"
+                        "（lessons/NN/output.txt、figures/），再列出课文里每一个对不上的数与代码块")
+    p.add_argument("--no-eval", dest="eval", action="store_false",
+                   help="与 --record 一起用：不重跑 ./poet eval（两遍要四五分钟），沿用 figures/eval*.json")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("site", help="把写好的课生成静态网页（site/index.html，离线可看）")
