@@ -446,7 +446,8 @@ def test_grade_writes_its_reports_when_nobody_reads(monkeypatch, tmp_path):
     (tmp_path / "class" / "甲" / "09.py").write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
     csv_path, json_path = tmp_path / "g.csv", tmp_path / "g.json"
     assert main(["grade", str(tmp_path / "class"), "--jobs", "1", "--csv", str(csv_path), "--json", str(json_path)]) == 0
-    assert csv_path.read_bytes().decode("utf-8-sig") == "学习者,第09课,通过数\r\n甲,通过,1\r\n"
+    assert csv_path.read_bytes().decode("utf-8-sig") == ("学习者,第09课,通过数\r\n甲,通过,1\r\n"
+                                                               "交了的通过率,1/1 100%,\r\n全班通过率,1/1 100%,\r\n")
     assert json.loads(json_path.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed"
 
 

@@ -308,6 +308,10 @@ def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> No
     names = "：" + "、".join(map(_one_line, found.learners)) if found.learners else ""
     console.print(Text(f"班级文件夹 {_one_line(class_dir)}：找到 {len(found.learners)} 名学习者{names}"))
     console.print(Text(f"  练习文件 {len(found.submissions)} 份：NN.py {flat} 份，lessons/NN/{exercise} {nested} 份"))
+    if found.untouched:
+        listed = "、".join(_one_line(f"{learner}/{rel}") for (learner, _), (rel, _) in list(found.untouched.items())[:20])
+        more = f" 等 {len(found.untouched)} 份" if len(found.untouched) > 20 else ""
+        console.print(Text(f"  算作没交 {len(found.untouched)} 份（空文件，或与起始代码一字不差）：{listed}{more}"))
     if found.skipped:
         console.print(Text(f"  不在 --lessons {lessons_text or ''} 范围内、没有批改的文件 {found.skipped} 份"))
     if found.ignored:
@@ -337,6 +341,8 @@ def grading_progress(total: int):
 
 def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates: dict[str, tuple[int, int, int]],
                 counts: dict[str, int], timeout: float, missing: str, seconds: float) -> None:
+    from ..classroom import RATE_ROWS, rate_text as rate
+
     """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后两行是每课通过率
     （只算交了的人，与把没交的算作没通过的全班）；下面一行是各种判定的份数与用时。
     results：(学习者, 课号) → grading.Verdict；rates：课号 → (通过人数, 交了的人数, 全班人数)。"""
@@ -347,9 +353,6 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
             return f"[dim]{missing}[/dim]"
         return f"[green]{yes}[/green]" if verdict.passed else f"[red]{no} {escape(verdict.label)}[/red]"
 
-    def rate(k: int, n: int) -> str:
-        return f"{k}/{n} {k / n:.0%}" if n else f"{k}/{n}"
-
     table = Table(title="成绩表", title_justify="left")
     table.add_column("学习者", overflow="fold")
     for lesson in lessons:
@@ -359,11 +362,12 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
         cells = [results.get((name, l.code)) for l in lessons]
         table.add_row(escape(_one_line(name)), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells)))
     table.add_section()
-    table.add_row("交了的通过率", *(rate(k, s) for k, s, _ in rates.values()), "")
-    table.add_row("全班通过率", *(rate(k, n) for k, _, n in rates.values()), "")
+    table.add_row(RATE_ROWS[0], *(rate(k, s) for k, s, _ in rates.values()), "")
+    table.add_row(RATE_ROWS[1], *(rate(k, n) for k, _, n in rates.values()), "")
     console.print(table)
     # 图例写在表下面、不当 caption：caption 会被折到表那么宽
-    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交；每份限时 {timeout:g} 秒。\n"
+    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交（空文件、原样未改的起始代码也算没交）；"
+                  f"每份限时 {timeout:g} 秒。\n"
                   f"交了的通过率：只算交了这一课的人；全班通过率：没交的算作没通过。[/dim]")
     summary = "，".join(f"{label} {n}" for label, n in counts.items()) or "没有交上来的练习"
     console.print(f"判定统计：{summary}。用时 {seconds:.1f} 秒。")
