@@ -4,7 +4,12 @@
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
-- 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）。
+- 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
+- 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
+- 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
+- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（generate.Constraint）；
+- 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
+- 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）。
 """
 from __future__ import annotations
 
