@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from rich.cells import cell_len
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -16,6 +18,96 @@ console = Console(highlight=False)
 error_console = Console(stderr=True, highlight=False, soft_wrap=True)
 """错误消息写到标准错误（不在 80 列处折断，里面的命令可以整行复制）：
 ``./poet write 月 --json > 诗.json`` 出错时，消息不会混进文件里。"""
+
+
+# ---------- 在窄终端里折行：只在词与短语的边界（./poet 的面板、表格也用） ----------
+
+_CLOSING = set("，。、；：！？）》」』”’…,.;:!?)]}%")
+"""不放在一行开头的标点：折行时跟着前一个字走。"""
+_OPENING = set("（《「『“‘([{")
+"""不放在一行末尾的标点：跟着后一个字走。"""
+_PHRASE_END = set("，。、；：！？ ·/")
+
+
+def fold_atoms(line: str, phrase: bool) -> list[tuple[int, int]]:
+    """一行文字 → 不可拆开的小段 [(开始, 结束), …]（字符下标），一个空格也是一段。
+
+    不拆的：连在一起的拉丁字母、数字与符号（first_line、groups.get(g)、0.893、--top-k）；标点跟着它该跟的字。
+    phrase=False（正文）：相邻的两个汉字之间可以折行；phrase=True（标题、课名）：只在标点与空格后折行。
+    """
+    atoms: list[tuple[int, int]] = []
+    start = None
+    for i, ch in enumerate(line):
+        if ch == " ":
+            if start is not None:
+                atoms.append((start, i))
+            atoms.append((i, i + 1))
+            start = None
+            continue
+        if start is None:
+            start = i
+            continue
+        prev = line[i - 1]
+        if ch in _CLOSING or prev in _OPENING:
+            glue = True
+        elif phrase:
+            glue = prev not in _PHRASE_END
+        else:
+            glue = cell_len(ch) == 1 and cell_len(prev) == 1  # 同一段拉丁字符：smoothed.sum(dim=1,
+        if not glue:
+            atoms.append((start, i))
+            start = i
+    if start is not None:
+        atoms.append((start, len(line)))
+    return atoms
+
+
+def fold_lines(text: str, width: int, phrase: bool = False) -> list[tuple[int, int]]:
+    """把 text 折成每行不超过 width 格，返回每一行在 text 里的 (开始, 结束)。
+
+    只在 fold_atoms 的边界折行，折行处的空格去掉；一段本身比 width 还长（很长的路径）时才在段里硬折。"""
+    lines: list[tuple[int, int]] = []
+    offset = 0
+    for raw in text.split("\n"):
+        start = end = offset
+        used = 0
+        for a, b in fold_atoms(raw, phrase):
+            a, b = a + offset, b + offset
+            w = cell_len(text[a:b])
+            if used + w <= width or (text[a:b] == " " and used == 0 and end == start):
+                used, end = used + w, b
+                continue
+            if text[a:b] == " ":  # 折行处的空格不要
+                lines.append((start, end))
+                start = end = b
+                used = 0
+                continue
+            if end > start:
+                lines.append((start, end))
+            start = end = a
+            used = 0
+            while w > width:  # 硬折：只有一段比整行还宽时
+                cut = a
+                while cut < b and cell_len(text[a:cut + 1]) <= width:
+                    cut += 1
+                lines.append((a, cut))
+                a = start = end = cut
+                w = cell_len(text[a:b])
+            used, end = w, b
+        lines.append((start, end))
+        offset += len(raw) + 1
+    return lines
+
+
+def _titled(t: Table, title: str | None) -> Table:
+    """表的标题比表宽时 rich 会在任意两个字之间折行（“（位 / 置 0–11）”）：这时先在标点与空格处折好。
+    放得下的标题原样不动，输出与以前一字不差。"""
+    if title:
+        width = Measurement.get(console, console.options, t).maximum
+        if cell_len(title) > width:
+            title = "\n".join(title[a:b] for a, b in fold_lines(title, width, phrase=True))
+        t.title = title
+    return t
 
 
 def setup_experiment(seed: int = COURSE_SEED, threads: int = 2) -> None:
@@ -77,12 +169,12 @@ def show(label: str, value: Any, digits: int = 4) -> None:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None, digits: int = 4) -> None:
     """打印一张表；每个单元格按 :func:`show` 的规则排版。"""
-    t = Table(title=title, title_justify="left")
+    t = Table(title_justify="left")
     for h in headers:
         t.add_column(str(h), justify="right")
     for row in rows:
         t.add_row(*(_fmt(v, digits) for v in row))
-    console.print(t)
+    console.print(_titled(t, title))
 
 
 def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title: str | None = None) -> None:
@@ -98,7 +190,7 @@ def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title:
     colour = console.color_system is not None
     label_width = max((len(str(x)) for x in row_labels), default=0) * 2  # 汉字占两格
     digits = not colour and label_width + 8 * len(col_labels) > console.width  # “-0.12”加上两侧留白
-    t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, box=None)
+    t = Table(title_justify="left", show_edge=False, pad_edge=False, box=None)
     t.add_column("")
     for c in col_labels:
         t.add_column(str(c), justify="center")
@@ -113,7 +205,7 @@ def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title:
             else:
                 cells.append(Text(f"{v:.2f}"))
         t.add_row(str(label), *cells)
-    console.print(t)
+    console.print(_titled(t, title))
     how = "颜色越亮" if colour else "数字 0–9 越大" if digits else ""
     console.print(f"[dim]{how}数值越大：最小 {lo:.3f}，最大 {hi:.3f}[/dim]")
 

@@ -236,4 +236,6 @@ def test_diff_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch):
     mine = "def solve(x):\n    return x  # " + "很长的注释" * 12 + "末尾\n"
     display.solve_diff(BY_NUMBER[1], mine, "def solve(x):\n    return x\n")
     shown = capsys.readouterr().out
-    assert shown.count("末尾") == 2  # 并排表与统一差异里都看得到行尾
+    # 80 列放不下并排的两栏：只列统一差异，长行折开，接下去的一行也以 + 或 - 开头，行尾看得到
+    assert "放不下并排的两栏" in shown and shown.count("末尾") == 1
+    assert "-  ↪ " in shown and all(line[:1] in " +-@" for line in shown.split("--- 你的代码")[1].splitlines()[1:])

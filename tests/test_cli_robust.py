@@ -256,8 +256,8 @@ def test_negative_temperature_has_its_own_message(monkeypatch, value, right, wro
 
 
 @pytest.mark.parametrize("argv, usage", [
-    (["write", "月", "extra"], "用法：poet write"),
-    (["check", "9", "a.py", "b.py"], "用法：poet check"),
+    (["write", "月", "extra"], "用法：./poet write"),
+    (["check", "9", "a.py", "b.py"], "用法：./poet check"),
 ])
 def test_extra_arguments_are_reported_by_the_subcommand(monkeypatch, argv, usage):
     # 多出来的参数由子命令报错，印它自己的用法与帮助，不印 poet 的总用法
@@ -357,7 +357,7 @@ def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
 def test_help_headings_are_full_width(monkeypatch, command):
     code, out, _ = run_main(monkeypatch, *command, "--help")
     text = out.decode("utf-8")
-    assert code == 0 and text.startswith("用法：poet") and "\n选项：\n" in text
+    assert code == 0 and text.startswith("用法：./poet") and "\n选项：\n" in text
     assert not re.search(r"^\S[^\n]*[^:\s]:$", text, flags=re.M), text  # 没有以半角冒号结尾的标题
     assert ("\n参数：\n" in text) == (command not in ([], ["progress"], ["doctor"], ["train"], ["eval"], ["verify"], ["site"]))
 
@@ -446,7 +446,8 @@ def test_grade_writes_its_reports_when_nobody_reads(monkeypatch, tmp_path):
     (tmp_path / "class" / "甲" / "09.py").write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
     csv_path, json_path = tmp_path / "g.csv", tmp_path / "g.json"
     assert main(["grade", str(tmp_path / "class"), "--jobs", "1", "--csv", str(csv_path), "--json", str(json_path)]) == 0
-    assert csv_path.read_bytes().decode("utf-8-sig") == "学习者,第09课,通过数\r\n甲,通过,1\r\n"
+    assert csv_path.read_bytes().decode("utf-8-sig") == ("学习者,第09课,通过数\r\n甲,通过,1\r\n"
+                                                               "交了的通过率,1/1 100%,\r\n全班通过率,1/1 100%,\r\n")
     assert json.loads(json_path.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed"
 
 
@@ -467,8 +468,8 @@ def test_json_to_a_closed_pipe_is_not_an_error(monkeypatch):
     (["foo"], "命令写得不对：命令不能是“foo”，只能从 lesson、start、"),
     (["train", "--preset", "huge"], "--preset 不能是“huge”，只能从 tiny、base 中选"),
     (["write", "月", "--form", "6"], "--form 不能是“6”，只能从 5、7 中选"),
-    (["grade"], "缺少参数：班级文件夹\n用法：poet grade"),
-    (["check"], "缺少参数：课号\n用法：poet check [-h] [--timeout 秒数] 课号 [文件]"),
+    (["grade"], "缺少参数：班级文件夹\n用法：./poet grade"),
+    (["check"], "缺少参数：课号\n用法：./poet check [-h] [--timeout 秒数] 课号 [文件]"),
     (["write", "月", "--top-k", "x"], "--top-k “x”不是整数"),
 ])
 def test_argument_errors_quote_once_and_name_things_in_chinese(monkeypatch, argv, words):

@@ -59,7 +59,7 @@ def build_class(root, victim_dir=None):
         "lu": ("09.py", exercise("return repr(Loop())", "import sys\nsys.setrecursionlimit(10**8)\n\n\n"
                                  "class Loop:\n    def __repr__(self):\n        return repr(self)"), "崩溃"),  # 栈溢出
         "ni": ("09.py", exercise(f"return words + {ROWS}  # 位置表沿批维度广播").encode("gbk"), "语法错误"),
-        "ou": ("09.py", "", "未完成"),
+        "ou": ("09.py", "", "缺"),  # 空文件算作没交
         "qin": ("09.py", exercise("return reference(words, positions, past)", "import sys\nsys.path.insert(0, 'lessons/09')\n"
                                   "from solution import solve as reference"), "崩溃"),
         # 沙箱里班级文件夹与 tmp_path 都不存在：写文件失败，程序崩溃，别人的文件不受影响
@@ -101,7 +101,7 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     assert wall < bound, (wall, bound)
 
     rows = [f"{name},{label},{int(label == '通过')}" for name, (_, _, label) in learners.items()]
-    expected = "\ufeff" + "\r\n".join(["学习者,第09课,通过数", *rows]) + "\r\n"
+    expected = "\ufeff" + "\r\n".join(["学习者,第09课,通过数", *rows, "交了的通过率,2/12 17%,", "全班通过率,2/13 15%,"]) + "\r\n"
     assert csv_path.read_bytes().decode("utf-8") == expected
 
     report = json.loads(json_path.read_text(encoding="utf-8"))
@@ -116,7 +116,8 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     assert all(v["seconds"] <= wall_seconds(TIMEOUT) + 5 and v["message"] for v in by_name.values())
     assert "SIGSEGV" in by_name["lu"]["message"]
     assert "UTF-8" in by_name["ni"]["message"]
-    assert "solve" in by_name["ou"]["message"]
+    assert by_name["ou"]["kind"] == "missing" and by_name["ou"]["message"] == "空文件，算作没交"
+    assert by_name["ou"]["file"] == "09.py"
     assert "/tmp/" not in by_name["gao"]["message"] and "09.py" in by_name["gao"]["message"]
     assert by_name["ada"]["file"] == "lessons/09/my_exercise.py" and by_name["bai"]["file"] == "09.py"
     # ren 的程序想往外写文件、改写 bai 的练习：沙箱里这些路径都不存在
@@ -127,8 +128,10 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
                                       "ada/notes.py：不是 NN.py 或 lessons/NN/my_exercise.py",
                                       "zed/99.py：第 99 课不在课表里或还没写好", "zed/：里面没有认得出的练习文件"}
     out = run.stdout
-    assert "找到 13 名学习者" in out and "NN.py 11 份，lessons/NN/my_exercise.py 2 份" in out
-    assert "通过率" in out and "2/13 15%" in out and "缺" in out
+    assert "找到 13 名学习者" in out and "NN.py 10 份，lessons/NN/my_exercise.py 2 份" in out
+    assert "算作没交 1 份（空文件，或与起始代码一字不差）：ou/09.py" in out
+    assert "通过率" in out and "2/12 17%" in out and "2/13 15%" in out and "缺" in out
+    assert "空文件、原样未改的起始代码也算没交" in out
 
 
 def test_csv_marks_missing_lessons_and_counts_passes():
@@ -136,7 +139,33 @@ def test_csv_marks_missing_lessons_and_counts_passes():
     results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("timeout", ""),
                ("乙", "10"): Verdict("passed", "")}
     assert report_csv(["甲", "乙"], [nine, ten], results) == (
-        "学习者,第09课,第10课,通过数\r\n甲,通过,超时,1\r\n乙,缺,通过,1\r\n")
+        "学习者,第09课,第10课,通过数\r\n甲,通过,超时,1\r\n乙,缺,通过,1\r\n"
+        "交了的通过率,1/1 100%,1/2 50%,\r\n全班通过率,1/2 50%,1/2 50%,\r\n")
+
+
+def test_empty_files_and_unchanged_starters_count_as_not_handed_in(tmp_path):
+    """空文件、原样交回的起始代码（换了 Windows 换行、加了 BOM 与行尾空格也算原样）不算交了：
+    不进批改、不进“交了的通过率”的分母；另一种布局里动过的那份照样批改。"""
+    starter = (BY_NUMBER[9].folder / "starter.py").read_text(encoding="utf-8")
+    files = {"empty/09.py": b"", "blank/09.py": b"\n  \n", "same/09.py": starter.encode("utf-8"),
+             "crlf/lessons/09/my_exercise.py": ("\ufeff" + starter.replace("\n", "  \r\n")).encode("utf-8"),
+             "both/09.py": RIGHT.encode("utf-8"), "both/lessons/09/my_exercise.py": starter.encode("utf-8"),
+             "edited/09.py": (starter + "# 我改了一行\n").encode("utf-8")}
+    for rel, data in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    found = find_submissions(tmp_path, [BY_NUMBER[9]])
+    assert found.learners == ["blank", "both", "crlf", "edited", "empty", "same"]
+    assert sorted(found.submissions) == [("both", "09"), ("edited", "09")]
+    assert found.submissions[("both", "09")].rel == "09.py"
+    assert found.untouched == {("blank", "09"): ("09.py", "空文件，算作没交"),
+                               ("crlf", "09"): ("lessons/09/my_exercise.py", "与起始代码一字不差，算作没交"),
+                               ("empty", "09"): ("09.py", "空文件，算作没交"),
+                               ("same", "09"): ("09.py", "与起始代码一字不差，算作没交")}
+    results = {("both", "09"): Verdict("passed", ""), ("edited", "09"): Verdict("not_implemented", "")}
+    lines = report_csv(found.learners, [BY_NUMBER[9]], results).splitlines()
+    assert lines[1:3] == ["blank,缺,0", "both,通过,1"]
+    assert lines[-2:] == ["交了的通过率,1/2 50%,", "全班通过率,1/6 17%,"]
 
 
 def test_reports_are_replaced_atomically(tmp_path):

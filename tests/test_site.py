@@ -11,11 +11,13 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+import torch
 
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import lesson09, lesson10, lesson11
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson09, lesson10, lesson11, lesson16, lesson21, lesson22,
+                                                lesson23, lesson24)
 
 
 class Page(HTMLParser):
@@ -252,3 +254,104 @@ def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):
     assert "不会覆盖" in bad.stderr or "不覆盖" in bad.stderr
     assert "Traceback" not in bad.stderr
     assert (tmp_path / "notes" / "a.txt").read_text(encoding="utf-8") == "别删我"
+
+
+# ---------- 插图里的数与实验打印的数相同 ----------
+
+def test_every_figure_is_an_svg_with_steps(built):
+    result, pages = built
+    for number, draw in FIGURES.items():
+        if not BY_NUMBER[number].available:
+            continue
+        html = (result.out / f"{number:02d}.html").read_text(encoding="utf-8")
+        assert html.count('<figure class="fig">') >= 1 and "<svg" in html, number
+        assert "用文字逐步读这张图" in html
+
+
+def test_lesson_16_figure_marks_the_steps_of_the_experiment_table():
+    printed = run_experiment(16)
+    figure = lesson16()
+    for step in (99, 1450, 2800):
+        value = re.search(rf"│\s*{step} │\s*([0-9.e-]+) │", printed).group(1)
+        assert f"第 {step} 步 {value}" in figure.svg, (step, value)
+    assert "第 1450 步走了一半，学习率 0.00165" in figure.steps[2]
+
+
+# 第 21、22 课的实验要跑一两分钟（tests/test_lessons.py 已经逐课跑过），这里按实验的写法在测试里重算一遍要比的数
+
+def test_lesson_21_figure_is_the_step_the_experiment_samples():
+    """实验第 3 部分：温度 0.8 → top-k 40 → top-p 0.95 之后，诗里那个字的名次与概率。"""
+    from poetry_gpt.checkpoint import load_model
+    from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of
+    from poetry_gpt.generate import filter_logits, write_one
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    poem = write_one(model, tok, "月", seed=26, constrained=False)
+    prefix, answer = poem.text[:-2], poem.text[-2]
+    ids = [BOS, form_of(line_length=poem.form).token] + tok.encode("月") + [SEP] + tok.encode(prefix)
+    with torch.no_grad():
+        logits = model(torch.tensor([ids]))[0][0, -1]
+    scaled = logits / 0.8
+    final = torch.softmax(filter_logits(scaled, top_k=40, top_p=0.95), -1)
+    raw = torch.softmax(logits, -1)
+    a = tok.stoi[answer]
+    rank = int((final > final[a]).sum()) + 1
+    figure = lesson21()
+    assert f"前文“{prefix}”" in figure.steps[0]
+    assert f"“{answer}”第 {rank} 名，概率 {final[a].item():.4f}（原始 {raw[a].item():.4f}）" in figure.steps[4]
+    assert f"剩 {int(torch.isfinite(filter_logits(scaled, top_k=40, top_p=0.95)).sum())} 个" in figure.steps[3]
+
+
+def test_lesson_22_figure_is_the_allowed_mass_the_experiment_records():
+    """实验第 2 部分：逐步采样（KV 缓存、Constraint.apply、sample_next），采样之前记下允许的字占的概率。
+    图是把写好的诗重新读一遍算的，两种算法的数要相同。"""
+    from poetry_gpt.checkpoint import load_model
+    from poetry_gpt.data import BOS, EOS, FIVE, SEP, default_tokenizer
+    from poetry_gpt.generate import Constraint, sample_next
+    from poetry_gpt.model import KVCache
+    from poetry_gpt.sampling import SAMPLING
+    from poetry_gpt.verse_rules import PLAIN
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    model.eval()
+    gen, cache, c = torch.Generator().manual_seed(0), KVCache(model.config.n_layers), Constraint(tok, 5, "月", rules=PLAIN)
+    record, body = [], []
+    with torch.no_grad():
+        logits = model(torch.tensor([[BOS, FIVE] + tok.encode("月") + [SEP]]), kv_cache=cache)[0][0, -1]
+        while True:
+            record.append(torch.softmax(logits, -1)[c.allowed()].sum().item())
+            token = sample_next(c.apply(logits), SAMPLING.temperature, SAMPLING.top_k, SAMPLING.top_p, gen)
+            if token == EOS:
+                break
+            body.append(token)
+            c.advance(token)
+            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
+    figure = lesson22()
+    assert figure.steps[0].endswith(tok.decode(body))
+    assert f"平均 {sum(record) / len(record):.4f}，最小 {min(record):.4f}" in figure.steps[2]
+    assert figure.steps[3].split("：")[1].split("——")[0] == "、".join(f"{record[i]:.4f}" for i in (5, 11, 17, 23))
+    assert figure.svg.count("<rect") == 1 + len(record)
+
+
+def test_lesson_23_figure_has_the_forced_probabilities_of_the_experiment():
+    printed = run_experiment(23)
+    figure = lesson23()
+    rows = re.findall(r"│\s*(\d) │\s*(\S) │\s*([0-9.]+) │\s*(\d+) │\s*(\S) ([0-9.]+) │", printed)
+    assert len(rows) == 4, printed
+    for line, ch, p, rank, top, top_p in rows:
+        assert f"第 {line} 句“{ch}”：模型给它 {p}，排第 {rank}；它最想写“{top}”（{top_p}）" in figure.steps[2 + int(line)]
+
+
+def test_lesson_24_figure_scores_shan_xing_like_the_experiment():
+    printed = run_experiment(24)
+    figure = lesson24()
+    best = re.search(r"最合的格式：(\S+)（每字都论的得分 ([0-9.]+)）", printed)
+    lenient = re.search(r"宽式（一三五不论）得分：([0-9.]+)", printed)
+    assert f"最合的一种：{best.group(1)}" in figure.steps[1] and f"得分 {best.group(2)}" in figure.steps[1]
+    assert f"得分 {lenient.group(1)}" in figure.steps[3]
+    marks = re.findall(r"第 \d 句：\S+  \S+  要\S+  (\S+)", printed)[:4]         # 《山行》四句逐字的 ○ ×
+    wrong = [(i + 1, j + 1) for i, m in enumerate(marks) for j, c in enumerate(m) if c == "×"]
+    assert [tuple(map(int, w)) for w in re.findall(r"第 (\d) 句第 (\d) 字", figure.steps[2])] == wrong
+    assert figure.svg.count('fill="#f1d2c7"') == len(wrong)

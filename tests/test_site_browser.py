@@ -1,8 +1,11 @@
-"""在真的浏览器里打开第 09 课的网页（无界面 Chromium + Selenium，从磁盘 file:// 打开，不联网）。
+"""在真的浏览器里打开每一课的网页（无界面 Chromium + Selenium，从磁盘 file:// 打开，不联网）。
 
-手机宽 390 像素与桌面宽 1280 像素各截一张整页图，存到 runs/site-screenshots/（git 不跟踪）。
+每一页在手机宽 390 像素与桌面宽 1280 像素下：标题对、样式表加载了、页面本身不横向滚动（宽的代码块、
+文字图和表格在自己里面滑动）、1280 像素下文字图整个放得下、每张插图都在；带声调的拼音（ǎ）真的画出了笔画
+（文泉驿微米黑里的 ǎ 是空白字形，字体栈把它排在前面时这一条会失败）。
+每页各截一张整页图，存到 runs/site-screenshots/（git 不跟踪）。整个文件只开一个浏览器、只生成一次网站。
 Selenium 直接用系统的 /usr/bin/chromedriver，不会去网上下载驱动。
-只有本机确实没装 Chromium 时才跳过；CI（.ci/run）会先装好 chromium 和 chromium-driver。
+只有本机确实没装 Chromium 时才跳过；CI（.ci/run）会先装好 chromium、chromium-driver 和字体。
 """
 from __future__ import annotations
 
@@ -12,14 +15,47 @@ import pytest
 
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
-from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE
+from poetry_gpt.courseware.site_figures import FIGURES
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 CHROMIUM = next((Path(p) for p in ("/usr/lib/chromium/chromium", "/usr/bin/chromium") if Path(p).exists()), None)
 SCREENSHOTS = ROOT / "runs" / "site-screenshots"
+LESSONS = [lesson for lesson in CATALOGUE if lesson.available]
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None or not CHROMEDRIVER.exists(),
                                 reason="本机没有安装 chromium 与 chromium-driver（apt-get install chromium chromium-driver）")
+
+LAYOUT = """
+const page = document.documentElement;
+const wide = [...document.querySelectorAll('pre.hl[data-lang="text"]')]
+  .filter(p => !p.closest('details') && p.scrollWidth > p.clientWidth + 1)
+  .map(p => p.textContent.trim().slice(0, 40));
+const figures = [...document.querySelectorAll('figure.fig svg')].map(s => {
+  const r = s.getBoundingClientRect();
+  return [r.width, r.height];
+});
+const out = [...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > page.clientWidth + 1
+  && !e.closest('pre, table, .fig-svg')).map(e => e.tagName + ' ' + (e.textContent || '').trim().slice(0, 30));
+return {scroll: page.scrollWidth, client: page.clientWidth, wide: wide, figures: figures, out: out.slice(0, 5),
+        height: page.scrollHeight, maxWidth: getComputedStyle(document.querySelector('.page')).maxWidth};
+"""
+
+INK = """
+const [text, element] = arguments;
+const font = getComputedStyle(element).font;
+const canvas = document.createElement('canvas');
+canvas.width = 120; canvas.height = 120;
+const ctx = canvas.getContext('2d');
+ctx.font = font.replace(/\\d+(\\.\\d+)?px/, '64px');
+ctx.fillStyle = '#000';
+ctx.fillText(text, 20, 90);
+const data = ctx.getImageData(0, 0, 120, 120).data;
+let ink = 0;
+for (let i = 3; i < data.length; i += 4) ink += data[i] > 0;
+const m = ctx.measureText(text);
+return [ink, m.actualBoundingBoxLeft + m.actualBoundingBoxRight];
+"""
 
 
 @pytest.fixture(scope="module")
@@ -40,38 +76,63 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def lesson_09(tmp_path_factory):
+def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("web") / "site"
     site.build(out)
-    return out / "09.html"
+    return out
+
+
+def viewport(browser, width: int, height: int = 900) -> None:
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_lesson_09_renders(browser, lesson_09, width):
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
-    browser.get(lesson_09.as_uri())
-    title = BY_NUMBER[9].title
-    assert browser.find_element("tag name", "h1").text == title
-    assert title in browser.title
-    # 样式表真的加载了（file:// 下的相对路径）：正文栏有最大宽度，标题用衬线字体栈
-    assert browser.execute_script("return getComputedStyle(document.querySelector('.page')).maxWidth") != "none"
-    scroll_width, client_width = browser.execute_script(
-        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    assert client_width == width
-    if width == 390:
-        assert scroll_width <= client_width, "手机宽度下页面出现了横向滚动"
-    svg = browser.find_element("css selector", "figure.fig svg")
-    assert svg.size["width"] > 100 and svg.size["height"] > 100
-    assert svg.size["width"] <= width  # 图在屏幕里（太宽时在图框里横向滑动，不撑宽页面）
-    # 答案默认折叠：打开 <details> 之前看不到答案文字
-    details = browser.find_element("css selector", "details")
-    assert details.get_attribute("open") is None
-    # 整页截图：把视口拉到页面的高度再截
-    height = browser.execute_script("return document.documentElement.scrollHeight")
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": width, "height": min(height, 16000), "deviceScaleFactor": 1, "mobile": width < 600})
+def test_every_lesson_page_fits(browser, built, width):
+    """每一课：页面不横向滚动、1280 像素下文字图放得下、插图都在，并截一张整页图。"""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shot = SCREENSHOTS / f"lesson-09-{width}.png"
-    assert browser.save_screenshot(str(shot))
-    assert shot.stat().st_size > 20_000  # 一张有内容的图，不是空白页
+    problems = []
+    for lesson in LESSONS:
+        viewport(browser, width)
+        browser.get((built / site.lesson_page(lesson)).as_uri())
+        assert browser.find_element("tag name", "h1").text == lesson.title
+        assert lesson.title in browser.title
+        page = browser.execute_script(LAYOUT)
+        assert page["maxWidth"] != "none"  # 样式表真的加载了（file:// 下的相对路径）
+        assert page["client"] == width
+        if page["scroll"] > page["client"]:
+            problems.append(f"第 {lesson.code} 课：页面横向滚动（{page['scroll']} > {width}）{page['out']}")
+        if width >= 1280 and page["wide"]:
+            problems.append(f"第 {lesson.code} 课：1280 像素下文字图放不下：{page['wide']}")
+        expected = 1 if lesson.number in FIGURES else 0
+        if len(page["figures"]) < expected:
+            problems.append(f"第 {lesson.code} 课：缺插图")
+        for w, h in page["figures"]:
+            if not (w > 100 and h > 60):  # 比屏幕宽时在图框里横向滑动（页面不滚，上面已查）
+                problems.append(f"第 {lesson.code} 课：插图大小不对（{w:.0f} × {h:.0f}）")
+        viewport(browser, width, min(page["height"], 16000))  # 整页截图：把视口拉到页面的高度再截
+        shot = SCREENSHOTS / f"lesson-{lesson.code}-{width}.png"
+        assert browser.save_screenshot(str(shot))
+        assert shot.stat().st_size > 20_000  # 一张有内容的图，不是空白页
+    assert not problems, "\n".join(problems)
+
+
+def test_answers_start_folded(browser, built):
+    viewport(browser, 390)
+    browser.get((built / "09.html").as_uri())
+    details = browser.find_element("css selector", "details")
+    assert details.get_attribute("open") is None  # 打开 <details> 之前看不到答案文字
+
+
+@pytest.mark.parametrize("selector", ["p", "h1", "code"])
+def test_tone_marked_pinyin_is_drawn(browser, built, selector):
+    """“长（cháng / zhǎng / zhàng）”里的 ǎ 用正文、标题与代码的字体画出来：有笔画（不是空白字形），
+    宽度不为 0，笔画至少有 a 的一半多。"""
+    viewport(browser, 1280)
+    browser.get((built / site.lesson_page(BY_NUMBER[24])).as_uri())
+    assert "zhǎng" in browser.find_element("tag name", "main").text
+    element = browser.find_element("css selector", selector)
+    for mark in "ǎǐǒǔàá":
+        ink, width = browser.execute_script(INK, mark, element)
+        plain, _ = browser.execute_script(INK, "a", element)
+        assert width > 0 and ink > plain / 2, (selector, mark, ink, plain)

@@ -74,6 +74,7 @@ class Roster:
     learners: list[str] = field(default_factory=list)
     submissions: dict[tuple[str, str], Submission] = field(default_factory=dict)  # (学习者, 课号) → 提交
     ignored: list[str] = field(default_factory=list)  # “路径：原因”
+    untouched: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # 算作没交的：→ (路径, 原因)
     skipped: int = 0  # 认得出、但不在 --lessons 范围内的文件数
     hidden: int = 0  # 没有看的隐藏文件与文件夹（名字以 HIDDEN 开头）
 
@@ -104,11 +105,32 @@ def parse_lessons(text: str) -> list[Lesson]:
     return lessons
 
 
+EMPTY = "空文件，算作没交"
+UNCHANGED = "与起始代码一字不差，算作没交"
+
+
+def _normalized(source: bytes) -> bytes:
+    """比较“是否动过”时不算的差别：BOM、Windows 的换行、行尾与文件末尾的空白。"""
+    lines = source.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").split(b"\n")
+    return b"\n".join(line.rstrip() for line in lines).strip(b"\n")
+
+
+def untouched_reason(lesson: Lesson, source: bytes) -> str | None:
+    """空文件或原样交回的起始代码不算交了作业（不然“交了的通过率”把它算进分母）：返回原因，动过的返回 None。"""
+    mine = _normalized(source)
+    if not mine.strip():
+        return EMPTY
+    if mine == _normalized((lesson.folder / "starter.py").read_bytes()):
+        return UNCHANGED
+    return None
+
+
 def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
     """找出 CLASS/<学习者>/NN.py 与 CLASS/<学习者>/lessons/NN/my_exercise.py 两种布局的练习。
 
     只看这两个位置（学习者文件夹里的其他东西不翻）。同一个学习者同一课两种都有时，
-    用 lessons/NN/my_exercise.py。文件内容在这里就读进内存。符号链接（文件本身，或路上的文件夹）
+    用 lessons/NN/my_exercise.py。空文件与原样未改的起始代码算作没交，记进 untouched（不会盖掉另一种布局里
+    动过的那份）。文件内容在这里就读进内存。符号链接（文件本身，或路上的文件夹）
     一律不跟随：列进 ignored（“符号链接，不批改”），指向的文件一个字节也不读。
 
     Raises:
@@ -168,6 +190,12 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
                 roster.ignored.append(f"{shown}：{SYMLINK}")
                 continue
             key = (learner, lesson.code)
+            why = untouched_reason(lesson, source) if isinstance(source, bytes) else None
+            if why:
+                if key not in roster.submissions:
+                    roster.untouched[key] = (rel, why)
+                continue
+            roster.untouched.pop(key, None)
             if key in roster.submissions:
                 roster.ignored.append(f"{learner}/{roster.submissions[key].rel}：同一课还有 {rel}，用后者")
             roster.submissions[key] = Submission(learner, lesson, rel, source)
@@ -268,14 +296,26 @@ def csv_cell(value) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def rate_text(passed: int, n: int) -> str:
+    """通过率的写法：“3/4 75%”；分母是 0 时只写“0/0”。"""
+    return f"{passed}/{n} {passed / n:.0%}" if n else f"{passed}/{n}"
+
+
+RATE_ROWS = ("交了的通过率", "全班通过率")
+"""成绩表与 CSV 末尾的两行：只算交了这一课的人；把没交的（含空文件、原样的起始代码）算作没通过。"""
+
+
 def report_csv(learners: list[str], lessons: list[Lesson], results: dict) -> str:
-    """一行一个学习者、一列一课（判定标签），最后一列是通过的课数。"""
+    """一行一个学习者、一列一课（判定标签），最后一列是通过的课数；末尾两行是每课的两种通过率（RATE_ROWS）。"""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(["学习者", *(f"第{l.code}课" for l in lessons), "通过数"])
     for name in learners:
         cells = [results.get((name, l.code)) for l in lessons]
         writer.writerow([csv_cell(name), *map(label, cells), sum(bool(v and v.passed) for v in cells)])
+    rates = pass_rates(learners, lessons, results).values()
+    writer.writerow([RATE_ROWS[0], *(rate_text(k, s) for k, s, _ in rates), ""])
+    writer.writerow([RATE_ROWS[1], *(rate_text(k, n) for k, _, n in rates), ""])
     return out.getvalue()
 
 
@@ -287,9 +327,10 @@ def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results:
         for lesson in lessons:
             sub = roster.submissions.get((name, lesson.code))
             v = results.get((name, lesson.code))
-            cells.append({"learner": name, "lesson": lesson.code, "file": sub.rel if sub else None,
+            rel, why = roster.untouched.get((name, lesson.code), (None, "没有交这一课"))
+            cells.append({"learner": name, "lesson": lesson.code, "file": sub.rel if sub else rel,
                           "kind": v.kind if v else "missing", "label": label(v),
-                          "message": v.message if v else "没有交这一课", "seconds": v.seconds if v else 0.0})
+                          "message": v.message if v else why, "seconds": v.seconds if v else 0.0})
     data = {
         "class": shown_name(str(Path(class_dir).resolve())),
         "sandbox": sandbox.unavailable_reason() is None and limits.sandbox,

@@ -144,7 +144,7 @@ def _link_mapping(base: Path):
 
 def figure_html(figure: Figure) -> str:
     steps = "".join(f"<li>{escape(s)}</li>" for s in figure.steps)
-    return (f'<figure class="fig"><div class="fig-svg">{figure.svg}'
+    return (f'<figure class="fig"><div class="fig-svg scroll-x">{figure.svg}'
             f'<figcaption>{escape(figure.title)}（构建网站时由仓库里的代码现算）</figcaption></div>'
             f'<div class="fig-walk"><h3>用文字逐步读这张图</h3><ol>{steps}</ol></div></figure>')
 

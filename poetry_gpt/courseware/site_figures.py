@@ -4,7 +4,12 @@
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
-- 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）。
+- 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
+- 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
+- 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
+- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（generate.Constraint）；
+- 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
+- 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）。
 """
 from __future__ import annotations
 
@@ -272,5 +277,308 @@ def lesson19() -> Figure:
     return Figure("发布模型的损失曲线", _svg(width, height, "训练与验证损失曲线", body), steps)
 
 
-FIGURES: dict[int, Callable[[], Figure]] = {9: lesson09, 10: lesson10, 11: lesson11, 19: lesson19}
+# ---------- 画折线图、横条的小工具 ----------
+
+MUTED = "#6b6155"
+
+
+def _plot(width: int, height: int, x_range: tuple[float, float], y_range: tuple[float, float],
+          margin: tuple[int, int, int, int] = (18, 16, 40, 64)):
+    """一块画图区：返回 (X, Y, body)。X、Y 把数据坐标换成像素；body 里已有底色与两条坐标轴。
+    margin 是 (上, 右, 下, 左) 的留白（像素）。"""
+    top, right, bottom, left = margin
+    (x0, x1), (y0, y1) = x_range, y_range
+    X = lambda x: left + (width - left - right) * (x - x0) / ((x1 - x0) or 1)   # noqa: E731
+    Y = lambda y: top + (height - top - bottom) * (1 - (y - y0) / ((y1 - y0) or 1))  # noqa: E731
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="{MUTED}"/>',
+            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="{MUTED}"/>']
+    return X, Y, body
+
+
+def _polyline(points, X, Y, color: str, width: float = 2, dash: str = "") -> str:
+    path = " ".join(f"{X(x):.1f},{Y(y):.1f}" for x, y in points)
+    extra = f' stroke-dasharray="{dash}"' if dash else ""
+    return f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="{width}"{extra}/>'
+
+
+def _dot(x: float, y: float, color: str = "#8c2f1b", r: float = 4) -> str:
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{color}"/>'
+
+
+def _bars(body: list[str], x0: float, y0: float, rows: list[tuple[str, float, bool]], bar_w: float,
+          scale: float, row_h: int = 22, label_w: int = 30, digits: int = 3) -> float:
+    """一组横条：rows 是 (标签, 数值, 是否描红)，数值 scale 画满 bar_w 像素。返回画完的高度。"""
+    for i, (label, value, marked) in enumerate(rows):
+        y = y0 + i * row_h
+        color = "#8c2f1b" if marked else "#c9a27e"
+        body.append(_text(x0 + label_w - 6, y + 15, label, 13, "end", weight="bold" if marked else "normal"))
+        w = max(0.0, bar_w * value / scale) if scale else 0.0
+        body.append(f'<rect x="{x0 + label_w:.1f}" y="{y + 3:.1f}" width="{w:.1f}" height="{row_h - 7}" rx="2" fill="{color}"/>')
+        body.append(_text(x0 + label_w + w + 5, y + 15, f"{value:.{digits}f}", 11, fill=MUTED))
+    return len(rows) * row_h
+
+
+# ---------- 第 16 课：预热加余弦的学习率日程 ----------
+
+def lesson16() -> Figure:
+    """base 预设的 learning_rate(step)：第 0–3000 步，标出实验表里的几个关键步。"""
+    from ..train import PRESETS, learning_rate
+
+    base = PRESETS["base"]
+    last = 3000                                               # 与实验的图一样画到第 3000 步
+    low = base.lr * base.min_lr_ratio
+    points = [(s, learning_rate(s, base)) for s in range(0, last + 1, 10)]
+    width, height = 640, 300
+    X, Y, body = _plot(width, height, (0, last), (0, base.lr), margin=(34, 16, 40, 64))
+    for v in (0, low, base.lr / 2, base.lr):
+        body.append(_text(58, Y(v) + 4, f"{v:.4g}", 11, "end", MUTED))
+        body.append(f'<line x1="64" y1="{Y(v):.1f}" x2="{width - 16}" y2="{Y(v):.1f}" stroke="#e2d8c6"/>')
+    body.append(_polyline(points, X, Y, "#8c2f1b"))
+    warm_end, middle = base.warmup - 1, base.warmup + (base.steps - base.warmup) // 2
+    marks = [(warm_end, "预热结束：峰值", 10, -8, "start"), (middle, "余弦走了一半", 10, -10, "start"),
+             (base.steps, "降到最低值", -6, 17, "end")]
+    for step, label, dx, dy, anchor in marks:
+        lr = learning_rate(step, base)
+        body.append(_dot(X(step), Y(lr)))
+        body.append(_text(X(step) + dx, Y(lr) + dy, f"第 {step} 步 {lr:.6g}（{label}）", 11, anchor))
+    for step in (0, 1000, 2000, last):
+        body.append(_text(X(step), height - 22, str(step), 11, "middle", MUTED))
+    body.append(_text(width - 16, height - 6, "第几步（从 0 数）", 11, "end", MUTED))
+    body.append(_text(12, 14, "学习率", 11, fill=MUTED))
+    steps = [
+        f"横轴是第几步（从 0 数），纵轴是这一步的学习率，都由 poetry_gpt.train.learning_rate 按 base 预设算出："
+        f"峰值 lr = {base.lr:g}，预热 {base.warmup} 步，共 {base.steps} 步。",
+        f"预热：第 0 步是 lr/warmup = {learning_rate(0, base):.6g}（不是 0），之后每步加一点，"
+        f"第 {warm_end} 步正好到峰值 {learning_rate(warm_end, base):.6g}。开头这一段太陡，图上几乎是一条竖线。",
+        f"余弦：从第 {base.warmup} 步起按余弦往下走，第 {middle} 步走了一半，学习率 {learning_rate(middle, base):.6g}，"
+        "正好在峰值与最低值的正中间。",
+        f"最低值：第 {base.steps} 步降到 lr × min_lr_ratio = {low:g}；再往后（续训）一直停在这里。",
+        "为什么这样排：开头模型的参数是随机的，大步走容易走飞，所以先慢后快；快结束时步子放小，损失才稳稳地落下来。",
+    ]
+    return Figure("base 预设的学习率日程", _svg(width, height, "学习率随步数变化的曲线", body), steps)
+
+
+# ---------- 第 21 课：温度、top-k、top-p 怎样改变一步的分布 ----------
+
+@functools.cache
+def _sampling_step():
+    """与第 21 课实验同一步：发布模型、种子 26、关键词“月”、不加格式约束写的诗，第四句最后一个字之前。
+
+    返回 (诗, 前文, 诗里实际写的字, logits [V], 汉字表)。"""
+    from ..data import BOS, form_of
+    from ..generate import write_one
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    poem = write_one(model, tok, "月", seed=26, constrained=False)
+    prefix, answer = poem.text[:-2], poem.text[-2]
+    ids = [BOS, form_of(line_length=poem.form).token] + tok.encode("月") + [SEP] + tok.encode(prefix)
+    with torch.no_grad():
+        logits = model(torch.tensor([ids]))[0][0, -1]
+    return poem, prefix, answer, logits, tok
+
+
+def lesson21() -> Figure:
+    """同一步的前 8 名：原始分布、温度 0.5 与 1.5、默认设置（温度 0.8 → top-k 40 → top-p 0.95）之后。"""
+    from ..generate import filter_logits
+
+    poem, prefix, answer, logits, tok = _sampling_step()
+    T, K, P = 0.8, 40, 0.95
+    raw = torch.softmax(logits, -1)
+    final = torch.softmax(filter_logits(logits / T, top_k=K, top_p=P), -1)
+    kept_k = int(torch.isfinite(filter_logits(logits / T, top_k=K)).sum())
+    kept_p = int(torch.isfinite(filter_logits(logits / T, top_k=K, top_p=P)).sum())
+    order = torch.topk(raw, 8).indices.tolist()
+    panels = [("原始（温度 1，不截断）", raw), ("温度 0.5：高的更高", torch.softmax(logits / 0.5, -1)),
+              ("温度 1.5：拉平", torch.softmax(logits / 1.5, -1)),
+              (f"默认：温度 {T:g} → top-k {K} → top-p {P:g}", final)]
+    pane_w, row_h = 300, 22
+    width, height = 2 * pane_w + 36, 2 * (8 * row_h + 34) + 16
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>']
+    scale = max(p[order].max().item() for _, p in panels)
+    for i, (title, probs) in enumerate(panels):
+        x, y = 12 + (i % 2) * (pane_w + 12), 8 + (i // 2) * (8 * row_h + 34)
+        body.append(_text(x, y + 14, title, 13, weight="bold"))
+        rows = [(tok.tokens[t], probs[t].item(), tok.tokens[t] == answer) for t in order]
+        _bars(body, x, y + 22, rows, pane_w - 80, scale, row_h)
+    rank = lambda probs: int((probs > probs[tok.stoi[answer]]).sum()) + 1          # noqa: E731
+    a = tok.stoi[answer]
+    steps = [
+        f"同一步：发布模型、关键词“月”、种子 26、不加格式约束写的诗，前文“{prefix}”，下一个字诗里写的是“{answer}”（描红）。",
+        f"每一格是原始分布里概率最高的 8 个字，条越长概率越大，四格的刻度相同。原始分布里“{answer}”排第 {rank(raw)}，"
+        f"概率 {raw[a].item():.4f}。",
+        f"温度：logits 先除以 T 再 softmax。T = 0.5 让高的更高（第 1 名 {torch.softmax(logits / 0.5, -1).max().item():.4f}），"
+        f"T = 1.5 把分布拉平（第 1 名 {torch.softmax(logits / 1.5, -1).max().item():.4f}）；名次不变。",
+        f"截断：温度 {T:g} 之后 top-k {K} 只留前 {kept_k} 个字，再在它们里面做 top-p {P:g}，剩 {kept_p} 个；"
+        "别的字概率变成 0，留下的重新归一化，所以都比原来高。",
+        f"真正抽样用的是右下这一格：“{answer}”第 {rank(final)} 名，概率 {final[a].item():.4f}（原始 {raw[a].item():.4f}）。",
+    ]
+    return Figure("温度与截断怎样改变一步的分布", _svg(width, height, "四种设置下前 8 个字的概率横条", body), steps)
+
+
+# ---------- 第 22 课：掩码拿走了多少概率 ----------
+
+def _forced_run(text: str, prompt: str, form: int, constraint):
+    """发布模型读入条件区 prompt 与诗 text（逐字，KV 缓存，与 write_one 同样的调用），
+    每一格记下 (这一格允许的编号 [V] bool, 模型在掩码之前的概率 [V])；constraint 每一格之后 advance。"""
+    from ..data import BOS, EOS, form_of
+    from ..model import KVCache
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    model.eval()
+    cache = KVCache(model.config.n_layers)
+    out = []
+    with torch.no_grad():
+        logits = model(torch.tensor([[BOS, form_of(line_length=form).token] + tok.encode(prompt) + [SEP]]),
+                       kv_cache=cache)[0][0, -1]
+        for token in tok.encode(text) + [EOS]:
+            out.append((constraint.allowed(), torch.softmax(logits, -1)))
+            if token == EOS:
+                break
+            constraint.advance(token)
+            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
+    return out
+
+
+def lesson22() -> Figure:
+    """第 22 课实验第 2 部分那首诗（关键词“月”、五言、种子 0、只守格式）：每一格允许的字占模型概率多少。"""
+    from ..generate import Constraint, write_one
+    from ..verse_rules import PLAIN
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    poem = write_one(model, tok, "月", form=5, seed=0, rules=PLAIN)
+    run = _forced_run(poem.text, "月", 5, Constraint(tok, 5, "月", rules=PLAIN))
+    mass = [probs[mask].sum().item() for mask, probs in run]
+    labels = list(poem.text) + ["<eos>"]
+    ends = {i for i, ch in enumerate(labels) if ch in "，。？！"}
+    taken = [1 - m for m in mass]                              # 掩码拿走的概率：差别都在这里
+    width, height = 640, 280
+    hi = max(taken) * 1.15 or 1e-4
+    X, Y, body = _plot(width, height, (-0.5, len(mass) - 0.5), (0, hi), margin=(18, 16, 46, 64))
+    bar = (width - 80) / len(mass) * 0.7
+    for v in (0, hi / 2, hi):
+        body.append(_text(58, Y(v) + 4, f"{v:.5f}", 11, "end", MUTED))
+    for i, (t, ch) in enumerate(zip(taken, labels)):
+        color = "#8c2f1b" if i in ends else "#2f5d8c" if ch == "<eos>" else "#c9a27e"
+        body.append(f'<rect x="{X(i) - bar / 2:.1f}" y="{Y(t):.1f}" width="{bar:.1f}" height="{Y(0) - Y(t):.1f}" '
+                    f'fill="{color}"/>')
+        body.append(_text(X(i), height - 30, "⏎" if ch == "<eos>" else ch, 12, "middle"))
+    body.append(_text(width - 16, height - 8, "正文的每一格（红：句尾标点，蓝：<eos>）", 11, "end", MUTED))
+    body.append(_text(70, 14, "1 − 允许的字占的概率（掩码拿走的）", 11, fill=MUTED))
+    worst = min(range(len(mass)), key=mass.__getitem__)
+    steps = [
+        f"发布模型受约束写的一首五言（关键词“月”、种子 0、只守格式的解码 rules=PLAIN）：{poem.text}",
+        "每一根柱子是正文的一格：掩码只许这一格该有的编号（句中只许汉字，句尾只许这一句的标点，写满四句只许 <eos>），"
+        "模型在掩码之前给这些编号的概率之和几乎都是 1，所以柱子画的是剩下的那一点：1 − 允许的字占的概率，"
+        "也就是掩码拿走、重新分给合格的字的概率。",
+        f"平均 {sum(mass) / len(mass):.4f}，最小 {min(mass):.4f}（第 {worst} 格“{labels[worst]}”）：模型自己已经几乎只写合格的字，"
+        "掩码拿走的概率很少（纵轴的最大值只有 " + f"{hi:.5f}）。",
+        "句尾那几格（红）：" + "、".join(f"{mass[i]:.4f}" for i in sorted(ends)) + "——模型学会了第几个字后面该断句。",
+        f"最后一格只许 <eos>，模型本来给它 {mass[-1]:.4f}。",
+    ]
+    return Figure("掩码拿走了多少概率", _svg(width, height, "每一格允许的字占模型概率的柱状图", body), steps)
+
+
+# ---------- 第 23 课：被强制的藏头字，模型本来给它多少概率 ----------
+
+def lesson23() -> Figure:
+    """第 23 课实验那首藏头诗（春夏秋冬、五言、种子 0、只守格式）：每句第 0 格藏头字与模型最想写的字。"""
+    from ..generate import Constraint, write_poems
+    from ..verse_rules import PLAIN
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    poem = write_poems(model, tok, acrostic="春夏秋冬", form=5, seed=0, rules=PLAIN)[0]
+    run = _forced_run(poem.text, poem.condition, 5, Constraint(tok, 5, "春夏秋冬", acrostic="春夏秋冬", rules=PLAIN))
+    rows = []
+    for line in range(4):
+        _, probs = run[line * 6]
+        ch = poem.text[line * 6]
+        t = tok.stoi[ch]
+        rows.append((ch, probs[t].item(), int((probs > probs[t]).sum()) + 1, tok.tokens[int(probs.argmax())],
+                     probs.max().item()))
+    width, row_h = 640, 58
+    height = 30 + 4 * row_h
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>']
+    scale = max(max(r[1], r[4]) for r in rows)
+    body.append(_text(12, 18, "每句第 0 格：藏头字（红）与模型最想写的字（浅），掩码之前的概率", 12, fill=MUTED))
+    for i, (ch, p, rank, top, top_p) in enumerate(rows):
+        y = 28 + i * row_h
+        body.append(_text(12, y + 22, f"第 {i} 句", 12, fill=MUTED))
+        _bars(body, 56, y, [(ch, p, True), (top, top_p, False)], width - 250, scale, 24, 40, 4)
+        body.append(_text(width - 12, y + 16, f"排第 {rank}", 11, "end", MUTED))
+    steps = [
+        f"发布模型写的藏头诗“春夏秋冬”（五言、种子 0、只守格式）：{poem.text}；条件区里的字“{poem.condition}”。",
+        "每句第 0 格只许藏头字：掩码之后它的概率是 1。红条是掩码之前模型给它的概率，浅色是这一格模型最想写的字。",
+        *(f"第 {i} 句“{ch}”：模型给它 {p:.4f}，排第 {rank}；它最想写“{top}”（{top_p:.3f}）。"
+          for i, (ch, p, rank, top, top_p) in enumerate(rows)),
+        "红条越短，这一格越“被逼着”写；后面几格模型要接着这个字往下编，所以藏头诗比自由写的诗难读一些。",
+    ]
+    return Figure("被强制的藏头字", _svg(width, height, "藏头字与模型最想写的字的概率横条", body), steps)
+
+
+# ---------- 第 24 课：平仄格式对照一首诗 ----------
+
+SHAN_XING = "远上寒山石径斜，白云生处有人家。停车坐爱枫林晚，霜叶红于二月花。"
+"""第 24 课实验第 2 部分逐字查的诗：杜牧《山行》。"""
+
+
+def lesson24() -> Figure:
+    """《山行》每个字：表里的平仄、最合的格式要的平仄、合不合，句尾字的韵部。"""
+    from .. import prosody
+
+    lines = split_lines(SHAN_XING)
+    strict = prosody.tone_report(SHAN_XING)
+    lenient = prosody.tone_report(SHAN_XING, lenient=True)
+    rhyme = prosody.quatrain_rhyme(SHAN_XING)
+    want = prosody.TEMPLATES[strict.template]
+    short = lambda ch: {"平仄": "两", "未知": "？"}.get(prosody.tone_class(ch), prosody.tone_class(ch))  # noqa: E731
+    cell, left, top, row_h = 58, 70, 40, 96
+    width = left + cell * len(lines[0]) + 150
+    height = top + row_h * 4 + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 18, f"最合的格式：{strict.template}", 13, weight="bold"),
+            _text(12, 34, "每格：诗里的字 / 表里查到的平仄 / 格式要的平仄；红底是不合", 11, fill=MUTED)]
+    for i, (line, pattern, marks) in enumerate(zip(lines, want, strict.marks)):
+        y = top + i * row_h
+        body.append(_text(12, y + 36, f"第 {i + 1} 句", 12, fill=MUTED))
+        for j, (ch, need, mark) in enumerate(zip(line, pattern, marks)):
+            x = left + j * cell
+            fill = "#f1d2c7" if mark == prosody.MISMATCH else "#fffdf8"
+            body.append(f'<rect x="{x}" y="{y + 4}" width="{cell - 6}" height="{row_h - 14}" rx="4" fill="{fill}" '
+                        f'stroke="#e2d8c6"/>')
+            body.append(_text(x + (cell - 6) / 2, y + 32, ch, 22, "middle", weight="bold"))
+            body.append(_text(x + (cell - 6) / 2, y + 54, f"表 {short(ch)}", 12, "middle", MUTED))
+            body.append(_text(x + (cell - 6) / 2, y + 72, f"要 {need}", 12, "middle",
+                              "#8c2f1b" if mark == prosody.MISMATCH else "#2b2620"))
+        end = line[-1]
+        groups = "、".join(prosody.rhyme_name(g) for g in prosody.rhyme_groups(end)) or "？"
+        in_rhyme = i in (1, 3) or (i == 0 and rhyme.first_line)
+        body.append(_text(left + cell * len(line) + 6, y + 36, f"{end}：{groups}", 13,
+                          weight="bold" if in_rhyme else "normal", fill="#8c2f1b" if in_rhyme else MUTED))
+        body.append(_text(left + cell * len(line) + 6, y + 54, "韵脚" if in_rhyme else "不押", 11, fill=MUTED))
+    wrong = [(i + 1, j + 1, lines[i][j]) for i, marks in enumerate(strict.marks) for j, m in enumerate(marks)
+             if m == prosody.MISMATCH]
+    names = "、".join(prosody.rhyme_name(g) for g in rhyme.groups)
+    steps = [
+        f"诗：杜牧《山行》。每个字在 data/rhymes.json 里查出它属于平水韵的哪几个韵部，由韵部定平仄（prosody.tone_class）；"
+        "“两”是平仄两读。",
+        f"对格式：七言绝句有四种平仄格式，prosody.tone_report 逐字对照，取最合的一种：{strict.template}。"
+        f"每字都论时 {strict.checked} 个字合 {strict.matched} 个，得分 {strict.score:.3f}。",
+        "红底的格子不合：" + "、".join(f"第 {i} 句第 {j} 字“{ch}”" for i, j, ch in wrong)
+        + ("——都在第一、三、五字上。" if all(j in (1, 3, 5) for _, j, _ in wrong) else "。"),
+        f"宽式“一三五不论”：这几个位置不计分，得分 {lenient.score:.3f}。",
+        f"押韵：第二、四句句尾“{lines[1][-1]}”“{lines[3][-1]}”共有韵部 {names}，押韵"
+        + (f"；第一句“{lines[0][-1]}”也在这里，首句入韵。" if rhyme.first_line else "。")
+        + f"第三句“{lines[2][-1]}”照例不押。",
+    ]
+    return Figure("平仄格式对照《山行》", _svg(width, height, "山行每个字的平仄与格式对照", body), steps)
+
+
+FIGURES: dict[int, Callable[[], Figure]] = {9: lesson09, 10: lesson10, 11: lesson11, 16: lesson16, 19: lesson19,
+                                            21: lesson21, 22: lesson22, 23: lesson23,
+                                            24: lesson24}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""

@@ -31,7 +31,7 @@ def highlight(code: str, lang: str = "python", attrs: str = "") -> str:
     except ClassNotFound:
         lexer = get_lexer_by_name("text")
     name = escape(lang) if lang else "text"
-    return f'<pre class="hl" data-lang="{name}"><code>{pygments_highlight(code, lexer, _FORMATTER)}</code></pre>\n'
+    return f'<pre class="hl scroll-x" data-lang="{name}"><code>{pygments_highlight(code, lexer, _FORMATTER)}</code></pre>\n'
 
 
 def make_markdown() -> MarkdownIt:
@@ -52,6 +52,8 @@ def parse(md: MarkdownIt, text: str) -> list[Token]:
     """解析 Markdown，并把不在 ALLOWED_HTML 里的“HTML”还原成普通文字。"""
     tokens = md.parse(text)
     for tok in tokens:
+        if tok.type == "table_open":  # 窄屏时表格在自己里面横向滑动，带阴影提示（style.css 的 .scroll-x）
+            tok.attrSet("class", "scroll-x")
         if tok.type == "html_block" and not _allowed(tok.content):
             tok.content = f"<p>{escape(tok.content.strip())}</p>\n"
         for child in tok.children or []:

@@ -13,12 +13,14 @@ import unicodedata
 from contextlib import contextmanager
 from typing import Iterable, Sequence
 
+from rich.cells import cell_len
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ...labs import console, error_console
+from ...labs import fold_atoms, console, error_console, fold_lines
 
 __all__ = ["console", "error_console", "tolerant_output", "stop_printing", "reader_gone", "busy", "write_json", "write_text",
            "course_map", "progress_table", "lesson_banner", "verdict", "hint", "solution", "solve_diff", "checklist",
@@ -95,6 +97,46 @@ def write_text(text: str) -> None:
         stop_printing()
 
 
+# ---------- 在窄终端里折行：只在词与短语的边界 ----------
+
+class Prose:
+    """一段要在窄终端里折行的文字（rich 的可渲染对象，放进 Panel、Table 都行）。
+
+    rich 自己折行时把没有空格的一长串（中文里夹着的 first_line）当一个词硬折，标识符会被拆成两行；
+    这里只在 fold_atoms 的边界折（见 fold_lines）。text 可以是带样式的 Text。"""
+
+    def __init__(self, text: str | Text, phrase: bool = False, style: str = ""):
+        self.text = text if isinstance(text, Text) else Text(text, style=style)
+        self.phrase = phrase
+
+    def __rich_measure__(self, console, options) -> Measurement:
+        plain = self.text.plain
+        widest = max((cell_len(plain[a:b]) for line in plain.split("\n") for a, b in fold_atoms(line, self.phrase)),
+                     default=1)
+        longest = max((cell_len(line) for line in plain.split("\n")), default=1)
+        return Measurement(min(widest, options.max_width), min(longest, options.max_width))
+
+    def __rich_console__(self, console, options):
+        lines = fold_lines(self.text.plain, max(1, options.max_width), self.phrase)
+        out = Text("\n").join(self.text[a:b] for a, b in lines)
+        out.no_wrap, out.overflow = True, "ignore"
+        yield out
+
+
+def fold_code(line: str, width: int) -> list[str]:
+    """一行代码折成几行，每行不超过 width 格：只在空格、逗号或左括号之后折，不拆开一个名字或数；
+    实在没有这样的位置（一个名字比整行还长）才硬折。"""
+    pieces: list[str] = []
+    while cell_len(line) > width:
+        cut = max((i + 1 for i, ch in enumerate(line) if ch in " ,([" and cell_len(line[:i + 1]) <= width
+                   and line[:i + 1].strip()), default=0)
+        if not cut:
+            cut = next(i for i in range(len(line), 0, -1) if cell_len(line[:i]) <= width)
+        pieces.append(line[:cut].rstrip())
+        line = line[cut:].lstrip()
+    return pieces + [line]
+
+
 # ---------- 各个命令的输出 ----------
 
 
@@ -138,10 +180,12 @@ def course_map(sections: dict[str, str], lessons: Sequence, status: dict[str, st
 def progress_table(rows: Iterable[tuple[str, str, str, str, str]], summary: str) -> None:
     """./poet progress：每行 (课号, 标题, 状态, 最近一次检查, 时间)，再加一行总结。"""
     t = Table(title="学习进度", title_justify="left")
-    for h in ("课", "标题", "状态", "最近一次检查", "时间"):
-        t.add_column(h, overflow="fold")
-    for row in rows:
-        t.add_row(*map(Text, row))  # 进度文件里的文字只当文字：“[red]”这样的方括号不是 rich 的标记
+    for h in ("课", "标题", "状态", "最近检查", "时间"):
+        t.add_column(h, no_wrap=h != "标题")
+    for code, title, state, last, when in rows:
+        # 进度文件里的文字只当文字：“[red]”这样的方括号不是 rich 的标记；课名只在标点处折行；
+        # 时间省掉年与秒（“12-01 20:40”），80 列里放得下每个课名
+        t.add_row(code, Prose(title, phrase=True), Text(state), Text(last), Text(when[5:16]))
     console.print(t)
     console.print(summary)
 
@@ -158,24 +202,70 @@ def lesson_text(markdown: str) -> None:
     console.print(Markdown(text.replace("</details>", "")))
 
 
+SPIN_AFTER = 2.0
+"""实验这么多秒没有新的输出，就在下一行转一个提示，写出已经用了多久。"""
+
+
+def spinner_wanted() -> bool:
+    """只在真的终端上转：输出被管道接走、写进文件时一个字也不多（别人靠这样录下实验的输出）。
+    Windows 的管道不能 select，也不转。"""
+    return console.is_terminal and sys.stdout.isatty() and os.name == "posix" and not reader_gone()
+
+
+def relay_with_spinner(fd: int, started: float) -> None:
+    """把实验子进程写进管道 fd 的字节原样转给终端，直到管道关闭；停下 SPIN_AFTER 秒以上、且停在一行的开头时，
+    在那一行转“实验运行中 … 已用 N 秒”，下一段输出来时先擦掉它。started 是实验开始的 time.monotonic()。"""
+    import select
+    import time
+
+    frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏" if _can_write("⠋") else "|/-\\"
+    out = sys.stdout.buffer
+    last, at_line_start, shown, tick = started, True, False, 0
+    try:
+        while True:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            now = time.monotonic()
+            if ready:
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                if shown:
+                    out.write(b"\r\x1b[2K")
+                    shown = False
+                out.write(data)
+                out.flush()
+                last, at_line_start = now, data.endswith(b"\n")
+            elif at_line_start and now - last >= SPIN_AFTER:
+                tick += 1
+                line = f"{frames[tick % len(frames)]} 实验运行中 … 已用 {now - started:.0f} 秒"
+                out.write(f"\r\x1b[2K\x1b[2m{line}\x1b[0m".encode(console.encoding, "replace"))
+                out.flush()
+                shown = True
+    finally:
+        if shown:
+            out.write(b"\r\x1b[2K")
+            out.flush()
+
+
 def lesson_banner(lesson) -> None:
-    console.print(Panel(f"[bold]{lesson.title}[/bold]\n{lesson.goal}",
-                        title=f"第 {lesson.code} 课 · 学习路径/{lesson.section_title}", title_align="left",
+    text = Text()
+    text.append(lesson.title, style="bold")
+    text.append("\n" + lesson.goal)
+    console.print(Panel(Prose(text, phrase=True), title=f"第 {lesson.code} 课 · {lesson.section_title}", title_align="left",
                         border_style="cyan"))
 
 
 def verdict(lesson, v) -> None:
     """./poet check 的判定：通过为绿框，其余为红框。v 是 grading.Verdict。"""
-    console.print(Panel(Text(v.message, overflow="fold"), title=f"第 {lesson.code} 课：{v.label}（{v.seconds:.1f} 秒）",
+    console.print(Panel(Prose(v.message), title=f"第 {lesson.code} 课：{v.label}（{v.seconds:.1f} 秒）",
                         title_align="left", border_style="green" if v.passed else "red"))
 
 
 def hint(lesson, more: bool = False) -> None:
     """./poet hint：先只给点拨；more 时再给完整的做法（课表里没有 more 的课，点拨就是全部）。"""
-    console.print(Panel(Text(lesson.hint, overflow="fold"), title=f"第 {lesson.code} 课提示", title_align="left"))
+    console.print(Panel(Prose(lesson.hint), title=f"第 {lesson.code} 课提示", title_align="left"))
     if more and lesson.more:
-        console.print(Panel(Text(lesson.more, overflow="fold"), title=f"第 {lesson.code} 课：完整的做法",
-                            title_align="left"))
+        console.print(Panel(Prose(lesson.more), title=f"第 {lesson.code} 课：完整的做法", title_align="left"))
     elif more:
         console.print("这一课的提示就是上面这些。")
     elif lesson.more:
@@ -190,19 +280,33 @@ def solution(lesson, source: str) -> None:
 
 
 def solve_diff(lesson, mine: str, ref: str) -> None:
-    """学习者的 solve 与参考答案并排，再给一份统一格式的差异。"""
+    """学习者的 solve 与参考答案：终端放得下时先并排（不折行），再给一份统一格式的差异。
+
+    统一差异里一行太长时在空格、逗号、括号处折开，接下去的几行也以这一行的 + - 开头，再加 ↪ 表示接着上一行，
+    所以每一行都看得出属于哪一边；并排两栏放不下最长的行时不并排（折开的代码并排读不清）。"""
     from rich.syntax import Syntax
 
     if mine == ref:
         console.print("你的 solve 与参考答案一字不差。")
         return
-    t = Table(title=f"第 {lesson.code} 课：你的 solve 与参考答案", title_justify="left", expand=True)
-    t.add_column("你的代码", overflow="fold")
-    t.add_column("参考答案", overflow="fold")
-    t.add_row(Syntax(mine, "python", word_wrap=True), Syntax(ref, "python", word_wrap=True))  # 长行折行，不截掉
-    console.print(t)
-    diff = "".join(difflib.unified_diff(mine.splitlines(True), ref.splitlines(True), "你的代码", "参考答案"))
-    console.print(Syntax(diff, "diff", word_wrap=True))
+    widest = max(cell_len(line) for line in (mine + ref).splitlines())
+    if 2 * widest + 7 <= console.width:  # 两栏的边框与留白共 7 格
+        t = Table(title=f"第 {lesson.code} 课：你的 solve 与参考答案", title_justify="left")
+        t.add_column("你的代码", no_wrap=True)
+        t.add_column("参考答案", no_wrap=True)
+        t.add_row(Syntax(mine, "python"), Syntax(ref, "python"))
+        console.print(t)
+    else:
+        console.print(Prose(f"第 {lesson.code} 课：你的 solve 与参考答案（终端宽 {console.width} 列，放不下并排的两栏，"
+                            f"只列差异；较长的行折开，↪ 表示接着上一行）", phrase=True, style="bold"))
+    styles = {"+": "green", "-": "red", "@": "cyan"}
+    for line in difflib.unified_diff(mine.splitlines(), ref.splitlines(), "你的代码", "参考答案", lineterm=""):
+        style = "bold" if line.startswith(("+++", "---")) else styles.get(line[:1], "")
+        head, body = (line, "") if line.startswith(("+++", "---", "@@")) else (line[:1], line[1:])
+        pieces = fold_code(body, max(20, console.width - 4)) if body else [""]
+        console.print(Text(head + pieces[0], style=style), no_wrap=True, overflow="ignore")
+        for piece in pieces[1:]:
+            console.print(Text(f"{head}  ↪ {piece}", style=style), no_wrap=True, overflow="ignore")
 
 
 def checklist(title: str, rows: Sequence[tuple[str, bool, str]], ok_line: str, bad_line: str,
@@ -224,7 +328,9 @@ def poem(p, line_ends: str, first: bool) -> None:
         console.print()
     console.print(Text("".join(ch + "\n" if ch in line_ends else ch for ch in p.text).rstrip()))
     kind = {5: "五言", 7: "七言"}[p.form] + ("藏头" if p.acrostic else "")
-    console.print(f"[dim]{kind} · 种子 {p.seed} · {p.seconds:.2f} 秒[/dim]")
+    # 用时只算生成这首诗：不含启动 Python、载入 torch 与模型（命令的总时间比它长好几秒）
+    console.print(Prose(f"{kind} · 种子 {p.seed} · 生成用时 {p.seconds:.2f} 秒（不含启动 Python、载入 torch 与模型）",
+                        phrase=True, style="dim"))
 
 
 def eval_table(result: dict, source: str) -> None:
@@ -333,6 +439,10 @@ def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> No
     names = "：" + "、".join(map(_one_line, found.learners)) if found.learners else ""
     console.print(Text(f"班级文件夹 {_one_line(class_dir)}：找到 {len(found.learners)} 名学习者{names}"))
     console.print(Text(f"  练习文件 {len(found.submissions)} 份：NN.py {flat} 份，lessons/NN/{exercise} {nested} 份"))
+    if found.untouched:
+        listed = "、".join(_one_line(f"{learner}/{rel}") for (learner, _), (rel, _) in list(found.untouched.items())[:20])
+        more = f" 等 {len(found.untouched)} 份" if len(found.untouched) > 20 else ""
+        console.print(Text(f"  算作没交 {len(found.untouched)} 份（空文件，或与起始代码一字不差）：{listed}{more}"))
     if found.skipped:
         console.print(Text(f"  不在 --lessons {lessons_text or ''} 范围内、没有批改的文件 {found.skipped} 份"))
     if found.ignored:
@@ -362,6 +472,8 @@ def grading_progress(total: int):
 
 def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates: dict[str, tuple[int, int, int]],
                 counts: dict[str, int], timeout: float, missing: str, seconds: float) -> None:
+    from ..classroom import RATE_ROWS, rate_text as rate
+
     """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后两行是每课通过率
     （只算交了的人，与把没交的算作没通过的全班）；下面一行是各种判定的份数与用时。
     results：(学习者, 课号) → grading.Verdict；rates：课号 → (通过人数, 交了的人数, 全班人数)。"""
@@ -372,9 +484,6 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
             return f"[dim]{missing}[/dim]"
         return f"[green]{yes}[/green]" if verdict.passed else f"[red]{no} {escape(verdict.label)}[/red]"
 
-    def rate(k: int, n: int) -> str:
-        return f"{k}/{n} {k / n:.0%}" if n else f"{k}/{n}"
-
     table = Table(title="成绩表", title_justify="left")
     table.add_column("学习者", overflow="fold")
     for lesson in lessons:
@@ -384,11 +493,12 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
         cells = [results.get((name, l.code)) for l in lessons]
         table.add_row(Text(_one_line(name)), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells)))
     table.add_section()
-    table.add_row("交了的通过率", *(rate(k, s) for k, s, _ in rates.values()), "")
-    table.add_row("全班通过率", *(rate(k, n) for k, _, n in rates.values()), "")
+    table.add_row(RATE_ROWS[0], *(rate(k, s) for k, s, _ in rates.values()), "")
+    table.add_row(RATE_ROWS[1], *(rate(k, n) for k, _, n in rates.values()), "")
     console.print(table)
     # 图例写在表下面、不当 caption：caption 会被折到表那么宽
-    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交；每份 CPU 时间上限 {timeout:g} 秒。\n"
+    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交（空文件、原样未改的起始代码也算没交）；"
+                  f"每份 CPU 时间上限 {timeout:g} 秒。\n"
                   f"交了的通过率：只算交了这一课的人；全班通过率：没交的算作没通过。[/dim]")
     summary = "，".join(f"{label} {n}" for label, n in counts.items()) or "没有交上来的练习"
     console.print(f"判定统计：{summary}。用时 {seconds:.1f} 秒。")

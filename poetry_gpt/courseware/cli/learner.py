@@ -111,14 +111,39 @@ def cmd_lesson(args) -> int:
     if display.reader_gone():  # 输出管道已被关掉：实验只是给人看的，读的人走了就不必再跑
         return 0
     started = time.monotonic()
-    code = subprocess.call([sys.executable, "-c", RUN_EXPERIMENT, str(lesson.folder / "experiment.py")], cwd=ROOT)
+    command = [sys.executable, "-c", RUN_EXPERIMENT, str(lesson.folder / "experiment.py")]
+    if display.spinner_wanted():
+        code = run_with_spinner(command, started)
+    else:  # 管道、文件：和直接运行实验一模一样
+        code = subprocess.call(command, cwd=ROOT)
     if hasattr(signal, "SIGPIPE") and code == -signal.SIGPIPE:  # 读的人（head）已经走了
         raise BrokenPipeError
     if code != 0:
         raise CliError(f"实验没有正常结束（退出码 {code}）。", code=1)
-    console.print(f"[dim]实验用时 {time.monotonic() - started:.1f} 秒。读全文：./poet lesson {lesson.number} --read；"
-                  f"做练习：./poet start {lesson.number}[/dim]")
+    console.print(f"[dim]实验用时 {time.monotonic() - started:.1f} 秒（机器空闲时的参考用时见 README.md 的“用时”）。\n"
+                  f"读全文：./poet lesson {lesson.number} --read；做练习：./poet start {lesson.number}[/dim]")
     return 0
+
+
+def run_with_spinner(command: list[str], started: float) -> int:
+    """在终端上运行实验：它的输出经一根管道原样转给终端（颜色与宽度照旧：FORCE_COLOR、COLUMNS 告诉它
+    这是一个多宽的终端），它停下来算的时候转一个带用时的提示（display.relay_with_spinner）。返回退出码。"""
+    import os
+
+    env = {**os.environ, "COLUMNS": str(console.width), "LINES": str(console.height)}
+    if "NO_COLOR" not in env:
+        env["FORCE_COLOR"] = "1"
+    read, write = os.pipe()
+    try:
+        proc = subprocess.Popen(command, cwd=ROOT, stdout=write, env=env)
+    finally:
+        os.close(write)
+    try:
+        display.relay_with_spinner(read, started)
+    finally:
+        os.close(read)
+        code = proc.wait()
+    return code
 
 
 def cmd_start(args) -> int:

@@ -14,7 +14,7 @@ ROOMS = (learner, model_cmds, teacher, maintainer)
 
 
 def build_parser() -> ChineseParser:
-    parser = ChineseParser(prog="poet", description="一字一诗：从零搭一个会写绝句的小 GPT。不带参数时显示课程地图。")
+    parser = ChineseParser(prog="./poet", description="一字一诗：从零搭一个会写绝句的小 GPT。不带参数时显示课程地图。")
     sub = parser.add_subparsers(dest="command", title="子命令", metavar="命令", parser_class=SubcommandParser)
     for room in ROOMS:
         room.register(sub)
