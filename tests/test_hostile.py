@@ -141,7 +141,8 @@ def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, s
         put("05_utf16", "05", honest05.decode("utf-8").encode("utf-16"), "语法错误")
         put("05_gbk", "05", honest05.decode("utf-8").encode("gbk", "replace"), "语法错误")
         put("05_too_big", "05", honest05 + b"#" * (1 << 20), "语法错误")
-        put("05_empty", "05", b"", "未完成")
+        (root / "05_empty").mkdir()  # 空文件算作没交：不在 expected 里，见 test_empty_file_counts_as_not_handed_in
+        (root / "05_empty" / "05.py").write_bytes(b"")
         # 名字本身捣乱：不是 UTF-8 的文件夹名、像 Excel 公式的名字、带控制字符的名字
         put(os.fsdecode(b"name_\xff\xfe"), "05", honest05, "通过")
         put("=HYPERLINK(1+1)", "05", honest05, "通过")
@@ -209,6 +210,12 @@ def test_grade_never_falls_over(graded):
     got = verdicts(graded)
     assert len(got) == len(graded["expected"])
     assert "批改出错" not in {v["label"] for v in got.values()}
+
+
+def test_empty_file_counts_as_not_handed_in(graded):
+    cells = json.loads(graded["json"].read_text(encoding="utf-8"))["verdicts"]
+    empty = [v for v in cells if v["learner"] == "05_empty" and v["lesson"] == "05"]
+    assert [(v["kind"], v["message"]) for v in empty] == [("missing", "空文件，算作没交")]
 
 
 @needs_sandbox

@@ -73,10 +73,10 @@ def test_every_hint_and_banner_fits_80_columns_without_broken_names(screen):
         assert_whole([lesson.title, *re.split(r"(?<=[，、；：])", lesson.goal)], out)  # 目标只在标点后折行
 
 
-def test_hint_24_keeps_first_line_whole(screen):
-    display.hint(BY_NUMBER[24])
+def test_hint_16_keeps_names_whole(screen):
+    display.hint(BY_NUMBER[16], more=True)
     display.lesson_banner(BY_NUMBER[24])
-    assert_whole(["first_line", "groups.get(字,", "诗律解码"], screen())
+    assert_whole(["v_hat.sqrt()", "m_hat", "weight_decay", "p.dim()", "诗律解码"], screen())
 
 
 def test_progress_titles_break_only_at_punctuation(screen):
@@ -130,8 +130,8 @@ def test_cli_outputs_at_80_columns(poet, workspace):
     (workspace / "lessons" / "09").mkdir(parents=True)
     (workspace / "lessons" / "09" / "my_exercise.py").write_bytes((BY_NUMBER[9].folder / "starter.py").read_bytes())
     env = {"COLUMNS": "80", "NO_COLOR": "1"}
-    hint = poet("hint", "24", env=env)
-    assert_whole(["first_line", "shared"], hint.stdout)
+    hint = poet("hint", "16", "--more", env=env)
+    assert_whole(["v_hat.sqrt()", "m_hat", "p.dim()"], hint.stdout)
     diff = poet("diff", "9", env=env)
     assert diff.returncode == 0 and "↪" in diff.stdout
     lesson = poet("lesson", "9", env=env)
