@@ -206,7 +206,9 @@ torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
     },
     19: {
-        "返回序号而不是步数": _BEST + """recent = [e["loss"] for e in log[: best + 1] if e["step"] > log[best]["step"] - window]
+        "返回序号而不是步数": _BEST + """if best is None:
+    return None
+recent = [e["loss"] for e in log[: best + 1] if e["step"] > log[best]["step"] - window]
 return best, log[best]["val"] - sum(recent) / len(recent)""",
         "并列时取最晚的一次": _BEST.replace("v < log[best]", "v <= log[best]") + _GAP,
         "第一次回升之前的一步": """
@@ -335,6 +337,16 @@ def test_lesson_18_mirrors_the_package_checkpoint(tmp_path):
     resumed = train(config, tmp_path / "b", resume=True, progress=False)
     assert [e["loss"] for e in resumed.log] == [e["loss"] for e in straight.log]
     assert resumed.log[-1]["val"] == straight.log[-1]["val"]
+
+
+def test_lesson_19_verdicts_name_the_part_that_is_wrong(tmp_path):
+    """删掉可见检查后，判定消息分开说是步数错了还是差距错了，张量说出要的是 float。"""
+    def message(name):
+        return verdict_of(19, without_visible_checks(wrong_file(19, BANK[19][name], tmp_path))).message
+    assert "开始过拟合的一步" in message("早停：连着 3 次没更低就停")
+    assert "差距 gap" in message("平均里没算这一步") and "第 5600 步" in message("平均里没算这一步")
+    assert "float" in message("差距返回了 0 维张量")
+    assert "开始过拟合的一步" in message("返回序号而不是步数")
 
 
 def test_lesson_19_solution_agrees_with_the_curve_reader_and_the_experiment():

@@ -11,6 +11,22 @@ import math
 
 import torch
 
+from poetry_gpt.courseware import grading
+
+
+def compare(expected, got):
+    """(step, gap) 分两项说：步数错了多半是定义读错了（并列、NaN、早停），差距错了多半是平均的那一段取错了。"""
+    if expected is None or got is None:
+        return None if got is expected else (f"应返回 {expected!r}（一次有效的验证都没有时是 None），"
+                                             f"实际是 {str(got)[:80]}")
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        return f"应返回 (step, gap) 两项，实际是 {str(got)[:80]}"
+    if (reason := grading.compare(expected[0], got[0], "开始过拟合的一步（日志里的 step）")):
+        return reason
+    if not isinstance(got[1], float):
+        return f"差距 gap 应是 Python 的 float，实际是 {type(got[1]).__name__}"
+    return grading.compare(expected[1], got[1], f"第 {expected[0]} 步的差距 gap（val 减训练损失的平均）")
+
 
 def _log(vals, eval_every, steps, gen):
     """一份日志：每步一条（loss、lr），每 eval_every 步与最后一步带 val。vals 依次填进这些验证。"""
