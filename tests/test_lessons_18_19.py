@@ -61,6 +61,39 @@ torch.save({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), 
 """
 _LOAD = "buffer.seek(0)\nstate = torch.load(buffer, weights_only=True)\n"
 
+# 第 19 课错解的共用片段：_BEST 按本课的定义找出最低那次验证在列表里的序号 best（找不到是 None），
+# _GAP 在 best 上算出正确的 (step, gap)；错解只改其中一处。
+_BEST = """
+best = None
+for i, e in enumerate(log):
+    v = e.get("val")
+    if v is not None and not math.isnan(v) and (best is None or v < log[best]["val"]):
+        best = i
+"""
+_GAP = """if best is None:
+    return None
+step = log[best]["step"]
+recent = [e["loss"] for e in log[: best + 1] if e["step"] > step - window]
+return step, log[best]["val"] - sum(recent) / len(recent)"""
+
+
+def _patience(n):
+    """带耐心 n 的早停：连着 n 次验证没有更低就不再往下读。"""
+    return f"""
+best, waited = None, 0
+for i, e in enumerate(log):
+    v = e.get("val")
+    if v is None or math.isnan(v):
+        continue
+    if best is None or v < log[best]["val"]:
+        best, waited = i, 0
+    else:
+        waited += 1
+        if waited >= {n}:
+            break
+"""
+
+
 BANK = {
     18: {
         "不存优化器状态": _RUN + """losses = train(model, optimizer, 0, stop)
@@ -173,117 +206,83 @@ torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
     },
     19: {
-        "返回序号而不是步数": """
-vals = [e["val"] for e in log if "val" in e]
-best = None
-for i, v in enumerate(vals):
-    if not math.isnan(v) and (best is None or v < vals[best]):
-        best = i
-return best""",
-        "并列时取最晚的一次": """
-best_step, best = None, math.inf
-for entry in log:
-    val = entry.get("val")
-    if val is None or math.isnan(val):
-        continue
-    if val <= best:
-        best_step, best = entry["step"], val
-return best_step""",
+        "返回序号而不是步数": _BEST + """if best is None:
+    return None
+recent = [e["loss"] for e in log[: best + 1] if e["step"] > log[best]["step"] - window]
+return best, log[best]["val"] - sum(recent) / len(recent)""",
+        "并列时取最晚的一次": _BEST.replace("v < log[best]", "v <= log[best]") + _GAP,
         "第一次回升之前的一步": """
-vals = [(e["step"], e["val"]) for e in log if "val" in e and not math.isnan(e["val"])]
-for (step, v), (_, after) in zip(vals, vals[1:]):
-    if after > v:
-        return step
-return vals[-1][0] if vals else None""",
-        "看训练损失": """
-best_step, best = None, math.inf
-for entry in log:
-    if "val" in entry and entry["loss"] < best:
-        best_step, best = entry["step"], entry["loss"]
-return best_step""",
+valid = [i for i, e in enumerate(log) if "val" in e and not math.isnan(e["val"])]
+best = valid[-1] if valid else None
+for i, j in zip(valid, valid[1:]):
+    if log[j]["val"] > log[i]["val"]:
+        best = i
+        break
+""" + _GAP,
         "直接 min，NaN 没处理": """
-checked = [e for e in log if "val" in e]
-if not checked:
-    return None
-return min(checked, key=lambda e: e["val"])["step"]""",
-        "返回最低点之后的一步": """
-checked = [e for e in log if "val" in e and not math.isnan(e["val"])]
-if not checked:
-    return None
-i = min(range(len(checked)), key=lambda i: checked[i]["val"])
-return checked[min(i + 1, len(checked) - 1)]["step"]""",
-        "返回最低的验证损失本身": """
-vals = [e["val"] for e in log if "val" in e and not math.isnan(e["val"])]
-return min(vals) if vals else None""",
-        "没有验证时崩溃": """
-checked = [e for e in log if "val" in e and not math.isnan(e["val"])]
-return min(checked, key=lambda e: e["val"])["step"]""",
+checked = [i for i, e in enumerate(log) if "val" in e]
+best = min(checked, key=lambda i: log[i]["val"]) if checked else None
+""" + _GAP,
+        "早停：连着 2 次没更低就停": _patience(2) + _GAP,
+        "早停：连着 3 次没更低就停": _patience(3) + _GAP,
+        "早停：连着 5 次没更低就停": _patience(5) + _GAP,
+        "更低要低过 0.01 才算（容差）": _BEST.replace("v < log[best][\"val\"]", "v < log[best][\"val\"] - 0.01") + _GAP,
         "原地排序了日志": """
 log.sort(key=lambda e: e["val"] if "val" in e and not math.isnan(e["val"]) else math.inf)
-return log[0]["step"] if "val" in log[0] and not math.isnan(log[0]["val"]) else None""",
-        "早停：连着 2 次没更低就停": """
-best_step, best, waited = None, math.inf, 0
-for entry in log:
-    val = entry.get("val")
-    if val is None or math.isnan(val):
-        continue
-    if val < best:
-        best_step, best, waited = entry["step"], val, 0
-    else:
-        waited += 1
-        if waited >= 2:
-            break
-return best_step""",
-        "早停：连着 3 次没更低就停": """
-best_step, best, waited = None, math.inf, 0
-for entry in log:
-    val = entry.get("val")
-    if val is None or math.isnan(val):
-        continue
-    if val < best:
-        best_step, best, waited = entry["step"], val, 0
-    else:
-        waited += 1
-        if waited >= 3:
-            break
-return best_step""",
-        "早停：连着 5 次没更低就停": """
-best_step, best, waited = None, math.inf, 0
-for entry in log:
-    val = entry.get("val")
-    if val is None or math.isnan(val):
-        continue
-    if val < best:
-        best_step, best, waited = entry["step"], val, 0
-    else:
-        waited += 1
-        if waited >= 5:
-            break
-return best_step""",
-        "连着两次回升之前的一步": """
-vals = [(e["step"], e["val"]) for e in log if "val" in e and not math.isnan(e["val"])]
-for i in range(len(vals) - 2):
-    if vals[i + 1][1] > vals[i][1] and vals[i + 2][1] > vals[i + 1][1]:
-        return vals[i][0]
-return min(vals, key=lambda p: p[1])[0] if vals else None""",
-        "更低要低过 0.01 才算（容差）": """
-best_step, best = None, math.inf
-for entry in log:
-    val = entry.get("val")
-    if val is None or math.isnan(val):
-        continue
-    if val < best - 0.01:
-        best_step, best = entry["step"], val
-return best_step""",
+if "val" not in log[0] or math.isnan(log[0]["val"]):
+    return None
+return log[0]["step"], log[0]["val"] - log[0]["loss"]""",
+        "差距用这一步的单步训练损失": _BEST + """if best is None:
+    return None
+return log[best]["step"], log[best]["val"] - log[best]["loss"]""",
+        "平均里没算这一步": _BEST + """if best is None:
+    return None
+step = log[best]["step"]
+recent = [e["loss"] for e in log if step - window <= e["step"] < step]
+return step, log[best]["val"] - sum(recent) / len(recent)""",
+        "平均的是整份日志最后 window 步": _BEST + """if best is None:
+    return None
+recent = [e["loss"] for e in log[-window:]]
+return log[best]["step"], log[best]["val"] - sum(recent) / len(recent)""",
+        "开头不够 window 步时仍除以 window": _BEST + """if best is None:
+    return None
+step = log[best]["step"]
+recent = [e["loss"] for e in log[: best + 1] if e["step"] > step - window]
+return step, log[best]["val"] - sum(recent) / window""",
+        "只平均验证过的那几步的训练损失": _BEST + """if best is None:
+    return None
+step = log[best]["step"]
+recent = [e["loss"] for e in log[: best + 1] if e["step"] > step - window and "val" in e]
+return step, log[best]["val"] - sum(recent) / len(recent)""",
+        "平均的是之后的 window 步": _BEST + """if best is None:
+    return None
+recent = [e["loss"] for e in log[best : best + window]]
+return log[best]["step"], log[best]["val"] - sum(recent) / len(recent)""",
+        "减反了：训练减验证": _BEST + """if best is None:
+    return None
+step = log[best]["step"]
+recent = [e["loss"] for e in log[: best + 1] if e["step"] > step - window]
+return step, sum(recent) / len(recent) - log[best]["val"]""",
+        "按序号切片，开头没有截到 0": _BEST + """if best is None:
+    return None
+recent = [e["loss"] for e in log[best - window + 1 : best + 1]]
+return log[best]["step"], log[best]["val"] - sum(recent) / len(recent)""",
+        "差距返回了 0 维张量": _BEST + """if best is None:
+    return None
+step = log[best]["step"]
+recent = torch.tensor([e["loss"] for e in log[: best + 1] if e["step"] > step - window], dtype=torch.float64)
+return step, log[best]["val"] - recent.mean()""",
         "取出 val 时把日志里的条目 pop 掉": """
-best_step, best = None, math.inf
-for entry in log:
-    val = entry.pop("val", None)
-    if val is None or math.isnan(val):
-        continue
-    if val < best:
-        best_step, best = entry["step"], val
-return best_step""",
+best, best_val = None, math.inf
+for i, entry in enumerate(log):
+    v = entry.pop("val", None)
+    if v is not None and not math.isnan(v) and v < best_val:
+        best, best_val = i, v
+if best is None:
+    return None
+step = log[best]["step"]
+recent = [e["loss"] for e in log[: best + 1] if e["step"] > step - window]
+return step, best_val - sum(recent) / len(recent)""",
     },
 }
 WRONG = [(number, name) for number, bank in BANK.items() for name in bank]
@@ -340,15 +339,33 @@ def test_lesson_18_mirrors_the_package_checkpoint(tmp_path):
     assert resumed.log[-1]["val"] == straight.log[-1]["val"]
 
 
-def test_lesson_19_solution_agrees_with_the_curve_reader():
-    """参考答案找出的一步 = loss_curves 的验证曲线上最低点（并列取早）；随课程发布的模型在第 5600 步最低，不是最后一步。"""
+def test_lesson_19_verdicts_name_the_part_that_is_wrong(tmp_path):
+    """删掉可见检查后，判定消息分开说是步数错了还是差距错了，张量说出要的是 float。"""
+    def message(name):
+        return verdict_of(19, without_visible_checks(wrong_file(19, BANK[19][name], tmp_path))).message
+    assert "开始过拟合的一步" in message("早停：连着 3 次没更低就停")
+    assert "差距 gap" in message("平均里没算这一步") and "第 5600 步" in message("平均里没算这一步")
+    assert "float" in message("差距返回了 0 维张量")
+    assert "开始过拟合的一步" in message("返回序号而不是步数")
+
+
+def test_lesson_19_solution_agrees_with_the_curve_reader_and_the_experiment():
+    """参考答案找出的一步 = loss_curves 的验证曲线上最低点（并列取早）；随课程发布的模型在第 5600 步最低，不是最后一步。
+    差距的算法与实验的“最后 200 步训练损失的平均”是同一个：把日志截到最后一次验证，两者相减一致。"""
     solve = load_solution(19).solve
     shipped = torch.load("data/model.pt", weights_only=True)["log"]
-    val = loss_curves(shipped)["val"]
-    assert solve(shipped) == min(val, key=lambda p: p[1])[0] == 5600 != val[-1][0]
-    log = [{"step": s, "loss": 1.0, "lr": 1e-3, **({"val": v} if v is not None else {})}
+    curves = loss_curves(shipped)
+    val = curves["val"]
+    step, gap = solve(shipped, 200)
+    assert step == min(val, key=lambda p: p[1])[0] == 5600 != val[-1][0]
+    before = [l for s, l in curves["train"] if 5400 < s <= 5600]
+    assert len(before) == 200 and gap == pytest.approx(3.91691 - sum(before) / 200) and 0.2 < gap < 0.3
+    tail = [l for s, l in curves["train"] if s > 6024 - 200]
+    rising = [dict(e, val=e["val"] - 1.0) if e["step"] == 6024 else e for e in shipped]  # 让最后一步成为最低
+    assert solve(rising, 200) == (6024, pytest.approx(val[-1][1] - 1.0 - sum(tail) / 200))
+    log = [{"step": s, "loss": float(s), "lr": 1e-3, **({"val": v} if v is not None else {})}
            for s, v in enumerate([None, 5.0, 4.0, None, 4.0, math.nan, 4.5], start=1)]
-    assert solve(log) == 3 and log[2]["val"] == 4.0
+    assert solve(log, 2) == (3, 1.5) and solve(log, 50) == (3, 2.0) and log[2]["val"] == 4.0
 
 
 class _Trap:

@@ -106,3 +106,32 @@ def test_glossary_entries_link_to_a_lesson_that_uses_them():
 def test_glossary_has_one_row_per_term():
     terms = [chinese for chinese, _, _ in glossary_rows()]
     assert len(terms) == len(set(terms)), [t for t in terms if terms.count(t) > 1]
+
+
+
+# 第 15–26 课（议题 26 §6）：一段最多 600 个字符，和 01–10 课的密度相近；代码块与表格不算段落
+MAX_PARAGRAPH = 600
+LATER = [p for p in READMES if 15 <= int(p.parent.name) <= 26]
+
+
+def long_paragraphs(text, limit=MAX_PARAGRAPH):
+    """[(起始行号, 字符数)]：超过 limit 个字符的段落（含列表项里的段落）。表格的格子不在 paragraph 里，代码块没有 inline。"""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    return [(opening.map[0] + 1, len(inline.content)) for opening, inline in zip(tokens, tokens[1:])
+            if opening.type == "paragraph_open" and len(inline.content) > limit]
+
+
+@pytest.mark.parametrize("path", LATER, ids=[p.parent.name for p in LATER])
+def test_no_paragraph_longer_than_600_characters(path):
+    long = long_paragraphs(path.read_text(encoding="utf-8"))
+    assert not long, (f"{path.parent.name}/README.md 有超过 {MAX_PARAGRAPH} 个字符的段落（行号, 字符数）：{long}；"
+                      "拆成两段，意思不变")
+
+
+def test_the_paragraph_rule_sees_long_paragraphs_and_skips_code_and_tables():
+    text = ("短的一段。\n\n" + "字" * 601 + "\n\n- " + "句" * 650 + "\n\n```python\n" + "x = 1\n" * 200 + "```\n\n"
+            "| a |\n|---|\n| " + "字" * 700 + " |\n")
+    assert long_paragraphs(text) == [(3, 601), (5, 650)]
+    assert long_paragraphs("字" * 600) == []

@@ -55,12 +55,12 @@ def source_problem(code):
 def compare(expected, got):
     """续训的损失要与从没停过的逐位相同：每一步都是 Python 的 float，用 == 比较，不是“差不多”。"""
     if not isinstance(got, list) or len(got) != len(expected):
-        return f"应返回 {len(expected)} 个损失的列表（第 0 … {len(expected) - 1} 步），实际是 {str(got)[:80]}"
+        return f"应返回 {len(expected)} 个损失的列表（第 1 … {len(expected)} 步），实际是 {str(got)[:80]}"
     for step, (want, value) in enumerate(zip(expected, got)):
         if type(value) is not float:
-            return f"第 {step} 步的损失应是 Python 的 float，实际是 {type(value).__name__}"
+            return f"第 {step + 1} 步的损失应是 Python 的 float，实际是 {type(value).__name__}"
         if value != want:
-            return (f"第 {step} 步（从 0 数）的损失应为 {want!r}，实际是 {value!r}：续训的损失要与从没停过的逐位相同，"
+            return (f"第 {step + 1} 步的损失应为 {want!r}，实际是 {value!r}：续训的损失要与从没停过的逐位相同，"
                     "差一点点也不行——常见原因是存档里的数换了精度（比如存成 half、bfloat16），或少存、放错了某样状态")
     return None
 

@@ -11,22 +11,25 @@ torch.manual_seed(26)
 
 
 def solve(setup, stop, total):
-    """训练到第 stop 步时“断电”，从存档在新进程里接着训练到 total 步；损失要与从没停过的一样。
+    """做完 stop 步时“断电”，从存档在新进程里接着训练到第 total 步；损失要与从没停过的一样。
+
+    步数和训练日志、课文一样从 1 数：“第 k 步”是做完的第 k 步；“做完 stop 步”时存档里的 step 就是 stop。
 
     先写 ``new_run, train = simulated_run(setup, stop, total)``，得到模拟的两样东西：
 
     - ``new_run() → (model, optimizer)``：开一个新进程，新建模型和它的优化器。每个新进程都重设 torch 的随机数
       （种子与上一个进程不同），上一个进程内存里的一切随之作废。
-    - ``train(model, optimizer, step, n) → list[float]``：从第 step 步（从 0 数）起训练 n 步，返回每步的损失。
-      学习率随 step 变化；dropout 用 torch 的全局随机数。第一个进程的模型训练不能超过第 stop 步。
+    - ``train(model, optimizer, done, n) → list[float]``：已经做完 done 步，接着训练 n 步（第 done + 1 …
+      done + n 步），返回每步的损失。学习率随步数变化；dropout 用 torch 的全局随机数。第一个进程的模型
+      做完第 stop 步就不能再训练。
 
     Args:
         setup: 小训练的设置（dict，原样交给 simulated_run）。
-        stop: 第一个进程训练完第 0 … stop-1 步后断电（0 ≤ stop ≤ total）。
+        stop: 第一个进程做完第 1 … stop 步后断电（0 ≤ stop ≤ total；0 是一步也没做）。
         total: 总步数。
 
     Returns:
-        list[float]：第 0 … total-1 步的损失，共 total 个。
+        list[float]：第 1 … total 步的损失，共 total 个（列表的第 i 项是第 i + 1 步）。
 
     存档用 torch.save 写进内存里的文件 io.BytesIO，读回时用 torch.load(..., weights_only=True)。
     """
@@ -53,7 +56,7 @@ class TinyModel(nn.Module):
 
 
 def simulated_run(setup, stop, total):
-    """模拟一段会在第 stop 步中断的训练，返回 (new_run, train)；规则见 solve 的说明。不要修改。
+    """模拟一段做完第 stop 步就中断的训练，返回 (new_run, train)；规则见 solve 的说明。不要修改。
 
     setup 的键：prev、target（[N] 的编号：前一个字、下一个字）、vocab、width、dropout、optimizer（"adamw" 或 "sgd"）、
     lr、warmup、batch_size、seed。
@@ -84,17 +87,17 @@ def simulated_run(setup, stop, total):
             return lr * (step + 1) / warmup
         return lr * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warmup) / max(1, total - warmup))))
 
-    def train(model, optimizer, step, n):
-        if model is runs[0][0] and step + n > stop:
-            raise RuntimeError(f"模拟中断：第一个进程在第 {stop} 步已经断电，它的模型不能再训练；"
+    def train(model, optimizer, done, n):
+        if model is runs[0][0] and done + n > stop:
+            raise RuntimeError(f"模拟中断：第一个进程做完第 {stop} 步就断电了，它的模型不能再训练；"
                                "请把存档读进 new_run() 新建的模型和优化器，再接着训练")
         prev, target = setup["prev"], setup["target"]
         model.train()
         losses = []
-        for s in range(step, step + n):
+        for s in range(done, done + n):  # s 是已经做完的步数：这一轮做的是第 s + 1 步
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(s)
-            # 第 s 步用哪几对只由 s 决定（像 poetry_gpt.train.batch_indices），不占用全局随机数
+            # 这一步用哪几对只由步数决定（像 poetry_gpt.train.batch_indices），不占用全局随机数
             rows = torch.randint(0, len(prev), (setup["batch_size"],), generator=torch.Generator().manual_seed(s))
             loss = F.cross_entropy(model(prev[rows]), target[rows])  # dropout 用全局随机数
             optimizer.zero_grad()
@@ -117,7 +120,7 @@ if __name__ == "__main__":
     for stop in (5, 1, 0, 12):
         got = solve(setup, stop, 12)
         assert isinstance(got, list) and len(got) == 12, f"应返回 12 个损失，实际是 {got!r}"
-        wrong = [s for s in range(12) if got[s] != straight[s]]
-        assert not wrong, (f"在第 {stop} 步中断、续训后，第 {wrong[0]} 步的损失是 {got[wrong[0]]:.6f}，不中断时是 "
+        wrong = [k for k in range(12) if got[k] != straight[k]]
+        assert not wrong, (f"做完 {stop} 步时中断、续训后，第 {wrong[0] + 1} 步的损失是 {got[wrong[0]]:.6f}，不中断时是 "
                            f"{straight[wrong[0]]:.6f}：存档里是不是少了什么，或者放回的顺序不对？")
     print("本课补全练习通过。")

@@ -1,13 +1,31 @@
-"""第 19 课差分检查：真实与合成的训练日志，比较学习者与参考答案找出的“开始过拟合的一步”。
+"""第 19 课差分检查：真实与合成的训练日志，比较学习者与参考答案找出的“开始过拟合的一步”，以及那一步的验证损失
+比它之前 window 步训练损失的平均高多少。
 
 用例里有：随课程发布的模型自己的日志（6024 条，验证损失在第 5600 步最低，之后在 3.92–3.93 之间起伏，
-答案是 5600）；先降后升、带噪声的 U 形曲线（验证损失像日志里那样保留 5 位小数，常有并列）；并列最低、
+答案是 5600，window 取实验用的 200）；先降后升、带噪声的 U 形曲线（验证损失像日志里那样保留 5 位小数，常有并列）；并列最低、
 NaN（发散）、一路上升、只验证过一次、一次也没验证过、最后一步才验证（总步数不是 eval_every 的倍数），
-以及连着两次、三次、五次没有更低之后又创新低的台阶（带“耐心”的早停在这里停得太早）。
+以及连着两次、三次、五次没有更低之后又创新低的台阶（带“耐心”的早停在这里停得太早）。window 有 1、比最低点之前的
+步数还多、恰好等于最低点的步数（平均从第 1 步起），以及随机的 2–40。
 """
 import math
 
 import torch
+
+from poetry_gpt.courseware import grading
+
+
+def compare(expected, got):
+    """(step, gap) 分两项说：步数错了多半是定义读错了（并列、NaN、早停），差距错了多半是平均的那一段取错了。"""
+    if expected is None or got is None:
+        return None if got is expected else (f"应返回 {expected!r}（一次有效的验证都没有时是 None），"
+                                             f"实际是 {str(got)[:80]}")
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        return f"应返回 (step, gap) 两项，实际是 {str(got)[:80]}"
+    if (reason := grading.compare(expected[0], got[0], "开始过拟合的一步（日志里的 step）")):
+        return reason
+    if not isinstance(got[1], float):
+        return f"差距 gap 应是 Python 的 float，实际是 {type(got[1]).__name__}"
+    return grading.compare(expected[1], got[1], f"第 {expected[0]} 步的差距 gap（val 减训练损失的平均）")
 
 
 def _log(vals, eval_every, steps, gen):
@@ -34,16 +52,21 @@ def _u_curve(n, gen, noise=0.02, digits=5):
     return out
 
 
+def _window(gen):
+    """训练损失取平均的步数：2–40，常比两次验证的间隔长。"""
+    return int(torch.randint(2, 41, (1,), generator=gen))
+
+
 def _shipped_log():
     from poetry_gpt.checkpoint import SHIPPED_MODEL
     return torch.load(SHIPPED_MODEL, weights_only=True)["log"]
 
 
 def cases(gen):
-    """33 个用例，每个是 (log,)：随课程发布的模型的日志、14 个定好的边界、5 段台阶（新低之前连着 2–6 次没有更低）、
+    """33 个用例，每个是 (log, window)：随课程发布的模型的日志、14 个定好的边界、5 段台阶（新低之前连着 2–6 次没有更低）、
     13 条随机的 U 形曲线。"""
     nan = float("nan")
-    out = [(_shipped_log(),)]
+    out = [(_shipped_log(), 200)]
     fixed = [
         ([5.5, 5.2, 5.0, 5.0, 5.3], 10, 50),            # 两次并列最低：取早的
         ([5.1, 5.3, 5.1, 5.4], 5, 20),                  # 第一次就是最低，后来又追平一次
@@ -60,8 +83,9 @@ def cases(gen):
         ([6.0, 5.8, 5.9, 5.85, 5.95, 5.81, 5.9, 5.7, 5.75], 7, 60),  # 连着五次没更低，然后新低
         ([5.4, 5.3, 5.3, 5.3, 5.29, 5.5], 3, 18),      # 两次追平（不算更低），再略低一点
     ]
-    for vals, every, steps in fixed:
-        out.append((_log(vals, every, steps, gen),))
+    windows = [5, 1, 100, 3, 20, 10, 4, 2, 7, 15, 30, 12, 1, 15]  # 第 3 个比最低点之前的步数多；最后一个恰好等于它
+    for (vals, every, steps), window in zip(fixed, windows):
+        out.append((_log(vals, every, steps, gen), window))
     for _ in range(5):  # 台阶：每次新低之前，有 2–6 次验证没有更低（早停的“耐心”到了也不能停）
         vals, level = [], 6.0
         for _ in range(int(torch.randint(2, 5, (1,), generator=gen))):
@@ -70,7 +94,7 @@ def cases(gen):
             vals += [round(level + 0.01 + 0.1 * float(torch.rand(1, generator=gen)), 4)
                      for _ in range(int(torch.randint(2, 7, (1,), generator=gen)))]
         every = int(torch.randint(1, 12, (1,), generator=gen))
-        out.append((_log(vals, every, len(vals) * every, gen),))
+        out.append((_log(vals, every, len(vals) * every, gen), _window(gen)))
     for _ in range(13):
         n = int(torch.randint(3, 30, (1,), generator=gen))
         every = int(torch.randint(1, 12, (1,), generator=gen))
@@ -80,5 +104,5 @@ def cases(gen):
             vals[int(torch.randint(0, n, (1,), generator=gen))] = min(vals)
         if float(torch.rand(1, generator=gen)) < 0.3:
             vals[int(torch.randint(0, n, (1,), generator=gen))] = nan
-        out.append((_log(vals, every, n * every, gen),))
+        out.append((_log(vals, every, n * every, gen), _window(gen)))
     return out
