@@ -16,8 +16,8 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson09, lesson10, lesson11, lesson16, lesson21, lesson22,
-                                                lesson23, lesson24)
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson09, lesson10, lesson11, lesson12, lesson14, lesson16,
+                                                lesson21, lesson22, lesson23, lesson24)
 
 
 class Page(HTMLParser):
@@ -355,3 +355,34 @@ def test_lesson_24_figure_scores_shan_xing_like_the_experiment():
     wrong = [(i + 1, j + 1) for i, m in enumerate(marks) for j, c in enumerate(m) if c == "×"]
     assert [tuple(map(int, w)) for w in re.findall(r"第 (\d) 句第 (\d) 字", figure.steps[2])] == wrong
     assert figure.svg.count('fill="#f1d2c7"') == len(wrong)
+
+
+# 下面几课的图对照 ./poet verify --record 记下的输出（lessons/NN/output.txt），不在测试里重跑实验
+
+def recorded(number: int) -> str:
+    """第 number 课实验记下的输出（去掉开头的 # 说明行）。"""
+    text = (BY_NUMBER[number].folder / "output.txt").read_text(encoding="utf-8")
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+
+
+def test_lesson_12_figure_has_the_gelu_values_of_the_experiment_table():
+    rows = re.findall(r"│\s*(-?[0-9.]+) │\s*(-?[0-9.]+) │\s*(-?[0-9.]+) │\s*(-?[0-9.]+) │\s*([0-9.]+) │", recorded(12))
+    assert len(rows) == 9
+    figure = lesson12()
+    for x, _relu, gelu, _tanh, _phi in rows:
+        assert f"GELU({x}) = {gelu}" in figure.steps[3], (x, gelu)
+    gap = re.search(r"精确与 tanh 近似在 \[-6, 6\] 上最多相差：([0-9.]+)", recorded(12)).group(1)
+    assert f"最多差 {float(gap):.6f}" in figure.steps[4]  # 最大差在 x = -2.70，[-3, 3] 里
+    assert figure.svg.count("<circle") == 10
+
+
+def test_lesson_14_figure_has_the_parameter_table_of_the_experiment():
+    text = recorded(14)
+    rows = {name: (n, share) for name, n, share in re.findall(
+        r"│\s*(characters|positions|attention|mlp|norms) │\s*(\d+) │[^│]*│\s*([0-9.]+%) │", text)}
+    total = re.search(r"│\s*合计 │\s*(\d+) │", text).group(1)
+    assert len(rows) == 5
+    figure = lesson14()
+    for name, (n, share) in rows.items():
+        assert f">{n}（{share}）<" in figure.svg, name
+    assert f"合计 {total}" in figure.steps[0]

@@ -4,6 +4,8 @@
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
+- 第 12 课：torch 的 F.gelu 与 F.relu 在 [-3, 3] 上的曲线，点出实验表里的 x；
+- 第 14 课：默认配置新建模型的 parameter_counts()，与实验的参数表同一个函数；
 - 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
 - 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
@@ -578,7 +580,91 @@ def lesson24() -> Figure:
     return Figure("平仄格式对照《山行》", _svg(width, height, "山行每个字的平仄与格式对照", body), steps)
 
 
-FIGURES: dict[int, Callable[[], Figure]] = {9: lesson09, 10: lesson10, 11: lesson11, 16: lesson16, 19: lesson19,
+# ---------- 第 12 课：GELU 与 ReLU ----------
+
+GELU_POINTS = (-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
+"""第 12 课实验“几种激活函数”表里的 x。"""
+
+
+def lesson12() -> Figure:
+    """torch 的 F.relu 与 F.gelu（精确、tanh 近似）在 [-3, 3] 上的曲线，标出 GELU 的最低点与实验表里的点。"""
+    from torch.nn import functional as F
+
+    grid = torch.linspace(-3, 3, 241, dtype=torch.float64)                    # [241]
+    relu, gelu = F.relu(grid), F.gelu(grid)
+    low = int(gelu.argmin())
+    width, height = 640, 320
+    X, Y, body = _plot(width, height, (-3, 3), (-0.5, 3), margin=(20, 16, 40, 56))
+    for v in (-0.5, 0, 1, 2, 3):
+        body.append(_text(48, Y(v) + 4, f"{v:g}", 11, "end", MUTED))
+        body.append(f'<line x1="56" y1="{Y(v):.1f}" x2="{width - 16}" y2="{Y(v):.1f}" stroke="#e2d8c6"/>')
+    for v in (-3, -2, -1, 0, 1, 2, 3):
+        body.append(_text(X(v), height - 22, f"{v:g}", 11, "middle", MUTED))
+    body.append(_polyline(zip(grid.tolist(), relu.tolist()), X, Y, "#2f5d8c", 2, "6 4"))
+    body.append(_polyline(zip(grid.tolist(), gelu.tolist()), X, Y, "#8c2f1b", 2.5))
+    points = [(x, F.relu(torch.tensor(x)).item(), F.gelu(torch.tensor(x)).item()) for x in GELU_POINTS]
+    for x, _, g in points:
+        body.append(_dot(X(x), Y(g), r=3.5))
+    body.append(_dot(X(grid[low].item()), Y(gelu[low].item()), "#2b2620", 4))
+    body.append(_text(X(grid[low].item()), Y(gelu[low].item()) + 20, f"最低点 x = {grid[low].item():.2f}，"
+                      f"GELU = {gelu[low].item():.4f}", 11, "middle"))
+    body.append(_text(70, 30, "— GELU（精确）", 12, fill="#8c2f1b", weight="bold"))
+    body.append(_text(70, 48, "- - ReLU", 12, fill="#2f5d8c", weight="bold"))
+    body.append(_text(width - 16, height - 6, "x", 11, "end", MUTED))
+    tanh_gap = (gelu - F.gelu(grid, approximate="tanh")).abs().max().item()
+    fmt = lambda x, g: f"GELU({x:.4f}) = {g:.4f}"                              # noqa: E731
+    steps = [
+        "横轴是输入 x，纵轴是激活之后的值；实线是 GELU（torch.nn.functional.gelu，精确的 erf 写法），虚线是 ReLU。",
+        "右边两条线几乎重合：x 大时 GELU(x) ≈ x，和 ReLU 一样把数原样放过去。",
+        f"左边不同：ReLU 把负数一律变成 0，GELU 留下一点负值，最低处在 x = {grid[low].item():.2f}，"
+        f"约 {gelu[low].item():.4f}，再往左慢慢回到 0。",
+        "红点是实验表里的 x：" + "；".join(fmt(x, g) for x, _, g in points) + "。",
+        f"GELU(x) = x·Φ(x)：Φ(x) 是 x 被保留的比例，x = 0 时正好一半。tanh 近似在 [-3, 3] 上与精确写法最多差 "
+        f"{tanh_gap:.6f}，画在图上看不出来。",
+    ]
+    return Figure("GELU 与 ReLU", _svg(width, height, "GELU 与 ReLU 的曲线", body), steps)
+
+
+# ---------- 第 14 课：参数都在哪 ----------
+
+def lesson14() -> Figure:
+    """默认配置的新建 PoetryGPT，parameter_counts() 各部分的参数个数（与第 14 课实验的表同一个函数）。"""
+    tok = default_tokenizer()
+    with torch.random.fork_rng():
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
+    counts = model.parameter_counts()
+    total = model.num_parameters()
+    config = model.config
+    width, row_h = 640, 30
+    height = 44 + row_h * len(counts) + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"默认配置：V = {config.vocab_size}，C = {config.width}，{config.n_layers} 层；"
+                          f"共 {total} 个参数（输出层与 characters 共用一张表，不另算）", 12, fill=MUTED)]
+    top = max(counts.values())
+    for i, (name, n) in enumerate(counts.items()):
+        y = 36 + i * row_h
+        w = (width - 280) * n / top
+        body.append(_text(120, y + 19, name, 13, "end", weight="bold" if n == top else "normal"))
+        body.append(f'<rect x="128" y="{y + 5}" width="{max(w, 1.5):.1f}" height="{row_h - 10}" rx="2" '
+                    f'fill="{"#8c2f1b" if n == top else "#c9a27e"}"/>')
+        body.append(_text(128 + max(w, 1.5) + 6, y + 19, f"{n}（{n / total:.1%}）", 12, fill=MUTED))
+    share = lambda k: f"{counts[k] / total:.1%}"                               # noqa: E731
+    steps = [
+        f"每根横条是模型的一部分，长度是参数个数，由 PoetryGPT.parameter_counts() 数出来，合计 {total}"
+        f"（= num_parameters()）。",
+        f"最大的是汉字表 characters：V × C = {config.vocab_size} × {config.width} = {counts['characters']}，"
+        f"占 {share('characters')}。字表大、模型窄，所以一半多的参数都在查表上。",
+        f"{config.n_layers} 个 Block 里，mlp 共 {counts['mlp']}（{share('mlp')}），attention 共 {counts['attention']}"
+        f"（{share('attention')}）：MLP 先放宽到 4C 再收回，参数约是注意力的两倍。",
+        f"positions 只有 L × C = {config.context_length} × {config.width} = {counts['positions']}，"
+        f"norms（各层 LayerNorm 的缩放与偏移）{counts['norms']}，都不到 1%。",
+        f"输出层 head 与 characters 是同一张表：如果另开一张，参数会多 {counts['characters']} 个。",
+    ]
+    return Figure("默认模型的参数都在哪", _svg(width, height, "PoetryGPT 各部分参数个数的横条", body), steps)
+
+
+FIGURES: dict[int, Callable[[], Figure]] = {9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
+                                            16: lesson16, 19: lesson19,
                                             21: lesson21, 22: lesson22, 23: lesson23,
                                             24: lesson24}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
