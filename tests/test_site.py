@@ -16,8 +16,8 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson09, lesson10, lesson11, lesson12, lesson14, lesson16,
-                                                lesson21, lesson22, lesson23, lesson24)
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson09, lesson10, lesson11, lesson12,
+                                                lesson14, lesson16, lesson21, lesson22, lesson23, lesson24)
 
 
 class Page(HTMLParser):
@@ -386,3 +386,35 @@ def test_lesson_14_figure_has_the_parameter_table_of_the_experiment():
     for name, (n, share) in rows.items():
         assert f">{n}（{share}）<" in figure.svg, name
     assert f"合计 {total}" in figure.steps[0]
+
+
+def test_lesson_02_figure_has_the_ids_of_the_experiment():
+    text = recorded(2)
+    rows = re.findall(r"│ (\d) │\s*\[([0-9, ]+)\] │ (\S+) │", text)
+    assert len(rows) == 4
+    figure = lesson02()
+    for b, ids, line in rows:
+        cells = re.findall(r">(\d+)</text>", figure.svg.split(f">b={b}<")[1].split("← ids")[0])
+        assert ", ".join(cells) == ids, b
+    shapes = dict(re.findall(r"│\s*(characters\(ids\)|x\.mean\(-1, keepdim=True\)) │ (\[[0-9, ]+\]) │", text))
+    assert f"[B, T, C] = {shapes['characters(ids)']}" in figure.steps[2]
+    logits = re.search(r"logits 形状 \[B, T, V\]：(\[[0-9, ]+\])", text).group(1)
+    flat = re.search(r"摊平成 \[B\*T, V\]：(\[[0-9, ]+\])", text).group(1)
+    assert f">{logits}<" in figure.svg and f">{flat}<" in figure.svg
+    assert "ids[3, 4] 是 " + re.search(r"ids\[3, 4\]（一格，0 维张量）：(\d+ → \S+)，", text).group(1) in figure.steps[1]
+
+
+def test_lesson_03_figure_has_the_coverage_of_the_experiment():
+    text = recorded(3)
+    need = dict(re.findall(r"│\s*(\d+)% │\s*(\d+) │\s*[0-9.]+ │", text))
+    assert set(need) == {"50", "90", "99"}
+    figure = lesson03()
+    for share, n in need.items():
+        assert f">前 {n} 个字 → {share}%<" in figure.svg
+    total = re.search(r"正文汉字总数：(\d+)", text).group(1)
+    distinct = re.search(r"不同的字：(\d+)", text).group(1)
+    assert f"正文汉字 {total} 个，不同的字 {distinct} 个" in figure.steps[0]
+    forms = re.search(r"│\s*合计 │\s*(\d+) │\s*(\d+) │\s*(\d+) │", text).groups()
+    assert f"共 {forms[2]} 首（五言绝句 {forms[0]}、七言绝句 {forms[1]}）" in figure.steps[0]
+    first = re.search(r"│\s*1 │ (\S) │\s*(\d+) │", text).groups()
+    assert f"第 1 名“{first[0]}”出现 {first[1]} 次" in figure.steps[1]

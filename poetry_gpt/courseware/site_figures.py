@@ -1,6 +1,8 @@
 """课程网站的插图：在构建网站时用仓库里的代码现算，画成内嵌 SVG，并配一段逐步的文字解读。
 
 每张图的数和实验打印的数出自同一段计算：
+- 第 02 课：李白《静夜思》四句的编号张量 [B, T] 与它往下的形状；
+- 第 03 课：全部诗正文的字频，按次数排好的前 n 个字覆盖正文的比例；
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
@@ -69,6 +71,112 @@ def _text(x: float, y: float, content: str, size: int = 12, anchor: str = "start
           weight: str = "normal") -> str:
     return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{fill}" '
             f'font-weight="{weight}">{escape(content)}</text>')
+
+
+# ---------- 第 02 课：一批诗的三种形状 ----------
+
+def lesson02() -> Figure:
+    """与第 02 课实验同一首《静夜思》：编号张量 [B, T] 的每一格，和它往下变成的 [B, T, C]、[B, T, V]。"""
+    tok = default_tokenizer()
+    poem = next(p for p in load_poems() if p["title"] == "静夜思" and p["author"] == "李白")
+    lines = split_lines(poem["text"])
+    ids = torch.tensor([tok.encode(line) for line in lines])                  # [B, T]
+    B, T = ids.shape
+    C, V = 8, len(tok)                                                         # C 是实验里建的小表的宽度
+    cell_w, cell_h, left, top = 62, 46, 64, 40
+    width = left + T * cell_w + 200
+    grid_h = B * cell_h
+    stages = [(f"x = characters(ids)", [B, T, C], f"每格查出 C = {C} 个数"),
+              (f"h = x + pos（pos [{T}, {C}] 广播到每一句）", [B, T, C], "形状不变"),
+              (f"logits = h @ characters.weight.T", [B, T, V], "每格 V 个分数"),
+              ("logits.reshape(B * T, V)", [B * T, V], "交给 cross_entropy")]
+    height = top + grid_h + 34 + len(stages) * 44 + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"ids [B, T] = [{B}, {T}]：一行一句，一格一个字的编号", 13, weight="bold")]
+    for b in range(B):
+        y = top + b * cell_h
+        body.append(_text(left - 10, y + 28, f"b={b}", 11, "end", MUTED))
+        for t in range(T):
+            x = left + t * cell_w
+            first = t == 0
+            body.append(f'<rect x="{x}" y="{y}" width="{cell_w - 4}" height="{cell_h - 4}" rx="3" '
+                        f'fill="{"#f1d2c7" if first else "#fffdf8"}" stroke="#d9cfbd"/>')
+            body.append(_text(x + (cell_w - 4) / 2, y + 19, lines[b][t], 16, "middle", weight="bold"))
+            body.append(_text(x + (cell_w - 4) / 2, y + 36, str(ids[b, t].item()), 11, "middle", MUTED))
+        body.append(_text(left + T * cell_w + 6, y + 28, f"← ids[{b}]，形状 [{T}]", 11, fill=MUTED))
+    body.append(_text(left, top + grid_h + 14, f"红底一列：ids[:, 0] = {tok.decode(ids[:, 0])}，形状 [{B}]", 11,
+                      fill="#8c2f1b"))
+    for i, (label, shape, note) in enumerate(stages):
+        y = top + grid_h + 34 + i * 44
+        body.append(_text(left, y + 8, "↓ " + label, 12, fill=MUTED))
+        body.append(_text(left, y + 28, f"{shape}", 15, weight="bold"))
+        body.append(_text(left + 150, y + 28, note, 12, fill=MUTED))
+    steps = [
+        f"最上面是编号张量 ids：{B} 行是李白《静夜思》的 {B} 句，{T} 列是每句的 {T} 个位置，每格上面是字、下面是它在汉字表里的编号"
+        f"（“{lines[0][0]}”是 {ids[0, 0].item()}）。形状 [B, T] = {list(ids.shape)}。",
+        f"取一行 ids[0] 得到第一句，形状 [{T}]；取一列 ids[:, 0]（红底）得到每句的第一个字“{tok.decode(ids[:, 0])}”，形状 [{B}]；"
+        f"取一格 ids[3, 4] 是 {ids[3, 4].item()} → {tok.decode([ids[3, 4]])}，形状 []。",
+        f"characters(ids) 把每格换成一行 C = {C} 个数：[B, T] 变成 [B, T, C] = {[B, T, C]}。",
+        f"加位置表 pos [{T}, {C}]：从右往左对齐，缺的 B 那一维当成 1，每一句加的是同一张表，形状不变。",
+        f"乘回汉字表（[{C}, {V}]）得到 logits [B, T, V] = {[B, T, V]}；摊平成 [{B * T}, {V}] 交给 cross_entropy，"
+        f"第 b×T+t 行就是 logits[b, t]。",
+    ]
+    return Figure("一批诗的三种形状", _svg(width, height, "静夜思的编号张量与它的形状变化", body), steps)
+
+
+# ---------- 第 03 课：少数常用字撑起大部分正文 ----------
+
+@functools.cache
+def _character_counts():
+    """全部诗的正文汉字计数（poem_body 去掉标点），与第 03 课实验同样地数。"""
+    from collections import Counter
+
+    from ..data import poem_body
+
+    chars: Counter = Counter()
+    for p in load_poems():
+        chars.update(poem_body(p["text"]))
+    return chars
+
+
+def lesson03() -> Figure:
+    """按次数排好的前 n 个字覆盖正文的比例（实验的覆盖曲线），标出 50%、90%、99%。"""
+    import itertools
+
+    poems = load_poems()
+    chars = _character_counts()
+    total = sum(chars.values())
+    ranked = chars.most_common()
+    covered = list(itertools.accumulate(n for _, n in ranked))
+    need = {s: next(i for i, c in enumerate(covered, start=1) if c >= s * total) for s in (0.5, 0.9, 0.99)}
+    width, height = 640, 300
+    X, Y, body = _plot(width, height, (0, len(ranked)), (0, 1), margin=(24, 16, 40, 56))
+    for v in (0, 0.5, 0.9, 0.99):
+        body.append(_text(48, Y(v) + 4, f"{v:.0%}", 11, "end", MUTED))
+    for n in range(0, len(ranked) + 1, 2000):
+        body.append(_text(X(n), height - 22, str(n), 11, "middle", MUTED))
+    points = [(0, 0)] + [(n, covered[n - 1] / total) for n in range(1, len(covered) + 1, 20)] \
+        + [(len(covered), 1.0)]
+    body.append(_polyline(points, X, Y, "#8c2f1b"))
+    for i, (share, n) in enumerate(need.items()):
+        body.append(f'<line x1="{X(n):.1f}" y1="{Y(share):.1f}" x2="{X(n):.1f}" y2="{Y(0):.1f}" stroke="#c9a27e" '
+                    f'stroke-dasharray="3 3"/>')
+        body.append(_dot(X(n), Y(share)))
+        body.append(_text(X(n) + 8, Y(share) + 16 + 4 * i, f"前 {n} 个字 → {share:.0%}", 12))
+    body.append(_text(width - 16, height - 6, "按次数排好的前 n 个字", 11, "end", MUTED))
+    body.append(_text(60, 14, "覆盖正文的比例", 11, fill=MUTED))
+    forms = {f: sum(p["form"] == f for p in poems) for f in ("五言绝句", "七言绝句")}
+    top = "".join(c for c, _ in ranked[:8])
+    steps = [
+        f"语料 data/poems.jsonl 共 {len(poems)} 首（五言绝句 {forms['五言绝句']}、七言绝句 {forms['七言绝句']}），"
+        f"正文汉字 {total} 个，不同的字 {len(ranked)} 个。",
+        f"把不同的字按出现次数从多到少排好：{top}……第 1 名“{ranked[0][0]}”出现 {ranked[0][1]} 次。",
+        f"横轴是前 n 个字，纵轴是它们合起来占正文的比例：前 {need[0.5]} 个字就占了一半，"
+        f"前 {need[0.9]} 个占 90%，前 {need[0.99]} 个占 99%。",
+        f"曲线开头很陡、后面很平：剩下的 {len(ranked) - need[0.99]} 个字加起来只有 1%，很多只出现过一两次。"
+        "第 05 课建汉字表、处理表外字，要面对的就是这条长尾。",
+    ]
+    return Figure("覆盖曲线：少数常用字撑起大部分正文", _svg(width, height, "前 n 个字覆盖正文比例的曲线", body), steps)
 
 
 # ---------- 第 09 课：字向量 + 位置行 = 送进模型的向量 ----------
@@ -663,7 +771,7 @@ def lesson14() -> Figure:
     return Figure("默认模型的参数都在哪", _svg(width, height, "PoetryGPT 各部分参数个数的横条", body), steps)
 
 
-FIGURES: dict[int, Callable[[], Figure]] = {9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
+FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
                                             16: lesson16, 19: lesson19,
                                             21: lesson21, 22: lesson22, 23: lesson23,
                                             24: lesson24}
