@@ -17,7 +17,8 @@ from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
 from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson09, lesson10, lesson11, lesson12,
-                                                lesson14, lesson16, lesson21, lesson22, lesson23, lesson24)
+                                                lesson14, lesson16, lesson21, lesson22, lesson23, lesson24,
+                                                lesson25)
 
 
 class Page(HTMLParser):
@@ -418,3 +419,16 @@ def test_lesson_03_figure_has_the_coverage_of_the_experiment():
     assert f"共 {forms[2]} 首（五言绝句 {forms[0]}、七言绝句 {forms[1]}）" in figure.steps[0]
     first = re.search(r"│\s*1 │ (\S) │\s*(\d+) │", text).groups()
     assert f"第 1 名“{first[0]}”出现 {first[1]} 次" in figure.steps[1]
+
+
+def test_lesson_25_figure_has_the_human_rows_of_the_experiment():
+    """人写的诗：实验第 3 部分在同一批 val 诗上算的数，与记下的 ./poet eval 相同（图读的是后者）。"""
+    text = recorded(25)
+    figure = lesson25()
+    names = {"押韵（两字不同）": "押韵", "平仄（宽式）": "平仄", "粘对全合": "粘对全合", "有字用≥3次": "3 次以上"}
+    for label, where in names.items():
+        five, seven = re.search(rf"│\s*{re.escape(label)} │[^│]*│[^│]*│\s*([0-9.]+) │\s*([0-9.]+) │", text).groups()
+        step = next(s for s in figure.steps if where in s)
+        assert f"人写 {five} / {seven}" in step, label
+        assert f">{five}<" in figure.svg and f">{seven}<" in figure.svg
+    assert figure.svg.count('fill="#8c2f1b"') == 8  # 每格两根人写的横条描红

@@ -13,7 +13,8 @@
 - 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
 - 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（generate.Constraint）；
 - 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
-- 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）。
+- 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）；
+- 第 25 课：记下的 ./poet eval（figures/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写。
 """
 from __future__ import annotations
 
@@ -771,8 +772,50 @@ def lesson14() -> Figure:
     return Figure("默认模型的参数都在哪", _svg(width, height, "PoetryGPT 各部分参数个数的横条", body), steps)
 
 
+# ---------- 第 25 课：评估表里的几行，模型对照人写的诗 ----------
+
+EVAL_ROWS = (("rhyme", "押韵（两字不同）"), ("tone_score", "平仄得分（宽式）"), ("nian_dui", "粘对全合"),
+             ("char_3", "有字用了 3 次以上"))
+"""第 25 课的图画 ./poet eval 记录里的这几行（键, 名字）。"""
+
+
+def lesson25() -> Figure:
+    """记下的 ./poet eval（figures/eval.json、eval-plain.json，构建时不重跑评估）：
+    默认解码、--plain 与 val 里人写的诗，五言、七言各一组横条。"""
+    from ..common import ROOT, read_json
+
+    default = read_json(ROOT / "figures" / "eval.json")
+    plain = read_json(ROOT / "figures" / "eval-plain.json")
+    sources = [("默认", default["reader"]), ("--plain", plain["reader"]), ("人写", default["human"])]
+    pane_w, row_h = 300, 21
+    pane_h = 24 + 2 * len(sources) * row_h + 10
+    width, height = 2 * pane_w + 36, 2 * pane_h + 16
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>']
+    for i, (key, name) in enumerate(EVAL_ROWS):
+        x, y = 12 + (i % 2) * (pane_w + 12), 8 + (i // 2) * pane_h
+        body.append(_text(x, y + 14, name, 13, weight="bold"))
+        rows = [(f"{form} {who}", table[form][key], who == "人写") for form in ("五言", "七言")
+                for who, table in sources]
+        _bars(body, x, y + 22, rows, pane_w - 150, 1.0, row_h, 90)
+    r = lambda src, key: " / ".join(f"{src[f][key]:.3f}" for f in ("五言", "七言"))      # noqa: E731
+    steps = [
+        f"数来自记下的 ./poet eval --json（figures/eval.json）与 ./poet eval --plain --json（eval-plain.json）："
+        f"{default['prompts']} 个提示写的诗，每种体裁 {default['reader']['五言']['poems']} 首；"
+        f"人写的是 val 里五言、七言各 {default['human']['五言']['poems']} 首。构建网站时不重跑评估。",
+        "每一格是评估表的一行，每组六根横条：五言、七言各三根——默认解码、关掉诗律规则的 --plain、人写（描红）。"
+        "横条画满是 1。",
+        f"押韵（两字不同）：默认 {r(default['reader'], 'rhyme')}，--plain {r(plain['reader'], 'rhyme')}，"
+        f"人写 {r(default['human'], 'rhyme')}。默认的 100% 是解码器在句尾只许押韵的字做到的。",
+        f"平仄（宽式）：默认 {r(default['reader'], 'tone_score')}，--plain {r(plain['reader'], 'tone_score')}，"
+        f"人写 {r(default['human'], 'tone_score')}；粘对全合：人写 {r(default['human'], 'nian_dui')}。",
+        f"有字用了 3 次以上（越短越好）：默认 {r(default['reader'], 'char_3')}，--plain {r(plain['reader'], 'char_3')}，"
+        f"人写 {r(default['human'], 'char_3')}：关掉重复控制，模型一大半的诗都在反复用同一个字。",
+    ]
+    return Figure("评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps)
+
+
 FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
                                             16: lesson16, 19: lesson19,
                                             21: lesson21, 22: lesson22, 23: lesson23,
-                                            24: lesson24}
+                                            24: lesson24, 25: lesson25}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
