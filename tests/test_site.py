@@ -16,8 +16,8 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson09, lesson10, lesson11, lesson12,
-                                                lesson14, lesson16, lesson21, lesson22, lesson23, lesson24,
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson07, lesson09, lesson10, lesson11,
+                                                lesson12, lesson14, lesson16, lesson21, lesson22, lesson23, lesson24,
                                                 lesson25)
 
 
@@ -432,3 +432,19 @@ def test_lesson_25_figure_has_the_human_rows_of_the_experiment():
         assert f"人写 {five} / {seven}" in step, label
         assert f">{five}<" in figure.svg and f">{seven}<" in figure.svg
     assert figure.svg.count('fill="#8c2f1b"') == 8  # 每格两根人写的横条描红
+
+
+def test_lesson_07_figure_has_the_counts_of_the_bigram_model():
+    """图在正文里直接数“明”的下一个字（不跑 BigramModel.fit）；数与概率要和实验用 BigramModel 算的表相同。"""
+    text = recorded(7)
+    table = text.split("“明”的下一个字")[1].split("正文的第一个字")[0]
+    rows = re.findall(r"│\s*(\S) │\s*(\d+) │\s*([0-9.]+) │", table)
+    assert len(rows) == 6
+    figure = lesson07()
+    for ch, count, p in rows:
+        assert re.search(rf">{re.escape(ch)}</text>.*?>{p}</text>", figure.svg), (ch, p)
+        assert f">c = {count}<" in figure.svg
+    total = re.search(r"“明”后面一共跟过几次：(\d+)", text).group(1)
+    smoothed = re.search(r"平滑后 P\(鲸 \| 明\) = [^：]+：([0-9.]+)", text).group(1)
+    assert f"当过 {total} 次前一个字" in figure.steps[0]
+    assert f"平滑后仍有 {smoothed}" in figure.steps[3]

@@ -3,6 +3,7 @@
 每张图的数和实验打印的数出自同一段计算：
 - 第 02 课：李白《静夜思》四句的编号张量 [B, T] 与它往下的形状；
 - 第 03 课：全部诗正文的字频，按次数排好的前 n 个字覆盖正文的比例；
+- 第 07 课：训练集里“明”后面跟过的字，加 k 平滑（bigram.DEFAULT_K）后的概率；
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
@@ -178,6 +179,49 @@ def lesson03() -> Figure:
         "第 05 课建汉字表、处理表外字，要面对的就是这条长尾。",
     ]
     return Figure("覆盖曲线：少数常用字撑起大部分正文", _svg(width, height, "前 n 个字覆盖正文比例的曲线", body), steps)
+
+
+# ---------- 第 07 课：“明”的下一个字 ----------
+
+def lesson07() -> Figure:
+    """训练集里“明”后面跟过的字：计数与加 k 平滑后的 P(下一个 | 明)，前 8 名。
+
+    BigramModel.fit 要把整个训练集排成样本，约 6 秒，不适合每次构建网站都做；“明”这一行的计数
+    等于训练诗正文里“明”后面紧跟的字（正文之内相邻的每一对都计入损失，“明”从不在正文的最后一格），
+    所以在正文里直接数。与实验的表对照见 tests/test_site.py。"""
+    from collections import Counter
+
+    from ..bigram import DEFAULT_K
+    from ..data import UNK
+
+    tok = default_tokenizer()
+    prev = "明"
+    follow = Counter(tok.tokens[tok.stoi.get(text[i + 1], UNK)] for p in load_poems("train")
+                     for text in (p["text"],) for i in range(len(text) - 1) if text[i] == prev)
+    n, V = sum(follow.values()), len(tok)
+    prob = lambda c: (c + DEFAULT_K) / (n + DEFAULT_K * V)                       # noqa: E731
+    top = follow.most_common(8)
+    width, row_h = 640, 26
+    height = 44 + row_h * (len(top) + 1) + 12
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"训练集里“{prev}”后面一共跟过 {n} 次；横条是 P(下一个 | {prev}) = (c + k) / (n + k·V)，"
+                          f"k = {DEFAULT_K:g}", 12, fill=MUTED)]
+    scale = prob(top[0][1])
+    rows = [(ch, prob(c), ch in "，。？！") for ch, c in top] + [("鲸", prob(follow["鲸"]), False)]
+    _bars(body, 12, 34, rows, width - 220, scale, row_h, 40, 4)
+    for i, (ch, c) in enumerate(top + [("鲸", follow["鲸"])]):
+        body.append(_text(width - 12, 34 + i * row_h + 15, f"c = {c}", 11, "end", MUTED))
+    steps = [
+        f"在训练集的每首诗里，把相邻两个字记成一对 (前一个, 下一个)。“{prev}”当过 {n} 次前一个字，这是计数表里“{prev}”那一行的合计 n。",
+        "横条是这一行里次数最多的 8 个下一个字（红：标点），右边是次数 c："
+        + "、".join(f"“{ch}” {c}" for ch, c in top[:4]) + "……",
+        f"加 k 平滑再归一：P(。| {prev}) = ({follow['。']} + {DEFAULT_K:g}) / ({n} + {DEFAULT_K:g} × {V}) = "
+        f"{prob(follow['。']):.4f}。",
+        f"最后一行“鲸”：“{prev}鲸”在训练集里一次也没出现，平滑后仍有 {prob(0):.8f}——不为 0，"
+        "val 里遇到没见过的一对时交叉熵才不会变成无穷大。",
+        "二元模型只看前一个字：不论前面写了什么，只要上一个字是“明”，下一个字的分布就是这一行。",
+    ]
+    return Figure(f"“{prev}”的下一个字", _svg(width, height, f"{prev}后面各字的概率横条", body), steps)
 
 
 # ---------- 第 09 课：字向量 + 位置行 = 送进模型的向量 ----------
@@ -814,7 +858,7 @@ def lesson25() -> Figure:
     return Figure("评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps)
 
 
-FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
+FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 7: lesson07, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
                                             16: lesson16, 19: lesson19,
                                             21: lesson21, 22: lesson22, 23: lesson23,
                                             24: lesson24, 25: lesson25}
