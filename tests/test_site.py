@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -16,9 +17,9 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson07, lesson09, lesson10, lesson11,
-                                                lesson12, lesson14, lesson16, lesson21, lesson22, lesson23, lesson24,
-                                                lesson25)
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson07, lesson09, lesson10,
+                                                lesson11, lesson12, lesson14, lesson16, lesson21, lesson22, lesson23,
+                                                lesson24, lesson25)
 
 
 class Page(HTMLParser):
@@ -448,3 +449,17 @@ def test_lesson_07_figure_has_the_counts_of_the_bigram_model():
     smoothed = re.search(r"平滑后 P\(鲸 \| 明\) = [^：]+：([0-9.]+)", text).group(1)
     assert f"当过 {total} 次前一个字" in figure.steps[0]
     assert f"平滑后仍有 {smoothed}" in figure.steps[3]
+
+
+def test_lesson_05_figure_has_the_vocabulary_rows_of_the_experiment():
+    text = recorded(5)
+    rows = re.findall(r"│\s*(\d+) │\s*(\S+) │\s*(\d+) │", text.split("汉字表的前 13 行")[1].split("最后一个编号")[0])
+    assert len(rows) == 13
+    figure = lesson05()
+    for i, token, count in rows:
+        after = figure.svg.split(f'text-anchor="end" fill="#6b6155" font-weight="normal">{i}</text>', 1)[1]
+        assert re.match(rf".*?>{re.escape(escape(token))}</text>.*?>{count if int(count) else '特殊标记：0'}</text>", after), i
+    last = re.search(r"最后一个编号上的字：(\d+) → (\S)（出现 (\d+) 次）", text).groups()
+    assert f"最后一个编号 {last[0]} 是“{last[1]}”，只出现 {last[2]} 次" in figure.steps[2]
+    ids = re.search(r"编号（前 12 个）：\[([0-9, ]+)\]", text).group(1).split(", ")[:6]
+    assert f"[{', '.join(ids)}]" in figure.steps[3]

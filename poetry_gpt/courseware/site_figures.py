@@ -3,6 +3,7 @@
 每张图的数和实验打印的数出自同一段计算：
 - 第 02 课：李白《静夜思》四句的编号张量 [B, T] 与它往下的形状；
 - 第 03 课：全部诗正文的字频，按次数排好的前 n 个字覆盖正文的比例；
+- 第 05 课：发布的汉字表的前 13 个编号与最后一个，Tokenizer.counts 记下的训练集次数；
 - 第 07 课：训练集里“明”后面跟过的字，加 k 平滑（bigram.DEFAULT_K）后的概率；
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
@@ -179,6 +180,55 @@ def lesson03() -> Figure:
         "第 05 课建汉字表、处理表外字，要面对的就是这条长尾。",
     ]
     return Figure("覆盖曲线：少数常用字撑起大部分正文", _svg(width, height, "前 n 个字覆盖正文比例的曲线", body), steps)
+
+
+# ---------- 第 05 课：汉字表，特殊标记在前 ----------
+
+def lesson05() -> Figure:
+    """发布的汉字表 data/vocab.json：前 13 个编号与最后一个，训练集里的出现次数（Tokenizer.counts），
+    再编码一句、解码回来。"""
+    from ..data import SPECIAL
+
+    tok = default_tokenizer()
+    shown = list(range(len(SPECIAL) + 6)) + [len(tok) - 1]
+    width, row_h, top = 640, 24, 34
+    text = "春眠不觉晓，"
+    ids = tok.encode(text)
+    height = top + row_h * (len(shown) + 1) + 70
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"汉字表共 V = {len(tok)} 个编号；横条是训练集里的出现次数", 12, fill=MUTED)]
+    scale = max(tok.counts)
+    y = top
+    for k, i in enumerate(shown):
+        if k == len(shown) - 1:                                                # 中间省略的一行
+            body.append(_text(60, y + 16, "⋮", 14, "end", MUTED))
+            y += row_h
+        special = i < len(SPECIAL)
+        body.append(_text(48, y + 16, str(i), 12, "end", MUTED))
+        body.append(f'<rect x="58" y="{y + 2}" width="64" height="{row_h - 4}" rx="3" '
+                    f'fill="{"#e3ecf5" if special else "#fffdf8"}" stroke="#d9cfbd"/>')
+        body.append(_text(90, y + 17, tok.tokens[i], 13, "middle", "#2f5d8c" if special else "#2b2620",
+                          weight="normal" if special else "bold"))
+        w = (width - 260) * tok.counts[i] / scale
+        if tok.counts[i]:
+            body.append(f'<rect x="132" y="{y + 5}" width="{max(w, 1.5):.1f}" height="{row_h - 10}" rx="2" '
+                        f'fill="#c9a27e"/>')
+        body.append(_text(138 + max(w, 1.5), y + 16, str(tok.counts[i]) if not special else "特殊标记：0", 11,
+                          fill=MUTED))
+        y += row_h
+    y += 14
+    body.append(_text(12, y + 14, f"编码 {' '.join(text)} → {' '.join(map(str, ids))}", 14, weight="bold"))
+    body.append(_text(12, y + 36, f"解码 {' '.join(map(str, ids))} → {tok.decode(ids)}", 14))
+    steps = [
+        f"表分两段：前 {len(SPECIAL)} 个编号（蓝底）永远是特殊标记 {' '.join(SPECIAL)}，顺序由 SPECIAL 固定，"
+        f"在训练集里的次数记作 0；从编号 {len(SPECIAL)} 开始是真正的字。",
+        f"字按训练集里的出现次数从多到少排：“{tok.tokens[7]}” {tok.counts[7]} 次、“{tok.tokens[8]}” {tok.counts[8]} 次，"
+        f"然后是 {'、'.join(f'“{tok.tokens[i]}”' for i in range(9, 13))}。次数相同的按码位排，表每次都一样。",
+        f"最后一个编号 {len(tok) - 1} 是“{tok.tokens[-1]}”，只出现 {tok.counts[-1]} 次：出现不到 min_count = {tok.min_count} 次的字不进表。",
+        f"编码查 stoi（字 → 编号）：{text} → {ids}；解码查 tokens（编号 → 字），回到原文。",
+        f"表里没有的字编码成 {tok.stoi['<unk>']} = <unk>，解码回来就找不回原字了。",
+    ]
+    return Figure("汉字表：特殊标记在前，字按次数排", _svg(width, height, "汉字表前几个编号与出现次数", body), steps)
 
 
 # ---------- 第 07 课：“明”的下一个字 ----------
@@ -858,7 +908,7 @@ def lesson25() -> Figure:
     return Figure("评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps)
 
 
-FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 7: lesson07, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
+FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 5: lesson05, 7: lesson07, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
                                             16: lesson16, 19: lesson19,
                                             21: lesson21, 22: lesson22, 23: lesson23,
                                             24: lesson24, 25: lesson25}
