@@ -17,9 +17,9 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson07, lesson09, lesson10,
-                                                lesson11, lesson12, lesson14, lesson16, lesson21, lesson22, lesson23,
-                                                lesson24, lesson25)
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson09,
+                                                lesson10, lesson11, lesson12, lesson14, lesson16, lesson21, lesson22,
+                                                lesson23, lesson24, lesson25)
 
 
 class Page(HTMLParser):
@@ -463,3 +463,16 @@ def test_lesson_05_figure_has_the_vocabulary_rows_of_the_experiment():
     assert f"最后一个编号 {last[0]} 是“{last[1]}”，只出现 {last[2]} 次" in figure.steps[2]
     ids = re.search(r"编号（前 12 个）：\[([0-9, ]+)\]", text).group(1).split(", ")[:6]
     assert f"[{', '.join(ids)}]" in figure.steps[3]
+
+
+def test_lesson_06_figure_has_the_layout_and_mask_of_the_experiment():
+    text = recorded(6)
+    rows = re.findall(r"│\s*(\d+) │\s*(\S+) │\s*(\S+) │\s*(是|—) │", text)
+    figure = lesson06()
+    assert len(rows) == int(re.search(r"样本长度 / 输入长度 T：\[\d+, (\d+)\]", text).group(1))
+    cells = re.findall(r'<text [^>]*>([^<]+)</text>', figure.svg.split("位置</text>", 1)[1])
+    assert sum(scored == "是" for *_, scored in rows) == figure.svg.count('stroke="#8c2f1b"')
+    for t, given, target, scored in rows:
+        i = cells.index(t)                                     # 位置号，后面是输入、箭头、目标
+        assert cells[i + 1: i + 4] == [escape(given), "↓", escape(target)], t
+    assert f"共 {sum(s == '是' for *_, s in rows)} 格（红框）" in figure.steps[3]

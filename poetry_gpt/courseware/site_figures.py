@@ -4,6 +4,7 @@
 - 第 02 课：李白《静夜思》四句的编号张量 [B, T] 与它往下的形状；
 - 第 03 课：全部诗正文的字频，按次数排好的前 n 个字覆盖正文的比例；
 - 第 05 课：发布的汉字表的前 13 个编号与最后一个，Tokenizer.counts 记下的训练集次数；
+- 第 06 课：孟浩然《春晓》的样本（encode_sample、make_batch）每一格的输入、目标与损失掩码；
 - 第 07 课：训练集里“明”后面跟过的字，加 k 平滑（bigram.DEFAULT_K）后的概率；
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
@@ -229,6 +230,56 @@ def lesson05() -> Figure:
         f"表里没有的字编码成 {tok.stoi['<unk>']} = <unk>，解码回来就找不回原字了。",
     ]
     return Figure("汉字表：特殊标记在前，字按次数排", _svg(width, height, "汉字表前几个编号与出现次数", body), steps)
+
+
+# ---------- 第 06 课：一条样本的排布与损失掩码 ----------
+
+def lesson06() -> Figure:
+    """孟浩然《春晓》的样本（encode_sample、make_batch，与第 06 课实验相同）：每一格的输入、目标、是否计入损失。"""
+    from ..data import keywords_for, make_batch, poem_body
+
+    tok = default_tokenizer()
+    poem = next(p for p in load_poems() if p["title"] == "春晓" and p["author"] == "孟浩然")
+    ids = encode_sample(poem, tok)
+    x, y, mask = make_batch([ids])                                             # 各 [1, T]
+    T = x.shape[1]
+    per_row, cell_w, band = 14, 42, 96
+    width = 56 + per_row * cell_w + 12
+    bands = (T + per_row - 1) // per_row
+    height = 30 + bands * band + 8
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 18, "每一格：上面是输入（模型读的），下面是目标（要预测的下一格）；红框计入损失", 12, fill=MUTED)]
+    for t in range(T):
+        b, k = divmod(t, per_row)
+        x0, y0 = 56 + k * cell_w, 30 + b * band
+        if k == 0:
+            for label, dy in (("位置", 12), ("输入", 34), ("目标", 70)):
+                body.append(_text(12, y0 + dy, label, 11, fill=MUTED))
+        scored = bool(mask[0, t])
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 12, str(t), 10, "middle", MUTED))
+        body.append(f'<rect x="{x0}" y="{y0 + 18}" width="{cell_w - 4}" height="24" rx="3" fill="#fffdf8" '
+                    f'stroke="#d9cfbd"/>')
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 35, tok.tokens[x[0, t]], 11 if len(tok.tokens[x[0, t]]) > 1 else 14,
+                          "middle"))
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 52, "↓", 11, "middle", MUTED))
+        body.append(f'<rect x="{x0}" y="{y0 + 56}" width="{cell_w - 4}" height="24" rx="3" '
+                    f'fill="{"#f1d2c7" if scored else "#efe9dd"}" '
+                    f'stroke="{"#8c2f1b" if scored else "#d9cfbd"}" stroke-width="{1.5 if scored else 1}"/>')
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 73, tok.tokens[y[0, t]], 11 if len(tok.tokens[y[0, t]]) > 1 else 14,
+                          "middle", "#2b2620" if scored else MUTED))
+    first = int(mask[0].nonzero()[0])
+    n_scored = int(mask.sum())
+    keys = "".join(keywords_for(poem, tok))
+    steps = [
+        f"孟浩然《春晓》排成一条样本（encode_sample）：<bos>、体裁 <5>、关键词“{keys}”、<sep>、正文 {len(poem_body(poem['text']))} 个字和 "
+        f"{len(poem['text']) - len(poem_body(poem['text']))} 个标点、<eos>，共 {len(ids)} 个编号。",
+        f"make_batch 把它错开一格：输入是前 {T} 个，目标是后 {T} 个，第 t 格读输入 t、预测目标 t。",
+        f"前 {first} 格的目标是条件区（体裁、关键词、<sep>）：条件是给模型的提示，不要求它猜，所以不计入损失（灰）。",
+        f"从第 {first} 格（输入 <sep>，目标正文第一个字“{tok.tokens[y[0, first]]}”）起到最后一格（目标 <eos>）都计入损失，"
+        f"共 {n_scored} 格（红框）。",
+        "损失掩码与样本一起算出来（loss_mask_for）：训练、二元基线与评估都只在这些格子上打分。",
+    ]
+    return Figure("一条样本：条件区、正文与损失掩码", _svg(width, height, "春晓样本每一格的输入、目标与损失掩码", body), steps)
 
 
 # ---------- 第 07 课：“明”的下一个字 ----------
@@ -908,7 +959,7 @@ def lesson25() -> Figure:
     return Figure("评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps)
 
 
-FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 5: lesson05, 7: lesson07, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
+FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
                                             16: lesson16, 19: lesson19,
                                             21: lesson21, 22: lesson22, 23: lesson23,
                                             24: lesson24, 25: lesson25}
