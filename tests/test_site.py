@@ -18,8 +18,8 @@ from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
 from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson09,
-                                                lesson10, lesson11, lesson12, lesson14, lesson16, lesson21, lesson22,
-                                                lesson23, lesson24, lesson25)
+                                                lesson10, lesson11, lesson12, lesson14, lesson15, lesson16, lesson21,
+                                                lesson22, lesson23, lesson24, lesson25)
 
 
 class Page(HTMLParser):
@@ -476,3 +476,18 @@ def test_lesson_06_figure_has_the_layout_and_mask_of_the_experiment():
         i = cells.index(t)                                     # 位置号，后面是输入、箭头、目标
         assert cells[i + 1: i + 4] == [escape(given), "↓", escape(target)], t
     assert f"共 {sum(s == '是' for *_, s in rows)} 格（红框）" in figure.steps[3]
+
+
+def test_lesson_15_figure_has_the_position_the_experiment_scores():
+    text = recorded(15)
+    rows = re.findall(r"│\s*(\d) │ (\S) │\s*([0-9.]+) │\s*([0-9.]+) │\s*([0-9.]+) │", text)
+    assert len(rows) == 5
+    figure = lesson15()
+    for _rank, ch, _logit, p, nll in rows:
+        assert re.search(rf">{ch}</text>.*?>{p}</text>", figure.svg) and f">−ln p = {nll}<" in figure.svg, ch
+    rank, _, prob = re.search(r"正确答案的名次、分数与概率：第 (\d+) 名，([0-9.]+)，([0-9.]+)", text).groups()
+    assert f"排第 {rank} 名，p = {prob}" in figure.steps[2]
+    loss = re.search(r"这个位置的交叉熵 −ln p（奈特）：([0-9.]+)", text).group(1)
+    assert f"−ln p = {loss} 奈特" in figure.steps[3]
+    seen = re.search(r"位置 (\d+) 读到：(\S+)", text).groups()
+    assert f"到位置 {seen[0]}（{seen[1]}）为止" in figure.steps[0]

@@ -11,6 +11,7 @@
   两课的实验也调用它）；
 - 第 12 课：torch 的 F.gelu 与 F.relu 在 [-3, 3] 上的曲线，点出实验表里的 x；
 - 第 14 课：默认配置新建模型的 parameter_counts()，与实验的参数表同一个函数；
+- 第 15 课：发布模型读 val 第一首诗，实验里那一格的概率与 −ln p(答案)；
 - 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
 - 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
@@ -575,6 +576,55 @@ def _bars(body: list[str], x0: float, y0: float, rows: list[tuple[str, float, bo
     return len(rows) * row_h
 
 
+# ---------- 第 15 课：一个位置的交叉熵 ----------
+
+def lesson15() -> Figure:
+    """发布模型读 val 第一首诗（与第 15 课实验同一首、同一格）：前 8 个字与正确答案的概率，损失是 −ln p(答案)。"""
+    from ..data import make_batch
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    poem = load_poems("val", 512)[0]
+    ids = encode_sample(poem, tok)
+    x, y, _ = make_batch([ids])                                                # [1, T]
+    t = ids.index(SEP) + 1                                                     # 正文第 1 个字读完，猜第 2 个
+    with torch.no_grad():
+        z = model(x[:, : t + 1])[0][0, t]                                      # [V]：因果模型，后文不影响这一格
+    log_probs = torch.log_softmax(z, -1)
+    answer = int(y[0, t])
+    order = torch.topk(z, 8).indices.tolist()
+    rank = int((z > z[answer]).sum()) + 1
+    shown = order + ([answer] if answer not in order else [])
+    width, row_h = 640, 24
+    height = 46 + row_h * (len(shown) + 1) + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"读到 {tok.decode(ids[: t + 1])}，下一个字的概率 p（softmax(logits)）；"
+                          f"红条是正确答案“{tok.tokens[answer]}”", 12, fill=MUTED)]
+    scale = log_probs.exp().max().item()
+    rows = [(tok.tokens[j], log_probs[j].exp().item(), j == answer) for j in shown]
+    gap = int(answer not in order)                                             # 答案不在前 8：中间空一行写 ⋮
+    _bars(body, 12, 34, rows[: len(order)], width - 260, scale, row_h, 40, 4)
+    _bars(body, 12, 34 + (len(order) + gap) * row_h, rows[len(order):], width - 260, scale, row_h, 40, 4)
+    if gap:
+        body.append(_text(46, 34 + len(order) * row_h + 15, "⋮", 13, "end", MUTED))
+    for i, j in enumerate(shown):
+        y = 34 + (i + (gap if j == answer else 0)) * row_h + 15
+        body.append(_text(width - 12, y, f"−ln p = {-log_probs[j].item():.4f}", 11, "end",
+                          "#8c2f1b" if j == answer else MUTED))
+    loss = -log_probs[answer].item()
+    steps = [
+        f"发布模型读 val 第一首诗“{poem['text']}”的样本，到位置 {t}（{tok.decode(ids[: t + 1])}）为止，要猜下一个字，"
+        f"正确答案是“{tok.tokens[answer]}”。",
+        f"模型给 V = {len(tok)} 个编号各一个分数 logits，softmax 变成概率 p。横条是概率最高的 8 个字："
+        f"“{tok.tokens[order[0]]}” {log_probs[order[0]].exp().item():.4f} 最高。",
+        f"正确答案“{tok.tokens[answer]}”排第 {rank} 名，p = {log_probs[answer].exp().item():.4f}（红条）。",
+        f"这个位置的损失只看答案那一格：−ln p = {loss:.4f} 奈特。p 越大损失越小，p = 1 时为 0；"
+        "别的字的概率只通过“加起来是 1”影响它。",
+        "一批里的损失是计入损失的每一格的 −ln p 求平均（条件区与补齐的格子不算），训练时就是把这个平均往下推。",
+    ]
+    return Figure("一个位置的交叉熵", _svg(width, height, "一个位置上前 8 个字与正确答案的概率横条", body), steps)
+
+
 # ---------- 第 16 课：预热加余弦的学习率日程 ----------
 
 def lesson16() -> Figure:
@@ -959,8 +1009,8 @@ def lesson25() -> Figure:
     return Figure("评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps)
 
 
-FIGURES: dict[int, Callable[[], Figure]] = {2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 14: lesson14,
-                                            16: lesson16, 19: lesson19,
-                                            21: lesson21, 22: lesson22, 23: lesson23,
-                                            24: lesson24, 25: lesson25}
+FIGURES: dict[int, Callable[[], Figure]] = {
+    2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 9: lesson09, 10: lesson10, 11: lesson11,
+    12: lesson12, 14: lesson14, 15: lesson15, 16: lesson16, 19: lesson19, 21: lesson21, 22: lesson22, 23: lesson23,
+    24: lesson24, 25: lesson25}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
