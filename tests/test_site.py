@@ -19,7 +19,7 @@ from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
 from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson09,
                                                 lesson10, lesson11, lesson12, lesson14, lesson15, lesson16, lesson21,
-                                                lesson22, lesson23, lesson24, lesson25)
+                                                lesson22, lesson23, lesson24, lesson25, lesson26)
 
 
 class Page(HTMLParser):
@@ -491,3 +491,16 @@ def test_lesson_15_figure_has_the_position_the_experiment_scores():
     assert f"−ln p = {loss} 奈特" in figure.steps[3]
     seen = re.search(r"位置 (\d+) 读到：(\S+)", text).groups()
     assert f"到位置 {seen[0]}（{seen[1]}）为止" in figure.steps[0]
+
+
+def test_lesson_26_figure_has_the_budget_table_of_the_experiment():
+    text = recorded(26).split("同样 100 万的预算")[0]
+    rows = re.findall(r"│\s*([0-9,]+) │\s*(\d+) │\s*([0-9,]+) │\s*(\d+%) │\s*([0-9.]+%) │\s*(\d+%) │", text)
+    assert len(rows) == 6
+    figure = lesson26()
+    svg = figure.svg
+    for budget, width, _total, table_share, _positions, blocks in rows:
+        svg = svg.split(f">{budget}</text>", 1)[1]                             # 按表的顺序往下找
+        assert re.match(rf".*?>C = {width}<.*?>{table_share}<.*?>{blocks}<", svg), budget
+    assert f"C = {rows[0][1]}，字向量表占 {rows[0][3]}" in figure.steps[1]
+    assert f"C = {rows[-1][1]}，Block 占 {rows[-1][5]}" in figure.steps[2]
