@@ -17,9 +17,9 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson09,
-                                                lesson10, lesson11, lesson12, lesson14, lesson15, lesson16, lesson21,
-                                                lesson22, lesson23, lesson24, lesson25, lesson26)
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson08,
+                                                lesson09, lesson10, lesson11, lesson12, lesson14, lesson15, lesson16,
+                                                lesson21, lesson22, lesson23, lesson24, lesson25, lesson26)
 
 
 class Page(HTMLParser):
@@ -504,3 +504,15 @@ def test_lesson_26_figure_has_the_budget_table_of_the_experiment():
         assert re.match(rf".*?>C = {width}<.*?>{table_share}<.*?>{blocks}<", svg), budget
     assert f"C = {rows[0][1]}，字向量表占 {rows[0][3]}" in figure.steps[1]
     assert f"C = {rows[-1][1]}，Block 占 {rows[-1][5]}" in figure.steps[2]
+
+
+def test_lesson_08_figure_has_the_rows_the_experiment_looks_up():
+    text = recorded(8)
+    figure = lesson08()
+    ids = re.search(r"春 风 月 的编号：(\[[0-9, ]+\])", text).group(1)
+    first = re.search(r"“春”的前 4 个数：(\[[0-9., -]+\])", text).group(1)
+    work = re.findall(r"│\s*(?:one-hot 乘整张表|直接查表) │\s*(\d+) │\s*(\d+) │", text)
+    assert f"编号是 {ids}" in figure.steps[0]
+    assert f"表的第 18 行，前 4 个数 {first}；与直接查表 characters(ids) 相同：是" in figure.steps[2]
+    assert f"= {work[0][0]} 次乘加" in figure.steps[3] and f"= {work[1][1]} 个数" in figure.steps[3]
+    assert figure.svg.count('height="16" fill="#8c2f1b"') == 3  # 每行一个 1

@@ -6,6 +6,7 @@
 - 第 05 课：发布的汉字表的前 13 个编号与最后一个，Tokenizer.counts 记下的训练集次数；
 - 第 06 课：孟浩然《春晓》的样本（encode_sample、make_batch）每一格的输入、目标与损失掩码；
 - 第 07 课：训练集里“明”后面跟过的字，加 k 平滑（bigram.DEFAULT_K）后的概率；
+- 第 08 课：与第 08 课实验同样的种子与新建模型，“春风月”的 one-hot 行乘字向量表；
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
@@ -325,6 +326,63 @@ def lesson07() -> Figure:
         "二元模型只看前一个字：不论前面写了什么，只要上一个字是“明”，下一个字的分布就是这一行。",
     ]
     return Figure(f"“{prev}”的下一个字", _svg(width, height, f"{prev}后面各字的概率横条", body), steps)
+
+
+# ---------- 第 08 课：one-hot 乘表就是查表 ----------
+
+def lesson08() -> Figure:
+    """与第 08 课实验相同的种子与新建模型：“春风月”的 one-hot 行，乘字向量表，取出的就是那几行。"""
+    from torch.nn import functional as F
+
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)                                         # 与实验开头的 setup_experiment() 同一个种子
+        tok = default_tokenizer()
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
+    weight = model.characters.weight.detach()                                  # [V, C]
+    V, C = weight.shape
+    text = "春风月"
+    ids = torch.tensor(tok.encode(text))                                       # [3]
+    one_hot = F.one_hot(ids, V).float()                                        # [3, V]
+    product = one_hot @ weight                                                 # [3, C]
+    k, shown = 4, 40                                                           # 画前 4 个数、one-hot 的前 40 列
+    cell, left, row_h = 8, 70, 64
+    strip_w = shown * cell + 24
+    width = left + strip_w + 60 + k * 52 + 12
+    height = 40 + row_h * len(text) + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 18, f"one-hot [T, V] = [{len(text)}, {V}]（只画前 {shown} 列）  @  字向量表 [V, C] = [{V}, {C}]"
+                          f"  =  [T, C]（只画前 {k} 个数）", 12, fill=MUTED)]
+    for t, ch in enumerate(text):
+        y = 36 + t * row_h
+        i = ids[t].item()
+        body.append(_text(12, y + 20, f"“{ch}” {i}", 13, weight="bold"))
+        for j in range(shown):
+            on = one_hot[t, j].item() == 1
+            body.append(f'<rect x="{left + j * cell}" y="{y + 8}" width="{cell - 1}" height="16" '
+                        f'fill="{"#8c2f1b" if on else "#efe9dd"}"/>')
+        body.append(_text(left + shown * cell + 4, y + 21, "…", 12, fill=MUTED))
+        body.append(_text(left + i * cell + cell / 2, y + 38, f"第 {i} 列是 1", 10, "middle", "#8c2f1b"))
+        x0 = left + strip_w + 12
+        body.append(_text(x0, y + 21, "→", 14, fill=MUTED))
+        for j in range(k):
+            v = product[t, j].item()
+            body.append(f'<rect x="{x0 + 24 + j * 52}" y="{y + 4}" width="48" height="24" rx="3" '
+                        f'fill="{_mix(INK if v >= 0 else BLUE, abs(v) / 0.06)}" stroke="#d9cfbd"/>')
+            body.append(_text(x0 + 48 + j * 52, y + 21, _num(v, 4), 11, "middle"))
+        body.append(_text(x0 + 24, y + 44, f"= 表的第 {i} 行", 10, fill=MUTED))
+    same = torch.allclose(product, model.characters(ids).detach())
+    fmt = lambda v: "[" + ", ".join(f"{x:.4f}" for x in v[:k].tolist()) + "]"   # noqa: E731
+    steps = [
+        f"“{text}”的编号是 {ids.tolist()}。one-hot 把每个编号变成长 V = {V} 的一行，只有那一列是 1（红），其余都是 0。",
+        f"one-hot [{len(text)}, {V}] 乘字向量表 [{V}, {C}]：每一行的结果是表里各行按 0、1 加权求和，"
+        "只有为 1 的那一行留下来。",
+        f"所以“{text[0]}”那一行的结果就是表的第 {ids[0].item()} 行，前 4 个数 {fmt(product[0])}；"
+        f"与直接查表 characters(ids) 相同：{'是' if same else '否'}。",
+        f"工作量差得很多：乘法要做 {len(text)} × {V} × {C} = {len(text) * V * C} 次乘加，查表一次也不用，"
+        f"只是取出 {len(text)} × {C} = {len(text) * C} 个数。",
+        "反向传播也一样：只有被查到的那几行有梯度，别的行的梯度都是 0。",
+    ]
+    return Figure("one-hot 乘表就是查表", _svg(width, height, "春风月的 one-hot 行乘字向量表", body), steps)
 
 
 # ---------- 第 09 课：字向量 + 位置行 = 送进模型的向量 ----------
@@ -1093,7 +1151,7 @@ def lesson26() -> Figure:
 
 
 FIGURES: dict[int, Callable[[], Figure]] = {
-    2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 9: lesson09, 10: lesson10, 11: lesson11,
-    12: lesson12, 14: lesson14, 15: lesson15, 16: lesson16, 19: lesson19, 21: lesson21, 22: lesson22, 23: lesson23,
-    24: lesson24, 25: lesson25, 26: lesson26}
+    2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 8: lesson08, 9: lesson09, 10: lesson10,
+    11: lesson11, 12: lesson12, 14: lesson14, 15: lesson15, 16: lesson16, 19: lesson19, 21: lesson21,
+    22: lesson22, 23: lesson23, 24: lesson24, 25: lesson25, 26: lesson26}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
