@@ -18,8 +18,8 @@ from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
 from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson08,
-                                                lesson09, lesson10, lesson11, lesson12, lesson14, lesson15, lesson16,
-                                                lesson21, lesson22, lesson23, lesson24, lesson25, lesson26)
+                                                lesson09, lesson10, lesson11, lesson12, lesson13, lesson14, lesson15,
+                                                lesson16, lesson21, lesson22, lesson23, lesson24, lesson25, lesson26)
 
 
 class Page(HTMLParser):
@@ -458,7 +458,8 @@ def test_lesson_05_figure_has_the_vocabulary_rows_of_the_experiment():
     figure = lesson05()
     for i, token, count in rows:
         after = figure.svg.split(f'text-anchor="end" fill="#6b6155" font-weight="normal">{i}</text>', 1)[1]
-        assert re.match(rf".*?>{re.escape(escape(token))}</text>.*?>{count if int(count) else '特殊标记：0'}</text>", after), i
+        shown = count if int(count) else "特殊标记：0"
+        assert re.match(rf".*?>{re.escape(escape(token))}</text>.*?>{shown}</text>", after), i
     last = re.search(r"最后一个编号上的字：(\d+) → (\S)（出现 (\d+) 次）", text).groups()
     assert f"最后一个编号 {last[0]} 是“{last[1]}”，只出现 {last[2]} 次" in figure.steps[2]
     ids = re.search(r"编号（前 12 个）：\[([0-9, ]+)\]", text).group(1).split(", ")[:6]
@@ -516,3 +517,13 @@ def test_lesson_08_figure_has_the_rows_the_experiment_looks_up():
     assert f"表的第 18 行，前 4 个数 {first}；与直接查表 characters(ids) 相同：是" in figure.steps[2]
     assert f"= {work[0][0]} 次乘加" in figure.steps[3] and f"= {work[1][1]} 个数" in figure.steps[3]
     assert figure.svg.count('height="16" fill="#8c2f1b"') == 3  # 每行一个 1
+
+
+def test_lesson_13_figure_has_the_residual_stream_of_the_experiment():
+    text = recorded(13)
+    ratios = re.search(r"注意力、MLP 各自加上的修改 / 残差流的大小：\[([0-9.]+), ([0-9.]+)\]", text).groups()
+    stds = re.search(r"│ 残差 \+ LN │" + r"\s*([0-9.]+) │" * 5, text).groups()
+    figure = lesson13()
+    assert f"attention {ratios[0]}，mlp {ratios[1]}" in figure.svg
+    shown = re.search(r"标准差一层层慢慢变大：(.+?)。", figure.steps[3]).group(1).split(" → ")
+    assert [f"{float(s):.3g}" for s in shown] == [f"{float(s):.3g}" for s in stds]  # 实验表用 3 位有效数字

@@ -11,6 +11,7 @@
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
 - 第 12 课：torch 的 F.gelu 与 F.relu 在 [-3, 3] 上的曲线，点出实验表里的 x；
+- 第 13 课：与实验同样的种子、新建模型与 8 首 val 诗，残差流穿过各个 Block 的标准差、第一层的修改有多大；
 - 第 14 课：默认配置新建模型的 parameter_counts()，与实验的参数表同一个函数；
 - 第 15 课：发布模型读 val 第一首诗，实验里那一格的概率与 −ln p(答案)；
 - 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
@@ -262,13 +263,15 @@ def lesson06() -> Figure:
         body.append(_text(x0 + (cell_w - 4) / 2, y0 + 12, str(t), 10, "middle", MUTED))
         body.append(f'<rect x="{x0}" y="{y0 + 18}" width="{cell_w - 4}" height="24" rx="3" fill="#fffdf8" '
                     f'stroke="#d9cfbd"/>')
-        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 35, tok.tokens[x[0, t]], 11 if len(tok.tokens[x[0, t]]) > 1 else 14,
+        name = tok.tokens[x[0, t]]
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 35, name, 11 if len(name) > 1 else 14,
                           "middle"))
         body.append(_text(x0 + (cell_w - 4) / 2, y0 + 52, "↓", 11, "middle", MUTED))
         body.append(f'<rect x="{x0}" y="{y0 + 56}" width="{cell_w - 4}" height="24" rx="3" '
                     f'fill="{"#f1d2c7" if scored else "#efe9dd"}" '
                     f'stroke="{"#8c2f1b" if scored else "#d9cfbd"}" stroke-width="{1.5 if scored else 1}"/>')
-        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 73, tok.tokens[y[0, t]], 11 if len(tok.tokens[y[0, t]]) > 1 else 14,
+        name = tok.tokens[y[0, t]]
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 73, name, 11 if len(name) > 1 else 14,
                           "middle", "#2b2620" if scored else MUTED))
     first = int(mask[0].nonzero()[0])
     n_scored = int(mask.sum())
@@ -988,6 +991,72 @@ def lesson12() -> Figure:
     return Figure("GELU 与 ReLU", _svg(width, height, "GELU 与 ReLU 的曲线", body), steps)
 
 
+# ---------- 第 13 课：残差流与先归一化的 Block ----------
+
+def lesson13() -> Figure:
+    """与第 13 课实验相同的种子、新建模型与 8 首 val 诗：残差流穿过 4 个 Block，每层后的标准差；
+    第一个 Block 里注意力、MLP 加上的修改有多大。"""
+    from ..data import make_batch
+
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)                                         # 与实验开头的 setup_experiment() 同一个种子
+        tok = default_tokenizer()
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval()
+    ids, _, _ = make_batch([encode_sample(p, tok) for p in load_poems("val")[:8]])   # [8, T]
+    with torch.no_grad():
+        x = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))      # [8, T, C]
+        b0 = model.blocks[0]
+        attn = b0.attention(b0.norm1(x))
+        mlp = b0.mlp(b0.norm2(x + attn))
+        ratios = [(attn.norm() / x.norm()).item(), (mlp.norm() / (x + attn).norm()).item()]
+        z, stds = x, [x.std().item()]
+        for block in model.blocks:
+            z = block(z)
+            stds.append(z.std().item())
+    n = len(model.blocks)
+    width, height, left = 640, 250, 30
+    seg = (width - left - 60) / n
+    line_y = 70
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, "残差流（粗线）穿过 4 个 Block；每个 Block：norm1 → attention → 加回，norm2 → mlp → 加回", 12,
+                  fill=MUTED),
+            f'<line x1="{left}" y1="{line_y}" x2="{width - 30}" y2="{line_y}" stroke="#8c2f1b" stroke-width="5"/>',
+            _text(width - 26, line_y + 5, "▶", 14, fill="#8c2f1b")]
+    for i in range(n):
+        x0 = left + 20 + i * seg
+        for k, (norm, sub) in enumerate((("norm1", "attention"), ("norm2", "mlp"))):
+            bx = x0 + k * seg / 2
+            body.append(f'<line x1="{bx:.1f}" y1="{line_y}" x2="{bx:.1f}" y2="{line_y + 40}" stroke="{MUTED}"/>')
+            body.append(f'<rect x="{bx - 4:.1f}" y="{line_y + 40}" width="{seg / 2 - 10:.1f}" height="44" rx="4" '
+                        f'fill="#fffdf8" stroke="#d9cfbd"/>')
+            body.append(_text(bx + seg / 4 - 9, line_y + 58, norm, 10, "middle", MUTED))
+            body.append(_text(bx + seg / 4 - 9, line_y + 75, sub, 10, "middle"))
+            end = bx + seg / 2 - 18
+            body.append(f'<line x1="{end:.1f}" y1="{line_y + 40}" x2="{end:.1f}" y2="{line_y + 8}" stroke="{MUTED}"/>')
+            body.append(_text(end, line_y + 5, "⊕", 14, "middle", "#8c2f1b"))
+        body.append(_text(x0 - 6 + seg / 2 * 0, line_y - 14, f"层 {i}", 11, fill=MUTED))
+    for i, s in enumerate(stds):
+        xs = left + 6 + i * seg if i < n else width - 40
+        body.append(_text(xs, height - 40 if i % 2 == 0 else height - 24, f"{'输入' if i == 0 else f'{i} 层后'} {s:.4f}",
+                          11, "start" if i < n else "end"))
+    body.append(_text(left, line_y + 104, f"层 0 加上的修改 / 残差流的大小：attention {ratios[0]:.4f}，mlp {ratios[1]:.4f}",
+                      11, fill="#8c2f1b"))
+    body.append(_text(12, height - 58, "残差流的标准差：", 11, fill=MUTED))
+    steps = [
+        f"与第 13 课实验一样：新建的默认模型（种子 {COURSE_SEED}，还没训练），val 里前 8 首诗排成一批，"
+        f"查表加位置得到 [B, T, C] = {list(x.shape)}，从左边进入残差流（粗线）。",
+        "每个 Block 从残差流上分出两条支路：先 norm1（LayerNorm）归一化一份副本，注意力读它、算出修改，在 ⊕ 处加回；"
+        "再 norm2 → mlp → 加回。残差流本身不被归一化，也不被替换。",
+        f"第一个 Block 里，注意力加上的修改是残差流大小的 {ratios[0]:.4f}，MLP 的是 {ratios[1]:.4f}："
+        "修改是加上去的，原来的残差流一个数也没丢。",
+        "残差流的标准差一层层慢慢变大：" + " → ".join(f"{s:.4f}" for s in stds) + "。没有残差时信号会一层层缩没"
+        "（实验表里“都没有”那一行），有了残差和 LayerNorm 才稳定。",
+        "这种先归一化、再进子层的写法叫 pre-norm（GPT-2 起的做法）；最后还有一个 LayerNorm，之后才乘回输出层。",
+    ]
+    return Figure("残差流与先归一化的 Block", _svg(width, height, "残差流穿过四个 Block 的示意图与每层后的标准差", body),
+                  steps)
+
+
 # ---------- 第 14 课：参数都在哪 ----------
 
 def lesson14() -> Figure:
@@ -1152,6 +1221,6 @@ def lesson26() -> Figure:
 
 FIGURES: dict[int, Callable[[], Figure]] = {
     2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 8: lesson08, 9: lesson09, 10: lesson10,
-    11: lesson11, 12: lesson12, 14: lesson14, 15: lesson15, 16: lesson16, 19: lesson19, 21: lesson21,
-    22: lesson22, 23: lesson23, 24: lesson24, 25: lesson25, 26: lesson26}
+    11: lesson11, 12: lesson12, 13: lesson13, 14: lesson14, 15: lesson15, 16: lesson16, 19: lesson19,
+    21: lesson21, 22: lesson22, 23: lesson23, 24: lesson24, 25: lesson25, 26: lesson26}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
