@@ -19,7 +19,8 @@ from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
 from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson08,
                                                 lesson09, lesson10, lesson11, lesson12, lesson13, lesson14, lesson15,
-                                                lesson16, lesson21, lesson22, lesson23, lesson24, lesson25, lesson26)
+                                                lesson16, lesson20, lesson21, lesson22, lesson23, lesson24, lesson25,
+                                                lesson26)
 
 
 class Page(HTMLParser):
@@ -527,3 +528,14 @@ def test_lesson_13_figure_has_the_residual_stream_of_the_experiment():
     assert f"attention {ratios[0]}，mlp {ratios[1]}" in figure.svg
     shown = re.search(r"标准差一层层慢慢变大：(.+?)。", figure.steps[3]).group(1).split(" → ")
     assert [f"{float(s):.3g}" for s in shown] == [f"{float(s):.3g}" for s in stds]  # 实验表用 3 位有效数字
+
+
+def test_lesson_20_figure_counts_the_positions_of_the_experiment():
+    text = recorded(20)
+    poem = re.search(r"写出的诗：(\S+)", text).group(1)
+    full = re.search(r"整段重算：送进模型的位置数合计：(\d+)", text).group(1)
+    cached = re.search(r"KV 缓存：送进模型的位置数合计：(\d+)", text).group(1)
+    figure = lesson20()
+    assert f"写出“{poem}”" in figure.steps[0]
+    assert f"整段重算合计 {full} 个位置，KV 缓存合计 {cached} 个" in figure.svg
+    assert figure.svg.count('fill="#8c2f1b"') == int(cached)

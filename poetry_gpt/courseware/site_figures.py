@@ -16,6 +16,7 @@
 - 第 15 课：发布模型读 val 第一首诗，实验里那一格的概率与 −ln p(答案)；
 - 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
+- 第 20 课：发布模型从 <bos> <5> 月 <sep> 贪心地写，每一步整段重算与 KV 缓存要送进模型的位置；
 - 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
 - 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（generate.Constraint）；
 - 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
@@ -727,6 +728,63 @@ def lesson16() -> Figure:
     return Figure("base 预设的学习率日程", _svg(width, height, "学习率随步数变化的曲线", body), steps)
 
 
+# ---------- 第 20 课：KV 缓存省下了什么 ----------
+
+def lesson20() -> Figure:
+    """发布模型从条件区 <bos> <5> 月 <sep> 贪心地写（与第 20 课实验第 1 部分同一首）：每一步送进模型的位置，
+    整段重算（浅）与 KV 缓存（红）。"""
+    from ..data import BOS, EOS, FIVE
+    from ..model import KVCache
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    model.eval()
+    prompt = [BOS, FIVE] + tok.encode("月") + [SEP]
+    cache, out = KVCache(model.config.n_layers), []
+    with torch.no_grad():
+        logits = model(torch.tensor([prompt]), kv_cache=cache)[0][0, -1]
+        while True:
+            token = int(logits.argmax())
+            if token == EOS or len(prompt) + len(out) >= model.config.context_length:
+                break
+            out.append(token)
+            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
+    steps_n = len(out) + 1                                                     # 最后一步选出 <eos>
+    total = len(prompt) + len(out)
+    cell, left, top = 18, 60, 46
+    width = left + total * cell + 16
+    height = top + steps_n * cell + 30
+    labels = [tok.tokens[i] for i in prompt + out]
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 18, "每一行是一步，每一格是这一步送进模型的一个位置：浅色＝整段重算要算的，红＝KV 缓存真正要算的", 12,
+                  fill=MUTED)]
+    for j, name in enumerate(labels):
+        body.append(_text(left + j * cell + cell / 2, top - 8, name if len(name) == 1 else "·", 11, "middle",
+                          MUTED if j < len(prompt) else "#2b2620"))
+    for s in range(steps_n):
+        y = top + s * cell
+        seen = len(prompt) + s                                                 # 这一步前文的长度
+        if s % 4 == 0 or s == steps_n - 1:
+            body.append(_text(left - 8, y + 13, f"第 {s} 步", 10, "end", MUTED))
+        for j in range(seen):
+            new = j >= (0 if s == 0 else seen - 1)
+            body.append(f'<rect x="{left + j * cell}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
+                        f'fill="{"#8c2f1b" if new else "#e8dccb"}"/>')
+    full = sum(len(prompt) + s for s in range(steps_n))
+    cached = len(prompt) + steps_n - 1
+    body.append(_text(left, height - 10, f"整段重算合计 {full} 个位置，KV 缓存合计 {cached} 个", 12, weight="bold"))
+    steps = [
+        f"发布模型从条件区 {' '.join(tok.tokens[i] for i in prompt)} 开始贪心地写（每步取分数最高的字），"
+        f"写出“{tok.decode(out)}”，第 {steps_n - 1} 步选出 <eos> 停下。",
+        "每一行是一步，格子是这一步要送进模型算的位置。整段重算每一步都把前文全部再送一遍（整行浅色加最后一格），"
+        "所以是一个越来越宽的三角形。",
+        f"KV 缓存：第 0 步算条件区的 {len(prompt)} 个位置，之后每步只送 1 个新字（红），前面各位置每层的 k、v 已经存在 KVCache 里。",
+        f"合计：整段重算 {full} 个位置，KV 缓存 {cached} 个。前文越长，省下的越多；两种做法写出的诗相同。",
+        f"前文最多 context_length = {model.config.context_length} 个位置：缓存满了就不能再往后写。",
+    ]
+    return Figure("KV 缓存省下了什么", _svg(width, height, "每一步整段重算与 KV 缓存要算的位置", body), steps)
+
+
 # ---------- 第 21 课：温度、top-k、top-p 怎样改变一步的分布 ----------
 
 @functools.cache
@@ -1222,5 +1280,5 @@ def lesson26() -> Figure:
 FIGURES: dict[int, Callable[[], Figure]] = {
     2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 8: lesson08, 9: lesson09, 10: lesson10,
     11: lesson11, 12: lesson12, 13: lesson13, 14: lesson14, 15: lesson15, 16: lesson16, 19: lesson19,
-    21: lesson21, 22: lesson22, 23: lesson23, 24: lesson24, 25: lesson25, 26: lesson26}
+    20: lesson20, 21: lesson21, 22: lesson22, 23: lesson23, 24: lesson24, 25: lesson25, 26: lesson26}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
