@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -16,8 +17,10 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson09, lesson10, lesson11, lesson16, lesson21, lesson22,
-                                                lesson23, lesson24)
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson08,
+                                                lesson09, lesson10, lesson11, lesson12, lesson13, lesson14, lesson15,
+                                                lesson16, lesson20, lesson21, lesson22, lesson23, lesson24, lesson25,
+                                                lesson26)
 
 
 class Page(HTMLParser):
@@ -355,3 +358,184 @@ def test_lesson_24_figure_scores_shan_xing_like_the_experiment():
     wrong = [(i + 1, j + 1) for i, m in enumerate(marks) for j, c in enumerate(m) if c == "×"]
     assert [tuple(map(int, w)) for w in re.findall(r"第 (\d) 句第 (\d) 字", figure.steps[2])] == wrong
     assert figure.svg.count('fill="#f1d2c7"') == len(wrong)
+
+
+# 下面几课的图对照 ./poet verify --record 记下的输出（lessons/NN/output.txt），不在测试里重跑实验
+
+def recorded(number: int) -> str:
+    """第 number 课实验记下的输出（去掉开头的 # 说明行）。"""
+    text = (BY_NUMBER[number].folder / "output.txt").read_text(encoding="utf-8")
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+
+
+def test_lesson_12_figure_has_the_gelu_values_of_the_experiment_table():
+    rows = re.findall(r"│\s*(-?[0-9.]+) │\s*(-?[0-9.]+) │\s*(-?[0-9.]+) │\s*(-?[0-9.]+) │\s*([0-9.]+) │", recorded(12))
+    assert len(rows) == 9
+    figure = lesson12()
+    for x, _relu, gelu, _tanh, _phi in rows:
+        assert f"GELU({x}) = {gelu}" in figure.steps[3], (x, gelu)
+    gap = re.search(r"精确与 tanh 近似在 \[-6, 6\] 上最多相差：([0-9.]+)", recorded(12)).group(1)
+    assert f"最多差 {float(gap):.6f}" in figure.steps[4]  # 最大差在 x = -2.70，[-3, 3] 里
+    assert figure.svg.count("<circle") == 10
+
+
+def test_lesson_14_figure_has_the_parameter_table_of_the_experiment():
+    text = recorded(14)
+    rows = {name: (n, share) for name, n, share in re.findall(
+        r"│\s*(characters|positions|attention|mlp|norms) │\s*(\d+) │[^│]*│\s*([0-9.]+%) │", text)}
+    total = re.search(r"│\s*合计 │\s*(\d+) │", text).group(1)
+    assert len(rows) == 5
+    figure = lesson14()
+    for name, (n, share) in rows.items():
+        assert f">{n}（{share}）<" in figure.svg, name
+    assert f"合计 {total}" in figure.steps[0]
+
+
+def test_lesson_02_figure_has_the_ids_of_the_experiment():
+    text = recorded(2)
+    rows = re.findall(r"│ (\d) │\s*\[([0-9, ]+)\] │ (\S+) │", text)
+    assert len(rows) == 4
+    figure = lesson02()
+    for b, ids, line in rows:
+        cells = re.findall(r">(\d+)</text>", figure.svg.split(f">b={b}<")[1].split("← ids")[0])
+        assert ", ".join(cells) == ids, b
+    shapes = dict(re.findall(r"│\s*(characters\(ids\)|x\.mean\(-1, keepdim=True\)) │ (\[[0-9, ]+\]) │", text))
+    assert f"[B, T, C] = {shapes['characters(ids)']}" in figure.steps[2]
+    logits = re.search(r"logits 形状 \[B, T, V\]：(\[[0-9, ]+\])", text).group(1)
+    flat = re.search(r"摊平成 \[B\*T, V\]：(\[[0-9, ]+\])", text).group(1)
+    assert f">{logits}<" in figure.svg and f">{flat}<" in figure.svg
+    assert "ids[3, 4] 是 " + re.search(r"ids\[3, 4\]（一格，0 维张量）：(\d+ → \S+)，", text).group(1) in figure.steps[1]
+
+
+def test_lesson_03_figure_has_the_coverage_of_the_experiment():
+    text = recorded(3)
+    need = dict(re.findall(r"│\s*(\d+)% │\s*(\d+) │\s*[0-9.]+ │", text))
+    assert set(need) == {"50", "90", "99"}
+    figure = lesson03()
+    for share, n in need.items():
+        assert f">前 {n} 个字 → {share}%<" in figure.svg
+    total = re.search(r"正文汉字总数：(\d+)", text).group(1)
+    distinct = re.search(r"不同的字：(\d+)", text).group(1)
+    assert f"正文汉字 {total} 个，不同的字 {distinct} 个" in figure.steps[0]
+    forms = re.search(r"│\s*合计 │\s*(\d+) │\s*(\d+) │\s*(\d+) │", text).groups()
+    assert f"共 {forms[2]} 首（五言绝句 {forms[0]}、七言绝句 {forms[1]}）" in figure.steps[0]
+    first = re.search(r"│\s*1 │ (\S) │\s*(\d+) │", text).groups()
+    assert f"第 1 名“{first[0]}”出现 {first[1]} 次" in figure.steps[1]
+
+
+def test_lesson_25_figure_has_the_human_rows_of_the_experiment():
+    """人写的诗：实验第 3 部分在同一批 val 诗上算的数，与记下的 ./poet eval 相同（图读的是后者）。"""
+    text = recorded(25)
+    figure = lesson25()
+    names = {"押韵（两字不同）": "押韵", "平仄（宽式）": "平仄", "粘对全合": "粘对全合", "有字用≥3次": "3 次以上"}
+    for label, where in names.items():
+        five, seven = re.search(rf"│\s*{re.escape(label)} │[^│]*│[^│]*│\s*([0-9.]+) │\s*([0-9.]+) │", text).groups()
+        step = next(s for s in figure.steps if where in s)
+        assert f"人写 {five} / {seven}" in step, label
+        assert f">{five}<" in figure.svg and f">{seven}<" in figure.svg
+    assert figure.svg.count('fill="#8c2f1b"') == 8  # 每格两根人写的横条描红
+
+
+def test_lesson_07_figure_has_the_counts_of_the_bigram_model():
+    """图在正文里直接数“明”的下一个字（不跑 BigramModel.fit）；数与概率要和实验用 BigramModel 算的表相同。"""
+    text = recorded(7)
+    table = text.split("“明”的下一个字")[1].split("正文的第一个字")[0]
+    rows = re.findall(r"│\s*(\S) │\s*(\d+) │\s*([0-9.]+) │", table)
+    assert len(rows) == 6
+    figure = lesson07()
+    for ch, count, p in rows:
+        assert re.search(rf">{re.escape(ch)}</text>.*?>{p}</text>", figure.svg), (ch, p)
+        assert f">c = {count}<" in figure.svg
+    total = re.search(r"“明”后面一共跟过几次：(\d+)", text).group(1)
+    smoothed = re.search(r"平滑后 P\(鲸 \| 明\) = [^：]+：([0-9.]+)", text).group(1)
+    assert f"当过 {total} 次前一个字" in figure.steps[0]
+    assert f"平滑后仍有 {smoothed}" in figure.steps[3]
+
+
+def test_lesson_05_figure_has_the_vocabulary_rows_of_the_experiment():
+    text = recorded(5)
+    rows = re.findall(r"│\s*(\d+) │\s*(\S+) │\s*(\d+) │", text.split("汉字表的前 13 行")[1].split("最后一个编号")[0])
+    assert len(rows) == 13
+    figure = lesson05()
+    for i, token, count in rows:
+        after = figure.svg.split(f'text-anchor="end" fill="#6b6155" font-weight="normal">{i}</text>', 1)[1]
+        shown = count if int(count) else "特殊标记：0"
+        assert re.match(rf".*?>{re.escape(escape(token))}</text>.*?>{shown}</text>", after), i
+    last = re.search(r"最后一个编号上的字：(\d+) → (\S)（出现 (\d+) 次）", text).groups()
+    assert f"最后一个编号 {last[0]} 是“{last[1]}”，只出现 {last[2]} 次" in figure.steps[2]
+    ids = re.search(r"编号（前 12 个）：\[([0-9, ]+)\]", text).group(1).split(", ")[:6]
+    assert f"[{', '.join(ids)}]" in figure.steps[3]
+
+
+def test_lesson_06_figure_has_the_layout_and_mask_of_the_experiment():
+    text = recorded(6)
+    rows = re.findall(r"│\s*(\d+) │\s*(\S+) │\s*(\S+) │\s*(是|—) │", text)
+    figure = lesson06()
+    assert len(rows) == int(re.search(r"样本长度 / 输入长度 T：\[\d+, (\d+)\]", text).group(1))
+    cells = re.findall(r'<text [^>]*>([^<]+)</text>', figure.svg.split("位置</text>", 1)[1])
+    assert sum(scored == "是" for *_, scored in rows) == figure.svg.count('stroke="#8c2f1b"')
+    for t, given, target, scored in rows:
+        i = cells.index(t)                                     # 位置号，后面是输入、箭头、目标
+        assert cells[i + 1: i + 4] == [escape(given), "↓", escape(target)], t
+    assert f"共 {sum(s == '是' for *_, s in rows)} 格（红框）" in figure.steps[3]
+
+
+def test_lesson_15_figure_has_the_position_the_experiment_scores():
+    text = recorded(15)
+    rows = re.findall(r"│\s*(\d) │ (\S) │\s*([0-9.]+) │\s*([0-9.]+) │\s*([0-9.]+) │", text)
+    assert len(rows) == 5
+    figure = lesson15()
+    for _rank, ch, _logit, p, nll in rows:
+        assert re.search(rf">{ch}</text>.*?>{p}</text>", figure.svg) and f">−ln p = {nll}<" in figure.svg, ch
+    rank, _, prob = re.search(r"正确答案的名次、分数与概率：第 (\d+) 名，([0-9.]+)，([0-9.]+)", text).groups()
+    assert f"排第 {rank} 名，p = {prob}" in figure.steps[2]
+    loss = re.search(r"这个位置的交叉熵 −ln p（奈特）：([0-9.]+)", text).group(1)
+    assert f"−ln p = {loss} 奈特" in figure.steps[3]
+    seen = re.search(r"位置 (\d+) 读到：(\S+)", text).groups()
+    assert f"到位置 {seen[0]}（{seen[1]}）为止" in figure.steps[0]
+
+
+def test_lesson_26_figure_has_the_budget_table_of_the_experiment():
+    text = recorded(26).split("同样 100 万的预算")[0]
+    rows = re.findall(r"│\s*([0-9,]+) │\s*(\d+) │\s*([0-9,]+) │\s*(\d+%) │\s*([0-9.]+%) │\s*(\d+%) │", text)
+    assert len(rows) == 6
+    figure = lesson26()
+    svg = figure.svg
+    for budget, width, _total, table_share, _positions, blocks in rows:
+        svg = svg.split(f">{budget}</text>", 1)[1]                             # 按表的顺序往下找
+        assert re.match(rf".*?>C = {width}<.*?>{table_share}<.*?>{blocks}<", svg), budget
+    assert f"C = {rows[0][1]}，字向量表占 {rows[0][3]}" in figure.steps[1]
+    assert f"C = {rows[-1][1]}，Block 占 {rows[-1][5]}" in figure.steps[2]
+
+
+def test_lesson_08_figure_has_the_rows_the_experiment_looks_up():
+    text = recorded(8)
+    figure = lesson08()
+    ids = re.search(r"春 风 月 的编号：(\[[0-9, ]+\])", text).group(1)
+    first = re.search(r"“春”的前 4 个数：(\[[0-9., -]+\])", text).group(1)
+    work = re.findall(r"│\s*(?:one-hot 乘整张表|直接查表) │\s*(\d+) │\s*(\d+) │", text)
+    assert f"编号是 {ids}" in figure.steps[0]
+    assert f"表的第 18 行，前 4 个数 {first}；与直接查表 characters(ids) 相同：是" in figure.steps[2]
+    assert f"= {work[0][0]} 次乘加" in figure.steps[3] and f"= {work[1][1]} 个数" in figure.steps[3]
+    assert figure.svg.count('height="16" fill="#8c2f1b"') == 3  # 每行一个 1
+
+
+def test_lesson_13_figure_has_the_residual_stream_of_the_experiment():
+    text = recorded(13)
+    ratios = re.search(r"注意力、MLP 各自加上的修改 / 残差流的大小：\[([0-9.]+), ([0-9.]+)\]", text).groups()
+    stds = re.search(r"│ 残差 \+ LN │" + r"\s*([0-9.]+) │" * 5, text).groups()
+    figure = lesson13()
+    assert f"attention {ratios[0]}，mlp {ratios[1]}" in figure.svg
+    shown = re.search(r"标准差一层层慢慢变大：(.+?)。", figure.steps[3]).group(1).split(" → ")
+    assert [f"{float(s):.3g}" for s in shown] == [f"{float(s):.3g}" for s in stds]  # 实验表用 3 位有效数字
+
+
+def test_lesson_20_figure_counts_the_positions_of_the_experiment():
+    text = recorded(20)
+    poem = re.search(r"写出的诗：(\S+)", text).group(1)
+    full = re.search(r"整段重算：送进模型的位置数合计：(\d+)", text).group(1)
+    cached = re.search(r"KV 缓存：送进模型的位置数合计：(\d+)", text).group(1)
+    figure = lesson20()
+    assert f"写出“{poem}”" in figure.steps[0]
+    assert f"整段重算合计 {full} 个位置，KV 缓存合计 {cached} 个" in figure.svg
+    assert figure.svg.count('fill="#8c2f1b"') == int(cached)

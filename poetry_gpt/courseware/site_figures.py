@@ -1,15 +1,28 @@
 """课程网站的插图：在构建网站时用仓库里的代码现算，画成内嵌 SVG，并配一段逐步的文字解读。
 
 每张图的数和实验打印的数出自同一段计算：
+- 第 02 课：李白《静夜思》四句的编号张量 [B, T] 与它往下的形状；
+- 第 03 课：全部诗正文的字频，按次数排好的前 n 个字覆盖正文的比例；
+- 第 05 课：发布的汉字表的前 13 个编号与最后一个，Tokenizer.counts 记下的训练集次数；
+- 第 06 课：孟浩然《春晓》的样本（encode_sample、make_batch）每一格的输入、目标与损失掩码；
+- 第 07 课：训练集里“明”后面跟过的字，加 k 平滑（bigram.DEFAULT_K）后的概率；
+- 第 08 课：与第 08 课实验同样的种子与新建模型，“春风月”的 one-hot 行乘字向量表；
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
   两课的实验也调用它）；
+- 第 12 课：torch 的 F.gelu 与 F.relu 在 [-3, 3] 上的曲线，点出实验表里的 x；
+- 第 13 课：与实验同样的种子、新建模型与 8 首 val 诗，残差流穿过各个 Block 的标准差、第一层的修改有多大；
+- 第 14 课：默认配置新建模型的 parameter_counts()，与实验的参数表同一个函数；
+- 第 15 课：发布模型读 val 第一首诗，实验里那一格的概率与 −ln p(答案)；
 - 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
+- 第 20 课：发布模型从 <bos> <5> 月 <sep> 贪心地写，每一步整段重算与 KV 缓存要送进模型的位置；
 - 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
 - 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（generate.Constraint）；
 - 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
-- 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）。
+- 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）；
+- 第 25 课：记下的 ./poet eval（figures/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写；
+- 第 26 课：每个参数预算选出的宽度，参数分成字向量表、位置表与 Block（在 meta 设备上建模型数参数）。
 """
 from __future__ import annotations
 
@@ -67,6 +80,313 @@ def _text(x: float, y: float, content: str, size: int = 12, anchor: str = "start
           weight: str = "normal") -> str:
     return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{fill}" '
             f'font-weight="{weight}">{escape(content)}</text>')
+
+
+# ---------- 第 02 课：一批诗的三种形状 ----------
+
+def lesson02() -> Figure:
+    """与第 02 课实验同一首《静夜思》：编号张量 [B, T] 的每一格，和它往下变成的 [B, T, C]、[B, T, V]。"""
+    tok = default_tokenizer()
+    poem = next(p for p in load_poems() if p["title"] == "静夜思" and p["author"] == "李白")
+    lines = split_lines(poem["text"])
+    ids = torch.tensor([tok.encode(line) for line in lines])                  # [B, T]
+    B, T = ids.shape
+    C, V = 8, len(tok)                                                         # C 是实验里建的小表的宽度
+    cell_w, cell_h, left, top = 62, 46, 64, 40
+    width = left + T * cell_w + 200
+    grid_h = B * cell_h
+    stages = [(f"x = characters(ids)", [B, T, C], f"每格查出 C = {C} 个数"),
+              (f"h = x + pos（pos [{T}, {C}] 广播到每一句）", [B, T, C], "形状不变"),
+              (f"logits = h @ characters.weight.T", [B, T, V], "每格 V 个分数"),
+              ("logits.reshape(B * T, V)", [B * T, V], "交给 cross_entropy")]
+    height = top + grid_h + 34 + len(stages) * 44 + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"ids [B, T] = [{B}, {T}]：一行一句，一格一个字的编号", 13, weight="bold")]
+    for b in range(B):
+        y = top + b * cell_h
+        body.append(_text(left - 10, y + 28, f"b={b}", 11, "end", MUTED))
+        for t in range(T):
+            x = left + t * cell_w
+            first = t == 0
+            body.append(f'<rect x="{x}" y="{y}" width="{cell_w - 4}" height="{cell_h - 4}" rx="3" '
+                        f'fill="{"#f1d2c7" if first else "#fffdf8"}" stroke="#d9cfbd"/>')
+            body.append(_text(x + (cell_w - 4) / 2, y + 19, lines[b][t], 16, "middle", weight="bold"))
+            body.append(_text(x + (cell_w - 4) / 2, y + 36, str(ids[b, t].item()), 11, "middle", MUTED))
+        body.append(_text(left + T * cell_w + 6, y + 28, f"← ids[{b}]，形状 [{T}]", 11, fill=MUTED))
+    body.append(_text(left, top + grid_h + 14, f"红底一列：ids[:, 0] = {tok.decode(ids[:, 0])}，形状 [{B}]", 11,
+                      fill="#8c2f1b"))
+    for i, (label, shape, note) in enumerate(stages):
+        y = top + grid_h + 34 + i * 44
+        body.append(_text(left, y + 8, "↓ " + label, 12, fill=MUTED))
+        body.append(_text(left, y + 28, f"{shape}", 15, weight="bold"))
+        body.append(_text(left + 150, y + 28, note, 12, fill=MUTED))
+    steps = [
+        f"最上面是编号张量 ids：{B} 行是李白《静夜思》的 {B} 句，{T} 列是每句的 {T} 个位置，每格上面是字、下面是它在汉字表里的编号"
+        f"（“{lines[0][0]}”是 {ids[0, 0].item()}）。形状 [B, T] = {list(ids.shape)}。",
+        f"取一行 ids[0] 得到第一句，形状 [{T}]；取一列 ids[:, 0]（红底）得到每句的第一个字“{tok.decode(ids[:, 0])}”，形状 [{B}]；"
+        f"取一格 ids[3, 4] 是 {ids[3, 4].item()} → {tok.decode([ids[3, 4]])}，形状 []。",
+        f"characters(ids) 把每格换成一行 C = {C} 个数：[B, T] 变成 [B, T, C] = {[B, T, C]}。",
+        f"加位置表 pos [{T}, {C}]：从右往左对齐，缺的 B 那一维当成 1，每一句加的是同一张表，形状不变。",
+        f"乘回汉字表（[{C}, {V}]）得到 logits [B, T, V] = {[B, T, V]}；摊平成 [{B * T}, {V}] 交给 cross_entropy，"
+        f"第 b×T+t 行就是 logits[b, t]。",
+    ]
+    return Figure("一批诗的三种形状", _svg(width, height, "静夜思的编号张量与它的形状变化", body), steps)
+
+
+# ---------- 第 03 课：少数常用字撑起大部分正文 ----------
+
+@functools.cache
+def _character_counts():
+    """全部诗的正文汉字计数（poem_body 去掉标点），与第 03 课实验同样地数。"""
+    from collections import Counter
+
+    from ..data import poem_body
+
+    chars: Counter = Counter()
+    for p in load_poems():
+        chars.update(poem_body(p["text"]))
+    return chars
+
+
+def lesson03() -> Figure:
+    """按次数排好的前 n 个字覆盖正文的比例（实验的覆盖曲线），标出 50%、90%、99%。"""
+    import itertools
+
+    poems = load_poems()
+    chars = _character_counts()
+    total = sum(chars.values())
+    ranked = chars.most_common()
+    covered = list(itertools.accumulate(n for _, n in ranked))
+    need = {s: next(i for i, c in enumerate(covered, start=1) if c >= s * total) for s in (0.5, 0.9, 0.99)}
+    width, height = 640, 300
+    X, Y, body = _plot(width, height, (0, len(ranked)), (0, 1), margin=(24, 16, 40, 56))
+    for v in (0, 0.5, 0.9, 0.99):
+        body.append(_text(48, Y(v) + 4, f"{v:.0%}", 11, "end", MUTED))
+    for n in range(0, len(ranked) + 1, 2000):
+        body.append(_text(X(n), height - 22, str(n), 11, "middle", MUTED))
+    points = [(0, 0)] + [(n, covered[n - 1] / total) for n in range(1, len(covered) + 1, 20)] \
+        + [(len(covered), 1.0)]
+    body.append(_polyline(points, X, Y, "#8c2f1b"))
+    for i, (share, n) in enumerate(need.items()):
+        body.append(f'<line x1="{X(n):.1f}" y1="{Y(share):.1f}" x2="{X(n):.1f}" y2="{Y(0):.1f}" stroke="#c9a27e" '
+                    f'stroke-dasharray="3 3"/>')
+        body.append(_dot(X(n), Y(share)))
+        body.append(_text(X(n) + 8, Y(share) + 16 + 4 * i, f"前 {n} 个字 → {share:.0%}", 12))
+    body.append(_text(width - 16, height - 6, "按次数排好的前 n 个字", 11, "end", MUTED))
+    body.append(_text(60, 14, "覆盖正文的比例", 11, fill=MUTED))
+    forms = {f: sum(p["form"] == f for p in poems) for f in ("五言绝句", "七言绝句")}
+    top = "".join(c for c, _ in ranked[:8])
+    steps = [
+        f"语料 data/poems.jsonl 共 {len(poems)} 首（五言绝句 {forms['五言绝句']}、七言绝句 {forms['七言绝句']}），"
+        f"正文汉字 {total} 个，不同的字 {len(ranked)} 个。",
+        f"把不同的字按出现次数从多到少排好：{top}……第 1 名“{ranked[0][0]}”出现 {ranked[0][1]} 次。",
+        f"横轴是前 n 个字，纵轴是它们合起来占正文的比例：前 {need[0.5]} 个字就占了一半，"
+        f"前 {need[0.9]} 个占 90%，前 {need[0.99]} 个占 99%。",
+        f"曲线开头很陡、后面很平：剩下的 {len(ranked) - need[0.99]} 个字加起来只有 1%，很多只出现过一两次。"
+        "第 05 课建汉字表、处理表外字，要面对的就是这条长尾。",
+    ]
+    return Figure("覆盖曲线：少数常用字撑起大部分正文", _svg(width, height, "前 n 个字覆盖正文比例的曲线", body), steps)
+
+
+# ---------- 第 05 课：汉字表，特殊标记在前 ----------
+
+def lesson05() -> Figure:
+    """发布的汉字表 data/vocab.json：前 13 个编号与最后一个，训练集里的出现次数（Tokenizer.counts），
+    再编码一句、解码回来。"""
+    from ..data import SPECIAL
+
+    tok = default_tokenizer()
+    shown = list(range(len(SPECIAL) + 6)) + [len(tok) - 1]
+    width, row_h, top = 640, 24, 34
+    text = "春眠不觉晓，"
+    ids = tok.encode(text)
+    height = top + row_h * (len(shown) + 1) + 70
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"汉字表共 V = {len(tok)} 个编号；横条是训练集里的出现次数", 12, fill=MUTED)]
+    scale = max(tok.counts)
+    y = top
+    for k, i in enumerate(shown):
+        if k == len(shown) - 1:                                                # 中间省略的一行
+            body.append(_text(60, y + 16, "⋮", 14, "end", MUTED))
+            y += row_h
+        special = i < len(SPECIAL)
+        body.append(_text(48, y + 16, str(i), 12, "end", MUTED))
+        body.append(f'<rect x="58" y="{y + 2}" width="64" height="{row_h - 4}" rx="3" '
+                    f'fill="{"#e3ecf5" if special else "#fffdf8"}" stroke="#d9cfbd"/>')
+        body.append(_text(90, y + 17, tok.tokens[i], 13, "middle", "#2f5d8c" if special else "#2b2620",
+                          weight="normal" if special else "bold"))
+        w = (width - 260) * tok.counts[i] / scale
+        if tok.counts[i]:
+            body.append(f'<rect x="132" y="{y + 5}" width="{max(w, 1.5):.1f}" height="{row_h - 10}" rx="2" '
+                        f'fill="#c9a27e"/>')
+        body.append(_text(138 + max(w, 1.5), y + 16, str(tok.counts[i]) if not special else "特殊标记：0", 11,
+                          fill=MUTED))
+        y += row_h
+    y += 14
+    body.append(_text(12, y + 14, f"编码 {' '.join(text)} → {' '.join(map(str, ids))}", 14, weight="bold"))
+    body.append(_text(12, y + 36, f"解码 {' '.join(map(str, ids))} → {tok.decode(ids)}", 14))
+    steps = [
+        f"表分两段：前 {len(SPECIAL)} 个编号（蓝底）永远是特殊标记 {' '.join(SPECIAL)}，顺序由 SPECIAL 固定，"
+        f"在训练集里的次数记作 0；从编号 {len(SPECIAL)} 开始是真正的字。",
+        f"字按训练集里的出现次数从多到少排：“{tok.tokens[7]}” {tok.counts[7]} 次、“{tok.tokens[8]}” {tok.counts[8]} 次，"
+        f"然后是 {'、'.join(f'“{tok.tokens[i]}”' for i in range(9, 13))}。次数相同的按码位排，表每次都一样。",
+        f"最后一个编号 {len(tok) - 1} 是“{tok.tokens[-1]}”，只出现 {tok.counts[-1]} 次：出现不到 min_count = {tok.min_count} 次的字不进表。",
+        f"编码查 stoi（字 → 编号）：{text} → {ids}；解码查 tokens（编号 → 字），回到原文。",
+        f"表里没有的字编码成 {tok.stoi['<unk>']} = <unk>，解码回来就找不回原字了。",
+    ]
+    return Figure("汉字表：特殊标记在前，字按次数排", _svg(width, height, "汉字表前几个编号与出现次数", body), steps)
+
+
+# ---------- 第 06 课：一条样本的排布与损失掩码 ----------
+
+def lesson06() -> Figure:
+    """孟浩然《春晓》的样本（encode_sample、make_batch，与第 06 课实验相同）：每一格的输入、目标、是否计入损失。"""
+    from ..data import keywords_for, make_batch, poem_body
+
+    tok = default_tokenizer()
+    poem = next(p for p in load_poems() if p["title"] == "春晓" and p["author"] == "孟浩然")
+    ids = encode_sample(poem, tok)
+    x, y, mask = make_batch([ids])                                             # 各 [1, T]
+    T = x.shape[1]
+    per_row, cell_w, band = 14, 42, 96
+    width = 56 + per_row * cell_w + 12
+    bands = (T + per_row - 1) // per_row
+    height = 30 + bands * band + 8
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 18, "每一格：上面是输入（模型读的），下面是目标（要预测的下一格）；红框计入损失", 12, fill=MUTED)]
+    for t in range(T):
+        b, k = divmod(t, per_row)
+        x0, y0 = 56 + k * cell_w, 30 + b * band
+        if k == 0:
+            for label, dy in (("位置", 12), ("输入", 34), ("目标", 70)):
+                body.append(_text(12, y0 + dy, label, 11, fill=MUTED))
+        scored = bool(mask[0, t])
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 12, str(t), 10, "middle", MUTED))
+        body.append(f'<rect x="{x0}" y="{y0 + 18}" width="{cell_w - 4}" height="24" rx="3" fill="#fffdf8" '
+                    f'stroke="#d9cfbd"/>')
+        name = tok.tokens[x[0, t]]
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 35, name, 11 if len(name) > 1 else 14,
+                          "middle"))
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 52, "↓", 11, "middle", MUTED))
+        body.append(f'<rect x="{x0}" y="{y0 + 56}" width="{cell_w - 4}" height="24" rx="3" '
+                    f'fill="{"#f1d2c7" if scored else "#efe9dd"}" '
+                    f'stroke="{"#8c2f1b" if scored else "#d9cfbd"}" stroke-width="{1.5 if scored else 1}"/>')
+        name = tok.tokens[y[0, t]]
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 73, name, 11 if len(name) > 1 else 14,
+                          "middle", "#2b2620" if scored else MUTED))
+    first = int(mask[0].nonzero()[0])
+    n_scored = int(mask.sum())
+    keys = "".join(keywords_for(poem, tok))
+    steps = [
+        f"孟浩然《春晓》排成一条样本（encode_sample）：<bos>、体裁 <5>、关键词“{keys}”、<sep>、正文 {len(poem_body(poem['text']))} 个字和 "
+        f"{len(poem['text']) - len(poem_body(poem['text']))} 个标点、<eos>，共 {len(ids)} 个编号。",
+        f"make_batch 把它错开一格：输入是前 {T} 个，目标是后 {T} 个，第 t 格读输入 t、预测目标 t。",
+        f"前 {first} 格的目标是条件区（体裁、关键词、<sep>）：条件是给模型的提示，不要求它猜，所以不计入损失（灰）。",
+        f"从第 {first} 格（输入 <sep>，目标正文第一个字“{tok.tokens[y[0, first]]}”）起到最后一格（目标 <eos>）都计入损失，"
+        f"共 {n_scored} 格（红框）。",
+        "损失掩码与样本一起算出来（loss_mask_for）：训练、二元基线与评估都只在这些格子上打分。",
+    ]
+    return Figure("一条样本：条件区、正文与损失掩码", _svg(width, height, "春晓样本每一格的输入、目标与损失掩码", body), steps)
+
+
+# ---------- 第 07 课：“明”的下一个字 ----------
+
+def lesson07() -> Figure:
+    """训练集里“明”后面跟过的字：计数与加 k 平滑后的 P(下一个 | 明)，前 8 名。
+
+    BigramModel.fit 要把整个训练集排成样本，约 6 秒，不适合每次构建网站都做；“明”这一行的计数
+    等于训练诗正文里“明”后面紧跟的字（正文之内相邻的每一对都计入损失，“明”从不在正文的最后一格），
+    所以在正文里直接数。与实验的表对照见 tests/test_site.py。"""
+    from collections import Counter
+
+    from ..bigram import DEFAULT_K
+    from ..data import UNK
+
+    tok = default_tokenizer()
+    prev = "明"
+    follow = Counter(tok.tokens[tok.stoi.get(text[i + 1], UNK)] for p in load_poems("train")
+                     for text in (p["text"],) for i in range(len(text) - 1) if text[i] == prev)
+    n, V = sum(follow.values()), len(tok)
+    prob = lambda c: (c + DEFAULT_K) / (n + DEFAULT_K * V)                       # noqa: E731
+    top = follow.most_common(8)
+    width, row_h = 640, 26
+    height = 44 + row_h * (len(top) + 1) + 12
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"训练集里“{prev}”后面一共跟过 {n} 次；横条是 P(下一个 | {prev}) = (c + k) / (n + k·V)，"
+                          f"k = {DEFAULT_K:g}", 12, fill=MUTED)]
+    scale = prob(top[0][1])
+    rows = [(ch, prob(c), ch in "，。？！") for ch, c in top] + [("鲸", prob(follow["鲸"]), False)]
+    _bars(body, 12, 34, rows, width - 220, scale, row_h, 40, 4)
+    for i, (ch, c) in enumerate(top + [("鲸", follow["鲸"])]):
+        body.append(_text(width - 12, 34 + i * row_h + 15, f"c = {c}", 11, "end", MUTED))
+    steps = [
+        f"在训练集的每首诗里，把相邻两个字记成一对 (前一个, 下一个)。“{prev}”当过 {n} 次前一个字，这是计数表里“{prev}”那一行的合计 n。",
+        "横条是这一行里次数最多的 8 个下一个字（红：标点），右边是次数 c："
+        + "、".join(f"“{ch}” {c}" for ch, c in top[:4]) + "……",
+        f"加 k 平滑再归一：P(。| {prev}) = ({follow['。']} + {DEFAULT_K:g}) / ({n} + {DEFAULT_K:g} × {V}) = "
+        f"{prob(follow['。']):.4f}。",
+        f"最后一行“鲸”：“{prev}鲸”在训练集里一次也没出现，平滑后仍有 {prob(0):.8f}——不为 0，"
+        "val 里遇到没见过的一对时交叉熵才不会变成无穷大。",
+        "二元模型只看前一个字：不论前面写了什么，只要上一个字是“明”，下一个字的分布就是这一行。",
+    ]
+    return Figure(f"“{prev}”的下一个字", _svg(width, height, f"{prev}后面各字的概率横条", body), steps)
+
+
+# ---------- 第 08 课：one-hot 乘表就是查表 ----------
+
+def lesson08() -> Figure:
+    """与第 08 课实验相同的种子与新建模型：“春风月”的 one-hot 行，乘字向量表，取出的就是那几行。"""
+    from torch.nn import functional as F
+
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)                                         # 与实验开头的 setup_experiment() 同一个种子
+        tok = default_tokenizer()
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
+    weight = model.characters.weight.detach()                                  # [V, C]
+    V, C = weight.shape
+    text = "春风月"
+    ids = torch.tensor(tok.encode(text))                                       # [3]
+    one_hot = F.one_hot(ids, V).float()                                        # [3, V]
+    product = one_hot @ weight                                                 # [3, C]
+    k, shown = 4, 40                                                           # 画前 4 个数、one-hot 的前 40 列
+    cell, left, row_h = 8, 70, 64
+    strip_w = shown * cell + 24
+    width = left + strip_w + 60 + k * 52 + 12
+    height = 40 + row_h * len(text) + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 18, f"one-hot [T, V] = [{len(text)}, {V}]（只画前 {shown} 列）  @  字向量表 [V, C] = [{V}, {C}]"
+                          f"  =  [T, C]（只画前 {k} 个数）", 12, fill=MUTED)]
+    for t, ch in enumerate(text):
+        y = 36 + t * row_h
+        i = ids[t].item()
+        body.append(_text(12, y + 20, f"“{ch}” {i}", 13, weight="bold"))
+        for j in range(shown):
+            on = one_hot[t, j].item() == 1
+            body.append(f'<rect x="{left + j * cell}" y="{y + 8}" width="{cell - 1}" height="16" '
+                        f'fill="{"#8c2f1b" if on else "#efe9dd"}"/>')
+        body.append(_text(left + shown * cell + 4, y + 21, "…", 12, fill=MUTED))
+        body.append(_text(left + i * cell + cell / 2, y + 38, f"第 {i} 列是 1", 10, "middle", "#8c2f1b"))
+        x0 = left + strip_w + 12
+        body.append(_text(x0, y + 21, "→", 14, fill=MUTED))
+        for j in range(k):
+            v = product[t, j].item()
+            body.append(f'<rect x="{x0 + 24 + j * 52}" y="{y + 4}" width="48" height="24" rx="3" '
+                        f'fill="{_mix(INK if v >= 0 else BLUE, abs(v) / 0.06)}" stroke="#d9cfbd"/>')
+            body.append(_text(x0 + 48 + j * 52, y + 21, _num(v, 4), 11, "middle"))
+        body.append(_text(x0 + 24, y + 44, f"= 表的第 {i} 行", 10, fill=MUTED))
+    same = torch.allclose(product, model.characters(ids).detach())
+    fmt = lambda v: "[" + ", ".join(f"{x:.4f}" for x in v[:k].tolist()) + "]"   # noqa: E731
+    steps = [
+        f"“{text}”的编号是 {ids.tolist()}。one-hot 把每个编号变成长 V = {V} 的一行，只有那一列是 1（红），其余都是 0。",
+        f"one-hot [{len(text)}, {V}] 乘字向量表 [{V}, {C}]：每一行的结果是表里各行按 0、1 加权求和，"
+        "只有为 1 的那一行留下来。",
+        f"所以“{text[0]}”那一行的结果就是表的第 {ids[0].item()} 行，前 4 个数 {fmt(product[0])}；"
+        f"与直接查表 characters(ids) 相同：{'是' if same else '否'}。",
+        f"工作量差得很多：乘法要做 {len(text)} × {V} × {C} = {len(text) * V * C} 次乘加，查表一次也不用，"
+        f"只是取出 {len(text)} × {C} = {len(text) * C} 个数。",
+        "反向传播也一样：只有被查到的那几行有梯度，别的行的梯度都是 0。",
+    ]
+    return Figure("one-hot 乘表就是查表", _svg(width, height, "春风月的 one-hot 行乘字向量表", body), steps)
 
 
 # ---------- 第 09 课：字向量 + 位置行 = 送进模型的向量 ----------
@@ -319,6 +639,55 @@ def _bars(body: list[str], x0: float, y0: float, rows: list[tuple[str, float, bo
     return len(rows) * row_h
 
 
+# ---------- 第 15 课：一个位置的交叉熵 ----------
+
+def lesson15() -> Figure:
+    """发布模型读 val 第一首诗（与第 15 课实验同一首、同一格）：前 8 个字与正确答案的概率，损失是 −ln p(答案)。"""
+    from ..data import make_batch
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    poem = load_poems("val", 512)[0]
+    ids = encode_sample(poem, tok)
+    x, y, _ = make_batch([ids])                                                # [1, T]
+    t = ids.index(SEP) + 1                                                     # 正文第 1 个字读完，猜第 2 个
+    with torch.no_grad():
+        z = model(x[:, : t + 1])[0][0, t]                                      # [V]：因果模型，后文不影响这一格
+    log_probs = torch.log_softmax(z, -1)
+    answer = int(y[0, t])
+    order = torch.topk(z, 8).indices.tolist()
+    rank = int((z > z[answer]).sum()) + 1
+    shown = order + ([answer] if answer not in order else [])
+    width, row_h = 640, 24
+    height = 46 + row_h * (len(shown) + 1) + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"读到 {tok.decode(ids[: t + 1])}，下一个字的概率 p（softmax(logits)）；"
+                          f"红条是正确答案“{tok.tokens[answer]}”", 12, fill=MUTED)]
+    scale = log_probs.exp().max().item()
+    rows = [(tok.tokens[j], log_probs[j].exp().item(), j == answer) for j in shown]
+    gap = int(answer not in order)                                             # 答案不在前 8：中间空一行写 ⋮
+    _bars(body, 12, 34, rows[: len(order)], width - 260, scale, row_h, 40, 4)
+    _bars(body, 12, 34 + (len(order) + gap) * row_h, rows[len(order):], width - 260, scale, row_h, 40, 4)
+    if gap:
+        body.append(_text(46, 34 + len(order) * row_h + 15, "⋮", 13, "end", MUTED))
+    for i, j in enumerate(shown):
+        y = 34 + (i + (gap if j == answer else 0)) * row_h + 15
+        body.append(_text(width - 12, y, f"−ln p = {-log_probs[j].item():.4f}", 11, "end",
+                          "#8c2f1b" if j == answer else MUTED))
+    loss = -log_probs[answer].item()
+    steps = [
+        f"发布模型读 val 第一首诗“{poem['text']}”的样本，到位置 {t}（{tok.decode(ids[: t + 1])}）为止，要猜下一个字，"
+        f"正确答案是“{tok.tokens[answer]}”。",
+        f"模型给 V = {len(tok)} 个编号各一个分数 logits，softmax 变成概率 p。横条是概率最高的 8 个字："
+        f"“{tok.tokens[order[0]]}” {log_probs[order[0]].exp().item():.4f} 最高。",
+        f"正确答案“{tok.tokens[answer]}”排第 {rank} 名，p = {log_probs[answer].exp().item():.4f}（红条）。",
+        f"这个位置的损失只看答案那一格：−ln p = {loss:.4f} 奈特。p 越大损失越小，p = 1 时为 0；"
+        "别的字的概率只通过“加起来是 1”影响它。",
+        "一批里的损失是计入损失的每一格的 −ln p 求平均（条件区与补齐的格子不算），训练时就是把这个平均往下推。",
+    ]
+    return Figure("一个位置的交叉熵", _svg(width, height, "一个位置上前 8 个字与正确答案的概率横条", body), steps)
+
+
 # ---------- 第 16 课：预热加余弦的学习率日程 ----------
 
 def lesson16() -> Figure:
@@ -357,6 +726,63 @@ def lesson16() -> Figure:
         "为什么这样排：开头模型的参数是随机的，大步走容易走飞，所以先慢后快；快结束时步子放小，损失才稳稳地落下来。",
     ]
     return Figure("base 预设的学习率日程", _svg(width, height, "学习率随步数变化的曲线", body), steps)
+
+
+# ---------- 第 20 课：KV 缓存省下了什么 ----------
+
+def lesson20() -> Figure:
+    """发布模型从条件区 <bos> <5> 月 <sep> 贪心地写（与第 20 课实验第 1 部分同一首）：每一步送进模型的位置，
+    整段重算（浅）与 KV 缓存（红）。"""
+    from ..data import BOS, EOS, FIVE
+    from ..model import KVCache
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    model.eval()
+    prompt = [BOS, FIVE] + tok.encode("月") + [SEP]
+    cache, out = KVCache(model.config.n_layers), []
+    with torch.no_grad():
+        logits = model(torch.tensor([prompt]), kv_cache=cache)[0][0, -1]
+        while True:
+            token = int(logits.argmax())
+            if token == EOS or len(prompt) + len(out) >= model.config.context_length:
+                break
+            out.append(token)
+            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
+    steps_n = len(out) + 1                                                     # 最后一步选出 <eos>
+    total = len(prompt) + len(out)
+    cell, left, top = 18, 60, 46
+    width = left + total * cell + 16
+    height = top + steps_n * cell + 30
+    labels = [tok.tokens[i] for i in prompt + out]
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 18, "每一行是一步，每一格是这一步送进模型的一个位置：浅色＝整段重算要算的，红＝KV 缓存真正要算的", 12,
+                  fill=MUTED)]
+    for j, name in enumerate(labels):
+        body.append(_text(left + j * cell + cell / 2, top - 8, name if len(name) == 1 else "·", 11, "middle",
+                          MUTED if j < len(prompt) else "#2b2620"))
+    for s in range(steps_n):
+        y = top + s * cell
+        seen = len(prompt) + s                                                 # 这一步前文的长度
+        if s % 4 == 0 or s == steps_n - 1:
+            body.append(_text(left - 8, y + 13, f"第 {s} 步", 10, "end", MUTED))
+        for j in range(seen):
+            new = j >= (0 if s == 0 else seen - 1)
+            body.append(f'<rect x="{left + j * cell}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
+                        f'fill="{"#8c2f1b" if new else "#e8dccb"}"/>')
+    full = sum(len(prompt) + s for s in range(steps_n))
+    cached = len(prompt) + steps_n - 1
+    body.append(_text(left, height - 10, f"整段重算合计 {full} 个位置，KV 缓存合计 {cached} 个", 12, weight="bold"))
+    steps = [
+        f"发布模型从条件区 {' '.join(tok.tokens[i] for i in prompt)} 开始贪心地写（每步取分数最高的字），"
+        f"写出“{tok.decode(out)}”，第 {steps_n - 1} 步选出 <eos> 停下。",
+        "每一行是一步，格子是这一步要送进模型算的位置。整段重算每一步都把前文全部再送一遍（整行浅色加最后一格），"
+        "所以是一个越来越宽的三角形。",
+        f"KV 缓存：第 0 步算条件区的 {len(prompt)} 个位置，之后每步只送 1 个新字（红），前面各位置每层的 k、v 已经存在 KVCache 里。",
+        f"合计：整段重算 {full} 个位置，KV 缓存 {cached} 个。前文越长，省下的越多；两种做法写出的诗相同。",
+        f"前文最多 context_length = {model.config.context_length} 个位置：缓存满了就不能再往后写。",
+    ]
+    return Figure("KV 缓存省下了什么", _svg(width, height, "每一步整段重算与 KV 缓存要算的位置", body), steps)
 
 
 # ---------- 第 21 课：温度、top-k、top-p 怎样改变一步的分布 ----------
@@ -578,7 +1004,281 @@ def lesson24() -> Figure:
     return Figure("平仄格式对照《山行》", _svg(width, height, "山行每个字的平仄与格式对照", body), steps)
 
 
-FIGURES: dict[int, Callable[[], Figure]] = {9: lesson09, 10: lesson10, 11: lesson11, 16: lesson16, 19: lesson19,
-                                            21: lesson21, 22: lesson22, 23: lesson23,
-                                            24: lesson24}
+# ---------- 第 12 课：GELU 与 ReLU ----------
+
+GELU_POINTS = (-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
+"""第 12 课实验“几种激活函数”表里的 x。"""
+
+
+def lesson12() -> Figure:
+    """torch 的 F.relu 与 F.gelu（精确、tanh 近似）在 [-3, 3] 上的曲线，标出 GELU 的最低点与实验表里的点。"""
+    from torch.nn import functional as F
+
+    grid = torch.linspace(-3, 3, 241, dtype=torch.float64)                    # [241]
+    relu, gelu = F.relu(grid), F.gelu(grid)
+    low = int(gelu.argmin())
+    width, height = 640, 320
+    X, Y, body = _plot(width, height, (-3, 3), (-0.5, 3), margin=(20, 16, 40, 56))
+    for v in (-0.5, 0, 1, 2, 3):
+        body.append(_text(48, Y(v) + 4, f"{v:g}", 11, "end", MUTED))
+        body.append(f'<line x1="56" y1="{Y(v):.1f}" x2="{width - 16}" y2="{Y(v):.1f}" stroke="#e2d8c6"/>')
+    for v in (-3, -2, -1, 0, 1, 2, 3):
+        body.append(_text(X(v), height - 22, f"{v:g}", 11, "middle", MUTED))
+    body.append(_polyline(zip(grid.tolist(), relu.tolist()), X, Y, "#2f5d8c", 2, "6 4"))
+    body.append(_polyline(zip(grid.tolist(), gelu.tolist()), X, Y, "#8c2f1b", 2.5))
+    points = [(x, F.relu(torch.tensor(x)).item(), F.gelu(torch.tensor(x)).item()) for x in GELU_POINTS]
+    for x, _, g in points:
+        body.append(_dot(X(x), Y(g), r=3.5))
+    body.append(_dot(X(grid[low].item()), Y(gelu[low].item()), "#2b2620", 4))
+    body.append(_text(X(grid[low].item()), Y(gelu[low].item()) + 20, f"最低点 x = {grid[low].item():.2f}，"
+                      f"GELU = {gelu[low].item():.4f}", 11, "middle"))
+    body.append(_text(70, 30, "— GELU（精确）", 12, fill="#8c2f1b", weight="bold"))
+    body.append(_text(70, 48, "- - ReLU", 12, fill="#2f5d8c", weight="bold"))
+    body.append(_text(width - 16, height - 6, "x", 11, "end", MUTED))
+    tanh_gap = (gelu - F.gelu(grid, approximate="tanh")).abs().max().item()
+    fmt = lambda x, g: f"GELU({x:.4f}) = {g:.4f}"                              # noqa: E731
+    steps = [
+        "横轴是输入 x，纵轴是激活之后的值；实线是 GELU（torch.nn.functional.gelu，精确的 erf 写法），虚线是 ReLU。",
+        "右边两条线几乎重合：x 大时 GELU(x) ≈ x，和 ReLU 一样把数原样放过去。",
+        f"左边不同：ReLU 把负数一律变成 0，GELU 留下一点负值，最低处在 x = {grid[low].item():.2f}，"
+        f"约 {gelu[low].item():.4f}，再往左慢慢回到 0。",
+        "红点是实验表里的 x：" + "；".join(fmt(x, g) for x, _, g in points) + "。",
+        f"GELU(x) = x·Φ(x)：Φ(x) 是 x 被保留的比例，x = 0 时正好一半。tanh 近似在 [-3, 3] 上与精确写法最多差 "
+        f"{tanh_gap:.6f}，画在图上看不出来。",
+    ]
+    return Figure("GELU 与 ReLU", _svg(width, height, "GELU 与 ReLU 的曲线", body), steps)
+
+
+# ---------- 第 13 课：残差流与先归一化的 Block ----------
+
+def lesson13() -> Figure:
+    """与第 13 课实验相同的种子、新建模型与 8 首 val 诗：残差流穿过 4 个 Block，每层后的标准差；
+    第一个 Block 里注意力、MLP 加上的修改有多大。"""
+    from ..data import make_batch
+
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)                                         # 与实验开头的 setup_experiment() 同一个种子
+        tok = default_tokenizer()
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval()
+    ids, _, _ = make_batch([encode_sample(p, tok) for p in load_poems("val")[:8]])   # [8, T]
+    with torch.no_grad():
+        x = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))      # [8, T, C]
+        b0 = model.blocks[0]
+        attn = b0.attention(b0.norm1(x))
+        mlp = b0.mlp(b0.norm2(x + attn))
+        ratios = [(attn.norm() / x.norm()).item(), (mlp.norm() / (x + attn).norm()).item()]
+        z, stds = x, [x.std().item()]
+        for block in model.blocks:
+            z = block(z)
+            stds.append(z.std().item())
+    n = len(model.blocks)
+    width, height, left = 640, 250, 30
+    seg = (width - left - 60) / n
+    line_y = 70
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, "残差流（粗线）穿过 4 个 Block；每个 Block：norm1 → attention → 加回，norm2 → mlp → 加回", 12,
+                  fill=MUTED),
+            f'<line x1="{left}" y1="{line_y}" x2="{width - 30}" y2="{line_y}" stroke="#8c2f1b" stroke-width="5"/>',
+            _text(width - 26, line_y + 5, "▶", 14, fill="#8c2f1b")]
+    for i in range(n):
+        x0 = left + 20 + i * seg
+        for k, (norm, sub) in enumerate((("norm1", "attention"), ("norm2", "mlp"))):
+            bx = x0 + k * seg / 2
+            body.append(f'<line x1="{bx:.1f}" y1="{line_y}" x2="{bx:.1f}" y2="{line_y + 40}" stroke="{MUTED}"/>')
+            body.append(f'<rect x="{bx - 4:.1f}" y="{line_y + 40}" width="{seg / 2 - 10:.1f}" height="44" rx="4" '
+                        f'fill="#fffdf8" stroke="#d9cfbd"/>')
+            body.append(_text(bx + seg / 4 - 9, line_y + 58, norm, 10, "middle", MUTED))
+            body.append(_text(bx + seg / 4 - 9, line_y + 75, sub, 10, "middle"))
+            end = bx + seg / 2 - 18
+            body.append(f'<line x1="{end:.1f}" y1="{line_y + 40}" x2="{end:.1f}" y2="{line_y + 8}" stroke="{MUTED}"/>')
+            body.append(_text(end, line_y + 5, "⊕", 14, "middle", "#8c2f1b"))
+        body.append(_text(x0 - 6 + seg / 2 * 0, line_y - 14, f"层 {i}", 11, fill=MUTED))
+    for i, s in enumerate(stds):
+        xs = left + 6 + i * seg if i < n else width - 40
+        body.append(_text(xs, height - 40 if i % 2 == 0 else height - 24, f"{'输入' if i == 0 else f'{i} 层后'} {s:.4f}",
+                          11, "start" if i < n else "end"))
+    body.append(_text(left, line_y + 104, f"层 0 加上的修改 / 残差流的大小：attention {ratios[0]:.4f}，mlp {ratios[1]:.4f}",
+                      11, fill="#8c2f1b"))
+    body.append(_text(12, height - 58, "残差流的标准差：", 11, fill=MUTED))
+    steps = [
+        f"与第 13 课实验一样：新建的默认模型（种子 {COURSE_SEED}，还没训练），val 里前 8 首诗排成一批，"
+        f"查表加位置得到 [B, T, C] = {list(x.shape)}，从左边进入残差流（粗线）。",
+        "每个 Block 从残差流上分出两条支路：先 norm1（LayerNorm）归一化一份副本，注意力读它、算出修改，在 ⊕ 处加回；"
+        "再 norm2 → mlp → 加回。残差流本身不被归一化，也不被替换。",
+        f"第一个 Block 里，注意力加上的修改是残差流大小的 {ratios[0]:.4f}，MLP 的是 {ratios[1]:.4f}："
+        "修改是加上去的，原来的残差流一个数也没丢。",
+        "残差流的标准差一层层慢慢变大：" + " → ".join(f"{s:.4f}" for s in stds) + "。没有残差时信号会一层层缩没"
+        "（实验表里“都没有”那一行），有了残差和 LayerNorm 才稳定。",
+        "这种先归一化、再进子层的写法叫 pre-norm（GPT-2 起的做法）；最后还有一个 LayerNorm，之后才乘回输出层。",
+    ]
+    return Figure("残差流与先归一化的 Block", _svg(width, height, "残差流穿过四个 Block 的示意图与每层后的标准差", body),
+                  steps)
+
+
+# ---------- 第 14 课：参数都在哪 ----------
+
+def lesson14() -> Figure:
+    """默认配置的新建 PoetryGPT，parameter_counts() 各部分的参数个数（与第 14 课实验的表同一个函数）。"""
+    tok = default_tokenizer()
+    with torch.random.fork_rng():
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
+    counts = model.parameter_counts()
+    total = model.num_parameters()
+    config = model.config
+    width, row_h = 640, 30
+    height = 44 + row_h * len(counts) + 10
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"默认配置：V = {config.vocab_size}，C = {config.width}，{config.n_layers} 层；"
+                          f"共 {total} 个参数（输出层与 characters 共用一张表，不另算）", 12, fill=MUTED)]
+    top = max(counts.values())
+    for i, (name, n) in enumerate(counts.items()):
+        y = 36 + i * row_h
+        w = (width - 280) * n / top
+        body.append(_text(120, y + 19, name, 13, "end", weight="bold" if n == top else "normal"))
+        body.append(f'<rect x="128" y="{y + 5}" width="{max(w, 1.5):.1f}" height="{row_h - 10}" rx="2" '
+                    f'fill="{"#8c2f1b" if n == top else "#c9a27e"}"/>')
+        body.append(_text(128 + max(w, 1.5) + 6, y + 19, f"{n}（{n / total:.1%}）", 12, fill=MUTED))
+    share = lambda k: f"{counts[k] / total:.1%}"                               # noqa: E731
+    steps = [
+        f"每根横条是模型的一部分，长度是参数个数，由 PoetryGPT.parameter_counts() 数出来，合计 {total}"
+        f"（= num_parameters()）。",
+        f"最大的是汉字表 characters：V × C = {config.vocab_size} × {config.width} = {counts['characters']}，"
+        f"占 {share('characters')}。字表大、模型窄，所以一半多的参数都在查表上。",
+        f"{config.n_layers} 个 Block 里，mlp 共 {counts['mlp']}（{share('mlp')}），attention 共 {counts['attention']}"
+        f"（{share('attention')}）：MLP 先放宽到 4C 再收回，参数约是注意力的两倍。",
+        f"positions 只有 L × C = {config.context_length} × {config.width} = {counts['positions']}，"
+        f"norms（各层 LayerNorm 的缩放与偏移）{counts['norms']}，都不到 1%。",
+        f"输出层 head 与 characters 是同一张表：如果另开一张，参数会多 {counts['characters']} 个。",
+    ]
+    return Figure("默认模型的参数都在哪", _svg(width, height, "PoetryGPT 各部分参数个数的横条", body), steps)
+
+
+# ---------- 第 25 课：评估表里的几行，模型对照人写的诗 ----------
+
+EVAL_ROWS = (("rhyme", "押韵（两字不同）"), ("tone_score", "平仄得分（宽式）"), ("nian_dui", "粘对全合"),
+             ("char_3", "有字用了 3 次以上"))
+"""第 25 课的图画 ./poet eval 记录里的这几行（键, 名字）。"""
+
+
+def lesson25() -> Figure:
+    """记下的 ./poet eval（figures/eval.json、eval-plain.json，构建时不重跑评估）：
+    默认解码、--plain 与 val 里人写的诗，五言、七言各一组横条。"""
+    from ..common import ROOT, read_json
+
+    default = read_json(ROOT / "figures" / "eval.json")
+    plain = read_json(ROOT / "figures" / "eval-plain.json")
+    sources = [("默认", default["reader"]), ("--plain", plain["reader"]), ("人写", default["human"])]
+    pane_w, row_h = 300, 21
+    pane_h = 24 + 2 * len(sources) * row_h + 10
+    width, height = 2 * pane_w + 36, 2 * pane_h + 16
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>']
+    for i, (key, name) in enumerate(EVAL_ROWS):
+        x, y = 12 + (i % 2) * (pane_w + 12), 8 + (i // 2) * pane_h
+        body.append(_text(x, y + 14, name, 13, weight="bold"))
+        rows = [(f"{form} {who}", table[form][key], who == "人写") for form in ("五言", "七言")
+                for who, table in sources]
+        _bars(body, x, y + 22, rows, pane_w - 150, 1.0, row_h, 90)
+    r = lambda src, key: " / ".join(f"{src[f][key]:.3f}" for f in ("五言", "七言"))      # noqa: E731
+    steps = [
+        f"数来自记下的 ./poet eval --json（figures/eval.json）与 ./poet eval --plain --json（eval-plain.json）："
+        f"{default['prompts']} 个提示写的诗，每种体裁 {default['reader']['五言']['poems']} 首；"
+        f"人写的是 val 里五言、七言各 {default['human']['五言']['poems']} 首。构建网站时不重跑评估。",
+        "每一格是评估表的一行，每组六根横条：五言、七言各三根——默认解码、关掉诗律规则的 --plain、人写（描红）。"
+        "横条画满是 1。",
+        f"押韵（两字不同）：默认 {r(default['reader'], 'rhyme')}，--plain {r(plain['reader'], 'rhyme')}，"
+        f"人写 {r(default['human'], 'rhyme')}。默认的 100% 是解码器在句尾只许押韵的字做到的。",
+        f"平仄（宽式）：默认 {r(default['reader'], 'tone_score')}，--plain {r(plain['reader'], 'tone_score')}，"
+        f"人写 {r(default['human'], 'tone_score')}；粘对全合：人写 {r(default['human'], 'nian_dui')}。",
+        f"有字用了 3 次以上（越短越好）：默认 {r(default['reader'], 'char_3')}，--plain {r(plain['reader'], 'char_3')}，"
+        f"人写 {r(default['human'], 'char_3')}：关掉重复控制，模型一大半的诗都在反复用同一个字。",
+    ]
+    return Figure("评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps)
+
+
+# ---------- 第 26 课：参数预算花在哪里 ----------
+
+BUDGETS = (250_000, 500_000, 1_000_000, 1_655_552, 3_000_000, 10_000_000)
+"""第 26 课实验第 1 部分的参数预算（前文长度 64、4 层、4 头）。"""
+
+
+def _sized(width: int, n_layers: int = 4, n_heads: int = 4) -> PoetryGPT:
+    """只为数参数建的模型（默认汉字表与前文长度）。"""
+    with torch.random.fork_rng():
+        return PoetryGPT(ModelConfig(vocab_size=len(default_tokenizer()), width=width, n_layers=n_layers,
+                                     n_heads=n_heads))
+
+
+@functools.cache
+def _count_formula(n_layers: int, n_heads: int) -> tuple[float, float, float]:
+    """num_parameters() 是宽度 C 的二次式 aC² + bC + c（表 V·C、L·C，每层 12C² + 13C，最后的 LayerNorm 2C）：
+    用三个小模型的 num_parameters() 定出 (a, b, c)。"""
+    xs = [n_heads, 2 * n_heads, 3 * n_heads]
+    ys = [_sized(x, n_layers, n_heads).num_parameters() for x in xs]
+    a = (ys[2] - 2 * ys[1] + ys[0]) / (2 * n_heads ** 2)                       # 二阶差分
+    b = (ys[1] - ys[0]) / n_heads - a * (xs[0] + xs[1])
+    return a, b, ys[0] - a * xs[0] ** 2 - b * xs[0]
+
+
+def _model_for(budget: int, n_layers: int = 4, n_heads: int = 4) -> PoetryGPT:
+    """宽度能被头数整除、num_parameters() 不超过预算的最大模型（第 26 课的练习）；
+    宽度按二次式解，只建选中的那一个，并核对它的参数个数。"""
+    a, b, c = _count_formula(n_layers, n_heads)
+    count = lambda w: round(a * w * w + b * w + c)                             # noqa: E731
+    width = n_heads
+    while count(width + n_heads) <= budget:
+        width += n_heads
+    model = _sized(width, n_layers, n_heads)
+    assert model.num_parameters() == count(width) <= budget, "参数个数不是宽度的二次式"
+    return model
+
+
+def lesson26() -> Figure:
+    """每个预算选出的宽度，参数分成字向量表、位置表、全部 Block 三段（各段用 PoetryGPT 的参数数出来）。"""
+    rows = []
+    for budget in BUDGETS:
+        model = _model_for(budget)
+        total = model.num_parameters()
+        parts = [model.characters.weight.numel(), model.positions.weight.numel(),
+                 sum(p.numel() for p in model.blocks.parameters())]
+        rows.append((budget, model.config.width, total, parts))
+    width, row_h, left = 640, 40, 110
+    height = 48 + row_h * len(rows) + 30
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"每个预算选出的宽度 C（4 层、4 头、L = {model.config.context_length}）；每条按份额分成三段", 12,
+                  fill=MUTED)]
+    colors = ("#8c2f1b", "#2f5d8c", "#c9a27e")
+    bar_w = width - left - 20
+    for i, (budget, C, total, parts) in enumerate(rows):
+        y = 34 + i * row_h
+        body.append(_text(left - 8, y + 14, f"{budget:,}", 12, "end", weight="bold"))
+        body.append(_text(left - 8, y + 29, f"C = {C}", 11, "end", MUTED))
+        x = left
+        for part, color in zip(parts, colors):
+            w = bar_w * part / total
+            body.append(f'<rect x="{x:.1f}" y="{y + 4}" width="{w:.1f}" height="{row_h - 14}" fill="{color}"/>')
+            x += w
+        body.append(_text(left + 6, y + 22, f"{parts[0] / total:.0%}", 11, fill="#fffdf8"))
+        body.append(_text(left + bar_w - 6, y + 22, f"{parts[2] / total:.0%}", 11, "end"))
+    y = 34 + len(rows) * row_h + 12
+    for k, (name, color) in enumerate(zip(("字向量表 V·C", "位置表 L·C", "全部 Block"), colors)):
+        body.append(f'<rect x="{left + k * 150}" y="{y - 10}" width="12" height="12" fill="{color}"/>')
+        body.append(_text(left + k * 150 + 18, y, name, 12))
+    share = {b: parts[0] / total for b, _, total, parts in rows}
+    steps = [
+        "每一行是一个参数预算：先找出能被头数 4 整除、参数个数（PoetryGPT.num_parameters()）不超过预算的最大宽度 C，"
+        "再把这个模型的参数分成字向量表、位置表和全部 Block 三段，按份额画成一条。",
+        f"预算小时，大半参数在字向量表里：25 万的预算只能给 C = {rows[0][1]}，字向量表占 {share[BUDGETS[0]]:.0%}，"
+        "真正做计算的 Block 只分到一小段。",
+        f"表的大小随 C 线性增长（V·C），Block 随 C² 增长（每层约 12C²），预算越大 Block 越占上风："
+        f"1000 万时 C = {rows[-1][1]}，Block 占 {rows[-1][3][2] / rows[-1][2]:.0%}。",
+        f"随课程的默认模型 C = 128 正好用掉 {BUDGETS[3]:,} 个参数，字向量表 {share[BUDGETS[3]]:.0%}，大约一半一半。",
+        "位置表 L·C 一直不到 1%（蓝色的细条）。",
+    ]
+    return Figure("参数预算花在哪里", _svg(width, height, "不同参数预算下字向量表、位置表与 Block 的份额", body), steps)
+
+
+FIGURES: dict[int, Callable[[], Figure]] = {
+    2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 8: lesson08, 9: lesson09, 10: lesson10,
+    11: lesson11, 12: lesson12, 13: lesson13, 14: lesson14, 15: lesson15, 16: lesson16, 19: lesson19,
+    20: lesson20, 21: lesson21, 22: lesson22, 23: lesson23, 24: lesson24, 25: lesson25, 26: lesson26}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
