@@ -11,8 +11,6 @@ import math
 
 import torch
 
-from poetry_gpt.courseware import grading
-
 
 def compare(expected, got):
     """(step, gap) 分两项说：步数错了多半是定义读错了（并列、NaN、早停），差距错了多半是平均的那一段取错了。"""
@@ -21,11 +19,14 @@ def compare(expected, got):
                                              f"实际是 {str(got)[:80]}")
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         return f"应返回 (step, gap) 两项，实际是 {str(got)[:80]}"
-    if (reason := grading.compare(expected[0], got[0], "开始过拟合的一步（日志里的 step）")):
-        return reason
-    if not isinstance(got[1], float):
-        return f"差距 gap 应是 Python 的 float，实际是 {type(got[1]).__name__}"
-    return grading.compare(expected[1], got[1], f"第 {expected[0]} 步的差距 gap（val 减训练损失的平均）")
+    step, gap = got
+    if type(step) is not int or step != expected[0]:
+        return f"开始过拟合的一步（日志里的 step）应为 {expected[0]}，实际是 {str(step)[:80]}"
+    if not isinstance(gap, float):
+        return f"差距 gap 应是 Python 的 float，实际是 {type(gap).__name__}"
+    if not math.isclose(gap, expected[1], rel_tol=1e-4, abs_tol=1e-6):
+        return f"第 {expected[0]} 步的差距 gap（val 减训练损失的平均）应约为 {expected[1]:.6g}，实际是 {gap!r}"
+    return None
 
 
 def _log(vals, eval_every, steps, gen):

@@ -110,7 +110,10 @@ def command(argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: in
         args += ["--ro-bind-try", f, f]
     # 先铺空的 /tmp，再放 Python：.venv 在 /tmp 下（如 /tmp/一字一诗/.venv）时也看得见
     # /proc/sys 整个只读地盖上一层：连沙箱自己的命名空间里的设置（kernel.msgmax、pid_max……）也不许改
-    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+    # /proc/keys、/proc/key-users 盖成空文件：以普通用户批改时，前一位学习者留在内核里的钥匙（同一个宿主 uid）
+    # 的名字在这里看得见，不盖上就是一条传话的路
+    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+             "--ro-bind-try", "/dev/null", "/proc/keys", "--ro-bind-try", "/dev/null", "/proc/key-users", "--dev", "/dev",
              "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
              "--size", str(SCRATCH_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
     made.update({"/proc", "/dev", "/tmp"})
