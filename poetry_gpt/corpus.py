@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import importlib.util
 import json
 import re
@@ -25,10 +26,10 @@ from collections import Counter, defaultdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .common import DEFAULT_DATA, atomic_write_text
+from .common import DEFAULT_DATA, atomic_write_bytes, atomic_write_text
 from . import prosody
 from .corpus_tables import PINGSHUI_ERRATA, PINGSHUI_STRIKE, VARIANTS
-from .data import SPECIAL, BadRecord, Tokenizer, clean_record, is_hanzi, poem_body, split_lines, split_of
+from .data import _LINE, _PUNCT_MAP, SPECIAL, BadRecord, Tokenizer, clean_record, is_hanzi, poem_body, split_lines, split_of
 
 _POET_FILE = re.compile(r"package/dist/quantangshi/poet\.(tang|song)\.(\d+)\.json$")
 _STRAINS_FILE = re.compile(r"package/dist/strains/json/poet\.(tang|song)\.(\d+)\.json$")
@@ -516,6 +517,33 @@ def prosody_table_md(report: dict) -> str:
         "|---|---|---|---|---|---|---|---|", *rows])
 
 
+def verse_section(stats: dict) -> str:
+    """SOURCE.md 里讲 verse.txt.gz 的一节（stats 里还没有 "verse" 时为空）。"""
+    v = stats.get("verse")
+    if not v:
+        return ""
+    lines = "\n".join(f"| {k} | {n} |" for k, n in v["forms"].items())
+    rejected = "\n".join(f"| {k} | {n} |" for k, n in v["rejected"].items())
+    return f"""## 绝句以外的近体诗（`verse.txt.gz`，只作训练材料）
+
+同一个包里还有 {v['poems']} 首六句以上、偶数句、每句全 5 字或全 7 字的诗（律诗、排律），正文 {v['characters']} 字，
+是绝句的 {v['times_quatrains']:.1f} 倍。清洗与绝句相同：每相邻两联（四句）的窗口都交给 `clean_record`，
+异体字换成规范字，按正文去重。含有某首 val 或 test 绝句四句里三句以上（不论位置）的诗整首丢掉，
+所以 val、test 仍是没见过的尺子。这些诗不分 train/val/test：全是训练材料，模型的好坏仍只在绝句的 val 上量。
+训练怎样用它们（切成四句的窗口、最后只用绝句微调）见 `poetry_gpt/samples.py` 与 [MODEL.md](MODEL.md)。
+一行一首，gzip 压缩后 {v['megabytes']:.1f} MB。只重建这个文件：
+`.venv/bin/python -m poetry_gpt.corpus build-verse --from chinese-poetry-2.0.1.tgz`。
+
+| 体裁（千首以上的） | 首数 |
+|---|---|
+{lines}
+
+| 剔除的原因 | 首数 |
+|---|---|
+{rejected}
+"""
+
+
 def write_source_md(stats: dict, out: Path) -> None:
     rows = "\n".join(f"| {k} | {v} |" for k, v in stats["rejected"].items())
     pr = stats["prosody"]
@@ -587,6 +615,7 @@ val 划分上用 `poetry_gpt.prosody` 算的押韵与平仄（宽式平仄得分
 
 {prosody_table_md(pr['val'])}
 
+{verse_section(stats)}
 ## 文件
 
 - `poems.jsonl`：每行一首：id、dynasty、author、title、form、text（带标点）、split。
@@ -596,6 +625,7 @@ val 划分上用 `poetry_gpt.prosody` 算的押韵与平仄（宽式平仄得分
 - `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计；与平水韵表矛盾的 {len(pr['tones_fixed'])} 个字以表为准。
 - `rhymes.json`：简体字 → 平仄（tone）、平水韵韵部（groups）、语料里的次数（count）、在各韵部押韵的次数（rhymes），
   由 `poetry_gpt.prosody` 读取。
+- `verse.txt.gz`：绝句以外的近体诗，一行一首带标点的简体正文（gzip，见上一节）；`poetry_gpt.samples` 读它。
 - `stats.json`：上表的数字。
 - `model.pt`：随课程发布的模型，见 [MODEL.md](MODEL.md)（它不由本脚本生成）。
 """
@@ -646,9 +676,108 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
         "line_tones": line_tone_summary(rhymes),
         "val": prosody_report(records, rhymes),
     }
+    add_verse(stats, tarball, out)
+    return stats
+
+
+# ---------- 绝句以外的近体诗（律诗、排律……），只作训练材料 ----------
+
+VERSE_FILE = "verse.txt.gz"
+"""data/ 里绝句以外的近体诗：一行一首、带标点的简体正文，gzip 压缩（mtime 记 0，重建逐字节相同）。"""
+
+
+def clean_verse(raw, convert, normalize) -> str:
+    """把一条原始记录清洗成一首六句以上、偶数句、每句全 5 字或全 7 字的诗（律诗、排律），返回带标点的全文。
+
+    每个相邻两联（四句）的窗口都交给 :func:`data.clean_record`，与绝句同一套规则查缺字、括注、符号与句长；
+    normalize 是把异体字换成规范字的 ``str.maketrans`` 表（:func:`variant_table`）。
+
+    Raises:
+        BadRecord: 句数是奇数或少于 6，或某个窗口不合格（原因与绝句相同）。
+    """
+    text = "".join("".join(raw.get("paragraphs") or []).split()).translate(_PUNCT_MAP)
+    lines = _LINE.findall(text)
+    if "".join(lines) != text:
+        raise BadRecord("结尾缺少标点")
+    if len(lines) < 6 or len(lines) % 2:
+        raise BadRecord("不是六句以上的偶数句")
+    out = []
+    for start in range(0, len(lines) - 2, 2):
+        window = clean_record({"text": "".join(lines[start:start + 4])}, convert)["text"]
+        out += _LINE.findall(window)[0 if start == 0 else 2:]
+    if len({len(line) for line in out}) != 1:
+        raise BadRecord("句子长短不一")
+    return "".join(out).translate(normalize)
+
+
+def held_out_lines(records) -> dict[str, set[int]]:
+    """val 与 test 里每一句 → 含这一句的诗的编号，供 :func:`shares_held_out` 查孪生。"""
+    where: dict[str, set[int]] = defaultdict(set)
+    for i, rec in enumerate(records):
+        if rec["split"] != "train":
+            for line in split_lines(rec["text"]):
+                where[line].add(i)
+    return where
+
+
+def shares_held_out(text: str, where: dict[str, set[int]]) -> bool:
+    """这首诗是否含有某首 val/test 绝句四句里的三句以上（不论位置）：比绝句划分查孪生的规则更严。"""
+    hits = Counter(i for line in set(split_lines(text)) for i in where.get(line, ()))
+    return any(n >= 3 for n in hits.values())
+
+
+def build_verse(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
+    """从压缩包建 out/verse.txt.gz：绝句以外的近体诗，去重、去掉与 val/test 绝句是孪生的。返回统计数字。
+
+    读 out/poems.jsonl 的划分（先要有 :func:`build` 的结果）。
+    """
+    try:
+        import opencc
+    except ImportError:
+        sys.exit("建语料需要 OpenCC：先运行 .venv/bin/pip install opencc")
+    convert = opencc.OpenCC("t2s").convert
+    variants = [opencc.OpenCC(name).convert for name in ("jp2t", "tw2t", "hk2t")]
+    normalize = str.maketrans(variant_table(convert, variants, opencc_traditional_forms()))
+    from .data import load_poems
+    records = load_poems(path=out / "poems.jsonl")
+    where = held_out_lines(records)
+    poems, _ = read_tarball(tarball)
+    kept, seen, rejected = [], set(), Counter()
+    for _, raw in poems:
+        try:
+            text = clean_verse(raw, convert, normalize)
+        except BadRecord as e:
+            rejected[e.reason] += 1
+            continue
+        if text in seen:
+            rejected["重复"] += 1
+        elif shares_held_out(text, where):
+            rejected["与 val/test 的绝句是孪生"] += 1
+        else:
+            seen.add(text)
+            kept.append(text)
+    data = gzip.compress(("\n".join(kept) + "\n").encode("utf-8"), compresslevel=9, mtime=0)
+    atomic_write_bytes(out / VERSE_FILE, data)
+    lines = [split_lines(t) for t in kept]
+    by_size = Counter((len(ls), len(ls[0])) for ls in lines)
+    return {
+        "poems": len(kept),
+        "characters": sum(len(poem_body(t)) for t in kept),
+        "forms": {f"{'五七'[size == 7]}言 {n} 句": c for (n, size), c in sorted(by_size.items()) if c >= 1000},
+        "windows": sum(len(ls) // 2 - 1 for ls in lines),
+        "bytes": len(data),
+        "rejected": dict(rejected.most_common()),
+    }
+
+
+def add_verse(stats: dict, tarball: Path, out: Path) -> None:
+    """建 verse.txt.gz，把它的数字记进 stats["verse"]，重写 stats.json 与 SOURCE.md。"""
+    verse = build_verse(tarball, out)
+    verse["times_quatrains"] = round(verse["characters"] / stats["characters"], 2)
+    verse["megabytes"] = round(verse["bytes"] / 1e6, 1)
+    stats["verse"] = verse
     atomic_write_text(out / "stats.json", json.dumps(stats, ensure_ascii=False, indent=1) + "\n")
     write_source_md(stats, out)
-    return stats
 
 
 def main(argv=None) -> None:
@@ -657,6 +786,9 @@ def main(argv=None) -> None:
     b = sub.add_parser("build", help="重建语料")
     b.add_argument("--from", dest="tarball", type=Path, required=True, help="chinese-poetry-2.0.1.tgz 的路径")
     b.add_argument("--out", type=Path, default=DEFAULT_DATA, help="输出目录（默认 data/）")
+    v = sub.add_parser("build-verse", help="建 data/verse.txt.gz：绝句以外的近体诗（先要有 build 的结果）")
+    v.add_argument("--from", dest="tarball", type=Path, required=True, help="chinese-poetry-2.0.1.tgz 的路径")
+    v.add_argument("--out", type=Path, default=DEFAULT_DATA, help="输出目录（默认 data/）")
     r = sub.add_parser("prosody-report", help="按 data/ 里的诗与 rhymes.json 重算 val 的押韵与平仄数字")
     r.add_argument("--data", type=Path, default=DEFAULT_DATA, help="数据目录（默认 data/）")
     args = parser.parse_args(argv)
@@ -667,6 +799,11 @@ def main(argv=None) -> None:
         return
     if not args.tarball.is_file():
         sys.exit(f"找不到压缩包：{args.tarball}")
+    if args.cmd == "build-verse":
+        stats = json.loads((args.out / "stats.json").read_text(encoding="utf-8"))
+        add_verse(stats, args.tarball, args.out)
+        print(json.dumps(stats["verse"], ensure_ascii=False, indent=1))
+        return
     stats = build(args.tarball, args.out)
     print(json.dumps({k: v for k, v in stats.items() if k not in ("rejected", "prosody")}, ensure_ascii=False, indent=1))
     print(prosody_table_md(stats["prosody"]["val"]))

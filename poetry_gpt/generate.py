@@ -139,9 +139,9 @@ class Constraint:
         self.rules = rules
         self.form = form
         self.acrostic = [tokenizer.stoi[c] for c in acrostic]
-        self.verse = None if rules == PLAIN else Verse(tokenizer, form, rules, self.acrostic)
         # 藏头字一定会写出，不必再算进“还差的字”
         self.missing = [tokenizer.stoi[c] for c in dict.fromkeys(required) if c not in acrostic]
+        self.verse = None if rules == PLAIN else Verse(tokenizer, form, rules, self.acrostic, list(self.missing))
         self.hanzi = hanzi_mask(tokenizer)
         self.ends = [torch.tensor([tokenizer.stoi[c] for c in ends if c in tokenizer]) for ends in LINE_END_CHOICES]
         self.lines: list[list[int]] = [[]]

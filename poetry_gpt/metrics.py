@@ -11,6 +11,7 @@ from typing import Sequence
 import torch
 
 from .common import COURSE_SEED
+from .verse_rules import STOCK_OPENINGS
 from .data import (FUNCTION_CHARS, BadRecord, Tokenizer, clean_record, default_tokenizer, is_hanzi,
                    form_of, keywords_for, load_poems, split_lines)
 
@@ -83,6 +84,57 @@ def keyword_counts(text: str, keywords: Sequence[str]) -> list[int]:
     return [body.count(k) for k in keywords]
 
 
+def keyword_twice(texts: Sequence[str], keywords: Sequence[Sequence[str]]) -> float:
+    """有给定的字出现两次以上的诗的比例（0–1）：人给一个字，期待的是“这首诗写它”，不是把它写两遍。"""
+    return sum(max(keyword_counts(t, kw), default=0) >= 2 for t, kw in zip(texts, keywords)) / max(len(texts), 1)
+
+
+def line_repeat(text: str) -> bool:
+    """有没有哪一句里同一个字用了两次（叠字“萧萧”也算）。"""
+    return any(len(set(line)) < len(line) for line in split_lines(text))
+
+
+@lru_cache(maxsize=1)
+def attested_doubles() -> frozenset[str]:
+    """训练诗里至少 :data:`DOUBLE_MIN` 首用过的叠字（萧萧、依依……）。"""
+    counts = Counter(line[i] for p in load_poems("train") for line in split_lines(p["text"])
+                     for i in range(len(line) - 1) if line[i] == line[i + 1])
+    return frozenset(ch for ch, n in counts.items() if n >= DOUBLE_MIN)
+
+
+DOUBLE_MIN = 3
+"""叠字算“语料里有”的最少首数：只见过一两次的叠字多半是抄错或偶然。"""
+
+
+def unattested_double(text: str, doubles: frozenset[str] | None = None) -> bool:
+    """有没有语料里不这样叠的叠字（“菊菊”；“萧萧”是语料里有的，不算）。"""
+    doubles = attested_doubles() if doubles is None else doubles
+    return any(line[i] == line[i + 1] and line[i] not in doubles
+               for line in split_lines(text) for i in range(len(line) - 1))
+
+
+def stock_opening_share(texts: Sequence[str]) -> float:
+    """以 :data:`STOCK_OPENINGS` 之一开头的句子的比例（0–1）。"""
+    lines = [line for t in texts for line in split_lines(t)]
+    return sum(line[:2] in STOCK_OPENINGS for line in lines) / max(len(lines), 1)
+
+
+def char_share(texts: Sequence[str], ch: str = "不") -> float:
+    """ch 占全部正文字数的比例（0–1）。"""
+    body = "".join(line for t in texts for line in split_lines(t))
+    return body.count(ch) / max(len(body), 1)
+
+
+def drawn_keyword(text: str, seed: int, tokenizer: Tokenizer | None = None) -> list[str]:
+    """人写的诗的“关键词”：像训练时一样，在诗里的实字中按 IDF 抽一个（samples.draw_keywords，种子 seed）。"""
+    import random
+
+    from .samples import draw_keywords, keyword_candidates
+    tok = tokenizer or default_tokenizer()
+    ids, weights = keyword_candidates(text, tok)
+    return [tok.tokens[i] for i in draw_keywords(ids, weights, 1, random.Random(seed))]
+
+
 DISTINCT_POEMS = 40
 """算 distinct-2 时每组取的首数：distinct-2 随首数增多而下降，只有首数相同的组才能相比。"""
 
@@ -107,9 +159,11 @@ def reader_report(texts: Sequence[str], keywords: Sequence[Sequence[str]] | None
         dict（比例都是 0–1）：poems；rhyme（二、四句押韵且句尾是两个不同的字）；same_character_rhyme
         （二、四句用同一个字收尾）；tone_score（宽式平仄得分的平均，一三五不论）；tone_score_strict；
         nian_dui（粘对三处全合的诗的比例）；char_3（有字用了 3 次以上的诗）；bigram_repeat（有两字组合
-        出现两次以上的诗，见 :func:`bigram_repeat`）；reused_lines（见 :func:`reused_lines`）；distinct_2；
+        出现两次以上的诗，见 :func:`bigram_repeat`）；reused_lines（见 :func:`reused_lines`）；line_repeat
+        （有一句里同一个字用了两次的诗）；unattested_double（有语料里不叠的叠字的诗）；bu_share（“不”占正文的
+        比例）；stock_openings（以套语开头的句子，:data:`STOCK_OPENINGS`）；distinct_2；
         给了 keywords 时还有 keyword_hit（给定的字都出现）与 keyword_counts（每个给定的字出现 0、1、2、3 次
-        以上各占的比例）、keyword_3（有给定的字出现 3 次以上的诗）。
+        以上各占的比例）、keyword_3（有给定的字出现 3 次以上的诗）、keyword_twice（:func:`keyword_twice`）。
     """
     from . import prosody
 
@@ -127,6 +181,10 @@ def reader_report(texts: Sequence[str], keywords: Sequence[Sequence[str]] | None
         "char_3": sum(char_repeats(t) >= 3 for t in texts) / n,
         "bigram_repeat": sum(bigram_repeat(t) for t in texts) / n,
         "reused_lines": reused_lines(texts),
+        "line_repeat": sum(line_repeat(t) for t in texts) / n,
+        "unattested_double": sum(unattested_double(t) for t in texts) / n,
+        "bu_share": char_share(texts, "不"),
+        "stock_openings": stock_opening_share(texts),
         "distinct_2": distinct_n(texts[:distinct_poems]) if len(texts) >= distinct_poems else None,
     }
     if keywords is not None:
@@ -134,6 +192,7 @@ def reader_report(texts: Sequence[str], keywords: Sequence[Sequence[str]] | None
         report["keyword_hit"] = sum(keyword_hit(t, kw) for t, kw in zip(texts, keywords)) / n
         report["keyword_counts"] = [sum(min(c, 3) == k for c in counts) / max(len(counts), 1) for k in range(4)]
         report["keyword_3"] = sum(max(keyword_counts(t, kw), default=0) >= 3 for t, kw in zip(texts, keywords)) / n
+        report["keyword_twice"] = keyword_twice(texts, keywords)
     return report
 
 
@@ -199,7 +258,8 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
         rules: 诗律解码的设置（poetry_gpt.verse.Rules）；None 为默认的 VERSE，PLAIN 是第 22、23 课只守格式的解码。
 
     Returns:
-        dict：val_cross_entropy 与 bigram_cross_entropy（奈特/字，正文与 <eos>）、二者之比，
+        dict：val_cross_entropy（条件区是诗自己的关键词，data.keywords_for）与 bigram_cross_entropy
+        （奈特/字，正文与 <eos>）、二者之比，val_cross_entropy_no_keywords（条件区空着），
         受约束与不受约束时的 format_rate、keyword_hit_rate，copy_rate（受约束的诗）、distinct_2、
         seconds_per_poem（受约束时每首的平均秒数，一个线程，与 ./poet write 相同），prompts、val_poems 两个计数；
         reader：{"五言": …, "七言": …, "藏头": …, "四个关键词": …}，每组是 :func:`reader_report`，
@@ -216,7 +276,9 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
     rules = VERSE if rules is None else rules
     # 模型与二元基线在同一批 val 诗上算交叉熵，二者之比才有意义
     val = load_poems("val", val_poems)
-    val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], next(model.parameters()).device)
+    device = next(model.parameters()).device
+    val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], device)
+    val_ce_bare = evaluate(model, [encode_sample(p, tokenizer, keywords=()) for p in val], device)
     bigram = BigramModel.fit(load_poems("train"), tokenizer).cross_entropy(val)
     prompts = eval_prompts(n_prompts)
     special = special_prompts(min(n_special, n_prompts), seed)
@@ -246,8 +308,12 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
     reader["藏头"] = group(heads)
     reader["四个关键词"] = group(fours)
     reader["四个关键词"]["format_rate_free"] = rate(format_ok(p.text, p.form) for p in fours_free)
-    human = {name: reader_report(human_poems(form, reader[name]["poems"], seed))
-             for name, form in (("五言", 5), ("七言", 7))}
+    human = {}
+    for name, form in (("五言", 5), ("七言", 7)):
+        texts = human_poems(form, reader[name]["poems"], seed)
+        human[name] = reader_report(texts)
+        # 人写的诗没有“给定的字”：在每首里像训练时那样按 IDF 抽一个实字，看它出现两次以上的比例
+        human[name]["keyword_twice"] = keyword_twice(texts, [drawn_keyword(t, seed + i) for i, t in enumerate(texts)])
     return {
         "val_poems": len(val),
         "prompts": len(prompts),
@@ -256,6 +322,7 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
         "val_cross_entropy": val_ce,
         "bigram_cross_entropy": bigram,
         "ratio_to_bigram": val_ce / bigram,
+        "val_cross_entropy_no_keywords": val_ce_bare,
         "format_rate": rate(format_ok(p.text, p.form) for p in fixed),
         "format_rate_free": rate(format_ok(p.text, p.form) for p in free),
         "keyword_hit_rate": rate(keyword_hit(p.text, p.keywords) for p in fixed),
@@ -277,10 +344,15 @@ READER_ROWS = (
     ("char_3", "有字用了 3 次以上的诗", "pct"),
     ("bigram_repeat", "两字组合重复的诗", "pct"),
     ("reused_lines", "与组里别的诗相同的句子", "pct"),
+    ("line_repeat", "一句里有字用了两次的诗", "pct"),
+    ("unattested_double", "有语料里不叠的叠字的诗", "pct"),
+    ("bu_share", "“不”占正文的比例", "pct"),
+    ("stock_openings", "以不知、不见、自是、唯有开头的句子", "pct"),
     ("distinct_2", f"distinct-2（每组前 {DISTINCT_POEMS} 首）", "num"),
     ("keyword_hit", "给定的字都出现", "pct"),
     ("keyword_counts", "给定的字出现 0/1/2/≥3 次", "dist"),
     ("keyword_3", "有给定的字用了 3 次以上的诗", "pct"),
+    ("keyword_twice", "有给定的字用了 2 次以上的诗（人：按 IDF 抽的一个字）", "pct"),
     ("format_rate", "格式合格", "pct"),
     ("format_rate_free", "格式合格（--free）", "pct"),
 )

@@ -21,7 +21,8 @@ import torch
 
 from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
 from .common import COURSE_SEED, os_reason
-from .data import Tokenizer, default_tokenizer, drops_keywords, encode_sample, load_poems, make_batch
+from .data import Tokenizer, default_tokenizer, make_batch
+from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401（课程与测试从 train 取这两个）
 from .loss import ScoredLoss, evaluate
 from .model import ModelConfig, PoetryGPT
 
@@ -50,6 +51,11 @@ class TrainConfig:
             前向与反向里的矩阵乘法用 bf16，权重、优化器、softmax、注意力与损失仍是 fp32（第 17 课）。auto 在 bf16 矩阵乘法
             确实更快的设备上选 bf16（支持 bf16 的 CUDA 显卡；带 AMX 的 Intel CPU，bf16 矩阵乘法约快 5 倍），
             其他设备上选 fp32——普通笔记本的 CPU 上 bf16 反而更慢。验证损失始终用 fp32 计算。
+        fresh_keywords: 每一步为这一批诗重新抽关键词（按 IDF 加权，个数见 samples.KEYWORD_COUNTS），
+            不用第 06 课固定的 TF-IDF 关键词；此时 keyword_dropout 不用（个数 0 就是不带关键词）。
+        verse: 也用 data/verse.txt.gz 的律诗、排律切成的四句窗口（samples.verse_windows；要 fresh_keywords）。
+        quatrain_repeats: 有 verse 时，每一轮里绝句重复几遍（窗口是绝句的 8 倍多，不重复时绝句只占约一成）。
+        finetune_share: 有 verse 时，最后这一份步数只用绝句（先在全部近体诗上训练，再在绝句上微调）。
     """
 
     model: dict = field(default_factory=dict)
@@ -67,6 +73,10 @@ class TrainConfig:
     seed: int = COURSE_SEED
     sample_every_s: float = 180.0
     precision: str = "auto"
+    fresh_keywords: bool = False
+    verse: bool = False
+    quatrain_repeats: int = 1
+    finetune_share: float = 0.0
 
 
 PRESETS = {
@@ -74,11 +84,11 @@ PRESETS = {
     "tiny": TrainConfig(model=dict(context_length=48, width=32, n_layers=1, n_heads=2),
                         steps=120, batch_size=32, lr=1e-2, warmup=10, eval_every=40, eval_poems=128,
                         train_poems=4000, sample_every_s=0, precision="fp32"),
-    # 随课程发布的模型：前文长度 64、宽 128、6 层、4 头（比 ModelConfig 默认的 4 层多两层：同样训练 55 分钟，
-    # 验证损失更低，见 data/MODEL.md），约 205 万个参数，fp16 存下约 4.4 MB；每步 128 首诗（比 64 首时矩阵乘法更饱满，
-    # 每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮
-    "base": TrainConfig(model=dict(context_length=64, width=128, n_layers=6, n_heads=4),
-                        steps=2800, batch_size=128, lr=3e-3, warmup=100, eval_every=200, eval_poems=512),
+    # 随课程发布的模型：前文长度 64、宽 192、6 层、6 头，约 396 万个参数，fp16 存下约 8 MB；每步 128 首诗。
+    # 绝句（每轮 4 遍）加上律诗、排律切成的四句窗口（约 5 倍的字），关键词每步重抽，最后两成步数只用绝句（data/MODEL.md）
+    "base": TrainConfig(model=dict(context_length=64, width=192, n_layers=6, n_heads=6),
+                        steps=2800, batch_size=128, lr=3e-3, warmup=200, eval_every=200, eval_poems=512,
+                        fresh_keywords=True, verse=True, quatrain_repeats=4, finetune_share=0.2),
 }
 
 
@@ -122,25 +132,6 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.A
     groups = [{"params": decay, "weight_decay": config.weight_decay},
               {"params": no_decay, "weight_decay": 0.0}]
     return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
-
-
-def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None,
-                 keyword_dropout: float = 0.0) -> list[list[int]]:
-    """``load_poems(split, limit)`` 选出的每首诗的样本编号（排布见 data.encode_sample）；
-    其中 keyword_dropout 那一份（data.drops_keywords）的条件区空着：``<bos> <体裁> <sep> 正文…``。"""
-    return [encode_sample(p, tokenizer, keywords=() if drops_keywords(p, keyword_dropout) else None)
-            for p in load_poems(split, limit)]
-
-
-def batch_indices(step: int, n_samples: int, batch_size: int, seed: int) -> list[int]:
-    """第 step 步用哪几首诗：每一轮（epoch）按 seed 和轮次打乱一次，依次切块。
-
-    只由 step 决定，所以续训时不必回放前面的取批，也能接着取到同一批。
-    """
-    per_epoch = n_samples // batch_size
-    epoch, k = divmod(step, per_epoch)
-    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(seed * 100003 + epoch))
-    return order[k * batch_size : (k + 1) * batch_size].tolist()
 
 
 # ---------- 训练循环 ----------
@@ -279,7 +270,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
         from torch.nn.parallel import DistributedDataParallel
         step_loss = DistributedDataParallel(step_loss, device_ids=[dev.index] if dev.type == "cuda" else None)
 
-    train_samples = encode_split("train", tokenizer, config.train_poems, config.keyword_dropout)
+    train_samples = TrainingSamples(config, tokenizer)
     val_samples = encode_split("val", tokenizer, config.eval_poems)
     last = min(config.steps, stop_at or config.steps)
 
@@ -316,8 +307,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
                 lr = learning_rate(step, config)
                 for group in optimizer.param_groups:
                     group["lr"] = lr
-                ids = batch_indices(step, len(train_samples), config.batch_size, config.seed)
-                mine = [train_samples[i] for i in ids[rank::world]]
+                mine = train_samples.batch(step, config)[rank::world]
                 x, y, mask = (t.to(dev) for t in make_batch(mine))
                 n_local = mask.sum()
                 n_total = n_local.clone()

@@ -18,7 +18,11 @@
 - 重复（``repetition``）：一个字每用过一次，它的 logits 就减 :data:`REPEAT_PENALTY`；用过 :data:`MAX_USES`
   次就不再允许；同一句里相邻的两个字（如“不见”）在诗里已经出现过，就不许再接成同样的组合。
   还没写到的藏头字已经“预订”了一次：在它自己的格子之前，它按多用过一次算（春夏秋冬的“冬”
-  不会先在别处写两次、再在第四句句首被迫写第三次）。
+  不会先在别处写两次、再在第四句句首被迫写第三次）。给定的关键词写过一次以后再多减
+  :data:`KEYWORD_PENALTY`：人给一个字，要的是“这首诗写它”，不是把它写两遍（人写的诗里，随手挑的一个字
+  用两次以上的不到 5%）。
+  句首的几个套语（verse_rules.STOCK_OPENINGS：不知、不见、自是、唯有）的第二个字在句首第二格减去
+  :data:`STOCK_PENALTY`：模型写它们比人多一两倍。
 
 收紧时有先后：藏头字与必须写进去的字（Constraint 定的）最先，然后押韵、平仄、重复；哪一条会让这一格
 一个字都不剩，就跳过那一条——所以受约束解码的保证（格式、藏头、关键词）不受影响。
@@ -29,7 +33,7 @@ import torch
 
 from . import prosody
 from .data import Tokenizer
-from .verse_rules import VERSE, Rules
+from .verse_rules import STOCK_OPENINGS, VERSE, Rules
 
 REPEAT_PENALTY = 1.5
 """一个字每用过一次，它的 logits 减去的数（奈特）：用过一次的字概率约缩小 e^1.5 ≈ 4.5 倍。
@@ -37,6 +41,11 @@ REPEAT_PENALTY = 1.5
 MAX_USES = 2
 """一个字在一首诗里最多用几次。人写的 val 诗（``./poet eval`` 的“人”两列，五言、七言各 100 首）
 只有 3%、7% 有字用了 3 次以上（第 25 课）。"""
+KEYWORD_PENALTY = 3.0
+"""给定的关键词写过一次以后，它的 logits 在 REPEAT_PENALTY 之外再减的数（奈特）：合起来约缩小 e^4.5 ≈ 90 倍，
+叠字（依依）与模型极有把握的第二次仍写得出。"""
+STOCK_PENALTY = 1.5
+"""句首套语的第二个字在句首第二格减去的数（奈特），与 REPEAT_PENALTY 一样约缩小 4.5 倍。"""
 MAX_CONDITION = 3
 """条件区最多放几个字：训练样本带 1–3 个关键词（data.keywords_for），模型没见过更长的条件区。"""
 
@@ -55,6 +64,14 @@ def condition(keywords: str, acrostic: str, tokenizer: Tokenizer) -> str:
     # 与 keywords_for 一样按 IDF 排：文档频数小的在前；同分保持给定的次序
     ranked = sorted(chars, key=lambda ch: tokenizer.doc_freq[tokenizer.stoi[ch]])
     return "".join(ranked[:MAX_CONDITION])
+
+
+def _stock_openings(tokenizer: Tokenizer) -> dict[int, list[int]]:
+    """句首套语（:data:`STOCK_OPENINGS`）：第一个字的编号 → 接上就成套语的第二个字的编号。"""
+    table: dict[int, list[int]] = {}
+    for a, b in STOCK_OPENINGS:
+        table.setdefault(tokenizer.stoi[a], []).append(tokenizer.stoi[b])
+    return table
 
 
 class _Tables:
@@ -113,8 +130,10 @@ class Verse:
     与 :meth:`adjust`（调低用过的字的 logits [V]），写下一个汉字后调用 :meth:`advance`。
     """
 
-    def __init__(self, tokenizer: Tokenizer, form: int, rules: Rules = VERSE, acrostic: list[int] = ()):
+    def __init__(self, tokenizer: Tokenizer, form: int, rules: Rules = VERSE, acrostic: list[int] = (),
+                 keywords: list[int] = ()):
         self.rules = rules
+        self.keywords = list(keywords)  # 给定的关键词（不含藏头字）的编号：写过一次以后再多调低
         self.acrostic = list(acrostic)  # 每句句首必须写的字的编号（藏头诗）；空表示不是藏头诗
         self.form = form
         self.t = _tables(tokenizer)
@@ -131,6 +150,7 @@ class Verse:
         self.ends: list[int] = []
         self.current: list[int] = []  # 这一句已经写下的字
         self.rhyme: torch.Tensor | None = None  # [106] bool：还可用的韵部；None 表示韵还没定
+        self.stock = _stock_openings(tokenizer)
 
     def _tone_table(self, pos: int, tone: str) -> torch.Tensor:
         """第 pos 格能读 tone 的字 [V] bool：句尾看全部韵部，句中看 line_tone。"""
@@ -190,8 +210,16 @@ class Verse:
         return mask
 
     def adjust(self, logits: torch.Tensor) -> torch.Tensor:
-        """logits [V] → 用过（或预订了）的字减去 REPEAT_PENALTY × 次数（不改传入的张量）。"""
-        return logits - REPEAT_PENALTY * (self.uses + self.reserved) if self.rules.repetition else logits
+        """logits [V] → 用过（或预订了）的字减去 REPEAT_PENALTY × 次数，写过的关键词再减 KEYWORD_PENALTY；
+        句首第二格上，接成套语的字再减 STOCK_PENALTY（不改传入的张量）。"""
+        if not self.rules.repetition:
+            return logits
+        logits = logits - REPEAT_PENALTY * (self.uses + self.reserved)
+        if used := [k for k in self.keywords if self.uses[k] > 0]:
+            logits[used] -= KEYWORD_PENALTY
+        if len(self.current) == 1 and (seconds := self.stock.get(self.current[0])):
+            logits[seconds] -= STOCK_PENALTY
+        return logits
 
     def advance(self, token: int, line: int, pos: int) -> None:
         """记下第 line 句第 pos 个字写的是 token。"""

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+STOCK_OPENINGS = ("不知", "不见", "自是", "唯有")
+"""几个常见的句首套语：单看一句不算毛病，用得比人多就成了腔调（metrics.stock_opening_share 数它们，
+verse.py 在句首第二格调低它们）。"""
+
 TONE_MODES = ("strict", "lenient", "off")
 """平仄约束的三档：每字都论、一三五不论、不管。"""
 

@@ -7,9 +7,10 @@ import torch
 
 from poetry_gpt import prosody
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
-from poetry_gpt.metrics import (bigram_repeat, char_repeats, human_poems, keyword_counts, reader_report,
-                                reused_lines)
-from poetry_gpt.verse import MAX_CONDITION, MAX_USES, REPEAT_PENALTY, Verse, condition
+from poetry_gpt.metrics import (bigram_repeat, char_repeats, char_share, human_poems, keyword_counts, keyword_twice,
+                                line_repeat, reader_report, reused_lines, stock_opening_share, unattested_double)
+from poetry_gpt.verse import (KEYWORD_PENALTY, MAX_CONDITION, MAX_USES, REPEAT_PENALTY, STOCK_PENALTY, Verse,
+                              condition)
 from poetry_gpt.verse_rules import PLAIN, VERSE, Rules
 
 TOK = default_tokenizer()
@@ -114,6 +115,34 @@ def test_repetition_penalty_third_use_and_repeated_bigrams():
     plain = Verse(TOK, 7, PLAIN)
     write(plain, ["不见春风不见"])
     assert plain.narrow(ALL.clone(), 0, 6).all() and plain.adjust(logits).eq(0).all()
+
+
+def test_a_written_keyword_and_a_stock_opening_are_turned_down():
+    verse = Verse(TOK, 7, Rules(rhyme=False, tones="off"), keywords=[ID["月"]])
+    before = verse.adjust(torch.zeros(len(TOK)))
+    assert before[ID["月"]] == 0 and before[ID["知"]] == 0
+    write(verse, ["明月"])
+    assert verse.adjust(torch.zeros(len(TOK)))[ID["月"]] == pytest.approx(-REPEAT_PENALTY - KEYWORD_PENALTY)
+    assert verse.adjust(torch.zeros(len(TOK)))[ID["明"]] == pytest.approx(-REPEAT_PENALTY)  # 不是关键词
+    nxt = Verse(TOK, 7, Rules(rhyme=False, tones="off"))
+    write(nxt, ["不"])  # 句首第二格：“不知”“不见”是套语
+    after = nxt.adjust(torch.zeros(len(TOK)))
+    assert after[ID["知"]] == after[ID["见"]] == pytest.approx(-STOCK_PENALTY) and after[ID["觉"]] == 0
+    write(nxt, ["不觉"])  # 第三格不管
+    assert nxt.adjust(torch.zeros(len(TOK)))[ID["知"]] == 0
+    off = Verse(TOK, 7, PLAIN, keywords=[ID["月"]])
+    write(off, ["月"])
+    assert off.adjust(torch.zeros(len(TOK))).eq(0).all()
+
+
+def test_habit_metrics_on_known_poems():
+    jys = "床前明月光，疑是地上霜。举头望明月，低头思故乡。"
+    xiao = "萧萧梧叶送寒声，江上秋风动客情。知有儿童挑促织，夜深篱落一灯明。"
+    assert keyword_twice([jys, jys], [["月"], ["霜"]]) == 0.5
+    assert not line_repeat(jys) and line_repeat(xiao) and line_repeat("山前山一山，山下水潺潺。")
+    assert not unattested_double(xiao) and unattested_double("菊菊风前绿，花开雨后红。")
+    assert stock_opening_share(["不知何处去，唯有白云飞。自是春来早，花开满树红。"]) == 0.75
+    assert char_share(["不知不觉，"]) == 0.5 and char_share([jys]) == 0
 
 
 def test_acrostic_characters_not_yet_written_count_as_used_once():

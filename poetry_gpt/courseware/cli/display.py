@@ -341,6 +341,8 @@ def eval_table(result: dict, source: str) -> None:
     t.add_column("数值")
     t.add_column("说明", overflow="fold")  # 窄终端里折行，不截掉“（第 07 课）”这类尾巴
     t.add_row("验证交叉熵", f"{result['val_cross_entropy']:.3f}", f"奈特/字，val 里的 {result['val_poems']} 首，只算正文与 <eos>")
+    if "val_cross_entropy_no_keywords" in result:
+        t.add_row("验证交叉熵（不给关键词）", f"{result['val_cross_entropy_no_keywords']:.3f}", "奈特/字，条件区空着")
     t.add_row("二元基线", f"{result['bigram_cross_entropy']:.3f}", "奈特/字，同样这些诗（第 07 课）")
     t.add_row("模型 ÷ 基线", f"{result['ratio_to_bigram']:.3f}", "越小越好")
     t.add_row("格式合格率（受约束）", pct(result["format_rate"]), f"{result['prompts']} 个固定提示")
