@@ -270,6 +270,9 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
         from torch.nn.parallel import DistributedDataParallel
         step_loss = DistributedDataParallel(step_loss, device_ids=[dev.index] if dev.type == "cuda" else None)
 
+    if progress and rank == 0 and config.verse:  # 读律诗、切窗口要半分钟到一分钟：先说一声
+        from .labs import console
+        console.print("准备训练样本：绝句与律诗、排律的四句窗口（data/verse.txt.gz，约一分钟）…")
     train_samples = TrainingSamples(config, tokenizer)
     val_samples = encode_split("val", tokenizer, config.eval_poems)
     last = min(config.steps, stop_at or config.steps)
