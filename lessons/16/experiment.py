@@ -10,16 +10,18 @@ from poetry_gpt.train import PLAN_AT, PRESETS, learning_rate, make_optimizer, pl
 setup_experiment()
 
 tok = default_tokenizer()
-base = PRESETS["base"]                                   # 随课程发布的模型用的预设（总步数由 --minutes 55 另排）
+base = PRESETS["base"]                                   # 随课程发布的模型用的预设（总步数由 --minutes 另排）
 
 # 1. 预热加余弦衰减：第 0 步到第 3000 步
 show("base 的设置", f"峰值 lr={base.lr}，预热 warmup={base.warmup} 步，共 steps={base.steps} 步，"
                     f"最低 lr × min_lr_ratio = {base.lr * base.min_lr_ratio:g}")
 line_plot({"学习率": [(s, learning_rate(s, base)) for s in range(0, 3001, 20)]}, width=60, height=12,
           title="learning_rate(step)：第 0–3000 步（每 20 步一个点）", digits=4)
-line_plot({"学习率": [(s, learning_rate(s, base)) for s in range(0, 121)]}, width=60, height=8,
-          title="放大开头：第 0–120 步", digits=4)
-marks = [0, 1, 62, 98, 99, 100, 101, 300, 500, 1450, 2799, 2800, 3000]
+zoom = base.warmup * 6 // 5                              # 预热再多一点，看得见拐角
+line_plot({"学习率": [(s, learning_rate(s, base)) for s in range(0, zoom + 1)]}, width=60, height=8,
+          title=f"放大开头：第 0–{zoom} 步", digits=4)
+w, middle = base.warmup, base.warmup + (base.steps - base.warmup) // 2
+marks = [0, 1, w * 5 // 8, w - 2, w - 1, w, w + 1, 3 * w, 5 * w, middle, base.steps - 1, base.steps, 3000]
 table(["第几步（从 0 数）", "学习率", "说明"],
       [[s, f"{learning_rate(s, base):.6g}", note] for s, note in zip(marks, [
           "第一步：lr/warmup，不是 0", "", "预热中", "", "预热的最后一步：到达峰值", "余弦开始，进度 0：仍是峰值",
@@ -27,7 +29,7 @@ table(["第几步（从 0 数）", "学习率", "说明"],
           "= steps：降到最低值", "超过 steps：一直是最低值"])],
       title="几个关键的步")
 
-# 2. 随课程发布的模型的日志：它用 --minutes 55 训练（第 3 部分），总步数在第 8 步排定，之后每次验证完重排一次；
+# 2. 随课程发布的模型的日志：它用 --minutes 训练（第 3 部分），总步数在第 8 步排定，之后每次验证完重排一次；
 #    日志第 k 条记下的 lr 是 learning_rate(k − 1)，steps 取的是当时排定的总步数
 state = read_checkpoint("data/model.pt", tok)
 log, every = state["log"], state["train_config"]["eval_every"]
