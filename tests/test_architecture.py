@@ -3,6 +3,7 @@
 用 ast 读源码（不运行），所以函数里的延迟导入也算在内。
 """
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from poetry_gpt import checkpoint
 from poetry_gpt.courseware.catalogue import LESSONS_DIR
 
 PACKAGE = Path(checkpoint.__file__).resolve().parent
+ROOT = PACKAGE.parent
 
 
 def module_name(path: Path) -> str:
@@ -99,3 +101,16 @@ def test_lessons_use_only_the_model_library(path):
 
 def test_lessons_are_found():
     assert len(LESSON_FILES) >= 14 * 4
+
+
+def test_every_module_is_on_the_map():
+    """ARCHITECTURE.md 的地图里有每一个模块（新加的模块要画上去）。"""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    a = text.index("```")
+    drawn = set(re.findall(r"[a-z_]+", text[a:text.index("```", a + 3)]))
+    modules = {p.stem for p in (ROOT / "poetry_gpt").rglob("*.py") if p.stem not in ("__init__", "__main__")}
+    modules -= {p.stem for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")}  # cli/ 的房间在地图下面一段
+    assert not sorted(modules - drawn)
+    cli = text[text.index("`poetry_gpt/courseware/cli/`"):]
+    assert all(f"`{p.name}`" in cli for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")
+               if p.stem not in ("__init__", "__main__"))

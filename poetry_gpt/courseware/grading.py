@@ -313,7 +313,8 @@ def _load(path: Path, name: str):
 
 @functools.lru_cache(maxsize=None)
 def lesson_check(lesson: Lesson):
-    """这一课的 check.py 模块（含 cases、可选的 compare 与 HINT）。每个进程只载入一次：
+    """这一课的 check.py 模块（cases，以及可选的 compare、explain、FORBIDDEN、FORBIDDEN_NAMES、source_problem、
+    RAISES、FRESH_RESULT、MEMORY_MB）。每个进程只载入一次：
     ./poet grade 在运行任何学习者代码之前就载入，之后被改动的 check.py 进不了批改进程。"""
     return _load(lesson.folder / "check.py", f"check_{lesson.code}")
 

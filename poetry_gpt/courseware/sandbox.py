@@ -14,7 +14,7 @@ check.py）、.git、班级文件夹、家目录都不存在于沙箱里：学�
   uid 原样映射），bwrap 在里面搭好挂载，runner 启动之前降到 65534，内核眼里它是 nobody，不是 root。
   所以 /proc/sys（kernel.core_pattern、vm.* ……）对它只读；用户密钥环也跟着命名空间走，每次检查一个新的。
 
-没有 bwrap（macOS、精简容器）或 bwrap 在这台机器上用不了时，available() 给出原因，
+没有 bwrap（macOS、精简容器）或 bwrap 在这台机器上用不了时，unavailable_reason() 给出原因，
 检查退回“按进程隔离”：子进程照样有时间、内存、输出上限，判定照样只由批改程序作出，
 但学习者的代码能读写当前用户能碰到的文件，也能留下脱离了进程组的后台进程。
 """
