@@ -4,11 +4,11 @@
 检查本身都是 poetry_gpt.courseware.verify 里的函数（./poet verify 用的同一套），这里只是逐课调用；
 实验与两次检查由 verify 两份同时跑（每份一个线程），比一项一项跑快约四成。
 """
-import ast
 
 import pytest
 
 from poetry_gpt.courseware.catalogue import CATALOGUE, LESSON_FILES, LESSONS_DIR
+from poetry_gpt.courseware.starters import starter_text
 from poetry_gpt.courseware.verify import readme_problem, stray_folders, verify
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
@@ -51,28 +51,12 @@ def test_solution_passes_and_starter_is_not_filled_in(lesson, verified):
     assert (problems["solution"], problems["starter"]) == (None, None)
 
 
-def without_solve_body(path) -> list[str]:
-    """文件的各行，去掉 solve 函数体（文档字符串之后的部分）；切口两边的空行不算。"""
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    solve = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == "solve")
-    body = solve.body[1:] if isinstance(solve.body[0], ast.Expr) and isinstance(solve.body[0].value, ast.Constant) \
-        else solve.body
-    head, tail = lines[: body[0].lineno - 1], lines[solve.end_lineno:]
-    while head and not head[-1].strip():
-        head.pop()
-    while tail and not tail[0].strip():
-        tail.pop(0)
-    return head + ["<solve 的函数体>"] + tail
-
-
 @pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
-def test_starter_equals_solution_outside_the_body_of_solve(lesson):
-    starter = without_solve_body(lesson.folder / "starter.py")
-    solution = without_solve_body(lesson.folder / "solution.py")
-    assert starter == solution
-    body = (lesson.folder / "starter.py").read_text(encoding="utf-8")
-    assert "raise NotImplementedError(" in body and "./poet check" in body and "./poet hint" in body
+def test_starter_is_generated_from_the_solution(lesson):
+    """starter.py 由 solution.py 生成（courseware/starters.py）：改了答案要运行 ./poet verify --starters。"""
+    starter = (lesson.folder / "starter.py").read_text(encoding="utf-8")
+    assert starter == starter_text(lesson), "运行 ./poet verify --starters 重新生成"
+    assert "raise NotImplementedError(" in starter and "./poet check" in starter and "./poet hint" in starter
 
 
 @pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)

@@ -24,6 +24,7 @@ def solve(words, positions, past):
     """
     raise NotImplementedError("请补全 solve，然后运行 ./poet check 9 检查；卡住时运行 ./poet hint 9 看提示。")
 
+
 if __name__ == "__main__":
     # 手算的小例子：宽度 C = 2，位置表只有 3 行
     table = torch.tensor([[0.1, 0.2],     # 位置 0

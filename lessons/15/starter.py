@@ -23,6 +23,7 @@ def solve(logits, targets, mask):
     """
     raise NotImplementedError("请补全 solve，然后运行 ./poet check 15 检查；卡住时运行 ./poet hint 15 看提示。")
 
+
 if __name__ == "__main__":
     # 手算的小例子：B = 1，T = 2，V = 3
     logits = torch.tensor([[[0.0, 0.0, 0.0],              # 三个字一样高：p = 1/3，−ln p = ln 3

@@ -33,6 +33,7 @@ def solve(params, grads, m, v, step, lr, weight_decay):
     """
     raise NotImplementedError("请补全 solve，然后运行 ./poet check 16 检查；卡住时运行 ./poet hint 16 看提示。")
 
+
 if __name__ == "__main__":
     # 手算的小例子：一个 2×1 的矩阵和一个长 1 的偏置，第一步（m、v 都是 0）
     params = {"head.weight": torch.tensor([[1.0], [2.0]]), "head.bias": torch.tensor([1.0])}

@@ -29,6 +29,7 @@ def solve(log, window):
     """
     raise NotImplementedError("请补全 solve，然后运行 ./poet check 19 检查；卡住时运行 ./poet hint 19 看提示。")
 
+
 if __name__ == "__main__":
     log = [{"step": s, "loss": 6.0 - s / 10, "lr": 1e-3} for s in range(1, 31)]
     for entry, val in zip(log[4::5], [5.9, 5.6, 5.5, 5.7, 5.5, 5.8]):

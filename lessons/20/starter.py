@@ -26,6 +26,7 @@ def solve(q, k, v, past_keys, past_values):
     """
     raise NotImplementedError("请补全 solve，然后运行 ./poet check 20 检查；卡住时运行 ./poet hint 20 看提示。")
 
+
 if __name__ == "__main__":
     ln3 = math.log(3)
     empty = torch.zeros(0, 1)

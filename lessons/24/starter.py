@@ -23,7 +23,7 @@ def solve(lines, tones):
         list：犯了的句子，按句子的先后，每项是 (第几句，从 1 数, "孤平" 或 "三平尾")；一句也没犯时是空列表。
         输入都不改动。
     """
-    raise NotImplementedError("请补全 solve：逐句找出孤平、三平尾；然后运行 ./poet check 24 检查，卡住时运行 ./poet hint 24 看提示。")
+    raise NotImplementedError("请补全 solve，然后运行 ./poet check 24 检查；卡住时运行 ./poet hint 24 看提示。")
 
 
 if __name__ == "__main__":

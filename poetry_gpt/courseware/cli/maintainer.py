@@ -18,6 +18,14 @@ def cmd_verify(args) -> int:
     from ..verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
 
     started = time.monotonic()
+    if args.starters:
+        from ..catalogue import CATALOGUE
+        from ..starters import write_starters
+
+        changed = write_starters([lesson for lesson in CATALOGUE if (lesson.folder / "solution.py").is_file()])
+        console.print(f"由 solution.py 重写了 {len(changed)} 课的 starter.py" + (
+            "：" + "、".join(f"第 {lesson.code} 课" for lesson in changed) if changed else "（都已与生成的一致）"))
+        return 0
     if args.record:
         from ..verify import record_all
 
@@ -71,6 +79,8 @@ def register(sub) -> None:
                         "（lessons/NN/output.txt、figures/），再列出课文里每一个对不上的数与代码块")
     p.add_argument("--no-eval", dest="eval", action="store_false",
                    help="与 --record 一起用：不重跑 ./poet eval（两遍要四五分钟），沿用 figures/eval*.json")
+    p.add_argument("--starters", action="store_true",
+                   help="改了参考答案之后：由各课的 solution.py 重新生成 starter.py（solve 的函数体换成 raise），不跑别的检查")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("site", help="把写好的课生成静态网页（site/index.html，离线可看）")
