@@ -791,7 +791,8 @@ def lesson17() -> Figure:
     first = batch_indices(0, len(samples), tiny.batch_size, tiny.seed)
     batch = [samples[i] for i in first]
     x, _, _ = make_batch(batch)
-    one = _first_step(batch, ModelConfig(vocab_size=len(tok), **tiny.model), lambda m: make_optimizer(m, tiny), tiny.grad_clip)
+    one = _first_step(batch, ModelConfig(vocab_size=len(tok), **tiny.model), lambda m: make_optimizer(m, tiny),
+                      tiny.grad_clip)
     small = _first_step(batch[:8], ModelConfig(vocab_size=len(tok), context_length=48, width=64, n_layers=2, n_heads=2),
                         lambda m: torch.optim.AdamW(m.parameters(), lr=1e-2, betas=(0.9, 0.95), weight_decay=0.0), 1.0)
     clip = tiny.grad_clip
@@ -943,15 +944,15 @@ def lesson18() -> Figure:
     for i, (color, dash, name) in enumerate(legend):
         y = 50 + i * 20
         extra = f' stroke-dasharray="{dash}"' if dash else ""
-        body.append(f'<line x1="{width - 170}" y1="{y}" x2="{width - 146}" y2="{y}" stroke="{color}" stroke-width="2"{extra}/>'
-                    if color else circle(width - 158, y))
+        body.append(f'<line x1="{width - 170}" y1="{y}" x2="{width - 146}" y2="{y}" stroke="{color}" '
+                    f'stroke-width="2"{extra}/>' if color else circle(width - 158, y))
         body.append(_text(width - 140, y + 4, name, 11))
     last = config.steps - 1
     body.append(_text(width - 170, 50 + 4 * 20 + 8, f"第 {config.steps} 步的损失：", 11, fill=MUTED))
     for i, (name, log) in enumerate([("不中断", straight), ("续训", resumed), *variants.items()]):
         body.append(_text(width - 170, 50 + 4 * 20 + 26 + i * 16, f"{name[:6]} {log[last]['loss']:.5f}", 11))
     # 下面一块：第 stop 步以后，每一次与不中断的那次差多少（上面的线挨得太近，看不出来）
-    gaps = {name: [(e["step"], e["loss"] - a["loss"]) for a, e in zip(straight[stop - 1:], [straight[stop - 1], *log[stop:]])]
+    gaps = {name: [(stop, 0.0)] + [(e["step"], e["loss"] - a["loss"]) for a, e in zip(straight[stop:], log[stop:])]
             for name, log in [("续训", resumed), *variants.items()]}
     reach = max(abs(d) for points in gaps.values() for _, d in points)
     y0, inner_top, inner_bottom = plot_h + 14, plot_h + 40, plot_h + diff_h - 16
@@ -961,7 +962,7 @@ def lesson18() -> Figure:
     for d in (-reach, 0, reach):
         body.append(f'<line x1="48" y1="{YD(d):.1f}" x2="{width - right}" y2="{YD(d):.1f}" '
                     f'stroke="{MUTED if d == 0 else "#e2d8c6"}"/>')
-        body.append(_text(42, YD(d) + 4, "0" if d == 0 else f"{d:+.4f}", 11, "end", MUTED))
+        body.append(_text(42, YD(d) + 4, "0" if d == 0 else f"{d:+.4f}".replace("-", "−"), 11, "end", MUTED))
     for s in range(stop, config.steps + 1, 2):
         body.append(_text(XD(s), inner_bottom + 14, str(s), 11, "middle", MUTED))
     for name, points in gaps.items():
