@@ -17,10 +17,10 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson02, lesson03, lesson05, lesson06, lesson07, lesson08,
-                                                lesson09, lesson10, lesson11, lesson12, lesson13, lesson14, lesson15,
-                                                lesson16, lesson20, lesson21, lesson22, lesson23, lesson24, lesson25,
-                                                lesson26)
+from poetry_gpt.courseware.site_figures import (FIGURES, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06,
+                                                lesson07, lesson08, lesson09, lesson10, lesson11, lesson12, lesson13,
+                                                lesson14, lesson15, lesson16, lesson17, lesson18, lesson20, lesson21,
+                                                lesson22, lesson23, lesson24, lesson25, lesson26)
 
 
 class Page(HTMLParser):
@@ -542,3 +542,98 @@ def test_lesson_20_figure_counts_the_positions_of_the_experiment():
     assert f"写出“{poem}”" in figure.steps[0]
     assert f"整段重算合计 {full} 个位置，KV 缓存合计 {cached} 个" in figure.svg
     assert figure.svg.count('fill="#8c2f1b"') == int(cached)
+
+
+def test_lesson_04_figure_drops_the_records_the_experiment_drops():
+    """第 04 课的实验很快：直接跑。每个原因剔除几条、哪几条，收入几条，与实验的逐条检查表相同。"""
+    import ast
+
+    printed = run_experiment(4)
+    reasons = ast.literal_eval(re.search(r"各原因条数：(\{.*\})", printed).group(1))
+    kept = re.search(r"收入几条：(\d+)", printed).group(1)
+    rows = re.findall(r"│\s*(.+?) │ [^│]+ │\s*(\S+) │", printed.split("clean_record 逐条检查")[1].split("收入几条")[0])
+    assert len(rows) == int(re.search(r"原始记录（条）：(\d+)", printed).group(1))
+    figure = lesson04()
+    notes = re.findall(r">([^<>−]+) −(\d+)：[^<]+</text>", figure.svg)
+    assert {reason: int(n) for reason, n in notes} == reasons
+    for title, result in rows:
+        if not result.startswith("收入"):
+            assert title.strip()[:8] in re.search(rf">{re.escape(result)} −\d+：([^<]+)<", figure.svg).group(1), title
+    assert f">收入 {kept} 条<" in figure.svg and f"最后收入 {kept} 条" in figure.steps[-1]
+    assert figure.svg.count('stroke="#8c2f1b" stroke-width="1.5"') == sum(reasons.values())  # 一条记录只被剔除一次
+
+
+def test_lesson_01_figure_follows_the_pipeline_of_the_experiment():
+    """第 01 课的实验读发布的模型，图不读：比的是与模型训练无关的数（编号、V、前文长度的取法、层数）。"""
+    from poetry_gpt.data import load_poems
+
+    text = recorded(1)
+    figure = lesson01()
+    ids = re.search(r"前 8 个编号：\[([0-9, ]+)\]", text).group(1).split(", ")
+    tokens = re.search(r"对应的标记：\[([^\]]+)\]", text).group(1).split(", ")
+    seen = re.search(r"前 8 个是 (.+?) → \[([0-9, ]+)\]", figure.steps[1]).groups()
+    shown = dict(zip(seen[0].split(" "), seen[1].split(", ")))
+    common = [t for t in tokens if t in shown]
+    assert len(common) >= 4 and all(shown[t] == i for t, i in zip(tokens, ids) if t in shown)   # <bos> 月 <sep> …
+    V = re.search(r"汉字表 V = (\d+)", text).group(1)
+    prefix = re.search(r"1\. 文本：前文（正文部分）：(\S+)", text).group(1)
+    assert re.search(r"\[B, T\]：\[1, (\d+)\]", text).group(1) == str(4 + len(prefix))          # 条件区 4 个标记
+    poem = next(p for p in load_poems() if p["title"] == "枫桥夜泊" and p["author"] == "张继")
+    T = 4 + len(poem["text"]) - 2
+    assert f">[1, {T}]<" in figure.svg and re.search(rf">\[1, {T}, {V}\]<", figure.svg)
+    assert f">[{V}]<" in figure.svg and f"V = {V} 个分数" in figure.steps[3]
+    layers = len(re.findall(r"4\. 第 \d+ 层 Block 之后", text))
+    assert f"穿过 {layers} 层 Block" in figure.steps[2]
+    assert "加起来等于 1.0000" in figure.svg
+
+
+def test_lesson_17_figure_has_the_step_of_the_experiment():
+    text = recorded(17)
+    figure = lesson17()
+    loss = re.search(r"这一步的损失（奈特/字）：([0-9.]+)", text).group(1)
+    first = re.search(r"第 0 步的前 8 首（样本编号）：\[([0-9, ]+)\]", text).group(1)
+    shape = re.search(r"x、y、mask 的形状 \[B, T\]：(\[[0-9, ]+\])", text).group(1)
+    assert f"损失 {loss} 奈特/字" in figure.svg and f"样本 {first} ……" in figure.steps[0]
+    assert f"形状 {shape}" in figure.steps[0]
+    top = re.findall(r"│\s*([a-z0-9_.]+) │\s*([0-9.]+) │", text.split("梯度范数最大的 4 个")[1].split("总范数")[0])
+    assert len(top) == 4
+    svg = figure.svg
+    for name, norm in top:                                      # 横条按范数从大到小，与实验的表同序
+        svg = svg.split(f">{name}</text>", 1)[1]
+        assert re.match(rf'.*?>{norm}</text>', svg), name
+    total = re.search(r"总范数 √\(Σ 各参数范数²\)：([0-9.]+)", text).group(1)
+    summed = re.search(r"各参数范数之和（不是总范数）：([0-9.]+)", text).group(1)
+    assert f"总范数 {total} ≤ 1.0" in figure.svg and f"直接相加是 {summed}" in figure.steps[4]
+    clipped = {k: v.strip() for k, v in re.findall(r"│\s*(\S+) │\s*([^│]+) │", text.split("第一次被裁剪的一步")[1])}
+    assert clipped["裁剪前的总范数"] == re.search(r"总范数却是 ([0-9.]+)", figure.steps[5]).group(1)
+    assert f"最大的三个参数范数 {'、'.join(clipped['最大的三个单个参数范数'][1:-1].split(', '))}" in figure.steps[5]
+    assert f"全部 × {clipped['每个梯度乘的数（最小）']} → {clipped['裁剪后的总范数']}" in figure.svg
+    assert clipped["每个梯度乘的数（最小）"] == clipped["每个梯度乘的数（最大）"]
+    step0 = re.search(r"第 0、20、40、79 步的损失：\[([0-9.]+),", text).group(1)
+    assert f"第 0 步（损失 {step0}）" in figure.steps[5]
+
+
+def test_lesson_18_figure_has_the_runs_of_the_experiment():
+    text = recorded(18)
+    figure = lesson18()
+    assert "16 步的损失全都相同：True" in text and "逐位相同" in figure.steps[1]
+    val = re.search(r"第 16 步的验证损失：不中断 / 续训：\[([0-9.]+), ([0-9.]+)\]", text).groups()
+    assert f"都是 {val[0]} / {val[1]}" in figure.steps[1]
+    rows = {name: values for name, *values in re.findall(
+        r"│\s*(\S+) │\s*([0-9.]+) │\s*([0-9.]+) │\s*([0-9.]+) │\s*([0-9.]+) │", text.split("哪一样都不能少")[1])}
+    labels = {"全部放回": "续训", "不放回优化器状态": "不放回优化器", "不放回随机数状态": "不放回随机数", "对照：不中断": "不中断"}
+    assert set(rows) == set(labels)
+    for name, label in labels.items():
+        assert f">{label} {rows[name][2]}<" in figure.svg, name                     # 第 16 步的损失
+    assert f"第 10 步起就岔开（{rows['不放回优化器状态'][1]}，不中断是 {rows['对照：不中断'][1]}）" in figure.steps[3]
+    assert f"第 9 步已是 {rows['不放回随机数状态'][0]}（不中断 {rows['对照：不中断'][0]}）" in figure.steps[4]
+    params = re.search(r"共 ([0-9,]+) 个参数", text).group(1)
+    weight_bytes = int(re.search(r"权重占的字节（fp32）：(\d+)", text).group(1))
+    opt_bytes = int(re.search(r"优化器状态占的字节（两份动量）：(\d+)", text).group(1))
+    rng = re.search(r"│\s*(\d+) 字节 │\s*torch.uint8", text).group(1)
+    ints = re.search(r"│\s*(\d+) 个整数 │", text).group(1)
+    vocab_hash = re.search(r"│\s*vocab_hash │\s*([0-9a-f]{16}) │", text).group(1)
+    assert f"{params} 个参数" in figure.svg and f">{weight_bytes:,} 字节<" in figure.svg
+    assert f">{opt_bytes:,} 字节<" in figure.svg and f"torch 发生器 {rng} 字节 + Python {ints} 个整数" in figure.svg
+    assert f">{vocab_hash}<" in figure.svg
+

@@ -1,8 +1,10 @@
 """课程网站的插图：在构建网站时用仓库里的代码现算，画成内嵌 SVG，并配一段逐步的文字解读。
 
 每张图的数和实验打印的数出自同一段计算：
+- 第 01 课：张继《枫桥夜泊》按实验的取法（条件区加上最后一个汉字之前的正文）送进 base 预设尺寸的新建模型，每一段的形状；
 - 第 02 课：李白《静夜思》四句的编号张量 [B, T] 与它往下的形状；
 - 第 03 课：全部诗正文的字频，按次数排好的前 n 个字覆盖正文的比例；
+- 第 04 课：lessons/04/bad_records.json 的 14 条原始记录逐条交给 data.clean_record，每一步剔除几条、为什么；
 - 第 05 课：发布的汉字表的前 13 个编号与最后一个，Tokenizer.counts 记下的训练集次数；
 - 第 06 课：孟浩然《春晓》的样本（encode_sample、make_batch）每一格的输入、目标与损失掩码；
 - 第 07 课：训练集里“明”后面跟过的字，加 k 平滑（bigram.DEFAULT_K）后的概率；
@@ -15,6 +17,9 @@
 - 第 14 课：默认配置新建模型的 parameter_counts()，与实验的参数表同一个函数；
 - 第 15 课：发布模型读 val 第一首诗，实验里那一格的概率与 −ln p(答案)；
 - 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
+- 第 17 课：tiny 预设第 0 步（batch_indices、scored_loss、clip_grad_norm_）与实验第 3 部分第 0 步被裁剪的总范数；
+- 第 18 课：实验的 16 步小训练，不中断与第 8 步停下再续训（train(stop_at=8)、resume=True）的损失，
+  少放回优化器或随机数状态时的岔开，第 8 步存档里各部分的大小；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
 - 第 20 课：发布模型从 <bos> <5> 月 <sep> 贪心地写，每一步整段重算与 KV 缓存要送进模型的位置；
 - 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
@@ -26,7 +31,9 @@
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import math
 from dataclasses import dataclass
 from html import escape
 from typing import Callable
@@ -80,6 +87,86 @@ def _text(x: float, y: float, content: str, size: int = 12, anchor: str = "start
           weight: str = "normal") -> str:
     return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{fill}" '
             f'font-weight="{weight}">{escape(content)}</text>')
+
+
+# ---------- 第 01 课：从一个“月”字到下一个字 ----------
+
+def lesson01() -> Figure:
+    """第 01 课实验的那条流水线，换成语料里的一首真诗：张继《枫桥夜泊》、关键词“月”，前文是条件区加上
+    最后一个汉字之前的正文（实验的取法）。每一段的形状是把它送进一个 base 预设尺寸的新建模型、
+    像实验那样一段一段算出来的（没有读发布的模型：形状只由尺寸决定，与训练无关）。"""
+    from ..data import BOS, form_of
+    from ..train import PRESETS
+
+    tok = default_tokenizer()
+    poem = next(p for p in load_poems() if p["title"] == "枫桥夜泊" and p["author"] == "张继")
+    form = form_of(name=poem["form"])
+    keyword = "月"
+    cut = len(poem["text"]) - 2                        # 与实验一样：最后两个字符是韵脚和“。”
+    prefix, answer = poem["text"][:cut], poem["text"][cut]
+    condition = [BOS, form.token] + tok.encode(keyword) + [SEP]
+    ids = torch.tensor([condition + tok.encode(prefix)])                       # [B, T]
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["base"].model)).eval()
+    cfg = model.config
+    B, T = ids.shape
+    with torch.no_grad():
+        hidden = model.characters(ids) + model.positions(torch.arange(T))     # [B, T, C]
+        first = list(hidden.shape)
+        for block in model.blocks:
+            hidden = block(hidden)
+        after = list(hidden.shape)
+        logits = model.head(model.norm(hidden))                               # [B, T, V]
+        probs = torch.softmax(logits[0, -1], dim=-1)                          # [V]
+    p_answer = probs[tok.stoi[answer]].item()
+    shown = [tok.tokens[i] for i in ids[0, :8].tolist()]
+    stages = [
+        ("条件区 + 已写的正文", " ".join(tok.tokens[i] for i in condition) + f" {prefix[:7]}…{prefix[-4:]}",
+         f"文本，{T} 个标记", "汉字表 Tokenizer（第 05、06 课）"),
+        ("编号 ids", str(ids[0, :8].tolist())[:-1] + ", …]", str([B, T]), "查字向量表，加位置向量（第 08、09 课）"),
+        ("向量 hidden", f"每个位置一行 C = {cfg.width} 个数", str(first),
+         f"{cfg.n_layers} 层 Block：注意力 + 前馈网络（第 10–13 课）"),
+        ("向量 hidden", "形状不变，已汇总了前文", str(after), "最后的层归一化 + 输出层（第 14 课）"),
+        ("分数 logits", f"每个位置给 V = {cfg.vocab_size} 个标记各打一分", str(list(logits.shape)),
+         "取最后一个位置，softmax（第 20 课）"),
+        ("概率 probs", f"V 个数，加起来等于 {probs.sum().item():.4f}", str(list(probs.shape)),
+         "按概率抽一个字（第 21–24 课：温度、截断、格式、诗律）"),
+        ("下一个字", f"诗里写的是“{answer}”", "", ""),
+    ]
+    width, box_h, gap, top = 680, 34, 30, 34
+    height = top + len(stages) * box_h + (len(stages) - 1) * gap + 14
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"{poem['author']}《{poem['title']}》，关键词“{keyword}”：看着前文，给下一个字打分"
+                          f"（模型取 base 预设的尺寸：{cfg.n_layers} 层、C = {cfg.width}、{cfg.n_heads} 个头）", 12,
+                  fill=MUTED)]
+    for i, (name, content, shape, arrow) in enumerate(stages):
+        y = top + i * (box_h + gap)
+        last = i == len(stages) - 1
+        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="{box_h}" rx="4" '
+                    f'fill="{"#f1d2c7" if last else "#fffdf8"}" stroke="#d9cfbd"/>')
+        body.append(_text(24, y + 22, name, 13, weight="bold"))
+        body.append(_text(160, y + 22, content, 13 if last else 12, weight="bold" if last else "normal"))
+        body.append(_text(width - 24, y + 22, shape, 13, "end", "#8c2f1b", "bold"))
+        if arrow:
+            body.append(_text(60, y + box_h + gap / 2 + 5, "↓", 14, "middle", MUTED))
+            body.append(_text(76, y + box_h + gap / 2 + 5, arrow, 11, fill=MUTED))
+    steps = [
+        f"前文 = 条件区（{' '.join(tok.tokens[i] for i in condition)}）+ 已经写出的正文。这里用语料里的真诗"
+        f"{poem['author']}《{poem['title']}》，与实验的取法一样，正文写到最后一个汉字之前，要猜的是韵脚“{answer}”。",
+        f"汉字表把每个标记换成编号：前 8 个是 {' '.join(shown)} → {ids[0, :8].tolist()}。"
+        f"一条序列、{T} 个位置，ids 的形状 [B, T] = {[B, T]}。",
+        f"每个编号查出一行 C = {cfg.width} 个数，再加上位置表的一行：{first}。"
+        f"穿过 {cfg.n_layers} 层 Block 后形状不变：{after}。",
+        f"输出层给每个位置打 V = {cfg.vocab_size} 个分数：logits {list(logits.shape)}。只有最后一个位置在预测下一个字，"
+        f"softmax 把它的 {cfg.vocab_size} 个分数变成加起来等于 1 的概率。",
+        f"这里的模型刚刚新建、还没训练，给“{answer}”的概率只有 {p_answer:.6f}，和 1/V = {1 / cfg.vocab_size:.6f} "
+        "差不多：每个字都差不多。训练（第 15–19 课）就是把诗里真正写了的字的概率推高；"
+        "实验用随课程发布的、训练好的模型走同一条路。",
+        "写诗时按概率抽一个字接到前文后面，再从头走一遍，直到写满四句。",
+    ]
+    return Figure("从一个“月”字到下一个字", _svg(width, height, "一首诗的前文经过模型各段变成下一个字的概率", body),
+                  steps)
 
 
 # ---------- 第 02 课：一批诗的三种形状 ----------
@@ -186,6 +273,93 @@ def lesson03() -> Figure:
         "第 05 课建汉字表、处理表外字，要面对的就是这条长尾。",
     ]
     return Figure("覆盖曲线：少数常用字撑起大部分正文", _svg(width, height, "前 n 个字覆盖正文比例的曲线", body), steps)
+
+
+# ---------- 第 04 课：一条记录要过的关 ----------
+
+_CLEAN_STEPS = [("① 拼起来、去空白", ("空记录",)), ("② 繁转简", ()), ("③ 统一标点", ()),
+                ("④ 逐字检查", ("有缺字", "有括注", "有拉丁字母或数字", "有其他符号")),
+                ("⑤ 按 ，。？！ 切句", ("结尾缺少标点",)), ("⑥ 数句子", ("不是四句",)),
+                ("⑦ 量句长", ("句子长短不一", "不是五言或七言"))]
+"""clean_record 的七步（第 04 课图解的顺序），每一步可能给出的 BadRecord 原因。"""
+
+
+def lesson04() -> Figure:
+    """第 04 课的 14 条原始记录（lessons/04/bad_records.json）逐条交给 data.clean_record：
+    每一步还剩几条、在哪一步因为什么原因被剔除，繁转简与统一标点改了哪些字。
+
+    Raises:
+        ValueError: clean_record 给出了 _CLEAN_STEPS 里没有的原因（图就对不上 clean_record 了）。
+    """
+    from ..common import ROOT, read_json
+    from ..data import BadRecord, clean_record, to_simplified
+
+    records = read_json(ROOT / "lessons" / "04" / "bad_records.json")
+    step_of = {reason: i for i, (_, reasons) in enumerate(_CLEAN_STEPS) for reason in reasons}
+    dropped: dict[int, dict[str, list[str]]] = {i: {} for i in range(len(_CLEAN_STEPS))}
+    kept = []
+    for raw in records:
+        title = to_simplified(raw["title"])
+        try:
+            kept.append((raw, clean_record(raw)))
+        except BadRecord as e:
+            if e.reason not in step_of:
+                raise ValueError(f"clean_record 给出了图里没有的原因“{e.reason}”：请更新 _CLEAN_STEPS") from e
+            dropped[step_of[e.reason]].setdefault(e.reason, []).append(title)
+    simplified, punctuation = [], []                         # 通过的记录里，第 ② 步、第 ③ 步改了什么（按出现的先后）
+    for raw, poem in kept:
+        before = "".join("".join(raw["paragraphs"]).split())
+        middle = to_simplified(before)
+        for a, b in zip(before, middle):
+            if a != b and f"{a}→{b}" not in simplified:
+                simplified.append(f"{a}→{b}")
+        for a, b in zip(middle, poem["text"]):
+            if a != b and f"{a}→{b}" not in punctuation:
+                punctuation.append(f"{a}→{b}")
+    notes = {1: "，".join(simplified[:6]) + " …", 2: "，".join(punctuation) + "（半角标点换成全角，分号、冒号、顿号换成逗号）"}
+    width, square, top, line_h = 780, 14, 40, 20
+    x_label, x_squares, x_note = 12, 170, 170 + len(records) * (square + 2) + 36
+    rows = [max(1, len(dropped[i])) for i in range(len(_CLEAN_STEPS))]
+    height = top + sum(rows) * line_h + len(rows) * 8 + 56
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"lessons/04/bad_records.json 的 {len(records)} 条原始记录，依次过 clean_record 的七步；"
+                          "一个方块一条记录，红框是在这一步被剔除的", 12, fill=MUTED)]
+    left, y = len(records), top
+    for i, (label, _) in enumerate(_CLEAN_STEPS):
+        out = sum(len(titles) for titles in dropped[i].values())
+        body.append(_text(x_label, y + 15, label, 13, weight="bold"))
+        for j in range(left):
+            leaving = j >= left - out
+            body.append(f'<rect x="{x_squares + j * (square + 2)}" y="{y + 3}" width="{square}" height="{square}" '
+                        f'rx="2" fill="{"#fffdf8" if leaving else "#c9a27e"}" '
+                        f'stroke="{"#8c2f1b" if leaving else "#c9a27e"}" stroke-width="1.5"/>')
+        body.append(_text(x_squares + left * (square + 2) + 2, y + 15, str(left - out), 11, fill=MUTED))
+        if out:
+            for k, (reason, titles) in enumerate(dropped[i].items()):
+                body.append(_text(x_note, y + 15 + k * line_h, f"{reason} −{len(titles)}：" + "、".join(
+                    t[:8] for t in titles), 12, fill="#8c2f1b"))
+        else:
+            body.append(_text(x_note, y + 15, notes.get(i, "没有记录在这一步被剔除"), 12, fill=MUTED))
+        left -= out
+        y += rows[i] * line_h + 8
+    body.append(f'<line x1="12" y1="{y + 2}" x2="{width - 12}" y2="{y + 2}" stroke="#d9cfbd"/>')
+    body.append(_text(x_label, y + 24, f"收入 {len(kept)} 条", 13, weight="bold", fill="#8c2f1b"))
+    body.append(_text(x_squares, y + 24, "、".join(f"《{p['title']}》{p['form']}" for _, p in kept), 12))
+    reasons = [(reason, len(titles)) for i in dropped for reason, titles in dropped[i].items()]
+    check = next(i for i, (label, _) in enumerate(_CLEAN_STEPS) if label.startswith("④"))
+    steps = [
+        f"lessons/04/bad_records.json 是从原始数据里原样摘出的 {len(records)} 条记录，每条交给 "
+        "poetry_gpt.data.clean_record；一个方块代表一条记录，一行是一步，红框是在这一步被剔除的。",
+        f"① 把 paragraphs 拼起来、去掉空白：{'、'.join(dropped[0].get('空记录', [])) or '没有'}什么都不剩，是“空记录”，"
+        f"剩 {len(records) - len(dropped[0].get('空记录', []))} 条。",
+        f"② 繁转简与 ③ 统一标点只改字、不剔除：通过的几首里 {'，'.join(simplified[:6])} 等，标点 {'，'.join(punctuation)}。",
+        f"④ 逐字检查剔除的最多：" + "，".join(f"{reason} {n} 条" for reason, n in reasons
+                                            if step_of[reason] == check) + "。",
+        "⑤ 到 ⑦ 看句子：" + "，".join(f"{reason} {n} 条" for reason, n in reasons if step_of[reason] > check) + "。",
+        f"最后收入 {len(kept)} 条：" + "、".join(f"《{p['title']}》" for _, p in kept)
+        + "。收入的诗还要按正文去重，才进语料（实验第 4 部分）。",
+    ]
+    return Figure("一条记录要过的关", _svg(width, height, "十四条原始记录逐步通过或被剔除的示意图", body), steps)
 
 
 # ---------- 第 05 课：汉字表，特殊标记在前 ----------
@@ -565,6 +739,278 @@ def lesson11() -> Figure:
     steps.append("各头读的是宽度 C 里自己的那一段，训练让它们分了工：有的盯着上一个字，有的回头看条件区。"
                  "哪个头做什么是训练出来的，重训后可能换位置。")
     return Figure("四个头看同一句", _svg(width, height, "层 0 四个注意力头的权重热图", body), steps)
+
+
+@contextlib.contextmanager
+def _one_thread():
+    """tiny 尺寸的小模型在一个计算线程上训练：矩阵太小，两个线程分不到活，反而互相空等
+    （机器上另有进程在算时，两个线程能慢上几倍）。结束后恢复原来的线程数。"""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+# ---------- 第 17 课：一个训练步 ----------
+
+def _first_step(batch: list[list[int]], model_config: ModelConfig, optimizer_for, clip: float) -> dict:
+    """与第 17 课实验一样：种子 26 新建模型，对一批样本做一次前向、反向，按总范数裁剪到 clip，再更新一步。
+    返回损失、每个参数张量裁剪前的梯度范数、clip_grad_norm_ 返回的总范数、裁剪后的总范数，
+    以及 optimizer.step() 有没有改动位置表。不动全局的随机数状态。"""
+    from ..data import make_batch
+    from ..loss import scored_loss
+
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)
+        model = PoetryGPT(model_config).train()
+    optimizer = optimizer_for(model)
+    optimizer.zero_grad(set_to_none=True)
+    with _one_thread():
+        loss = scored_loss(model, *make_batch(batch))
+        loss.backward()
+    norms = {name: p.grad.norm().item() for name, p in model.named_parameters()}
+    total = torch.nn.utils.clip_grad_norm_(model.parameters(), clip).item()
+    clipped = torch.cat([p.grad.flatten() for p in model.parameters()]).norm().item()
+    before = model.positions.weight.detach().clone()
+    optimizer.step()
+    return {"loss": loss.item(), "norms": norms, "total": total, "clipped": clipped,
+            "moved": not torch.equal(before, model.positions.weight)}
+
+
+def lesson17() -> Figure:
+    """第 17 课实验的第 0 步：tiny 预设取第 0 批（batch_indices）、前向、反向、裁剪、更新，每一段的真实数；
+    再对照实验第 3 部分（8 首诗、宽 64 的两层模型）第 0 步：单个参数的梯度范数都不到 1.0，总范数却超过 1.0 被裁剪。"""
+    from ..data import make_batch
+    from ..train import PRESETS, batch_indices, encode_split, learning_rate, make_optimizer
+
+    tok = default_tokenizer()
+    tiny = PRESETS["tiny"]
+    samples = encode_split("train", tok, tiny.train_poems)
+    first = batch_indices(0, len(samples), tiny.batch_size, tiny.seed)
+    batch = [samples[i] for i in first]
+    x, _, _ = make_batch(batch)
+    one = _first_step(batch, ModelConfig(vocab_size=len(tok), **tiny.model), lambda m: make_optimizer(m, tiny),
+                      tiny.grad_clip)
+    small = _first_step(batch[:8], ModelConfig(vocab_size=len(tok), context_length=48, width=64, n_layers=2, n_heads=2),
+                        lambda m: torch.optim.AdamW(m.parameters(), lr=1e-2, betas=(0.9, 0.95), weight_decay=0.0), 1.0)
+    clip = tiny.grad_clip
+    lr0 = learning_rate(0, tiny)
+    pieces = [("① 取批", f"batch_indices(0, {len(samples)}, {tiny.batch_size}, {tiny.seed}) → 样本 "
+                        + ", ".join(map(str, first[:4])) + f" …；x, y, mask {list(x.shape)}"),
+              ("② 学习率", f"learning_rate(0) = {lr0:g}（预热第 0 步：lr / warmup）"),
+              ("③ 前向", f"scored_loss → 损失 {one['loss']:.4f} 奈特/字"),
+              ("④ 反向", f"loss.backward() → {len(one['norms'])} 个参数张量各有 .grad"),
+              ("⑤ 裁剪", f"总范数 {one['total']:.4f} ≤ {clip} → 梯度原样不动"),
+              ("⑥ 更新", "optimizer.step()（AdamW）→ 位置表" + ("变了" if one["moved"] else "没变")),
+              ("⑦ 清零", "optimizer.zero_grad(set_to_none=True)，下一步的 backward 从头累加")]
+    width, row_h, top = 680, 24, 38
+    panel_top = top + len(pieces) * row_h + 30
+    bars_a = sorted(one["norms"].items(), key=lambda kv: -kv[1])[:4]
+    bars_b = sorted(small["norms"].values(), reverse=True)[:3]
+    height = panel_top + 2 * (24 + 5 * 22) + 24
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+            _text(12, 20, f"tiny 预设（{tiny.model['n_layers']} 层、宽 {tiny.model['width']}）新建模型的第 0 步，"
+                          f"种子 {COURSE_SEED}", 12, fill=MUTED)]
+    for i, (name, what) in enumerate(pieces):
+        y = top + i * row_h
+        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="{row_h - 4}" rx="3" fill="#fffdf8" '
+                    f'stroke="#d9cfbd"/>')
+        body.append(_text(22, y + 15, name, 12, weight="bold"))
+        body.append(_text(96, y + 15, what, 12, fill="#8c2f1b" if name.startswith("⑤") else "#2b2620"))
+    body.append(_text(12, panel_top - 8, f"裁剪看的是总范数 √(Σ 各参数范数²)，不是每个参数各自的范数（上限 {clip}）", 12,
+                      weight="bold"))
+    scale = max(one["total"], small["total"])
+    bar_w = width - 12 - 200 - 230                       # 右边留出写“全部 × …”的地方
+    y = panel_top
+    panels = [(f"上：tiny 第 0 步，{len(one['norms'])} 个参数张量里最大的 4 个", [(n, v) for n, v in bars_a], one),
+              ("下：实验第 3 部分（8 首诗、宽 64、2 层）第 0 步，最大的 3 个", [(f"第 {k + 1} 大", v)
+                                                                   for k, v in enumerate(bars_b)], small)]
+    for title, bars, run in panels:
+        body.append(_text(12, y + 14, title, 11, fill=MUTED))
+        over = run["total"] > clip
+        rows = [(name, v, False) for name, v in bars] + [("总范数", run["total"], over)]
+        drawn = _bars(body, 12, y + 20, rows, bar_w, scale, 22, 200, 4)
+        x_clip = 12 + 200 + bar_w * clip / scale
+        body.append(f'<line x1="{x_clip:.1f}" y1="{y + 20}" x2="{x_clip:.1f}" y2="{y + 20 + drawn}" stroke="#2f5d8c" '
+                    f'stroke-dasharray="4 3"/>')
+        verdict = (f"> {clip}：全部 × {clip / run['total']:.4f} → {run['clipped']:.4f}" if over
+                   else f"≤ {clip}：原样")
+        body.append(_text(width - 12, y + 20 + drawn - 7, verdict, 12, "end", "#8c2f1b" if over else MUTED))
+        y += 24 + 5 * 22
+    body.append(_text(12, height - 10, f"虚线：上限 {clip}", 11, fill="#2f5d8c"))
+    steps = [
+        f"① 取批：tiny 预设从 train 取 {len(samples)} 条样本，每步 {tiny.batch_size} 首；第 0 步是 "
+        f"batch_indices(0, …) 给出的样本 {', '.join(map(str, first[:8]))} ……，排成 x、y、mask，形状 {list(x.shape)}。"
+        "第几步取哪些诗只由步数和种子决定。",
+        f"② 学习率：train 每一步先按第 16 课的日程写进优化器；第 0 步在预热里，是 lr / warmup = {lr0:g}。",
+        f"③ 前向：新建的模型（种子 {COURSE_SEED}）在这一批上的损失是 {one['loss']:.4f} 奈特/字，接近 ln V = "
+        f"{math.log(len(tok)):.4f}：还什么都没学。",
+        f"④ 反向：backward() 给 {len(one['norms'])} 个参数张量都算出 .grad；梯度范数最大的是 "
+        + "、".join(f"{n} {v:.4f}" for n, v in bars_a[:3]) + "。",
+        f"⑤ 裁剪：总范数 √(Σ 各参数范数²) = {one['total']:.4f}，不到上限 {clip}，梯度原样不动"
+        f"（各参数范数直接相加是 {sum(one['norms'].values()):.4f}，那不是总范数）。",
+        f"对照下面那组：实验第 3 部分的模型第 0 步（损失 {small['loss']:.4f}），最大的三个参数范数 "
+        + "、".join(f"{v:.4f}" for v in bars_b) + f" 都不到 {clip}，合起来的总范数却是 {small['total']:.4f}，"
+        f"所以每个梯度都乘 {clip} / {small['total']:.4f} = {clip / small['total']:.4f}，裁剪后总范数 {small['clipped']:.4f}："
+        "方向不变，只是步子短了。",
+        "⑥ 更新：AdamW 用（可能被缩小的）梯度改参数，位置表这一步就变了。⑦ 清零：梯度会累加，更新完就扔掉，"
+        "下一步的 backward 从头算。",
+    ]
+    return Figure("一个训练步", _svg(width, height, "训练一步的七段与梯度裁剪的横条图", body), steps)
+
+
+# ---------- 第 18 课：存档里装着训练的全部记忆 ----------
+
+@functools.cache
+def _resume_runs() -> dict:
+    """与第 18 课实验第 1、3 部分同样的小训练（tiny 尺寸、dropout 0.1、16 步、每 8 步验证并存档）：
+    不中断的一次；第 8 步停下、存档、再续训的一次；从第 8 步的存档续训，但不放回优化器状态、不放回随机数状态各一次。
+    返回每次的日志（每步一条）与第 8 步的存档。在临时目录里训练，不动全局的随机数状态。"""
+    import random
+    import tempfile
+    from dataclasses import replace
+    from pathlib import Path
+
+    from ..checkpoint import read_checkpoint
+    from ..train import PRESETS, make_optimizer, train
+
+    tiny = PRESETS["tiny"]
+    config = replace(tiny, model=dict(tiny.model, dropout=0.1), steps=16, warmup=4, batch_size=16, eval_every=8,
+                     eval_poems=32, train_poems=512)
+    python_state = random.getstate()
+    with torch.random.fork_rng(), _one_thread(), tempfile.TemporaryDirectory(prefix="site-lesson18-") as tmp:
+        work = Path(tmp)
+        straight = train(config, work / "straight", progress=False).log
+        train(config, work / "resumed", stop_at=8, progress=False)
+        state = read_checkpoint(work / "resumed" / "checkpoint.pt")
+        resumed = train(config, work / "resumed", resume=True, progress=False).log
+        fresh = make_optimizer(PoetryGPT(ModelConfig(**state["model_config"])), config)
+        variants = {"不放回优化器状态": {**state, "optimizer": fresh.state_dict()},
+                    "不放回随机数状态": {**state, "rng": {**state["rng"],
+                                                    "torch": torch.Generator().manual_seed(1).get_state()}}}
+        logs = {}
+        for name, changed in variants.items():
+            folder = work / name
+            folder.mkdir()
+            torch.save(changed, folder / "checkpoint.pt")
+            logs[name] = train(config, folder, resume=True, progress=False).log
+    random.setstate(python_state)
+    return {"config": config, "straight": straight, "resumed": resumed, "variants": logs, "state": state}
+
+
+def lesson18() -> Figure:
+    """第 18 课实验的小训练：不中断与第 8 步停下再续训的损失逐步相同；少放回优化器或随机数状态就岔开；
+    第 8 步的存档里各部分有多大（read_checkpoint 读回来数）。"""
+    runs = _resume_runs()
+    config, straight, resumed, state = runs["config"], runs["straight"], runs["resumed"], runs["state"]
+    variants = runs["variants"]
+    stop = state["step"]
+    weights = state["weights"]
+    unique = list({id(t): t for t in weights.values()}.values())
+    n_params = sum(t.numel() for t in unique)
+    size = lambda t: t.numel() * t.element_size()                                      # noqa: E731
+    opt_tensors = [v for s in state["optimizer"]["state"].values() for v in s.values() if torch.is_tensor(v)]
+    weight_bytes = sum(size(t) for t in unique)
+    opt_bytes = sum(size(t) for t in opt_tensors if t.dim() > 0)
+    same = [a["loss"] for a in straight] == [e["loss"] for e in resumed]
+    width, plot_h, diff_h, right = 680, 230, 150, 180
+    losses = [e["loss"] for log in [straight, resumed, *variants.values()] for e in log]
+    y_lo, y_hi = math.floor(min(losses) * 2) / 2, math.ceil(max(losses) * 2) / 2
+    X, Y, body = _plot(width, plot_h, (1, config.steps), (y_lo, y_hi), margin=(30, right, 34, 48))
+    body.append(_text(12, 16, f"tiny 尺寸、dropout {config.model['dropout']}，{config.steps} 步，每步 {config.batch_size} 首诗："
+                              "每一步的训练损失（奈特/字）", 12, fill=MUTED))
+    v = y_lo
+    while v <= y_hi + 1e-9:
+        body.append(_text(42, Y(v) + 4, f"{v:g}", 11, "end", MUTED))
+        v += 0.5
+    for s in (1, stop, config.steps):
+        body.append(_text(X(s), plot_h - 18, str(s), 11, "middle", MUTED))
+    body.append(f'<line x1="{X(stop):.1f}" y1="30" x2="{X(stop):.1f}" y2="{plot_h - 34}" stroke="#c9a27e" '
+                f'stroke-dasharray="3 3"/>')
+    body.append(_text(X(stop) + 4, 42, f"第 {stop} 步：存档、退出、读档", 11, fill=MUTED))
+    curve = lambda log: [(e["step"], e["loss"]) for e in log]                          # noqa: E731
+    body.append(_polyline(curve(straight), X, Y, "#8c2f1b", 3))
+    colors = {"不放回优化器状态": ("#2f5d8c", "5 3"), "不放回随机数状态": (MUTED, "2 3")}
+    for name, log in variants.items():
+        color, dash = colors[name]
+        body.append(_polyline([(stop, straight[stop - 1]["loss"])] + curve(log[stop:]), X, Y, color, 1.5, dash))
+    circle = lambda x, y: f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="#fbf8f1" stroke="#2b2620"/>'  # noqa: E731
+    for s, loss in curve(resumed):
+        body.append(circle(X(s), Y(loss)))
+    legend = [("#8c2f1b", "", "不中断（粗线）"), ("", "", "续训（圆圈）"),
+              (*colors["不放回优化器状态"], "不放回优化器状态"), (*colors["不放回随机数状态"], "不放回随机数状态")]
+    for i, (color, dash, name) in enumerate(legend):
+        y = 50 + i * 20
+        extra = f' stroke-dasharray="{dash}"' if dash else ""
+        body.append(f'<line x1="{width - 170}" y1="{y}" x2="{width - 146}" y2="{y}" stroke="{color}" '
+                    f'stroke-width="2"{extra}/>' if color else circle(width - 158, y))
+        body.append(_text(width - 140, y + 4, name, 11))
+    last = config.steps - 1
+    body.append(_text(width - 170, 50 + 4 * 20 + 8, f"第 {config.steps} 步的损失：", 11, fill=MUTED))
+    for i, (name, log) in enumerate([("不中断", straight), ("续训", resumed), *variants.items()]):
+        body.append(_text(width - 170, 50 + 4 * 20 + 26 + i * 16, f"{name[:6]} {log[last]['loss']:.5f}", 11))
+    # 下面一块：第 stop 步以后，每一次与不中断的那次差多少（上面的线挨得太近，看不出来）
+    gaps = {name: [(stop, 0.0)] + [(e["step"], e["loss"] - a["loss"]) for a, e in zip(straight[stop:], log[stop:])]
+            for name, log in [("续训", resumed), *variants.items()]}
+    reach = max(abs(d) for points in gaps.values() for _, d in points)
+    y0, inner_top, inner_bottom = plot_h + 14, plot_h + 40, plot_h + diff_h - 16
+    XD = lambda s: X(1) + (X(config.steps) - X(1)) * (s - stop) / (config.steps - stop)  # noqa: E731
+    YD = lambda d: (inner_top + inner_bottom) / 2 - (inner_bottom - inner_top) / 2 * d / reach  # noqa: E731
+    body.append(_text(12, y0 + 8, f"第 {stop} 步以后，每一次的损失减去不中断那次的损失", 12, fill=MUTED))
+    for d in (-reach, 0, reach):
+        body.append(f'<line x1="48" y1="{YD(d):.1f}" x2="{width - right}" y2="{YD(d):.1f}" '
+                    f'stroke="{MUTED if d == 0 else "#e2d8c6"}"/>')
+        body.append(_text(42, YD(d) + 4, "0" if d == 0 else f"{d:+.4f}".replace("-", "−"), 11, "end", MUTED))
+    for s in range(stop, config.steps + 1, 2):
+        body.append(_text(XD(s), inner_bottom + 14, str(s), 11, "middle", MUTED))
+    for name, points in gaps.items():
+        if name == "续训":
+            body.extend(circle(XD(s), YD(d)) for s, d in points)
+        else:
+            color, dash = colors[name]
+            body.append(_polyline(points, XD, YD, color, 1.8, dash))
+    body.append(_text(width - 170, YD(0) + 4, f"续训：{config.steps - stop} 步全是 0" if all(
+        d == 0 for _, d in gaps["续训"]) else "续训：不全是 0", 11, fill="#8c2f1b"))
+    rows = [("weights", f"{len(weights)} 个名字、{len(unique)} 个张量，{n_params:,} 个参数", f"{weight_bytes:,} 字节"),
+            ("optimizer", f"{len(state['optimizer']['state'])} 个参数各有 exp_avg、exp_avg_sq", f"{opt_bytes:,} 字节"),
+            ("rng", f"torch 发生器 {state['rng']['torch'].numel()} 字节 + Python {len(state['rng']['python'])} 个整数",
+             "dropout 用"),
+            ("step", str(stop), "日程与取批"),
+            ("vocab_hash", state["vocab_hash"], "汉字表指纹"),
+            ("model_config", f"width={state['model_config']['width']}, n_layers={state['model_config']['n_layers']} …",
+             "先建空模型"),
+            ("train_config、log", f"{len(state['log'])} 条日志", "")]
+    top = plot_h + diff_h + 30
+    body.append(_text(12, top - 8, f"第 {stop} 步的存档 checkpoint.pt 里有什么（read_checkpoint 读回来数）", 12,
+                      weight="bold"))
+    for i, (name, what, note) in enumerate(rows):
+        y = top + i * 26
+        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="22" rx="3" fill="#fffdf8" stroke="#d9cfbd"/>')
+        body.append(_text(22, y + 15, name, 12, weight="bold"))
+        body.append(_text(150, y + 15, what, 12))
+        body.append(_text(width - 22, y + 15, note, 11, "end", MUTED))
+    y = top + len(rows) * 26 + 16
+    body.append(_text(12, y, "因果遮挡 causal 是缓冲区（persistent=False）：不存，建模型时重新算出来", 11, fill=MUTED))
+    height = int(y + 14)
+    body[0] = f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>'                # 底色铺满整张图
+    a, b = (variants["不放回优化器状态"], variants["不放回随机数状态"])
+    steps = [
+        f"与第 18 课实验同样的小训练：tiny 尺寸加 dropout {config.model['dropout']}，共 {config.steps} 步，"
+        f"每 {config.eval_every} 步验证并存档。粗线是一口气训练完的每步损失。",
+        f"另一次在第 {stop} 步停下、存档、退出，再读档续训（圆圈）：{config.steps} 步的损失"
+        + ("一个不差，逐位相同" if same else "并不全同") + f"，第 {config.steps} 步的验证损失都是 "
+        f"{straight[-1]['val']:.5f} / {resumed[-1]['val']:.5f}。下面一块画的是每一次减去不中断那次的差：续训的圆圈全在 0 上。",
+        f"存档里放着接着训练要的一切：{n_params:,} 个参数（{weight_bytes:,} 字节，共用的表只存一份），"
+        f"AdamW 的两份滑动平均（{opt_bytes:,} 字节，是权重的两倍），步数 {stop}，"
+        f"随机数发生器的状态（torch {state['rng']['torch'].numel()} 字节、Python {len(state['rng']['python'])} 个整数）。",
+        f"蓝色虚线：读档时换成新建的优化器，第 {stop + 2} 步起就岔开（{a[stop + 1]['loss']:.5f}，"
+        f"不中断是 {straight[stop + 1]['loss']:.5f}），第 {config.steps} 步 {a[last]['loss']:.5f}。",
+        f"灰色点线：不放回随机数状态，dropout 抽到的数就不同，第 {stop + 1} 步已是 {b[stop]['loss']:.5f}"
+        f"（不中断 {straight[stop]['loss']:.5f}）：差得小，但不再逐位相同。",
+    ]
+    return Figure("存档与续训", _svg(width, height, "不中断与续训的损失曲线，以及存档里的各部分", body), steps)
 
 
 # ---------- 第 19 课：训练与验证损失 ----------
@@ -1278,7 +1724,8 @@ def lesson26() -> Figure:
 
 
 FIGURES: dict[int, Callable[[], Figure]] = {
-    2: lesson02, 3: lesson03, 5: lesson05, 6: lesson06, 7: lesson07, 8: lesson08, 9: lesson09, 10: lesson10,
-    11: lesson11, 12: lesson12, 13: lesson13, 14: lesson14, 15: lesson15, 16: lesson16, 19: lesson19,
-    20: lesson20, 21: lesson21, 22: lesson22, 23: lesson23, 24: lesson24, 25: lesson25, 26: lesson26}
+    1: lesson01, 2: lesson02, 3: lesson03, 4: lesson04, 5: lesson05, 6: lesson06, 7: lesson07, 8: lesson08,
+    9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 13: lesson13, 14: lesson14, 15: lesson15, 16: lesson16,
+    17: lesson17, 18: lesson18, 19: lesson19, 20: lesson20, 21: lesson21, 22: lesson22, 23: lesson23, 24: lesson24,
+    25: lesson25, 26: lesson26}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
