@@ -231,7 +231,7 @@ def cmd_doctor(args) -> int:
                  f"{why}：检查练习时退回按进程隔离，学习者的代码能读写你能碰到的文件"))
     rows.append(("学习者代码的身份", True, identity() if why is None else f"你自己（uid {os.geteuid()}）：没有沙箱"))
     rows.append(("内存与进程数上限", True, describe(available_kind(), 2048) + "（--memory 默认 2048）"))
-    for name in ("tones.json", "rhymes.json", "t2s.json", "model.pt", "SOURCE.md", "MODEL.md"):
+    for name in ("tones.json", "rhymes.json", "t2s.json", "verse.txt.gz", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
     # 没有沙箱（macOS、精简容器）课程照样能学：只提醒，不算“有问题”；老师批改全班前应当看到这一行
