@@ -74,7 +74,7 @@ def test_draw_keywords_is_weighted_without_replacement_and_seeded():
 
 @pytest.fixture(scope="module")
 def fresh():
-    config = replace(PRESETS["base"], train_poems=2000, verse=False, steps=100, batch_size=32)
+    config = replace(PRESETS["verse"], train_poems=2000, verse=False, steps=100, batch_size=32)
     return config, TrainingSamples(config, default_tokenizer())
 
 
@@ -101,7 +101,7 @@ def test_fresh_keywords_are_redrawn_each_step_and_belong_to_the_poem(fresh):
 
 def test_verse_windows_join_the_pool_until_the_finetune_share(monkeypatch):
     monkeypatch.setattr(samples, "load_verse", lambda: (LUSHI,) * 50)
-    config = replace(PRESETS["base"], train_poems=100, steps=50, batch_size=25, finetune_share=0.2)
+    config = replace(PRESETS["verse"], train_poems=100, steps=50, batch_size=25, finetune_share=0.2)
     pool = TrainingSamples(config, default_tokenizer())
     assert len(pool.windows) == 150 and pool.finetune_from(config) == 40
     assert len(pool.everything) == 4 * 100 + 150

@@ -130,7 +130,8 @@ def cmd_eval(args) -> int:
 def register(sub) -> None:
     """把模型的命令加到 poet 的子命令里。"""
     p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
-    p.add_argument("--preset", choices=("tiny", "base"), default="tiny", help="tiny：几十秒的小模型；base：随课程发布的模型")
+    p.add_argument("--preset", choices=("tiny", "base", "verse"), default="tiny",
+                   help="tiny：几十秒的小模型；base：随课程发布的模型；verse：加上律诗材料的更大模型（试过、没有发布，见 data/MODEL.md）")
     p.add_argument("--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）")
     p.add_argument("--n-layers", type=Number(int, 1, 24), metavar="层数", help="Block 的层数（默认按预设）")
     p.add_argument("--n-heads", type=Number(int, 1, 32), metavar="头数", help="注意力头数（默认按预设）")
