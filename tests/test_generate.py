@@ -13,7 +13,7 @@ from poetry_gpt.data import BOS, EOS, SEP, SEVEN, Tokenizer, default_tokenizer, 
 from poetry_gpt.generate import (LINE_END_CHOICES, MAX_SEED, Constraint, GenerationError, check_characters,
                                  draw_form, filter_logits, iter_poems, write_one, write_poems)
 from poetry_gpt.verse_rules import PLAIN
-from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
+from poetry_gpt.metrics import READER_ROWS, copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.checkpoint import save_checkpoint
 
@@ -193,7 +193,7 @@ def test_eval_command_json(poet, checkpoint):
     done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "4", "--val-poems", "40", "--markdown", "--plain",
                 timeout=300)
     assert done.returncode == 0 and done.stdout.startswith("| 项目 | 五言（2） | 五言·人（2） |"), done.stdout + done.stderr
-    assert len(done.stdout.splitlines()) == 2 + 13
+    assert len(done.stdout.splitlines()) == 2 + len(READER_ROWS)
 
 
 @pytest.mark.parametrize("option, message", [
