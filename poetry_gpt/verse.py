@@ -80,7 +80,7 @@ class _Tables:
 
     groups [V, 106] float（1 表示属于这个韵部，用矩阵乘法查“与这些韵部有交集”比逐行 any 快得多）；
     ping、ze、known [V] bool：有平声读音、有仄声读音、查得到韵部（句尾用）；ping_line、ze_line [V] bool：
-    在句中能读平、能读仄（prosody.line_tone）。
+    在句中能读平、能读仄（prosody.line_tone）；stock：句首套语的第一个字 → 接上就成套语的第二个字（adjust 用）。
     """
 
     def __init__(self, tokenizer: Tokenizer):
@@ -102,6 +102,7 @@ class _Tables:
         inside = [prosody.line_tone(token, table) if known else prosody.UNKNOWN
                   for token, known in zip(tokenizer.tokens, self.known.tolist())]
         self.ping_line = torch.tensor([t in (prosody.PING, prosody.BOTH) for t in inside])
+        self.stock = _stock_openings(tokenizer)
         self.ze_line = torch.tensor([t in (prosody.ZE, prosody.BOTH) for t in inside])
 
     def sharing(self, groups: torch.Tensor) -> torch.Tensor:
@@ -151,7 +152,6 @@ class Verse:
         self.ends: list[int] = []
         self.current: list[int] = []  # 这一句已经写下的字
         self.rhyme: torch.Tensor | None = None  # [106] bool：还可用的韵部；None 表示韵还没定
-        self.stock = _stock_openings(tokenizer)
 
     def _tone_table(self, pos: int, tone: str) -> torch.Tensor:
         """第 pos 格能读 tone 的字 [V] bool：句尾看全部韵部，句中看 line_tone。"""
@@ -218,7 +218,7 @@ class Verse:
         logits = logits - REPEAT_PENALTY * (self.uses + self.reserved)
         if used := [k for k in self.keywords if self.uses[k] > 0]:
             logits[used] -= KEYWORD_PENALTY
-        if len(self.current) == 1 and (seconds := self.stock.get(self.current[0])):
+        if len(self.current) == 1 and (seconds := self.t.stock.get(self.current[0])):
             logits[seconds] -= STOCK_PENALTY
         return logits
 
