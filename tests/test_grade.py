@@ -12,7 +12,8 @@ import pytest
 
 from poetry_gpt.courseware import catalogue as course, sandbox, verify
 from poetry_gpt.courseware.cli import display
-from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons, report_csv, write_reports
+from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons
+from poetry_gpt.courseware.gradebook import report_csv, write_reports
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import (SYMLINK, Limits, Verdict, check_file, read_inside, read_source,
                                            rule_problem, wall_seconds)
