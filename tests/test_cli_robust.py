@@ -348,8 +348,9 @@ def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
     assert "成绩表" in text and "√" in text and "× 答案错误" in text and "× 超时" in text and "缺" in text
     assert re.search(r"交了的通过率 \W+ 1/2 50% \W+ 0/1 0% ", text) and re.search(r"全班通过率 \W+ 1/2 50% \W+ 0/2 0% ", text)
     assert "全班通过率：没交的算作没通过" in text and "判定统计：通过 1，答案错误 1，超时 1。用时 3.2 秒" in text
-    source = (ROOT / "poetry_gpt" / "courseware" / "classroom.py").read_text(encoding="utf-8")
-    assert "rich" not in source and "console" not in source  # 批改逻辑本身不画表
+    for name in ("classroom.py", "gradebook.py"):  # 批改逻辑与报告本身不画表
+        source = (ROOT / "poetry_gpt" / "courseware" / name).read_text(encoding="utf-8")
+        assert "rich" not in source and "console" not in source
 
 
 @pytest.mark.parametrize("command", [[], *([c] for c in ("lesson", "start", "check", "hint", "solution", "diff", "progress",
@@ -530,7 +531,8 @@ def test_diff_explains_files_it_cannot_parse(monkeypatch, tmp_path):
 # ---------- 批改：忽略的每一项都有原因，名字里的控制字符写成转义 ----------
 
 def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path):
-    from poetry_gpt.courseware.classroom import find_submissions, pass_rates
+    from poetry_gpt.courseware.classroom import find_submissions
+    from poetry_gpt.courseware.gradebook import pass_rates
 
     root = tmp_path / "class"
     for rel, text in (("amy/lessons/09/my_exercise.py", GOOD), ("amy/lessons/09/README.md", "笔记"), ("amy/notes.txt", "笔记"),

@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -12,7 +13,8 @@ import pytest
 
 from poetry_gpt.courseware import catalogue as course, sandbox, verify
 from poetry_gpt.courseware.cli import display
-from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons, report_csv, write_reports
+from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons
+from poetry_gpt.courseware.gradebook import report_csv, write_reports
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import (SYMLINK, Limits, Verdict, check_file, read_inside, read_source,
                                            rule_problem, wall_seconds)
@@ -250,6 +252,35 @@ def test_verify_reports_broken_lessons(tmp_path, monkeypatch, capsys):
     shown = capsys.readouterr().out
     assert "第 09 课 实验：" in shown and "退出码 3" in shown and "lessons/99 不在课表" in shown
     assert "有问题：2 课" in shown
+
+
+def test_verify_reports_unknown_names_in_check_py(tmp_path, monkeypatch):
+    """check.py 里拼错的大写名字（FORBIDEN）不会报错，只会让源码规则悄悄失效：./poet verify 的“五个文件”一项报出来。"""
+    lessons = tmp_path / "lessons"
+    shutil.copytree(BY_NUMBER[9].folder, lessons / "09", ignore=shutil.ignore_patterns("my_exercise*", "__pycache__"))
+    check = lessons / "09" / "check.py"
+    check.write_text(check.read_text(encoding="utf-8") + '\nFORBIDEN = {"softmax": "不要用"}\n_OWN = 1\n', encoding="utf-8")
+    monkeypatch.setattr(course, "LESSONS_DIR", lessons)
+    problem = verify.settings_problem(BY_NUMBER[9])
+    assert problem and "FORBIDEN" in problem and "_OWN" not in problem and "FORBIDDEN、" in problem
+    report, _, todo = verify._quick_checks(BY_NUMBER[9], {}, record=False)
+    assert report.problems["files"] == problem and todo  # 其余各项照常检查
+
+
+def test_check_settings_are_what_the_grader_reads():
+    """verify 认得的大写名字正是批改程序从 check.py 里读的那些；课程自己的 check.py 里没有别的。"""
+    package = Path(verify.PACKAGE) / "courseware" / "grading"
+    read = {m for p in package.glob("*.py") for m in re.findall(r'getattr\((?:check|lesson_check\(lesson\)), "([A-Z_]+)"',
+                                                                  p.read_text(encoding="utf-8"))}
+    assert read == set(verify.CHECK_SETTINGS)
+    assert [(l.code, p) for l in course.CATALOGUE if l.folder.is_dir() and (p := verify.settings_problem(l))] == []
+
+
+def test_the_grader_package_is_in_every_fingerprint():
+    """verify 的缓存指纹包括批改程序包里的每一个模块：改了其中任何一个，各课都要重新检查。"""
+    package = verify.PACKAGE / "courseware" / "grading"
+    found = {verify.module_file(n) for n in verify.used_modules([])}
+    assert set(package.glob("*.py")) | {verify.PACKAGE / "courseware" / "runner.py"} <= found
 
 
 def test_experiments_run_in_parallel_get_one_thread_each(tmp_path, monkeypatch):

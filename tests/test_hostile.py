@@ -48,7 +48,7 @@ def snapshot_files(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-TARGETS = ("lessons/05/solution.py", "lessons/09/solution.py", "poetry_gpt/courseware/grading.py")  # 攻击文件想改的
+TARGETS = ("lessons/05/solution.py", "lessons/09/solution.py", "poetry_gpt/courseware/grading/checking.py")  # 攻击文件想改的
 
 
 def repo_state() -> tuple[str, dict[str, str]]:

@@ -14,7 +14,7 @@ from poetry_gpt.data import PAD, SPECIAL, default_tokenizer, encode_sample
 FORBIDDEN = {"softmax": "请不要调用 softmax 函数：本课要亲手写出减去最大值、取 e 的次方、除以总和这三步；第 10 课以后再用 torch.softmax"}
 
 # 几首名篇（正文带标点）：截取其中一段当前文，让模型给下一个字打分
-POEMS = (
+_POEMS = (
     ("五言绝句", "床前明月光，疑是地上霜。举头望明月，低头思故乡。"),
     ("五言绝句", "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"),
     ("五言绝句", "千山鸟飞绝，万径人踪灭。孤舟蓑笠翁，独钓寒江雪。"),
@@ -23,7 +23,7 @@ POEMS = (
     ("七言绝句", "朝辞白帝彩云间，千里江陵一日还。两岸猿声啼不住，轻舟已过万重山。"),
     ("七言绝句", "汉使却回凭寄语，黄金何日赎蛾眉？君王若问妾颜色，莫道不如宫里时。"),
 )
-TOY_CHARS = "春夏秋冬山水风月花鸟云雨江天"
+_TOY_CHARS = "春夏秋冬山水风月花鸟云雨江天"
 
 
 def _int(gen, lo, hi):
@@ -32,7 +32,7 @@ def _int(gen, lo, hi):
 
 def _prefix(gen, tok):
     """一首名篇的前文：条件区（<bos>、体裁、诗里随机一个字作关键词、<sep>）加正文的随机一段（0 个字到全诗）。"""
-    form, text = POEMS[_int(gen, 0, len(POEMS))]
+    form, text = _POEMS[_int(gen, 0, len(_POEMS))]
     keyword = text[_int(gen, 0, len(text))]
     while keyword in "，。？":
         keyword = text[_int(gen, 0, len(text))]
@@ -78,8 +78,8 @@ def _real(gen, i, logits, tok):
 def _toy(gen, i):
     """小汉字表：整数分数（常有并列），有时有 -inf、有时整体大到几千；k 从 1 到比 V 还大。"""
     V = _int(gen, 3, 13)
-    order = torch.randperm(len(TOY_CHARS), generator=gen)[:V].tolist()
-    chars = [TOY_CHARS[j] for j in order]
+    order = torch.randperm(len(_TOY_CHARS), generator=gen)[:V].tolist()
+    chars = [_TOY_CHARS[j] for j in order]
     logits = torch.randint(-3, 4, (V,), generator=gen).float()
     if i % 2 == 0:
         blocked = torch.rand(V, generator=gen) < 0.4

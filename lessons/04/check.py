@@ -3,7 +3,7 @@ import torch
 
 from poetry_gpt.data import load_poems, split_lines
 
-LINE_ENDS = "，。？！"
+_LINE_ENDS = "，。？！"
 
 
 def _pick(gen, items):
@@ -12,7 +12,7 @@ def _pick(gen, items):
 
 def _lines(text):
     """[(不带标点的句子, 结尾标点), …]"""
-    return list(zip(split_lines(text), [ch for ch in text if ch in LINE_ENDS]))
+    return list(zip(split_lines(text), [ch for ch in text if ch in _LINE_ENDS]))
 
 
 def _join(lines):
@@ -46,7 +46,7 @@ def _damage(kind, text, other, gen):
     if kind == 8:                                            # 四句都多一个字：六言或八言
         return _join([(b + b[-1], e) for b, e in lines])
     if kind == 9:                                            # 开头多一个标点
-        return _pick(gen, LINE_ENDS) + text
+        return _pick(gen, _LINE_ENDS) + text
     return text  # kind 0、10、11：原样
 
 

@@ -7,7 +7,7 @@ from poetry_gpt.data import BOS, SEP, form_of, default_tokenizer, keywords_for, 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
 FORBIDDEN = {"poetry_gpt": "本课要自己写温度、top-k 与 top-p：不要调用课程包 poetry_gpt 里现成的 filter_logits、sample_next"}
 
-SETTINGS = [(0.8, 40, 0.95), (1.0, None, 0.9), (0.5, 5, None), (1.5, 0, 0.8), (0.8, 1, 0.5), (1.2, 200, 0.99)]
+_SETTINGS = [(0.8, 40, 0.95), (1.0, None, 0.9), (0.5, 5, None), (1.5, 0, 0.8), (0.8, 1, 0.5), (1.2, 200, 0.99)]
 
 
 def _int(gen, lo, hi):
@@ -64,7 +64,7 @@ def cases(gen):
     for i in range(12):
         logits = next(real)
         if i < 6:
-            temperature, top_k, top_p = SETTINGS[i]
+            temperature, top_k, top_p = _SETTINGS[i]
             # 常用设置的 p 是定死的：挑一行离边界远的分数（边界上的并列另有专门的用例）
             while top_p is not None and (_reference_before(logits, temperature, top_k) - top_p).abs().min() < 1e-5:
                 logits = next(real)

@@ -9,7 +9,7 @@ FORBIDDEN = {name: (f"请不要用 {name}：本课要你自己看每句的后五
                     "调用课程包里现成的判断（prosody.tail_fault、tone_report），就练不到这一步")
              for name in ("poetry_gpt", "prosody", "tail_fault", "tone_report")}
 
-KINDS = ("val", "五言孤平", "七言孤平（前两字有平）", "三平尾", "孤平拗救", "句中两读", "三平尾位置上两读",
+_KINDS = ("val", "五言孤平", "七言孤平（前两字有平）", "三平尾", "孤平拗救", "句中两读", "三平尾位置上两读",
          "仄声收尾", "有查不到的字", "首句只与第四句同韵")
 """轮换取诗的十组，见 :func:`cases`。"""
 
@@ -21,7 +21,7 @@ def _int(gen, lo, hi):
 def _pools():
     """按各句后五字的情形把语料里的诗分组（每组保持语料的次序，用例因此可以复现）。
     val 全取；其余的诗每 5 首取 1 首（约两万首，每组仍有上百首，检查几秒钟就能开始）。"""
-    pools = {name: [] for name in KINDS + ("仄仄仄仄平", "首句入韵且犯了")}
+    pools = {name: [] for name in _KINDS + ("仄仄仄仄平", "首句入韵且犯了")}
     for k, poem in enumerate(load_poems()):
         if poem["split"] != "val" and k % 5:
             continue
@@ -71,7 +71,7 @@ def cases(gen):
     pools = _pools()
     out = []
     for i in range(40):
-        name = KINDS[i % 10]
+        name = _KINDS[i % 10]
         if name == "五言孤平" and i // 10 % 2:
             name = "仄仄仄仄平"
         if name == "首句只与第四句同韵" and i // 10 % 2:

@@ -154,14 +154,21 @@ def _fits(entry) -> bool:
                     for key, value in entry.items()))
 
 
+def backup_path(name_for) -> Path:
+    """备份用的、还不存在的路径 name_for(时间)：时间写成 20250102-030405；同一秒里这个名字已经有了，
+    就依次试 20250102-030405-2、-3……，从不盖掉上一个备份。"""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path, n = name_for(stamp), 1
+    while path.exists():
+        n += 1
+        path = name_for(f"{stamp}-{n}")
+    return path
+
+
 def _set_aside(path: Path, kept: dict) -> str:
     """把看不懂的进度文件原样改名另存为 .progress.json.broken-时间（同一秒里再来一次也不盖掉上一个），
     再把还能用的记录 kept 原子地写回 path（空的就不写）。返回给警告用的半句话。"""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    backup, n = path.with_name(f"{path.name}.broken-{stamp}"), 1
-    while backup.exists():
-        n += 1
-        backup = path.with_name(f"{path.name}.broken-{stamp}-{n}")
+    backup = backup_path(lambda stamp: path.with_name(f"{path.name}.broken-{stamp}"))
     try:
         os.replace(path, backup)
         if kept:

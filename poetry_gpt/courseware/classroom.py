@@ -1,9 +1,9 @@
-"""批改全班：./poet grade CLASS 用的发现、并行批改、通过率与 CSV/JSON 报告（屏幕上的成绩表在 cli/display.py）。
+"""批改全班：./poet grade CLASS 用的发现与并行批改（通过率与 CSV/JSON 报告在 gradebook.py，屏幕上的成绩表在 cli/display.py）。
 
 每份练习都交给 poetry_gpt.courseware.grading.check_file：它在自己的子进程里运行学习者的文件（能用
 bwrap 时关在沙箱里，班级文件夹在沙箱里根本不存在；另有时间、内存、输出上限），判定只由批改程序作出。
-这里只负责找文件、排队、汇总，并保证一个学习者的文件怎样捣乱，全班的成绩表与报告都照样写出来：
-名字不是 UTF-8 的文件夹写成转义，CSV 里像公式的格子加 ' 前缀，Ctrl-C 或 SIGTERM 时先结束全部检查进程。
+这里只负责找文件、排队，并保证一个学习者的文件怎样捣乱，全班的成绩都照样批出来：
+名字不是 UTF-8 的文件夹写成转义，Ctrl-C 或 SIGTERM 时先结束全部检查进程。
 
 学习者文件在开始批改前就整份读进内存，所以即使在没有沙箱的机器上，一个学习者的程序改写或删除
 班级文件夹里别人的文件，也改变不了别人的判定。
@@ -11,24 +11,16 @@ bwrap 时关在沙箱里，班级文件夹在沙箱里根本不存在；另有�
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
-import json
-import os
 import re
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..common import atomic_write_bytes, atomic_write_text, os_reason
+from ..common import os_reason
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
-from . import sandbox
-from .confine import available_kind
-from .grading import (MIN_MEMORY_MB, SYMLINK, VERDICTS, Limits, Verdict, cancel_all, check_file, default_seed,
-                      interruptible, lesson_check, read_inside, reference, safe_text, through_symlink)
-
-MISSING = "缺"
-"""某个学习者没有交某一课时，成绩表与报告里写的标签。"""
+from .grading import (MIN_MEMORY_MB, SYMLINK, Limits, Verdict, cancel_all, check_file, default_seed, interruptible,
+                      lesson_check, read_inside, reference, through_symlink)
+from .messages import safe_text
 
 SHOWN_PATH = 200
 """消息里的班级文件夹路径最多写这么多字符。"""
@@ -77,6 +69,20 @@ class Roster:
     untouched: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # 算作没交的：→ (路径, 原因)
     skipped: int = 0  # 认得出、但不在 --lessons 范围内的文件数
     hidden: int = 0  # 没有看的隐藏文件与文件夹（名字以 HIDDEN 开头）
+
+    def add(self, sub: Submission) -> None:
+        """记下一份提交：空文件与原样的起始代码记进 untouched（不盖掉已有的提交），动过的那份盖掉 untouched
+        与同一课先找到的提交（后者写进 ignored）。"""
+        key = (sub.learner, sub.lesson.code)
+        why = untouched_reason(sub.lesson, sub.source) if isinstance(sub.source, bytes) else None
+        if why:
+            if key not in self.submissions:
+                self.untouched[key] = (sub.rel, why)
+            return
+        self.untouched.pop(key, None)
+        if key in self.submissions:
+            self.ignored.append(f"{sub.learner}/{self.submissions[key].rel}：同一课还有 {sub.rel}，用后者")
+        self.submissions[key] = sub
 
     def layout_counts(self) -> tuple[int, int]:
         """(NN.py 的份数, lessons/NN/my_exercise.py 的份数)。"""
@@ -159,46 +165,9 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
         if not folder.is_dir():
             roster.ignored.append(f"{learner}：不是学习者文件夹")
             continue
-        found = 0
-        # 先平铺、后嵌套：两种都有的课，嵌套布局的文件覆盖平铺的
-        try:
-            candidates = sorted(folder.glob("*.py")) + sorted(folder.glob(f"lessons/*/{EXERCISE}"))
-        except OSError as e:
-            roster.ignored.append(f"{learner}/：读不了（{os_reason(e)}）")
+        found = _learner_files(folder, learner, wanted, roster)
+        if found is None:
             continue
-        for path in candidates:
-            inside = path.relative_to(folder)
-            rel = shown_name(inside.as_posix())
-            shown = f"{learner}/{rel}"
-            m = _FLAT.fullmatch(rel) or _NESTED.fullmatch(rel)
-            if m and through_symlink(folder, inside):  # 不跟随：链接可能指向参考答案或老师的文件
-                roster.ignored.append(f"{shown}：{SYMLINK}")
-                continue
-            if not m or not path.is_file():
-                roster.ignored.append(f"{shown}：不是 NN.py 或 lessons/NN/{EXERCISE}")
-                continue
-            lesson = BY_NUMBER.get(int(m.group(1)))
-            if lesson is None or not lesson.available:
-                roster.ignored.append(f"{shown}：第 {int(m.group(1)):02d} 课不在课表里或还没写好")
-                continue
-            found += 1
-            if lesson.number not in wanted:
-                roster.skipped += 1
-                continue
-            source = read_inside(folder, inside)  # 逐级 O_NOFOLLOW：上面检查之后才换成的链接也不跟随
-            if source == SYMLINK:
-                roster.ignored.append(f"{shown}：{SYMLINK}")
-                continue
-            key = (learner, lesson.code)
-            why = untouched_reason(lesson, source) if isinstance(source, bytes) else None
-            if why:
-                if key not in roster.submissions:
-                    roster.untouched[key] = (rel, why)
-                continue
-            roster.untouched.pop(key, None)
-            if key in roster.submissions:
-                roster.ignored.append(f"{learner}/{roster.submissions[key].rel}：同一课还有 {rel}，用后者")
-            roster.submissions[key] = Submission(learner, lesson, rel, source)
         _not_looked_at(folder, learner, roster)
         taken.add(learner)
         if found:
@@ -206,6 +175,44 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
         else:
             roster.ignored.append(f"{learner}/：里面没有认得出的练习文件")
     return roster
+
+
+def _learner_files(folder: Path, learner: str, wanted: set[int], roster: Roster) -> int | None:
+    """把一个学习者文件夹里两种布局的练习记进 roster，返回认得出的练习文件数（课号在课表里、已写好，
+    不管在不在 wanted 里）；文件夹读不了时记进 ignored，返回 None。"""
+    try:  # 先平铺、后嵌套：两种都有的课，嵌套布局的文件覆盖平铺的
+        candidates = sorted(folder.glob("*.py")) + sorted(folder.glob(f"lessons/*/{EXERCISE}"))
+    except OSError as e:
+        roster.ignored.append(f"{learner}/：读不了（{os_reason(e)}）")
+        return None
+    return sum(_take(folder, path.relative_to(folder), learner, wanted, roster) for path in candidates)
+
+
+def _take(folder: Path, inside: Path, learner: str, wanted: set[int], roster: Roster) -> bool:
+    """看学习者文件夹 folder 下的一个候选文件 inside：读进来记进 roster，或写明为什么不批改。
+    返回它是不是一份认得出的练习文件。"""
+    rel = shown_name(inside.as_posix())
+    shown = f"{learner}/{rel}"
+    m = _FLAT.fullmatch(rel) or _NESTED.fullmatch(rel)
+    if m and through_symlink(folder, inside):  # 不跟随：链接可能指向参考答案或老师的文件
+        roster.ignored.append(f"{shown}：{SYMLINK}")
+        return False
+    if not m or not (folder / inside).is_file():
+        roster.ignored.append(f"{shown}：不是 NN.py 或 lessons/NN/{EXERCISE}")
+        return False
+    lesson = BY_NUMBER.get(int(m.group(1)))
+    if lesson is None or not lesson.available:
+        roster.ignored.append(f"{shown}：第 {int(m.group(1)):02d} 课不在课表里或还没写好")
+        return False
+    if lesson.number not in wanted:
+        roster.skipped += 1
+        return True
+    source = read_inside(folder, inside)  # 逐级 O_NOFOLLOW：上面检查之后才换成的链接也不跟随
+    if source == SYMLINK:
+        roster.ignored.append(f"{shown}：{SYMLINK}")
+    else:
+        roster.add(Submission(learner, lesson, rel, source))
+    return True
 
 
 def _not_looked_at(folder: Path, learner: str, roster: Roster) -> None:
@@ -286,127 +293,6 @@ def grade(roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | N
     return results
 
 
-def label(verdict: Verdict | None) -> str:
-    return MISSING if verdict is None else verdict.label
-
-
-def csv_cell(value) -> str:
-    """CSV 的一格。以 = + - @（或制表符、回车）开头的文字在 Excel 里会被当作公式，前面加 ' 让它只是文字。"""
-    text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def rate_text(passed: int, n: int) -> str:
-    """通过率的写法：“3/4 75%”；分母是 0 时只写“0/0”。"""
-    return f"{passed}/{n} {passed / n:.0%}" if n else f"{passed}/{n}"
-
-
-RATE_ROWS = ("交了的通过率", "全班通过率")
-"""成绩表与 CSV 末尾的两行：只算交了这一课的人；把没交的（含空文件、原样的起始代码）算作没通过。"""
-
-
-def report_csv(learners: list[str], lessons: list[Lesson], results: dict) -> str:
-    """一行一个学习者、一列一课（判定标签），最后一列是通过的课数；末尾两行是每课的两种通过率（RATE_ROWS）。"""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["学习者", *(f"第{l.code}课" for l in lessons), "通过数"])
-    for name in learners:
-        cells = [results.get((name, l.code)) for l in lessons]
-        writer.writerow([csv_cell(name), *map(label, cells), sum(bool(v and v.passed) for v in cells)])
-    rates = pass_rates(learners, lessons, results).values()
-    writer.writerow([RATE_ROWS[0], *(rate_text(k, s) for k, s, _ in rates), ""])
-    writer.writerow([RATE_ROWS[1], *(rate_text(k, n) for k, _, n in rates), ""])
-    return out.getvalue()
-
-
-def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results: dict,
-                limits: Limits, jobs: int, wall_seconds: float, seed: int | None = None) -> str:
-    """全部判定（含消息与用时）、限制设置、随机用例的种子与课程列表。"""
-    cells = []
-    for name in roster.learners:
-        for lesson in lessons:
-            sub = roster.submissions.get((name, lesson.code))
-            v = results.get((name, lesson.code))
-            rel, why = roster.untouched.get((name, lesson.code), (None, "没有交这一课"))
-            cells.append({"learner": name, "lesson": lesson.code, "file": sub.rel if sub else rel,
-                          "kind": v.kind if v else "missing", "label": label(v),
-                          "message": v.message if v else why, "seconds": v.seconds if v else 0.0})
-    data = {
-        "class": shown_name(str(Path(class_dir).resolve())),
-        "sandbox": sandbox.unavailable_reason() is None and limits.sandbox,
-        "learner_uid": sandbox.SANDBOX_UID if sandbox.unavailable_reason() is None and limits.sandbox else os.geteuid(),
-        "confinement": available_kind(),  # "cgroup v2"、"cgroup v1" 或 "none"（只有每个进程各自的上限）
-        "timeout_is": "cpu_seconds",
-        "timeout_seconds": limits.timeout,
-        "memory_mb": limits.memory_mb,
-        "jobs": jobs,
-        "seed": seed,
-        "wall_seconds": round(wall_seconds, 2),
-        "lessons": [{"lesson": l.code, "title": l.title} for l in lessons],
-        "learners": roster.learners,
-        "ignored": roster.ignored,
-        "hidden": roster.hidden,
-        "verdicts": cells,
-    }
-    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
-
-
-def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | None) -> None:
-    """批改开始之前就确认报告写得进去、也不会盖掉别的文件：--csv 以 .csv 结尾、--json 以 .json 结尾
-    （给错了参数也不会把一份练习当成报告覆盖掉），两者不是同一个文件，都不在班级文件夹里（那是学习者的作业），
-    不是文件夹，所在的文件夹可写（还不存在的文件夹写时再建）。同名的旧报告会被替换。
-
-    Raises:
-        ClassroomError: 不合上面任何一条（消息写明路径与原因）。
-    """
-    wanted = ((csv_path, ".csv", "成绩.csv"), (json_path, ".json", "成绩.json"))
-    if csv_path and json_path and Path(csv_path).resolve() == Path(json_path).resolve():
-        raise ClassroomError(f"--csv 与 --json 是同一个文件 {csv_path}：后写的会盖掉先写的，请各给一个文件名")
-    for path, suffix, example in wanted:
-        if not path:
-            continue
-        target = Path(path)
-        if target.is_dir():
-            raise ClassroomError(f"报告 {path} 是一个文件夹；请给一个文件名，如 {target / example}")
-        if target.suffix.lower() != suffix:
-            raise ClassroomError(f"报告 {path} 要以 {suffix} 结尾（免得把别的文件当成报告盖掉），如 {example}")
-        if target.resolve().is_relative_to(class_dir.resolve()):
-            raise ClassroomError(f"报告 {path} 在班级文件夹 {class_dir} 里面：那里是学习者的作业，请写到别处，如 ./{example}")
-        parent = next((p for p in [target.parent, *target.parent.parents] if p.exists()), Path("."))
-        if not parent.is_dir() or not os.access(parent, os.W_OK):
-            raise ClassroomError(f"写不了报告 {path}：{parent} 不是可写的文件夹")
-
-
-def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, json_text: str) -> None:
-    """原子地写出（或替换）报告。CSV 用带 BOM 的 UTF-8（utf-8-sig），中文 Windows 上的 Excel 双击就能正确打开。
-
-    Raises:
-        ClassroomError: 写不进去（消息写明路径与原因）。
-    """
-    for path, write in ((csv_path, lambda p: atomic_write_bytes(p, csv_text.encode("utf-8-sig"))),
-                        (json_path, lambda p: atomic_write_text(p, json_text))):
-        if path:
-            try:
-                write(path)
-            except OSError as e:
-                raise ClassroomError(f"写不了报告 {path}：{os_reason(e)}") from None
-
-
-def pass_rates(learners: list[str], lessons: list[Lesson], results: dict) -> dict[str, tuple[int, int, int]]:
-    """课号 → (通过人数, 交了的人数, 全班人数)：通过率可以只算交了的人，也可以把没交的算作没通过。"""
-    return {l.code: (sum(bool((v := results.get((n, l.code))) and v.passed) for n in learners),
-                     sum((n, l.code) in results for n in learners), len(learners))
-            for l in lessons}
-
-
-def kind_counts(results: dict) -> dict[str, int]:
-    """判定标签 → 份数（只列出现过的，按 grading.VERDICTS 的顺序）。"""
-    counts = {kind: 0 for kind in VERDICTS}
-    for v in results.values():
-        counts[v.kind] += 1
-    return {VERDICTS[kind]: n for kind, n in counts.items() if n}
-
-
 def lessons_in(roster: Roster, lessons: list[Lesson]) -> list[Lesson]:
     """班里至少有一人交了的课（按课号排）。"""
     codes = {code for _, code in roster.submissions}
@@ -417,7 +303,7 @@ def lessons_to_grade(lessons_text: str | None, limits: Limits, jobs: int) -> lis
     """./poet grade 开始前：检查限制与 --lessons，返回要批改的课（不写 --lessons 时是全部已写好的课）。
 
     Raises:
-        ClassroomError: --timeout、--jobs、--memory 不对（内存低于检查进程导入 torch 或某课参考答案的需要），
+        ClassroomError: --timeout、--jobs、--memory 不对（内存低于检查进程导入 torch、跑完参考答案的需要），
             或 --lessons 是空的、写法不对。
     """
     if not limits.timeout > 0 or jobs < 1:
@@ -427,15 +313,7 @@ def lessons_to_grade(lessons_text: str | None, limits: Limits, jobs: int) -> lis
                              f"跑完参考答案。低于这个数，诚实的练习也会因内存不够而失败。")
     if lessons_text is not None and not lessons_text.strip():
         raise ClassroomError("--lessons 是空的。请写成 8-10,14 这样；不写这个选项就批改全部课。")
-    lessons = parse_lessons(lessons_text) if lessons_text else [l for l in CATALOGUE if l.available]
-    for lesson in lessons:  # 一课可以在 check.py 里用 MEMORY_MB 写明它的参考答案要多少内存
-        try:
-            need = getattr(lesson_check(lesson), "MEMORY_MB", MIN_MEMORY_MB)
-        except Exception:  # check.py 自身出错：每个判定里会写明“批改出错”
-            need = MIN_MEMORY_MB
-        if limits.memory_mb < need:
-            raise ClassroomError(f"--memory {limits.memory_mb} MiB 太低：第 {lesson.code} 课至少要 {need} MiB。")
-    return lessons
+    return parse_lessons(lessons_text) if lessons_text else [l for l in CATALOGUE if l.available]
 
 
 def columns_of(roster: Roster, lessons: list[Lesson], lessons_text: str | None, class_dir: str) -> list[Lesson]:

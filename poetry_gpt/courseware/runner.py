@@ -1,4 +1,4 @@
-"""在子进程（通常在 bwrap 沙箱里）运行学习者的文件：由 grading.py 启动，不要直接运行。
+"""在子进程（通常在 bwrap 沙箱里）运行学习者的文件：由 grading/checking.py 启动，不要直接运行。
 
 用法：python -I runner.py LEARNER_PY [RAISES] ANSWER_FD。RAISES 是逗号分隔的内置异常名（本课 check.py 的 RAISES）：
 solve 在某个用例上 raise 了其中之一时，这个用例的结果记作 wire.raised(异常名)，而不是整次检查崩溃。批改程序把这个文件和 wire.py 复制进检查的工作文件夹，

@@ -73,6 +73,20 @@ def hidden_dirs() -> list[Path]:
     return [Path(poetry_gpt.__file__).resolve().parent, DEFAULT_DATA.resolve(), (ROOT / "lessons").resolve()]
 
 
+def _system_mounts(bound: list[str]) -> list[str]:
+    """把系统的程序与库（SYSTEM_DIRS、SYSTEM_FILES）只读地放进沙箱的 bwrap 参数；放进来的文件夹记进 bound。"""
+    args = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+            bound.append(d)
+    for f in SYSTEM_FILES:
+        args += ["--ro-bind-try", f, f]
+    return args
+
+
 def command(argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: int = MAX_PROCESSES,
             info_fd: int | None = None) -> list[str]:
     """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
@@ -100,14 +114,7 @@ def command(argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: in
             out += ["--perms", "0755", "--dir", p]
         return out
 
-    for d in SYSTEM_DIRS:
-        if os.path.islink(d):
-            args += ["--symlink", os.readlink(d), d]
-        elif os.path.isdir(d):
-            args += ["--ro-bind", d, d]
-            bound.append(d)
-    for f in SYSTEM_FILES:
-        args += ["--ro-bind-try", f, f]
+    args += _system_mounts(bound)
     # 先铺空的 /tmp，再放 Python：.venv 在 /tmp 下（如 /tmp/一字一诗/.venv）时也看得见
     # /proc/sys 整个只读地盖上一层：连沙箱自己的命名空间里的设置（kernel.msgmax、pid_max……）也不许改
     # /proc/keys、/proc/key-users 盖成空文件：以普通用户批改时，前一位学习者留在内核里的钥匙（同一个宿主 uid）

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -128,6 +129,30 @@ def starter_problem(lesson: Lesson, limits) -> str | None:
     return None if v.kind == "not_implemented" else f"应为“未完成”，实际是{v.label}：{v.message}"
 
 
+CHECK_SETTINGS = ("FORBIDDEN", "FORBIDDEN_NAMES", "RAISES", "FRESH_RESULT")
+"""check.py 里批改程序认得的大写名字（各自的意思见 poetry_gpt.courseware.grading 的说明）。"""
+_UPPER = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def settings_problem(lesson: Lesson) -> str | None:
+    """check.py 在顶层赋值的大写名字都是批改程序认得的（CHECK_SETTINGS）：拼错的 FORBIDEN 不会报错，
+    只会让本课的源码规则悄悄失效。import 进来的名字不算；课内自用的常量以 _ 开头。
+    都认得（或 check.py 读不了、有语法错误：参考答案一项会说明）时为 None，否则是原因（带行号）。"""
+    path = lesson.folder / "check.py"
+    try:
+        body = ast.parse(path.read_bytes(), str(path)).body
+    except (SyntaxError, ValueError, OSError):
+        return None
+    unknown = [(node.lineno, name.id) for node in body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+               for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+               for name in ast.walk(target)
+               if isinstance(name, ast.Name) and _UPPER.fullmatch(name.id) and name.id not in CHECK_SETTINGS]
+    if not unknown:
+        return None
+    return "；".join(f"check.py 第 {line} 行的 {name} 不是批改程序认得的名字" for line, name in unknown) + \
+        f"（认得的只有 {'、'.join(CHECK_SETTINGS)}；课内自用的常量请以 _ 开头）"
+
+
 def stray_folders() -> list[str]:
     """lessons/ 下不在课表里的文件夹名。"""
     codes = {lesson.code for lesson in CATALOGUE}
@@ -136,12 +161,14 @@ def stray_folders() -> list[str]:
 
 
 PACKAGE = ROOT / "poetry_gpt"
-GRADING_MODULES = ("courseware.grading", "courseware.runner")  # check_file 本身用到的模块
+GRADING_MODULES = ("courseware.grading", "courseware.runner")  # check_file 本身用到的模块（包连同它导入的各个模块）
 
 
 def module_file(name: str) -> Path:
-    """模块名（相对 poetry_gpt，如 "courseware.grading"）对应的源文件。"""
-    return PACKAGE / (name.replace(".", "/") + ".py")
+    """模块名（相对 poetry_gpt，如 "courseware.grading"）对应的源文件：模块的 .py，或包的 __init__.py。"""
+    path = PACKAGE / name.replace(".", "/")
+    module = path.with_name(path.name + ".py")
+    return module if module.is_file() else path / "__init__.py"
 
 
 def package_imports(path: Path) -> set[str]:
@@ -165,14 +192,8 @@ def package_imports(path: Path) -> set[str]:
     return {n for n in names if n and module_file(n).is_file()}
 
 
-def fingerprint(lesson: Lesson) -> str:
-    """这一课检查结果所依赖的一切的摘要：课程文件、它们（连同批改程序）直接或间接导入的
-    poetry_gpt 模块的源码、data/ 里的文件（名字、大小、修改时间）与 Python 版本。
-
-    只算真正用到的模块：改 cli.py 或别的课没用到的模块，不会让这一课重跑。
-    """
-    files = [lesson.folder / f for f in LESSON_FILES]
-    recorded = lesson.folder / "output.txt"  # 重新记录过，就要重新比较
+def used_modules(files: list[Path]) -> set[str]:
+    """files 里的 .py 文件连同批改程序（GRADING_MODULES）直接或间接导入的 poetry_gpt 模块名。"""
     todo = set(GRADING_MODULES)
     for f in files:
         if f.suffix == ".py":
@@ -182,8 +203,20 @@ def fingerprint(lesson: Lesson) -> str:
         name = todo.pop()
         seen.add(name)
         todo |= package_imports(module_file(name)) - seen
+    return seen
+
+
+def fingerprint(lesson: Lesson) -> str:
+    """这一课检查结果所依赖的一切的摘要：课程文件、它们（连同批改程序）直接或间接导入的
+    poetry_gpt 模块的源码、data/ 里的文件（名字、大小、修改时间）与 Python 版本。
+
+    只算真正用到的模块：改 cli.py 或别的课没用到的模块，不会让这一课重跑。
+    """
+    files = [lesson.folder / f for f in LESSON_FILES]
+    recorded = lesson.folder / "output.txt"  # 重新记录过，就要重新比较
     h = hashlib.sha256(sys.version.encode())
-    for path in [*files, catalogue.MANIFEST, *(module_file(n) for n in sorted(seen))]:  # 课表：标题与前后课链接
+    modules = [module_file(n) for n in sorted(used_modules(files))]
+    for path in [*files, catalogue.MANIFEST, *modules]:  # 课表：标题与前后课链接
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(recorded.read_bytes() if recorded.is_file() else b"")
     for path in sorted(DEFAULT_DATA.iterdir()):
@@ -198,6 +231,34 @@ def _load_cache(path: Path) -> dict:
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
+
+
+def _quick_checks(lesson: Lesson, cache: dict, record: bool) -> tuple[LessonReport, str | None, bool]:
+    """一课不跑子进程的几项：五个文件与 check.py 的名字、课文的数与代码、课文小节；文件没变时沿用缓存里的其余几项。
+
+    Returns:
+        (报告, 文件指纹（算不了时为 None）, 还要不要跑实验与两次检查)。
+    """
+    report = LessonReport(lesson)
+    missing = [f for f in LESSON_FILES if not (lesson.folder / f).is_file()]
+    report.problems["files"] = f"缺少 {'、'.join(missing)}" if missing else settings_problem(lesson)
+    if missing:
+        return report, None, False
+    try:
+        key = fingerprint(lesson)
+    except (SyntaxError, ValueError, OSError):  # 文件坏了：不用缓存，后面的检查会说明
+        key = None
+    if not record:
+        report.problems["figures"] = figures_problem(lesson)
+    if key and cache.get(lesson.code) == key and not record:
+        report.problems.update(dict.fromkeys(CACHED))
+        report.cached = True
+        return report, key, False
+    try:
+        report.problems["readme"] = readme_problem(lesson)
+    except (OSError, UnicodeDecodeError) as e:
+        report.problems["readme"] = f"读不出 README.md：{e}"
+    return report, key, True
 
 
 def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
@@ -220,27 +281,10 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
     for lesson in CATALOGUE:
         if not lesson.folder.is_dir() or (codes is not None and lesson.code not in codes):
             continue
-        report = LessonReport(lesson)
+        report, key, todo = _quick_checks(lesson, cache, record)
         reports.append(report)
-        missing = [f for f in LESSON_FILES if not (lesson.folder / f).is_file()]
-        report.problems["files"] = f"缺少 {'、'.join(missing)}" if missing else None
-        if missing:
-            continue
-        try:
-            key = fingerprint(lesson)
-        except (SyntaxError, ValueError, OSError):  # 文件坏了：不用缓存，下面的检查会说明
-            key = None
-        if not record:
-            report.problems["figures"] = figures_problem(lesson)
-        if key and cache.get(lesson.code) == key and not record:
-            report.problems.update(dict.fromkeys(CACHED))
-            report.cached = True
-            continue
-        try:
-            report.problems["readme"] = readme_problem(lesson)
-        except (OSError, UnicodeDecodeError) as e:
-            report.problems["readme"] = f"读不出 README.md：{e}"
-        pending.append((report, key))
+        if todo:
+            pending.append((report, key))
 
     def run(report: LessonReport, key: str, name: str, work):
         began = time.monotonic()

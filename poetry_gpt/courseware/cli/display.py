@@ -474,7 +474,7 @@ def grading_progress(total: int):
 
 def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates: dict[str, tuple[int, int, int]],
                 counts: dict[str, int], timeout: float, missing: str, seconds: float) -> None:
-    from ..classroom import RATE_ROWS, rate_text as rate
+    from ..gradebook import RATE_ROWS, rate_text as rate
 
     """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后两行是每课通过率
     （只算交了的人，与把没交的算作没通过的全班）；下面一行是各种判定的份数与用时。

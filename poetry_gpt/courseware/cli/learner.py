@@ -154,12 +154,7 @@ def cmd_start(args) -> int:
         if not args.force:
             raise CliError(f"{rel} 已经存在，为了不覆盖你的代码，什么也没改。\n"
                            f"要重新开始，请加 --force（会先把旧文件备份）。", code=1)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        backup = target.with_name(f"my_exercise.{stamp}.py")
-        n = 1
-        while backup.exists():  # 同一秒里再来一次也不能盖掉上一个备份
-            n += 1
-            backup = target.with_name(f"my_exercise.{stamp}-{n}.py")
+        backup = catalogue.backup_path(lambda stamp: target.with_name(f"my_exercise.{stamp}.py"))
         shutil.copy2(target, backup)
         console.print(f"旧文件已备份为 {shown(backup)}")
     target.parent.mkdir(parents=True, exist_ok=True)

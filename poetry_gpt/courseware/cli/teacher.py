@@ -13,7 +13,7 @@ from .parser import CliError, jobs, memory_mb, seconds, seed
 
 
 def cmd_grade(args) -> int:
-    from .. import classroom, sandbox  # 导入 torch 较慢，只在需要时导入
+    from .. import classroom, gradebook, sandbox  # 导入 torch 较慢，只在需要时导入
     from ..grading import Limits, probe
 
     n_jobs = args.jobs or os.cpu_count() or 1
@@ -21,7 +21,7 @@ def cmd_grade(args) -> int:
     # 每次批改用新的随机用例（--seed 可以重现某一次）：抄下 ./poet check 报出的答案凑不出“通过”
     case_seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     try:
-        classroom.check_report_paths(Path(args.class_dir), args.csv, args.json)
+        gradebook.check_report_paths(Path(args.class_dir), args.csv, args.json)
         lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
         roster = classroom.find_submissions(Path(args.class_dir), lessons)
         display.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
@@ -42,10 +42,10 @@ def cmd_grade(args) -> int:
         with display.grading_progress(len(roster.submissions)) as done:
             results = classroom.grade(roster, limits, n_jobs, done, case_seed)
         wall = time.monotonic() - started
-        display.grade_table(roster.learners, columns, results, classroom.pass_rates(roster.learners, columns, results),
-                            classroom.kind_counts(results), limits.timeout, classroom.MISSING, wall)
-        classroom.write_reports(args.csv, args.json, classroom.report_csv(roster.learners, columns, results),
-                                classroom.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall,
+        display.grade_table(roster.learners, columns, results, gradebook.pass_rates(roster.learners, columns, results),
+                            gradebook.kind_counts(results), limits.timeout, gradebook.MISSING, wall)
+        gradebook.write_reports(args.csv, args.json, gradebook.report_csv(roster.learners, columns, results),
+                                gradebook.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall,
                                                       case_seed))
     except classroom.ClassroomError as e:
         raise CliError(str(e)) from None

@@ -1,0 +1,42 @@
+"""运行与比较学习者的练习：./poet check、./poet grade 与 ./poet verify 共用这里。
+
+每份练习的检查分三处：
+
+1. 这里（父进程，可信）：读文件（reading.py：大小上限、NUL、UTF-8、语法），用 ast 查本课 check.py 里的源码规则
+   （rules.py：不许用的捷径），用 check.py 生成随机用例，用参考答案 solution.py 算出应有的输出（course.py）；
+2. 子进程 runner.py（不可信，从工作文件夹里的副本运行；能用 bwrap 时关在 sandbox.py 的沙箱里，
+   沙箱里没有 poetry_gpt 包；另有时间、内存、输出上限，limited.py）：
+   先把文件当脚本运行（可见检查），再逐个用例调用学习者的 solve，把结果写回一个只有它拿到的文件描述符；
+3. 再回到这里：按 wire.py 的格式严格核对交回的东西（reply.py），与参考输出逐个比较（answers.py：整数、字符串
+   精确相等；浮点与张量用 allclose），作出判定（checking.py 把这几步串起来）。
+
+学习者的代码只能影响“它交回了什么答案”：它碰不到用例的生成、参考答案的输出和比较，
+交回的东西格式不对、太大、太深、类型奇怪，都只是一个“崩溃”或“答案错误”的判定。
+
+每课的 check.py（在可信的父进程里载入，每个进程一次）可以定义的名字，只有这些：
+
+- ``cases(gen)``（必须有）：用 torch.Generator gen 生成用例列表，每个用例是传给 solve 的参数（元组）；
+- ``compare(expected, got)``：代替默认的 answers.compare 比较一个用例的参考输出与学习者的输出，
+  相同时为 None，否则是中文原因；
+- ``explain(message)``：子进程崩溃时，看错误消息补一句说明错在哪里（中文），没什么可补时为 None；
+- ``FORBIDDEN = {片段: 原因}``：学习者代码用到的名字（不分大小写）含有这个片段就不通过（见 rules.rule_problem）；
+- ``FORBIDDEN_NAMES = {名字: 原因}``：只拦一模一样的名字；
+- ``source_problem(code)``：收到学习者代码的 ast.Module（不含原样保留的可见检查），查名字以外的源码规则，
+  合规时为 None，否则是中文原因；
+- ``RAISES = ("ValueError", …)``：某些用例上 solve 应当 raise 的内置异常名（参考答案 raise 时，学习者也要 raise 同一种）；
+- ``FRESH_RESULT = True``：返回的张量不许与输入张量共用内存。
+
+check.py 里别的大写名字（拼错的 ``FORBIDEN`` 会被悄悄忽略）由 ./poet verify 报出来（verify.CHECK_SETTINGS）；
+课内自用的常量与函数以 _ 开头。
+"""
+from .checking import check_file
+from .answers import judge
+from .course import default_seed, expected_errors, lesson_check, reference
+from .limited import cancel_all, interruptible, probe
+from .reading import SYMLINK, read_inside, read_source, through_symlink
+from .rules import rule_problem
+from .verdict import MIN_MEMORY_MB, VERDICTS, Limits, Verdict, wall_seconds
+
+__all__ = ["MIN_MEMORY_MB", "SYMLINK", "VERDICTS", "Limits", "Verdict", "cancel_all", "check_file", "default_seed",
+           "expected_errors", "interruptible", "judge", "lesson_check", "probe", "read_inside", "read_source",
+           "reference", "rule_problem", "through_symlink", "wall_seconds"]

@@ -1,0 +1,182 @@
+"""比较参考输出与学习者交回的输出，作出判定（judge）。交回的东西此前已由 reply.py 核对过格式。"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .. import wire
+from ..catalogue import Lesson
+from .course import lesson_check
+
+
+def _short(value) -> str:
+    """把用例的输入、输出写成一行短文本；张量只写形状和前几个数。"""
+    if isinstance(value, wire.Unsupported):
+        return value.what
+    if isinstance(value, torch.Tensor):
+        head = [round(v, 4) if isinstance(v, float) else v for v in value.flatten()[:6].tolist()]
+        more = " …" if value.numel() > 6 else ""
+        return f"张量{list(value.shape)} {head}{more}"
+    if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+        return "(" + ", ".join(_short(v) for v in value[:8]) + (", …" if len(value) > 8 else "") + ")"
+    text = repr(value)
+    return text if len(text) <= 300 else text[:300] + " …"
+
+
+def _kind(value) -> str:
+    return {torch.Tensor: "张量", list: "列表", tuple: "列表", dict: "字典", float: "浮点数", int: "整数",
+            str: "字符串", bool: "布尔值"}.get(type(value), type(value).__name__)
+
+
+def _position(flat: int, shape) -> str:
+    """展平后的第 flat 个元素写成“第 5 个”（一维）或“[1, 2]”（多维）。"""
+    if len(shape) <= 1:
+        return f"第 {flat} 个"
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return f"[{', '.join(map(str, reversed(index)))}]"
+
+
+def tensor_difference(expected: torch.Tensor, got: torch.Tensor, shown: int = 5, name=None) -> str:
+    """形状相同、数值不同的两个张量哪里不同（中文，给判定消息用）。
+
+    布尔与整数张量：有几个位置不同，列出前 shown 个位置与两边的值；浮点张量：一边是 ±inf 或 nan、
+    另一边不同的位置照样列出（两边都是 -inf 的位置算相同，不会算出“相差 nan”），其余说最大相差多少。
+    name(位置) 给出时，一维张量的位置后面加上它的名字（如第 22 课的“编号 5（，）”）。
+    """
+    e, g = expected.detach().double().flatten(), got.detach().double().flatten()
+    if expected.is_floating_point():
+        finite = torch.isfinite(e) & torch.isfinite(g)
+        bad = (~finite & ~((e == g) | (e.isnan() & g.isnan()))).nonzero().flatten().tolist()
+        if not bad:
+            gap = (e - g)[finite].abs().max().item() if finite.any() else 0.0
+            return f"最大相差 {gap:.4g}"
+        fmt = lambda v: f"{v:.4g}"  # noqa: E731
+    else:
+        bad = (e != g).nonzero().flatten().tolist()
+        fmt = (lambda v: str(bool(v))) if expected.dtype == torch.bool else (lambda v: str(int(v)))  # noqa: E731
+    where = [f"{_position(i, expected.shape)}{name(i) if name and expected.dim() == 1 else ''}"
+             f"应为 {fmt(e[i].item())}、实际是 {fmt(g[i].item())}" for i in bad[:shown]]
+    more = "……" if len(bad) > shown else ""
+    return f"{len(bad)} 个位置不同：" + "；".join(where) + more
+
+
+def compare(expected, got, where: str = "结果") -> str | None:
+    """比较参考输出与学习者的输出。相同返回 None，否则返回中文说明哪里不同。
+
+    整数、字符串、布尔精确相等；张量先比形状与 dtype，浮点数与浮点张量再用 allclose（rtol=1e-4, atol=1e-5）；
+    列表、元组、字典逐项比较。got 里交不回来的值（wire.Unsupported）写明它的真实类型与原因。
+    """
+    if isinstance(got, wire.Unsupported):
+        return f"{where}应是{_kind(expected)}，实际交回的是 {got.what}"
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(got, torch.Tensor):
+            return f"{where}应是张量，实际是 {type(got).__name__}"
+        if tuple(got.shape) != tuple(expected.shape):
+            return f"{where}的形状应为 {list(expected.shape)}，实际是 {list(got.shape)}"
+        if got.dtype != expected.dtype:  # 数值对、类型错（float64 的概率表、int32 的编号）后面的课会接不上
+            return f"{where}的 dtype 应为 {expected.dtype}，实际是 {got.dtype}"
+        if expected.is_floating_point():
+            ok = got.is_floating_point() and torch.allclose(got.double(), expected.double(), rtol=1e-4, atol=1e-5)
+        else:
+            ok = not got.is_floating_point() and torch.equal(got.long(), expected.long())
+        if ok:
+            return None
+        return f"{where}的数值不对（{tensor_difference(expected, got)}）"
+    if isinstance(expected, float):
+        if isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6):
+            return None
+        return f"{where}应约为 {expected:.6g}，实际是 {_short(got)}"
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(got, (list, tuple)):
+            return f"{where}应是列表，实际是 {type(got).__name__}"
+        if len(got) != len(expected):
+            return f"{where}应有 {len(expected)} 项，实际有 {len(got)} 项"
+        for i, (e, g) in enumerate(zip(expected, got)):
+            if (reason := compare(e, g, f"{where}第 {i} 项")):
+                return reason
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(got, dict) or set(map(str, got)) != set(map(str, expected)):
+            return f"{where}应是键为 {sorted(map(str, expected))} 的字典"
+        got = {str(k): v for k, v in got.items()}
+        return next((r for k in expected if (r := compare(expected[k], got[str(k)], f"{where}[{k!r}]"))), None)
+    if type(got) is not type(expected) or got != expected:
+        return f"{where}应为 {_short(expected)}，实际是 {_short(got)}"
+    return None
+
+
+def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[str, str]:
+    """由子进程交回、已核对过格式的 result 作出判定：(判定, 中文说明)。
+
+    result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "outputs": [...], "inputs": [...],
+    "shared": [...]}：每个用例的输出要与参考输出相同（本课 check.py 有 compare 时用它；该 raise 的用例
+    要 raise 同一种异常），调用之后的参数要与调用之前完全一样；check.py 的 FRESH_RESULT 为真时，
+    结果还不能与输入张量共用内存。子进程失败时，check.py 的 explain(消息) 可以在前面补一句说明错在哪里。
+    """
+    check = lesson_check(lesson)
+    if result["status"] != "ok":
+        message = result["message"] or "solve 还没有补全"
+        explain = getattr(check, "explain", None)
+        hint = explain(message) if explain and result["status"] == "crashed" else None
+        return result["status"], (f"{hint}\n{message}" if hint else message)
+    cmp = getattr(check, "compare", compare)
+    fresh = getattr(check, "FRESH_RESULT", False)
+    shared = result.get("shared") or [None] * len(cases)
+    for i, (args, want, got, after, alias) in enumerate(zip(cases, expected, result["outputs"], result["inputs"],
+                                                             shared)):
+        try:
+            reason = _raise_problem(want, got) if _raised_either(want, got) else cmp(want, got)
+        except Exception as e:  # 交回的值合乎格式，比较时却出了错：也只是答案不对
+            reason = f"结果无法与参考答案比较（{type(e).__name__}：{e}）"
+        if not reason and (k := changed_argument(args, after)) is not None:
+            reason = f"solve 改动了传进来的第 {k + 1} 个参数；要返回新的结果，输入保持原样（后面的代码还要用它）"
+        if not reason and fresh and alias is not None:
+            reason = (f"返回的张量与传进来的第 {alias + 1} 个参数共用内存（返回了它本身或它的视图）："
+                      f"要返回一个新张量（比如 torch.zeros_like 新建，或 .clone()），不然调用者改动结果时会连输入一起改掉")
+        if reason:
+            return "wrong", (f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
+                             f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}")
+    return "passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过"
+
+
+def _raised_either(want, got) -> bool:
+    return wire.raised_name(want) is not None or wire.raised_name(got) is not None
+
+
+def _raise_problem(want, got) -> str | None:
+    """一边（或两边）是 wire.raised 记号时的比较：同一种异常算对。"""
+    expected, actual = wire.raised_name(want), wire.raised_name(got)
+    if expected == actual:
+        return None
+    if actual is None:
+        return f"这个用例应当 raise {expected}，solve 却返回了 {_short(got)}"
+    return f"这个用例不该 raise，应返回 {_short(want)}，solve 却 raise 了 {actual}"
+
+
+def _identical(a, b) -> bool:
+    """a 与 b 完全相同：类型、形状、dtype 与每个值（NaN 与 NaN 算相同；元组与列表不分，传输时不保留）。"""
+    if isinstance(a, torch.Tensor):
+        if not (isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype):
+            return False
+        same = a == b
+        if a.is_floating_point():
+            same |= a.isnan() & b.isnan()
+        return bool(same.all())
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(_identical, a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_identical(a[k], b[k]) for k in a)
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def changed_argument(before: list, after) -> int | None:
+    """调用 solve 之后第一个与调用之前不同的参数的序号（从 0 数）；都没变时为 None。"""
+    if not isinstance(after, (list, tuple)) or len(after) != len(before):
+        return 0
+    return next((k for k, (b, a) in enumerate(zip(before, after)) if not _identical(b, a)), None)

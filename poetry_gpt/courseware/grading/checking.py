@@ -1,0 +1,124 @@
+"""检查一份练习（check_file）：读文件与语法 → 源码规则 → 受限子进程里的可见检查与差分检查 → 判定。"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .. import wire
+from ..catalogue import Lesson
+from ..messages import safe_text
+from .answers import judge
+from .course import default_seed, expected_errors, reference
+from .limited import Run, interruptible, run_limited
+from .reading import read_source, source_problem
+from .reply import classify_failure, read_answers
+from .rules import rule_problem
+from .verdict import MAX_FILE_BYTES, MESSAGE_CHARS, OUTPUT_LIMIT, Limits, Verdict, wall_seconds
+
+RUNNER = Path(__file__).parent.parent / "runner.py"
+CHILD_FILES = (RUNNER, Path(wire.__file__))  # 复制进工作文件夹的子进程代码：只用标准库与 torch，不需要 poetry_gpt
+_reference_lock = threading.Lock()
+
+
+def _static_problem(lesson: Lesson, data: bytes | str, shown: str) -> tuple[str, str] | None:
+    """不运行学习者的代码就能作出的判定 (判定, 中文说明)：读不了、太大、不能当 Python 运行、犯了本课的源码规则；
+    都没有时为 None。data 是 read_source 的结果（读不了时是原因）。"""
+    if isinstance(data, str):
+        return "syntax", data
+    if len(data) > MAX_FILE_BYTES:
+        return "syntax", f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
+    if (problem := source_problem(data, shown)):
+        return "syntax", problem
+    try:
+        problem = rule_problem(lesson, data.decode("utf-8-sig"))
+    except (RecursionError, MemoryError):
+        problem = "代码嵌套太深，查不了本课的源码规则"
+    except Exception as e:  # check.py 的规则自己出错：课程的问题
+        return "error", f"check.py 的源码规则出错（请告诉老师，这不是你的错）：{e}"
+    return ("wrong", problem) if problem else None
+
+
+def _run_exercise(lesson: Lesson, data: bytes, cases_data: bytes, n_cases: int,
+                  limits: Limits) -> tuple[Run, dict | str | None, str]:
+    """在一个新的临时工作文件夹里、受限的子进程中运行 runner.py：先把练习当脚本运行（可见检查），
+    再逐个用例调用 solve。返回 (Run, read_answers 的结果（没跑完时为 None）, 练习的临时副本的路径)。
+    返回时子进程与临时文件都已清理。"""
+    main = threading.current_thread() is threading.main_thread()
+    with (interruptible() if main else contextlib.nullcontext()), \
+            tempfile.TemporaryDirectory(prefix="poet-check-", ignore_cleanup_errors=True) as tmp, \
+            tempfile.TemporaryFile() as cases_file, tempfile.TemporaryFile() as answers:
+        work = Path(tmp)
+        copy = work / "exercise.py"
+        copy.write_bytes(data)
+        child = [work / f.name for f in CHILD_FILES]
+        for src, dst in zip(CHILD_FILES, child):
+            dst.write_bytes(src.read_bytes())
+        cases_file.write(cases_data)
+        cases_file.seek(0)
+        for f in (copy, *child):
+            f.chmod(0o644)  # 沙箱里的学习者是 uid 65534：副本要让它读得到
+        run = run_limited([sys.executable, "-I", str(child[0]), str(copy), ",".join(expected_errors(lesson)),
+                           str(answers.fileno())], work, limits, stdin=cases_file,
+                          pass_fds=(answers.fileno(),), readonly=[copy, *child])
+        result = None if run.code is None or run.oom else read_answers(answers.fileno(), n_cases)
+    return run, result, str(copy)
+
+
+def _failure(run: Run, result: dict | str | None, limits: Limits, named) -> tuple[str, str] | None:
+    """子进程没有交回能比较的结果时的判定 (判定, 中文说明)：内存、时间用完，崩溃，交回的东西不合格式；
+    交回了、正常退出时为 None。named(输出) 把其中临时副本的路径换成学习者认得的文件名。"""
+    if run.oom:  # 先于时间：内存紧张时内核回收页面花的 CPU 也算在检查头上，可能同时用完
+        return "crashed", f"内存超过上限：这次检查的全部进程连同写进内存盘的文件合计超过 {limits.memory_mb} MiB"
+    if run.ran_out == "cpu":
+        return "timeout", f"CPU 时间用完：学习者的进程算了超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）"
+    if run.ran_out == "wall":
+        return "timeout", (f"墙上时间超过 {wall_seconds(limits.timeout):g} 秒还没结束，CPU 时间却没用完"
+                           f"（是不是在 sleep、等输入或等别的进程？）")
+    if result is None:
+        return classify_failure(run.code, named(run.tail))
+    if isinstance(result, str):
+        return "crashed", result
+    if result["status"] == "ok" and run.code != 0:
+        return classify_failure(run.code, named(run.tail))
+    return None
+
+
+def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int | None = None,
+               source: bytes | None = None, shown: str | None = None) -> Verdict:
+    """检查一份练习：读文件与语法 → 本课的源码规则（rule_problem）→ 可见检查 → 差分检查
+    （后两步在同一个受限子进程里）。
+
+    source 给出时用它作文件内容（./poet grade 批改前就读进了内存），否则读 path；
+    shown 是消息里代替临时副本路径的名字（默认 path）。limits.timeout 是整次检查的时间上限（秒）。
+    学习者文件只会被读，不会被改；任何学习者文件都只会得到一个判定，不会抛异常
+    （Ctrl-C 与 SIGTERM 例外：KeyboardInterrupt，子进程与临时文件夹此前都已清理）。
+    """
+    started = time.monotonic()
+    seed = default_seed(lesson) if seed is None else seed
+    shown = shown or str(path)
+
+    def verdict(kind: str, message: str) -> Verdict:
+        return Verdict(kind, safe_text(message, MESSAGE_CHARS), round(time.monotonic() - started, 2))
+
+    data = read_source(Path(path)) if source is None else source
+    if (early := _static_problem(lesson, data, shown)):
+        return verdict(*early)
+    try:
+        with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
+            cases, expected = reference(lesson, seed)
+        cases_data = wire.encode(cases, limit=OUTPUT_LIMIT)
+    except Exception as e:  # 课程自身的问题，不是学习者的
+        return verdict("error", f"参考答案或 check.py 出错（请告诉老师，这不是你的错）：{e}")
+    run, result, copy = _run_exercise(lesson, data, cases_data, len(cases), limits)
+
+    def named(text: str) -> str:  # 错误栈里写学习者认得的文件名，而不是临时副本的路径
+        return text.replace(copy, shown)
+
+    if (failed := _failure(run, result, limits, named)):
+        return verdict(*failed)
+    kind, message = judge(lesson, cases, expected, result)
+    return verdict(kind, named(message))

@@ -1,0 +1,57 @@
+"""核对检查子进程交回的东西（答案文件的格式、退出方式）：它不可信，格式不对、太大、太深、类型奇怪，
+都只是一个“崩溃”判定的原因，从不原样交给比较程序。"""
+from __future__ import annotations
+
+import os
+import signal
+
+from .. import wire
+from .verdict import CHILD_STATUSES, OUTPUT_LIMIT, SHOWN_CHARS, capped
+
+
+def read_answers(fd: int, n_cases: int) -> dict | str | None:
+    """读子进程交回的答案并严格核对格式。
+
+    Returns:
+        None：什么也没交回；str：交回的东西不合格式（中文原因）；
+        dict：{"status": "ok", "outputs": [n_cases 个值], "inputs": [n_cases 个参数列表],
+        "shared": [n_cases 个 None 或参数序号]}
+        或 {"status": 失败判定, "message": str}。
+    """
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return None
+    try:
+        result = wire.decode(os.pread(fd, min(size, OUTPUT_LIMIT + 1), 0), limit=OUTPUT_LIMIT)
+    except wire.WireError as e:
+        return f"程序交回的结果不合格式：{e}"
+    except (RecursionError, MemoryError, ValueError, TypeError, RuntimeError, OverflowError) as e:
+        return f"程序交回的结果不合格式（{type(e).__name__}）"
+    if type(result) is not dict or type(result.get("status")) is not str:
+        return "程序交回的结果不合格式：缺少 status"
+    status = result["status"]
+    if status == "ok":
+        outputs, inputs, shared = result.get("outputs"), result.get("inputs"), result.get("shared")
+        if set(result) != {"status", "outputs", "inputs", "shared"} or not all(
+                type(v) is list and len(v) == n_cases for v in (outputs, inputs, shared)):
+            return f"程序交回的结果不合格式：应有 {n_cases} 个用例的输出与输入"
+        if not all(k is None or type(k) is int for k in shared):
+            return "程序交回的结果不合格式：shared 不对"
+        return result
+    if status in CHILD_STATUSES and set(result) == {"status", "message"} and type(result["message"]) is str:
+        result["message"] = capped(result["message"])
+        return result
+    return "程序交回的结果不合格式：status 或字段不对"
+
+
+def classify_failure(code: int, output: str) -> tuple[str, str]:
+    """进程没有交回结果（或交回后异常退出）时，按退出方式判定。"""
+    if code < 0 or code > 128:
+        sig = -code if code < 0 else code - 128
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        why = {"SIGXFSZ": "输出太多", "SIGKILL": "可能用光了内存", "SIGSEGV": "可能是递归太深"}.get(name, "")
+        return "crashed", f"进程被信号 {name} 终止{('（' + why + '）') if why else ''}"
+    if "MemoryError" in output[-500:]:
+        return "crashed", "内存超过上限"
+    tail = output[-SHOWN_CHARS:].strip()
+    return "crashed", f"程序以退出码 {code} 结束，没有完成检查" + (f"：\n{tail}" if tail else "")
