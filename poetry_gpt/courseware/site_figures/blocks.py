@@ -56,6 +56,22 @@ def lesson12() -> Figure:
 
 # ---------- 第 13 课：残差流与先归一化的 Block ----------
 
+def _residual_stream(model: PoetryGPT, ids: torch.Tensor) -> tuple[list[int], list[float], list[float]]:
+    """ids [B, T] 查表加位置后送进残差流。返回 (残差流的形状 [B, T, C]，第一个 Block 里注意力、MLP 的修改
+    与它们加到的残差流的大小之比，输入与每个 Block 之后残差流的标准差)。"""
+    with torch.no_grad():
+        x = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))      # [B, T, C]
+        b0 = model.blocks[0]
+        attn = b0.attention(b0.norm1(x))
+        mlp = b0.mlp(b0.norm2(x + attn))
+        ratios = [(attn.norm() / x.norm()).item(), (mlp.norm() / (x + attn).norm()).item()]
+        z, stds = x, [x.std().item()]
+        for block in model.blocks:
+            z = block(z)
+            stds.append(z.std().item())
+    return list(x.shape), ratios, stds
+
+
 def lesson13() -> Figure:
     """与第 13 课实验相同的种子、新建模型与 8 首 val 诗：残差流穿过 4 个 Block，每层后的标准差；
     第一个 Block 里注意力、MLP 加上的修改有多大。"""
@@ -66,16 +82,7 @@ def lesson13() -> Figure:
         tok = default_tokenizer()
         model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval()
     ids, _, _ = make_batch([encode_sample(p, tok) for p in load_poems("val")[:8]])   # [8, T]
-    with torch.no_grad():
-        x = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))      # [8, T, C]
-        b0 = model.blocks[0]
-        attn = b0.attention(b0.norm1(x))
-        mlp = b0.mlp(b0.norm2(x + attn))
-        ratios = [(attn.norm() / x.norm()).item(), (mlp.norm() / (x + attn).norm()).item()]
-        z, stds = x, [x.std().item()]
-        for block in model.blocks:
-            z = block(z)
-            stds.append(z.std().item())
+    shape, ratios, stds = _residual_stream(model, ids)
     n = len(model.blocks)
     width, height, left = 640, 250, 30
     seg = (width - left - 60) / n
@@ -107,7 +114,7 @@ def lesson13() -> Figure:
     body.append(_text(12, height - 58, "残差流的标准差：", 11, fill=MUTED))
     steps = [
         f"与第 13 课实验一样：新建的默认模型（种子 {COURSE_SEED}，还没训练），val 里前 8 首诗排成一批，"
-        f"查表加位置得到 [B, T, C] = {list(x.shape)}，从左边进入残差流（粗线）。",
+        f"查表加位置得到 [B, T, C] = {shape}，从左边进入残差流（粗线）。",
         "每个 Block 从残差流上分出两条支路：先 norm1（LayerNorm）归一化一份副本，注意力读它、算出修改，在 ⊕ 处加回；"
         "再 norm2 → mlp → 加回。残差流本身不被归一化，也不被替换。",
         f"第一个 Block 里，注意力加上的修改是残差流大小的 {ratios[0]:.4f}，MLP 的是 {ratios[1]:.4f}："

@@ -13,19 +13,19 @@ _CLEAN_STEPS = [("① 拼起来、去空白", ("空记录",)), ("② 繁转简",
                 ("⑦ 量句长", ("句子长短不一", "不是五言或七言"))]
 """clean_record 的七步（第 04 课图解的顺序），每一步可能给出的 BadRecord 原因。"""
 
+_STEP_OF = {reason: i for i, (_, reasons) in enumerate(_CLEAN_STEPS) for reason in reasons}
+"""BadRecord 的原因 → 它在 _CLEAN_STEPS 的第几步。"""
 
-def lesson04() -> Figure:
-    """第 04 课的 14 条原始记录（lessons/04/bad_records.json）逐条交给 data.clean_record：
-    每一步还剩几条、在哪一步因为什么原因被剔除，繁转简与统一标点改了哪些字。
+
+def _sort_records(records: list[dict]) -> tuple[list[tuple[dict, dict]], dict[int, dict[str, list[str]]]]:
+    """每条原始记录交给 data.clean_record。返回 (收入的 (原始记录, 清洗后的诗)，
+    第几步 → {原因: 在这一步被剔除的标题（繁转简后）})。
 
     Raises:
-        ValueError: clean_record 给出了 _CLEAN_STEPS 里没有的原因（图就对不上 clean_record 了）。
+        ValueError: clean_record 给出了 _CLEAN_STEPS 里没有的原因。
     """
-    from ...common import ROOT, read_json
     from ...data import BadRecord, clean_record, to_simplified
 
-    records = read_json(ROOT / "lessons" / "04" / "bad_records.json")
-    step_of = {reason: i for i, (_, reasons) in enumerate(_CLEAN_STEPS) for reason in reasons}
     dropped: dict[int, dict[str, list[str]]] = {i: {} for i in range(len(_CLEAN_STEPS))}
     kept = []
     for raw in records:
@@ -33,10 +33,17 @@ def lesson04() -> Figure:
         try:
             kept.append((raw, clean_record(raw)))
         except BadRecord as e:
-            if e.reason not in step_of:
+            if e.reason not in _STEP_OF:
                 raise ValueError(f"clean_record 给出了图里没有的原因“{e.reason}”：请更新 _CLEAN_STEPS") from e
-            dropped[step_of[e.reason]].setdefault(e.reason, []).append(title)
-    simplified, punctuation = [], []                         # 通过的记录里，第 ② 步、第 ③ 步改了什么（按出现的先后）
+            dropped[_STEP_OF[e.reason]].setdefault(e.reason, []).append(title)
+    return kept, dropped
+
+
+def _edits(kept: list[tuple[dict, dict]]) -> tuple[list[str], list[str]]:
+    """收入的记录里，第 ② 步（繁转简）、第 ③ 步（统一标点）改了什么：各是按出现先后、不重复的“原→新”。"""
+    from ...data import to_simplified
+
+    simplified, punctuation = [], []
     for raw, poem in kept:
         before = "".join("".join(raw["paragraphs"]).split())
         middle = to_simplified(before)
@@ -46,6 +53,21 @@ def lesson04() -> Figure:
         for a, b in zip(middle, poem["text"]):
             if a != b and f"{a}→{b}" not in punctuation:
                 punctuation.append(f"{a}→{b}")
+    return simplified, punctuation
+
+
+def lesson04() -> Figure:
+    """第 04 课的 14 条原始记录（lessons/04/bad_records.json）逐条交给 data.clean_record：
+    每一步还剩几条、在哪一步因为什么原因被剔除，繁转简与统一标点改了哪些字。
+
+    Raises:
+        ValueError: clean_record 给出了 _CLEAN_STEPS 里没有的原因（图就对不上 clean_record 了）。
+    """
+    from ...common import ROOT, read_json
+
+    records = read_json(ROOT / "lessons" / "04" / "bad_records.json")
+    kept, dropped = _sort_records(records)
+    simplified, punctuation = _edits(kept)
     notes = {1: "，".join(simplified[:6]) + " …", 2: "，".join(punctuation) + "（半角标点换成全角，分号、冒号、顿号换成逗号）"}
     width, square, top, line_h = 780, 14, 40, 20
     x_label, x_squares, x_note = 12, 170, 170 + len(records) * (square + 2) + 36
@@ -84,8 +106,8 @@ def lesson04() -> Figure:
         f"剩 {len(records) - len(dropped[0].get('空记录', []))} 条。",
         f"② 繁转简与 ③ 统一标点只改字、不剔除：通过的几首里 {'，'.join(simplified[:6])} 等，标点 {'，'.join(punctuation)}。",
         f"④ 逐字检查剔除的最多：" + "，".join(f"{reason} {n} 条" for reason, n in reasons
-                                            if step_of[reason] == check) + "。",
-        "⑤ 到 ⑦ 看句子：" + "，".join(f"{reason} {n} 条" for reason, n in reasons if step_of[reason] > check) + "。",
+                                            if _STEP_OF[reason] == check) + "。",
+        "⑤ 到 ⑦ 看句子：" + "，".join(f"{reason} {n} 条" for reason, n in reasons if _STEP_OF[reason] > check) + "。",
         f"最后收入 {len(kept)} 条：" + "、".join(f"《{p['title']}》" for _, p in kept)
         + "。收入的诗还要按正文去重，才进语料（实验第 4 部分）。",
     ]

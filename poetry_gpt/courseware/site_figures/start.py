@@ -13,6 +13,39 @@ from .draw import MUTED, Figure, _dot, _plot, _polyline, _svg, _text
 
 # ---------- 第 01 课：从一个“月”字到下一个字 ----------
 
+def _walk_the_pipeline(model: PoetryGPT, ids: torch.Tensor) -> tuple[list[int], list[int], list[int], torch.Tensor]:
+    """ids [B, T] 像第 01 课实验那样一段一段送进模型。返回 (查表加位置后的形状 [B, T, C]、穿过全部 Block 后的形状、
+    logits 的形状 [B, T, V]、最后一个位置的概率 [V])。"""
+    with torch.no_grad():
+        hidden = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))    # [B, T, C]
+        first = list(hidden.shape)
+        for block in model.blocks:
+            hidden = block(hidden)
+        after = list(hidden.shape)
+        logits = model.head(model.norm(hidden))                               # [B, T, V]
+        probs = torch.softmax(logits[0, -1], dim=-1)                          # [V]
+    return first, after, list(logits.shape), probs
+
+
+def _stage_boxes(width: int, heading: str, stages: list[tuple[str, str, str, str]]) -> tuple[int, list[str]]:
+    """从上往下一段一框：stages 是 (名字, 内容, 形状, 通往下一段的说明)，最后一框涂红。返回 (高度, body)。"""
+    box_h, gap, top = 34, 30, 34
+    height = top + len(stages) * box_h + (len(stages) - 1) * gap + 14
+    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>', _text(12, 20, heading, 12, fill=MUTED)]
+    for i, (name, content, shape, arrow) in enumerate(stages):
+        y = top + i * (box_h + gap)
+        last = i == len(stages) - 1
+        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="{box_h}" rx="4" '
+                    f'fill="{"#f1d2c7" if last else "#fffdf8"}" stroke="#d9cfbd"/>')
+        body.append(_text(24, y + 22, name, 13, weight="bold"))
+        body.append(_text(160, y + 22, content, 13 if last else 12, weight="bold" if last else "normal"))
+        body.append(_text(width - 24, y + 22, shape, 13, "end", "#8c2f1b", "bold"))
+        if arrow:
+            body.append(_text(60, y + box_h + gap / 2 + 5, "↓", 14, "middle", MUTED))
+            body.append(_text(76, y + box_h + gap / 2 + 5, arrow, 11, fill=MUTED))
+    return height, body
+
+
 def lesson01() -> Figure:
     """第 01 课实验的那条流水线，换成语料里的一首真诗：张继《枫桥夜泊》、关键词“月”，前文是条件区加上
     最后一个汉字之前的正文（实验的取法）。每一段的形状是把它送进一个 base 预设尺寸的新建模型、
@@ -33,14 +66,7 @@ def lesson01() -> Figure:
         model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["base"].model)).eval()
     cfg = model.config
     B, T = ids.shape
-    with torch.no_grad():
-        hidden = model.characters(ids) + model.positions(torch.arange(T))     # [B, T, C]
-        first = list(hidden.shape)
-        for block in model.blocks:
-            hidden = block(hidden)
-        after = list(hidden.shape)
-        logits = model.head(model.norm(hidden))                               # [B, T, V]
-        probs = torch.softmax(logits[0, -1], dim=-1)                          # [V]
+    first, after, logits_shape, probs = _walk_the_pipeline(model, ids)
     p_answer = probs[tok.stoi[answer]].item()
     shown = [tok.tokens[i] for i in ids[0, :8].tolist()]
     stages = [
@@ -50,29 +76,16 @@ def lesson01() -> Figure:
         ("向量 hidden", f"每个位置一行 C = {cfg.width} 个数", str(first),
          f"{cfg.n_layers} 层 Block：注意力 + 前馈网络（第 10–13 课）"),
         ("向量 hidden", "形状不变，已汇总了前文", str(after), "最后的层归一化 + 输出层（第 14 课）"),
-        ("分数 logits", f"每个位置给 V = {cfg.vocab_size} 个标记各打一分", str(list(logits.shape)),
+        ("分数 logits", f"每个位置给 V = {cfg.vocab_size} 个标记各打一分", str(logits_shape),
          "取最后一个位置，softmax（第 20 课）"),
         ("概率 probs", f"V 个数，加起来等于 {probs.sum().item():.4f}", str(list(probs.shape)),
          "按概率抽一个字（第 21–24 课：温度、截断、格式、诗律）"),
         ("下一个字", f"诗里写的是“{answer}”", "", ""),
     ]
-    width, box_h, gap, top = 680, 34, 30, 34
-    height = top + len(stages) * box_h + (len(stages) - 1) * gap + 14
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"{poem['author']}《{poem['title']}》，关键词“{keyword}”：看着前文，给下一个字打分"
-                          f"（模型取 base 预设的尺寸：{cfg.n_layers} 层、C = {cfg.width}、{cfg.n_heads} 个头）", 12,
-                  fill=MUTED)]
-    for i, (name, content, shape, arrow) in enumerate(stages):
-        y = top + i * (box_h + gap)
-        last = i == len(stages) - 1
-        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="{box_h}" rx="4" '
-                    f'fill="{"#f1d2c7" if last else "#fffdf8"}" stroke="#d9cfbd"/>')
-        body.append(_text(24, y + 22, name, 13, weight="bold"))
-        body.append(_text(160, y + 22, content, 13 if last else 12, weight="bold" if last else "normal"))
-        body.append(_text(width - 24, y + 22, shape, 13, "end", "#8c2f1b", "bold"))
-        if arrow:
-            body.append(_text(60, y + box_h + gap / 2 + 5, "↓", 14, "middle", MUTED))
-            body.append(_text(76, y + box_h + gap / 2 + 5, arrow, 11, fill=MUTED))
+    width = 680
+    height, body = _stage_boxes(width, f"{poem['author']}《{poem['title']}》，关键词“{keyword}”：看着前文，给下一个字打分"
+                                       f"（模型取 base 预设的尺寸：{cfg.n_layers} 层、C = {cfg.width}、{cfg.n_heads} 个头）",
+                                stages)
     steps = [
         f"前文 = 条件区（{' '.join(tok.tokens[i] for i in condition)}）+ 已经写出的正文。这里用语料里的真诗"
         f"{poem['author']}《{poem['title']}》，与实验的取法一样，正文写到最后一个汉字之前，要猜的是韵脚“{answer}”。",
@@ -80,7 +93,7 @@ def lesson01() -> Figure:
         f"一条序列、{T} 个位置，ids 的形状 [B, T] = {[B, T]}。",
         f"每个编号查出一行 C = {cfg.width} 个数，再加上位置表的一行：{first}。"
         f"穿过 {cfg.n_layers} 层 Block 后形状不变：{after}。",
-        f"输出层给每个位置打 V = {cfg.vocab_size} 个分数：logits {list(logits.shape)}。只有最后一个位置在预测下一个字，"
+        f"输出层给每个位置打 V = {cfg.vocab_size} 个分数：logits {logits_shape}。只有最后一个位置在预测下一个字，"
         f"softmax 把它的 {cfg.vocab_size} 个分数变成加起来等于 1 的概率。",
         f"这里的模型刚刚新建、还没训练，给“{answer}”的概率只有 {p_answer:.6f}，和 1/V = {1 / cfg.vocab_size:.6f} "
         "差不多：每个字都差不多。训练（第 15–19 课）就是把诗里真正写了的字的概率推高；"

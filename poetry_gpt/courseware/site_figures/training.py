@@ -141,6 +141,36 @@ def _first_step(batch: list[list[int]], model_config: ModelConfig, optimizer_for
             "moved": not torch.equal(before, model.positions.weight)}
 
 
+def _piece_rows(body: list[str], top: float, width: int, row_h: int, pieces: list[tuple[str, str]]) -> None:
+    """训练步的每一段一行：pieces 是 (哪一段, 这一步里的真实数)，裁剪那一段用红字。"""
+    for i, (name, what) in enumerate(pieces):
+        y = top + i * row_h
+        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="{row_h - 4}" rx="3" fill="#fffdf8" '
+                    f'stroke="#d9cfbd"/>')
+        body.append(_text(22, y + 15, name, 12, weight="bold"))
+        body.append(_text(96, y + 15, what, 12, fill="#8c2f1b" if name.startswith("⑤") else "#2b2620"))
+
+
+def _clip_panels(body: list[str], y: float, width: int, panels: list[tuple[str, list[tuple[str, float]], dict]],
+                 clip: float) -> None:
+    """从 y 起一组接一组的梯度范数横条：panels 是 (标题, [(参数, 范数)], _first_step 的结果)，每组末尾是总范数
+    （超过上限 clip 描红），虚线是 clip，右边写裁剪的结果。各组刻度相同。"""
+    scale = max(run["total"] for *_, run in panels)
+    bar_w = width - 12 - 200 - 230                       # 右边留出写“全部 × …”的地方
+    for title, bars, run in panels:
+        body.append(_text(12, y + 14, title, 11, fill=MUTED))
+        over = run["total"] > clip
+        rows = [(name, v, False) for name, v in bars] + [("总范数", run["total"], over)]
+        drawn = _bars(body, 12, y + 20, rows, bar_w, scale, 22, 200, 4)
+        x_clip = 12 + 200 + bar_w * clip / scale
+        body.append(f'<line x1="{x_clip:.1f}" y1="{y + 20}" x2="{x_clip:.1f}" y2="{y + 20 + drawn}" stroke="#2f5d8c" '
+                    f'stroke-dasharray="4 3"/>')
+        verdict = (f"> {clip}：全部 × {clip / run['total']:.4f} → {run['clipped']:.4f}" if over
+                   else f"≤ {clip}：原样")
+        body.append(_text(width - 12, y + 20 + drawn - 7, verdict, 12, "end", "#8c2f1b" if over else MUTED))
+        y += 24 + 5 * 22
+
+
 def lesson17() -> Figure:
     """第 17 课实验的第 0 步：tiny 预设取第 0 批（batch_indices）、前向、反向、裁剪、更新，每一段的真实数；
     再对照实验第 3 部分（8 首诗、宽 64 的两层模型）第 0 步：单个参数的梯度范数都不到 1.0，总范数却超过 1.0 被裁剪。"""
@@ -157,8 +187,7 @@ def lesson17() -> Figure:
                       tiny.grad_clip)
     small = _first_step(batch[:8], ModelConfig(vocab_size=len(tok), context_length=48, width=64, n_layers=2, n_heads=2),
                         lambda m: torch.optim.AdamW(m.parameters(), lr=1e-2, betas=(0.9, 0.95), weight_decay=0.0), 1.0)
-    clip = tiny.grad_clip
-    lr0 = learning_rate(0, tiny)
+    clip, lr0 = tiny.grad_clip, learning_rate(0, tiny)
     pieces = [("① 取批", f"batch_indices(0, {len(samples)}, {tiny.batch_size}, {tiny.seed}) → 样本 "
                         + ", ".join(map(str, first[:4])) + f" …；x, y, mask {list(x.shape)}"),
               ("② 学习率", f"learning_rate(0) = {lr0:g}（预热第 0 步：lr / warmup）"),
@@ -175,32 +204,13 @@ def lesson17() -> Figure:
     body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
             _text(12, 20, f"tiny 预设（{tiny.model['n_layers']} 层、宽 {tiny.model['width']}）新建模型的第 0 步，"
                           f"种子 {COURSE_SEED}", 12, fill=MUTED)]
-    for i, (name, what) in enumerate(pieces):
-        y = top + i * row_h
-        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="{row_h - 4}" rx="3" fill="#fffdf8" '
-                    f'stroke="#d9cfbd"/>')
-        body.append(_text(22, y + 15, name, 12, weight="bold"))
-        body.append(_text(96, y + 15, what, 12, fill="#8c2f1b" if name.startswith("⑤") else "#2b2620"))
+    _piece_rows(body, top, width, row_h, pieces)
     body.append(_text(12, panel_top - 8, f"裁剪看的是总范数 √(Σ 各参数范数²)，不是每个参数各自的范数（上限 {clip}）", 12,
                       weight="bold"))
-    scale = max(one["total"], small["total"])
-    bar_w = width - 12 - 200 - 230                       # 右边留出写“全部 × …”的地方
-    y = panel_top
     panels = [(f"上：tiny 第 0 步，{len(one['norms'])} 个参数张量里最大的 4 个", [(n, v) for n, v in bars_a], one),
               ("下：实验第 3 部分（8 首诗、宽 64、2 层）第 0 步，最大的 3 个", [(f"第 {k + 1} 大", v)
                                                                    for k, v in enumerate(bars_b)], small)]
-    for title, bars, run in panels:
-        body.append(_text(12, y + 14, title, 11, fill=MUTED))
-        over = run["total"] > clip
-        rows = [(name, v, False) for name, v in bars] + [("总范数", run["total"], over)]
-        drawn = _bars(body, 12, y + 20, rows, bar_w, scale, 22, 200, 4)
-        x_clip = 12 + 200 + bar_w * clip / scale
-        body.append(f'<line x1="{x_clip:.1f}" y1="{y + 20}" x2="{x_clip:.1f}" y2="{y + 20 + drawn}" stroke="#2f5d8c" '
-                    f'stroke-dasharray="4 3"/>')
-        verdict = (f"> {clip}：全部 × {clip / run['total']:.4f} → {run['clipped']:.4f}" if over
-                   else f"≤ {clip}：原样")
-        body.append(_text(width - 12, y + 20 + drawn - 7, verdict, 12, "end", "#8c2f1b" if over else MUTED))
-        y += 24 + 5 * 22
+    _clip_panels(body, panel_top, width, panels, clip)
     body.append(_text(12, height - 10, f"虚线：上限 {clip}", 11, fill="#2f5d8c"))
     steps = [
         f"① 取批：tiny 预设从 train 取 {len(samples)} 条样本，每步 {tiny.batch_size} 首；第 0 步是 "
