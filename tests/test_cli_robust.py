@@ -19,7 +19,7 @@ from conftest import ROOT
 from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
 from poetry_gpt.courseware import catalogue
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
-from poetry_gpt.courseware.cli import display, main
+from poetry_gpt.courseware.cli import display, main, tables
 from poetry_gpt.courseware.cli.parser import MAX_ARGUMENT, temperature
 from poetry_gpt.courseware.grading import Verdict
 from poetry_gpt.data import default_tokenizer
@@ -342,7 +342,7 @@ def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
     display.tolerant_output()
     nine, ten = BY_NUMBER[9], BY_NUMBER[10]
     results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("wrong", ""), ("乙", "09"): Verdict("timeout", "")}
-    display.grade_table(["甲", "乙"], [nine, ten], results, {"09": (1, 2, 2), "10": (0, 1, 2)},
+    tables.grade_table(["甲", "乙"], [nine, ten], results, {"09": (1, 2, 2), "10": (0, 1, 2)},
                         {"通过": 1, "答案错误": 1, "超时": 1}, 20, "缺", 3.25)
     text = out.buffer.getvalue().decode("gbk")
     assert "成绩表" in text and "√" in text and "× 答案错误" in text and "× 超时" in text and "缺" in text
@@ -557,8 +557,8 @@ def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path)
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(display.console, "_width", 200)  # 长路径不折行
-    display.roster(str(root), found, None, "my_exercise.py")
-    display.grade_table(found.learners, [BY_NUMBER[9]], results, {"09": (2, 2, 3)}, {"通过": 2}, 20, "缺", 1.0)
+    tables.roster(str(root), found, None, "my_exercise.py")
+    tables.grade_table(found.learners, [BY_NUMBER[9]], results, {"09": (2, 2, 3)}, {"通过": 2}, 20, "缺", 1.0)
     text = out.buffer.getvalue().decode("utf-8")
     assert "\t" not in text and "找到 3 名学习者：amy、b\\tc、d\\ne" in text
     assert "忽略 9 项" in text and "名单.txt：不是学习者文件夹" in text and "另有 2 个隐藏的文件或文件夹" in text
@@ -585,7 +585,7 @@ def test_eval_tables_read_well_at_80_columns(monkeypatch):
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(display.console, "_width", 80)
-    display.eval_table(result, "data/model.pt")
+    tables.eval_table(result, "data/model.pt")
     lines = out.buffer.getvalue().decode("utf-8").splitlines()
     assert all(cell_len(line) <= 80 for line in lines)
     grid = lines[next(i for i, line in enumerate(lines) if line.startswith("读者看得到的")):]

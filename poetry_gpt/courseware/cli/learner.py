@@ -15,7 +15,7 @@ from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..messages import not_utf8, syntax_message
 from . import display
-from .display import console
+from .display import console, shown
 from .parser import CliError, seconds, shorten
 
 LESSON_HELP = "课号：9、09 或 lesson-09"
@@ -38,14 +38,6 @@ def lesson_arg(text: str):
         return parse_lesson(text)
     except LessonNumberError as e:
         raise CliError(str(e).replace(text, shorten(text), 1)) from None
-
-
-def shown(path: Path) -> str:
-    """路径在仓库里时写相对路径，更短更好认。"""
-    try:
-        return str(path.resolve().relative_to(ROOT))
-    except ValueError:
-        return str(path)
 
 
 def exercise_path(lesson, given: str | None) -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 from ...common import ROOT
 from ...sampling import SAMPLING
 from ...verse_rules import TONE_MODES, VERSE
-from . import display
+from . import display, tables
 from .display import console
 from .parser import CliError, Number, minutes, positive_int, seed, shorten, temperature, top_k, top_p
 
@@ -123,7 +123,7 @@ def cmd_eval(args) -> int:
     if args.markdown:
         display.write_text(reader_markdown(result))
         return 0
-    display.eval_table(result, args.checkpoint or str(SHIPPED_MODEL.relative_to(ROOT)))
+    tables.eval_table(result, args.checkpoint or str(SHIPPED_MODEL.relative_to(ROOT)))
     return 0
 
 
