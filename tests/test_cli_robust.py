@@ -17,7 +17,7 @@ from rich.cells import cell_len
 
 from conftest import ROOT
 from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
-from poetry_gpt.courseware import catalogue
+from poetry_gpt.courseware import catalogue, progress
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
 from poetry_gpt.courseware.cli import display, main, tables
 from poetry_gpt.courseware.cli.parser import MAX_ARGUMENT, temperature
@@ -381,13 +381,12 @@ def test_progress_entries_that_do_not_fit_are_dropped_once(monkeypatch, tmp_path
     path = tmp_path / ".progress.json"
     original = json.dumps(data).encode("utf-8")
     path.write_bytes(original)
-    monkeypatch.setattr(catalogue, "PROGRESS_FILE", path)
-    monkeypatch.setattr(catalogue, "WORKSPACE", tmp_path)  # check 2 找的练习文件：不是这份仓库里学习者自己的那份
+    monkeypatch.setattr(catalogue, "workspace", lambda: tmp_path)  # 进度与 check 2 找的练习文件：不是学习者自己的那份
     for argv in ([], ["progress"], ["check", "2"]):  # 以前：AttributeError、NotRenderableError、TypeError
         code, out, err = run_main(monkeypatch, *argv)
         assert code in (0, 2) and "Traceback" not in err and "Error" not in err, err
         assert err.count("警告：进度文件") == (1 if argv == [] else 0), err  # 只在第一次读时说一次
-    assert catalogue.load_progress() == kept
+    assert progress.load_progress() == kept
     backups = list(tmp_path.glob(".progress.json.broken-*"))
     assert len(backups) == 1 and backups[0].read_bytes() == original  # 原文件一字不动地留着
     assert f"看不懂，已不算数：{dropped}；原文件已另存为 {backups[0].name}" in run_main_first_warning(monkeypatch, tmp_path, data)
@@ -402,7 +401,7 @@ def run_main_first_warning(monkeypatch, tmp_path, data) -> str:
     other = tmp_path / "again"
     other.mkdir()
     (other / ".progress.json").write_text(json.dumps(data), encoding="utf-8")
-    monkeypatch.setattr(catalogue, "PROGRESS_FILE", other / ".progress.json")
+    monkeypatch.setattr(catalogue, "workspace", lambda: other)
     err = run_main(monkeypatch)[2]
     backup = next(other.glob(".progress.json.broken-*")).name
     return err.replace(backup, next(tmp_path.glob(".progress.json.broken-*")).name)
@@ -412,7 +411,7 @@ def test_progress_text_is_shown_as_text(monkeypatch, tmp_path):
     path = tmp_path / ".progress.json"
     path.write_text(json.dumps({"09": {"status": "started", "last_verdict": "[red]答案错误[/]", "updated": STAMP}}),
                     encoding="utf-8")
-    monkeypatch.setattr(catalogue, "PROGRESS_FILE", path)
+    monkeypatch.setattr(catalogue, "workspace", lambda: tmp_path)
     code, out, err = run_main(monkeypatch, "progress")
     assert code == 0 and err == "" and "[red]答案错误[/]" in out.decode("utf-8")  # 方括号不是 rich 的标记
     assert list(tmp_path.iterdir()) == [path]
@@ -431,13 +430,12 @@ def nobody_reads(monkeypatch) -> None:
 
 def test_check_records_progress_when_nobody_reads(monkeypatch, tmp_path):
     nobody_reads(monkeypatch)
-    monkeypatch.setattr(catalogue, "WORKSPACE", tmp_path)
-    monkeypatch.setattr(catalogue, "PROGRESS_FILE", tmp_path / ".progress.json")
+    monkeypatch.setattr(catalogue, "workspace", lambda: tmp_path)
     BY_NUMBER[9].exercise_file.parent.mkdir(parents=True)
     BY_NUMBER[9].exercise_file.write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
     assert main(["check", "9"]) == 0
     assert display.reader_gone()
-    assert catalogue.load_progress()["09"]["status"] == "passed"
+    assert progress.load_progress()["09"]["status"] == "passed"
 
 
 def test_grade_writes_its_reports_when_nobody_reads(monkeypatch, tmp_path):

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from ...common import DEFAULT_DATA, ROOT
-from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..messages import not_utf8, syntax_message
+from ..progress import STATUS_LABEL, load_progress, record_progress, status_of
 from . import display
 from .display import console, shown
 from .parser import CliError, seconds, shorten
@@ -71,13 +71,13 @@ def solve_source(path: Path) -> str:
 
 
 def cmd_map(args) -> int:
-    progress = catalogue.load_progress()
-    display.course_map(SECTIONS, CATALOGUE, {l.code: catalogue.status_of(l, progress) for l in CATALOGUE})
+    progress = load_progress()
+    display.course_map(SECTIONS, CATALOGUE, {l.code: status_of(l, progress) for l in CATALOGUE})
     return 0
 
 
 def cmd_progress(args) -> int:
-    progress = catalogue.load_progress()
+    progress = load_progress()
     counts = {"passed": 0, "started": 0, None: 0}
     rows = []
     for lesson in CATALOGUE:
@@ -85,7 +85,7 @@ def cmd_progress(args) -> int:
         status = entry.get("status") if lesson.available else None
         if lesson.available:
             counts[status] = counts.get(status, 0) + 1
-        label = catalogue.STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
+        label = STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
         rows.append((lesson.code, lesson.title, label, entry.get("last_verdict", ""), entry.get("updated", "")))
     display.progress_table(rows, f"已通过 {counts['passed']} 课，已开始 {counts['started']} 课，未开始 {counts[None]} 课"
                                  f"（已写好 {sum(l.available for l in CATALOGUE)} / {len(CATALOGUE)} 课）。")
@@ -156,7 +156,7 @@ def cmd_start(args) -> int:
         console.print(f"旧文件已备份为 {shown(backup)}")
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(lesson.folder / "starter.py", target)
-    catalogue.record_progress(lesson, "started")
+    record_progress(lesson, "started")
     console.print(f"已创建 [bold]{rel}[/bold]。编辑其中的 solve 函数，然后运行：\n"
                   f"  ./poet check {lesson.number}")
     return 0
@@ -176,7 +176,7 @@ def cmd_check(args) -> int:
         verdict = check_file(lesson, path, limits)
     display.verdict(lesson, verdict)
     if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():
-        catalogue.record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
+        record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
     if verdict.kind == "not_implemented":
         console.print(f"提示：./poet hint {lesson.number}")
     return 0 if verdict.passed else 1
