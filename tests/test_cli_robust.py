@@ -375,7 +375,7 @@ STAMP = "2025-03-01 09:30:00"
      {"09": {"status": "passed", "last_verdict": "通过"}}, "01"),
     ({"01": {"status": "bogus"}, "02": {"status": "started"}}, {"02": {"status": "started"}}, "01"),
     ({"99": {"status": "passed"}, "\x1b[2J": {"status": "passed"}, "02": {"status": "passed", "extra": 1},
-      "04": {"status": "passed", "last_verdict": "\x1b[31m红"}}, {}, "02、04、99、\\u001b[2J"),
+      "04": {"status": "passed", "last_verdict": "\x1b[31m红"}}, {}, "02、04、99、\\x1b[2J"),
 ])
 def test_progress_entries_that_do_not_fit_are_dropped_once(monkeypatch, tmp_path, data, kept, dropped):
     path = tmp_path / ".progress.json"

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..common import atomic_write_text, os_reason
 from . import catalogue
 from .catalogue import Lesson
+from .messages import safe_text
 
 
 def progress_file() -> Path:
@@ -88,7 +89,7 @@ def load_progress(path: Path | None = None) -> dict:
     codes = {lesson.code for lesson in catalogue.CATALOGUE}
     progress = {code: entry for code, entry in data.items() if code in codes and _fits(entry)}
     if len(progress) < len(data):
-        bad = sorted(_shown_key(k) for k in data if k not in progress)
+        bad = sorted(safe_text(k, 20, one_line=True) for k in data if k not in progress)  # 键原样到不了终端
         dropped = "、".join(bad[:10]) + (f" 等 {len(bad)} 项" if len(bad) > 10 else "")
         print(f"警告：进度文件 {path.name} 里这几项记录看不懂，已不算数：{dropped}；{_set_aside(path, progress)}，"
               f"其余的课照常记着。", file=sys.stderr)
@@ -113,13 +114,6 @@ def _read_regular(path: Path) -> bytes | None:
             return None
         data = f.read(PROGRESS_BYTES + 1)
     return data if len(data) <= PROGRESS_BYTES else None
-
-
-def _shown_key(key: str) -> str:
-    """警告里回显的键：控制字符写成转义，太长的截短。"""
-    from .messages import safe_text
-    text = safe_text(json.dumps(key, ensure_ascii=False)[1:-1][:40])
-    return text if len(text) <= 20 else text[:20] + "…"
 
 
 def _progress_json(progress: dict) -> str:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from ...common import DEFAULT_DATA, ROOT
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
-from ..messages import not_utf8, syntax_message
+from ..messages import not_utf8, safe_text, syntax_message
 from ..progress import STATUS_LABEL, load_progress, record_progress, status_of
 from . import display
 from .display import console, shown
-from .parser import CliError, seconds, shorten
+from .parser import CliError, seconds
 
 LESSON_HELP = "课号：9、09 或 lesson-09"
 
@@ -37,16 +37,16 @@ def lesson_arg(text: str):
     try:
         return parse_lesson(text)
     except LessonNumberError as e:
-        raise CliError(str(e).replace(text, shorten(text), 1)) from None
+        raise CliError(str(e).replace(text, safe_text(text, 40, one_line=True, keep_end=True), 1)) from None
 
 
 def exercise_path(lesson, given: str | None) -> Path:
     path = Path(given) if given else lesson.exercise_file
     if given and path.is_dir():
-        raise CliError(f"{shorten(given, 120)} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
+        raise CliError(f"{safe_text(given, 120, one_line=True, keep_end=True)} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
     if not path.is_file():
         if given:
-            raise CliError(f"找不到文件：{shorten(given, 120)}")
+            raise CliError(f"找不到文件：{safe_text(given, 120, one_line=True, keep_end=True)}")
         raise CliError(f"还没有练习文件 {shown(path)}。先运行 ./poet start {lesson.number}。")
     return path
 
@@ -63,11 +63,11 @@ def solve_source(path: Path) -> str:
     else:
         why = None
     if why:
-        raise CliError(f"{shorten(str(path), 120)} 无法解析：{why}")
+        raise CliError(f"{safe_text(str(path), 120, one_line=True, keep_end=True)} 无法解析：{why}")
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "solve":
             return ast.get_source_segment(text, node) + "\n"
-    raise CliError(f"{shorten(str(path), 120)} 里没有 solve 函数")
+    raise CliError(f"{safe_text(str(path), 120, one_line=True, keep_end=True)} 里没有 solve 函数")
 
 
 def cmd_map(args) -> int:

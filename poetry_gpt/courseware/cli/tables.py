@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from contextlib import contextmanager
 from typing import Sequence
 
@@ -13,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..messages import safe_text
 from .display import console, marks
 
 
@@ -112,20 +112,16 @@ def stale_figures(stale, recorded: bool = False) -> None:
         console.print(f"  {escape(line)}", soft_wrap=True)
 
 
-def _one_line(text: str) -> str:
-    """文件名在终端里的写法：制表符、换行这些控制字符写成 \\t、\\n（与 JSON 报告里一样），表格的一行不会被拆开。"""
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text)
-
-
 def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> None:
     """./poet grade 开头：找到的学习者、两种布局各几份、不在 --lessons 里的、忽略的（最多列 20 项，各有原因）与隐藏的文件。
     found 是 classroom.Roster；名字都已转义过（classroom.shown_name），这里再把制表符、换行写成转义。"""
     flat, nested = found.layout_counts()
-    names = "：" + "、".join(map(_one_line, found.learners)) if found.learners else ""
-    console.print(Text(f"班级文件夹 {_one_line(class_dir)}：找到 {len(found.learners)} 名学习者{names}"))
+    names = "：" + "、".join(safe_text(n, one_line=True) for n in found.learners) if found.learners else ""
+    console.print(Text(f"班级文件夹 {safe_text(class_dir, one_line=True)}：找到 {len(found.learners)} 名学习者{names}"))
     console.print(Text(f"  练习文件 {len(found.submissions)} 份：NN.py {flat} 份，lessons/NN/{exercise} {nested} 份"))
     if found.untouched:
-        listed = "、".join(_one_line(f"{learner}/{rel}") for (learner, _), (rel, _) in list(found.untouched.items())[:20])
+        listed = "、".join(safe_text(f"{learner}/{rel}", one_line=True)
+                          for (learner, _), (rel, _) in list(found.untouched.items())[:20])
         more = f" 等 {len(found.untouched)} 份" if len(found.untouched) > 20 else ""
         console.print(Text(f"  算作没交 {len(found.untouched)} 份（空文件，或与起始代码一字不差）：{listed}{more}"))
     if found.skipped:
@@ -133,7 +129,7 @@ def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> No
     if found.ignored:
         console.print(f"  忽略 {len(found.ignored)} 项：")
         for line in found.ignored[:20]:
-            console.print(Text(f"    {_one_line(line)}"))
+            console.print(Text(f"    {safe_text(line, one_line=True)}"))
         if len(found.ignored) > 20:
             console.print(f"    …还有 {len(found.ignored) - 20} 项（全部写在 --json 报告里）")
     if found.hidden:
@@ -150,7 +146,8 @@ def grading_progress(total: int):
         task = bar.add_task("批改中", total=total)
 
         def done(sub, verdict) -> None:
-            bar.update(task, advance=1, description=f"{_one_line(sub.learner)} 第 {sub.lesson.code} 课：{verdict.label}")
+            bar.update(task, advance=1,
+                       description=f"{safe_text(sub.learner, one_line=True)} 第 {sub.lesson.code} 课：{verdict.label}")
 
         yield done
 
@@ -176,7 +173,8 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
     table.add_column("通过", justify="right")
     for name in learners:
         cells = [results.get((name, l.code)) for l in lessons]
-        table.add_row(Text(_one_line(name)), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells)))
+        table.add_row(Text(safe_text(name, one_line=True)), *map(cell, cells),
+                      str(sum(bool(v and v.passed) for v in cells)))
     table.add_section()
     table.add_row(RATE_ROWS[0], *(rate(k, s) for k, s, _ in rates.values()), "")
     table.add_row(RATE_ROWS[1], *(rate(k, n) for k, _, n in rates.values()), "")
