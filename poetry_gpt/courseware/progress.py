@@ -121,7 +121,7 @@ def _progress_json(progress: dict) -> str:
 
 
 def record_progress(lesson: Lesson, status: str, verdict: str | None = None, path: Path | None = None) -> None:
-    """记下一课的状态（写进 path，默认 PROGRESS_FILE）。已经通过的课不会因为后来的一次失败变回“已开始”。"""
+    """记下一课的状态（写进 path，默认 progress_file()）。已经通过的课不会因为后来的一次失败变回“已开始”。"""
     path = progress_file() if path is None else path
     progress = load_progress(path)
     entry = progress.get(lesson.code, {})
