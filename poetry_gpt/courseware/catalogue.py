@@ -59,7 +59,7 @@ class Lesson:
 
     @property
     def exercise_file(self) -> Path:
-        """学习者的练习文件 lessons/NN/my_exercise.py（在 WORKSPACE 下）。"""
+        """学习者的练习文件 lessons/NN/my_exercise.py（在 workspace() 下）。"""
         return workspace() / "lessons" / self.code / EXERCISE
 
     @property
