@@ -544,12 +544,10 @@ def verse_section(stats: dict) -> str:
 """
 
 
-def write_source_md(stats: dict, out: Path) -> None:
+def _source_md_origin(stats: dict) -> str:
+    """SOURCE.md 的开头：来源、处理与重建的办法，数字表，剔除的记录。"""
     rows = "\n".join(f"| {k} | {v} |" for k, v in stats["rejected"].items())
-    pr = stats["prosody"]
-    fixes = "、".join(pr["tones_fixed"])
-    strikes = "、".join(f"{ch} {' '.join(prosody.rhyme_name(g) for g in groups)}" for ch, groups in PINGSHUI_STRIKE.items())
-    text = f"""# 语料来源
+    return f"""# 语料来源
 
 - 来源：npm 包 `chinese-poetry` 2.0.1（MIT 许可，Copyright (c) 2016 JackeyGao），
   目录 `dist/quantangshi` 的 poet.tang.* 与 poet.song.*（繁体），以及 `dist/strains`（每首诗的平仄标注）。
@@ -590,7 +588,15 @@ def write_source_md(stats: dict, out: Path) -> None:
 |---|---|
 {rows}
 
-## 平仄与韵部
+"""
+
+
+def _source_md_prosody(stats: dict) -> str:
+    """SOURCE.md 讲平仄与韵部的一节：平水韵表怎样补、怎样删，两读的字怎样定，val 上的押韵与平仄。"""
+    pr = stats["prosody"]
+    fixes = "、".join(pr["tones_fixed"])
+    strikes = "、".join(f"{ch} {' '.join(prosody.rhyme_name(g) for g in groups)}" for ch, groups in PINGSHUI_STRIKE.items())
+    return f"""## 平仄与韵部
 
 在繁体原文上逐字查平水韵（原字，以及表里转成同一个简体字的繁体候选与异体字：爲→為、峯→峰、羣→群，
 以及 OpenCC 的异体对照：隠→隱、簷→檐、粧→妝，韵部取并集），按位置带到简体正文，得到 `rhymes.json`。
@@ -615,8 +621,13 @@ val 划分上用 `poetry_gpt.prosody` 算的押韵与平仄（宽式平仄得分
 
 {prosody_table_md(pr['val'])}
 
-{verse_section(stats)}
-## 文件
+"""
+
+
+def _source_md_files(stats: dict) -> str:
+    """SOURCE.md 的最后一节：data/ 里每个文件是什么。"""
+    pr = stats["prosody"]
+    return f"""## 文件
 
 - `poems.jsonl`：每行一首：id、dynasty、author、title、form、text（带标点）、split。
 - `vocab.json`：汉字表（特殊标记在前，之后按训练集频数降序、同频按码位），附频数与文档频数。
@@ -629,6 +640,11 @@ val 划分上用 `poetry_gpt.prosody` 算的押韵与平仄（宽式平仄得分
 - `stats.json`：上表的数字。
 - `model.pt`：随课程发布的模型，见 [MODEL.md](MODEL.md)（它不由本脚本生成）。
 """
+
+
+def write_source_md(stats: dict, out: Path) -> None:
+    """把 stats（build 的统计数字，即 data/stats.json）写成 out/SOURCE.md：语料的来源、处理、数字与文件说明。"""
+    text = _source_md_origin(stats) + _source_md_prosody(stats) + verse_section(stats) + "\n" + _source_md_files(stats)
     atomic_write_text(out / "SOURCE.md", text)
 
 

@@ -15,9 +15,7 @@ from rich.text import Text
 from .common import COURSE_SEED, seed_everything
 
 console = Console(highlight=False)
-error_console = Console(stderr=True, highlight=False, soft_wrap=True)
-"""错误消息写到标准错误（不在 80 列处折断，里面的命令可以整行复制）：
-``./poet write 月 --json > 诗.json`` 出错时，消息不会混进文件里。"""
+"""实验（show、table、heatmap、line_plot）与训练进度条的输出；poet 命令自己的输出在 courseware/cli/display.py。"""
 
 
 # ---------- 在窄终端里折行：只在词与短语的边界（./poet 的面板、表格也用） ----------

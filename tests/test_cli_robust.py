@@ -17,9 +17,9 @@ from rich.cells import cell_len
 
 from conftest import ROOT
 from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
-from poetry_gpt.courseware import catalogue
+from poetry_gpt.courseware import catalogue, progress
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
-from poetry_gpt.courseware.cli import display, main
+from poetry_gpt.courseware.cli import display, main, tables
 from poetry_gpt.courseware.cli.parser import MAX_ARGUMENT, temperature
 from poetry_gpt.courseware.grading import Verdict
 from poetry_gpt.data import default_tokenizer
@@ -342,7 +342,7 @@ def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
     display.tolerant_output()
     nine, ten = BY_NUMBER[9], BY_NUMBER[10]
     results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("wrong", ""), ("乙", "09"): Verdict("timeout", "")}
-    display.grade_table(["甲", "乙"], [nine, ten], results, {"09": (1, 2, 2), "10": (0, 1, 2)},
+    tables.grade_table(["甲", "乙"], [nine, ten], results, {"09": (1, 2, 2), "10": (0, 1, 2)},
                         {"通过": 1, "答案错误": 1, "超时": 1}, 20, "缺", 3.25)
     text = out.buffer.getvalue().decode("gbk")
     assert "成绩表" in text and "√" in text and "× 答案错误" in text and "× 超时" in text and "缺" in text
@@ -376,19 +376,18 @@ STAMP = "2025-03-01 09:30:00"
      {"09": {"status": "passed", "last_verdict": "通过"}}, "01"),
     ({"01": {"status": "bogus"}, "02": {"status": "started"}}, {"02": {"status": "started"}}, "01"),
     ({"99": {"status": "passed"}, "\x1b[2J": {"status": "passed"}, "02": {"status": "passed", "extra": 1},
-      "04": {"status": "passed", "last_verdict": "\x1b[31m红"}}, {}, "02、04、99、\\u001b[2J"),
+      "04": {"status": "passed", "last_verdict": "\x1b[31m红"}}, {}, "02、04、99、\\x1b[2J"),
 ])
 def test_progress_entries_that_do_not_fit_are_dropped_once(monkeypatch, tmp_path, data, kept, dropped):
     path = tmp_path / ".progress.json"
     original = json.dumps(data).encode("utf-8")
     path.write_bytes(original)
-    monkeypatch.setattr(catalogue, "PROGRESS_FILE", path)
-    monkeypatch.setattr(catalogue, "WORKSPACE", tmp_path)  # check 2 找的练习文件：不是这份仓库里学习者自己的那份
+    monkeypatch.setattr(catalogue, "workspace", lambda: tmp_path)  # 进度与 check 2 找的练习文件：不是学习者自己的那份
     for argv in ([], ["progress"], ["check", "2"]):  # 以前：AttributeError、NotRenderableError、TypeError
         code, out, err = run_main(monkeypatch, *argv)
         assert code in (0, 2) and "Traceback" not in err and "Error" not in err, err
         assert err.count("警告：进度文件") == (1 if argv == [] else 0), err  # 只在第一次读时说一次
-    assert catalogue.load_progress() == kept
+    assert progress.load_progress() == kept
     backups = list(tmp_path.glob(".progress.json.broken-*"))
     assert len(backups) == 1 and backups[0].read_bytes() == original  # 原文件一字不动地留着
     assert f"看不懂，已不算数：{dropped}；原文件已另存为 {backups[0].name}" in run_main_first_warning(monkeypatch, tmp_path, data)
@@ -403,7 +402,7 @@ def run_main_first_warning(monkeypatch, tmp_path, data) -> str:
     other = tmp_path / "again"
     other.mkdir()
     (other / ".progress.json").write_text(json.dumps(data), encoding="utf-8")
-    monkeypatch.setattr(catalogue, "PROGRESS_FILE", other / ".progress.json")
+    monkeypatch.setattr(catalogue, "workspace", lambda: other)
     err = run_main(monkeypatch)[2]
     backup = next(other.glob(".progress.json.broken-*")).name
     return err.replace(backup, next(tmp_path.glob(".progress.json.broken-*")).name)
@@ -413,7 +412,7 @@ def test_progress_text_is_shown_as_text(monkeypatch, tmp_path):
     path = tmp_path / ".progress.json"
     path.write_text(json.dumps({"09": {"status": "started", "last_verdict": "[red]答案错误[/]", "updated": STAMP}}),
                     encoding="utf-8")
-    monkeypatch.setattr(catalogue, "PROGRESS_FILE", path)
+    monkeypatch.setattr(catalogue, "workspace", lambda: tmp_path)
     code, out, err = run_main(monkeypatch, "progress")
     assert code == 0 and err == "" and "[red]答案错误[/]" in out.decode("utf-8")  # 方括号不是 rich 的标记
     assert list(tmp_path.iterdir()) == [path]
@@ -432,13 +431,12 @@ def nobody_reads(monkeypatch) -> None:
 
 def test_check_records_progress_when_nobody_reads(monkeypatch, tmp_path):
     nobody_reads(monkeypatch)
-    monkeypatch.setattr(catalogue, "WORKSPACE", tmp_path)
-    monkeypatch.setattr(catalogue, "PROGRESS_FILE", tmp_path / ".progress.json")
+    monkeypatch.setattr(catalogue, "workspace", lambda: tmp_path)
     BY_NUMBER[9].exercise_file.parent.mkdir(parents=True)
     BY_NUMBER[9].exercise_file.write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
     assert main(["check", "9"]) == 0
     assert display.reader_gone()
-    assert catalogue.load_progress()["09"]["status"] == "passed"
+    assert progress.load_progress()["09"]["status"] == "passed"
 
 
 def test_grade_writes_its_reports_when_nobody_reads(monkeypatch, tmp_path):
@@ -559,8 +557,8 @@ def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path)
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(display.console, "_width", 200)  # 长路径不折行
-    display.roster(str(root), found, None, "my_exercise.py")
-    display.grade_table(found.learners, [BY_NUMBER[9]], results, {"09": (2, 2, 3)}, {"通过": 2}, 20, "缺", 1.0)
+    tables.roster(str(root), found, None, "my_exercise.py")
+    tables.grade_table(found.learners, [BY_NUMBER[9]], results, {"09": (2, 2, 3)}, {"通过": 2}, 20, "缺", 1.0)
     text = out.buffer.getvalue().decode("utf-8")
     assert "\t" not in text and "找到 3 名学习者：amy、b\\tc、d\\ne" in text
     assert "忽略 9 项" in text and "名单.txt：不是学习者文件夹" in text and "另有 2 个隐藏的文件或文件夹" in text
@@ -587,7 +585,7 @@ def test_eval_tables_read_well_at_80_columns(monkeypatch):
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(display.console, "_width", 80)
-    display.eval_table(result, "data/model.pt")
+    tables.eval_table(result, "data/model.pt")
     lines = out.buffer.getvalue().decode("utf-8").splitlines()
     assert all(cell_len(line) <= 80 for line in lines)
     grid = lines[next(i for i, line in enumerate(lines) if line.startswith("读者看得到的")):]

@@ -12,7 +12,7 @@ from textwrap import indent
 import pytest
 
 from poetry_gpt.courseware import catalogue as course, sandbox, verify
-from poetry_gpt.courseware.cli import display
+from poetry_gpt.courseware.cli import tables
 from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons
 from poetry_gpt.courseware.gradebook import report_csv, write_reports
 from poetry_gpt.courseware.catalogue import BY_NUMBER
@@ -248,7 +248,7 @@ def test_verify_reports_broken_lessons(tmp_path, monkeypatch, capsys):
     assert problems["09"]["readme"] == "缺少小节：深入一步"
     assert "应为“未完成”，实际是通过" in problems["09"]["starter"]
     # ./poet verify 打印的就是这张表（整个课程的通过由 tests/test_lessons.py 逐课检查，这里不再全跑一遍）
-    display.verify_table(reports, strays, verify.CHECKS, verify.CHECK_TITLES, 1.0)
+    tables.verify_table(reports, strays, verify.CHECKS, verify.CHECK_TITLES, 1.0)
     shown = capsys.readouterr().out
     assert "第 09 课 实验：" in shown and "退出码 3" in shown and "lessons/99 不在课表" in shown
     assert "有问题：2 课" in shown

@@ -63,14 +63,34 @@ def not_utf8(line: int) -> str:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 
 
-def safe_text(text: str, limit: int | None = None) -> str:
-    """给终端与报告用的文本：控制字符（ESC、回车、退格、双向控制符、零宽字符……）写成 \\x1b 这样的转义，
-    不能编码成 UTF-8 的孤立代理字符写成 \\udcff；limit 给出时截到这么多字符。"""
-    if limit is not None and len(text) > limit:  # 先截短再转义：花的时间与内存只看 limit，不看学习者交了多长
-        text = text[:limit + 1]
+_LINE_BREAKS = {"\t": "\\t", "\n": "\\n"}
+"""one_line 时也转义的空白：制表符与换行。"""
+
+
+def _escaped(text: str, one_line: bool) -> str:
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
                         text)
+    return "".join(_LINE_BREAKS.get(ch, ch) for ch in text) if one_line else text
+
+
+def safe_text(text: str, limit: int | None = None, *, one_line: bool = False, keep_end: bool = False) -> str:
+    """给终端与报告用的文本（全课程只此一处转义与截短要显示的文字）：控制字符（ESC、回车、退格、双向控制符、
+    零宽字符……）写成 \\x1b 这样的转义，不能编码成 UTF-8 的孤立代理字符写成 \\udcff；one_line 时制表符与换行
+    也写成 \\t、\\n（表格里的一格、消息里回显的一个参数不会被拆成几行）。
+
+    比 limit 个字符长时截短。平常只留开头，接“ …（后面省略）”：先截短再转义，花的时间与内存只看 limit，
+    不看学习者交了多长。keep_end 时留开头三分之二与结尾三分之一，中间写明转义后一共多少个字符
+    （回显学习者给的路径与参数：结尾常是要紧的一段）。
+    """
+    if keep_end:
+        text = _escaped(text, one_line)
+        if limit is None or len(text) <= limit:
+            return text
+        return f"{text[:limit * 2 // 3]}…（共 {len(text)} 个字符）…{text[-(limit // 3):]}"
+    if limit is not None and len(text) > limit:
+        text = text[:limit + 1]
+    text = _escaped(text, one_line)
     if limit is not None and len(text) > limit:
         text = text[:limit] + " …（后面省略）"
     return text

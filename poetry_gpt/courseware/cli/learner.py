@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 from ...common import DEFAULT_DATA, ROOT
-from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
-from ..messages import not_utf8, syntax_message
+from ..messages import not_utf8, safe_text, syntax_message
+from ..progress import STATUS_LABEL, load_progress, record_progress, status_of
 from . import display
-from .display import console
-from .parser import CliError, seconds, shorten
+from .display import console, shown
+from .parser import CliError, seconds
 
 LESSON_HELP = "课号：9、09 或 lesson-09"
 
@@ -37,24 +37,16 @@ def lesson_arg(text: str):
     try:
         return parse_lesson(text)
     except LessonNumberError as e:
-        raise CliError(str(e).replace(text, shorten(text), 1)) from None
-
-
-def shown(path: Path) -> str:
-    """路径在仓库里时写相对路径，更短更好认。"""
-    try:
-        return str(path.resolve().relative_to(ROOT))
-    except ValueError:
-        return str(path)
+        raise CliError(str(e).replace(text, safe_text(text, 40, one_line=True, keep_end=True), 1)) from None
 
 
 def exercise_path(lesson, given: str | None) -> Path:
     path = Path(given) if given else lesson.exercise_file
     if given and path.is_dir():
-        raise CliError(f"{shorten(given, 120)} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
+        raise CliError(f"{safe_text(given, 120, one_line=True, keep_end=True)} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
     if not path.is_file():
         if given:
-            raise CliError(f"找不到文件：{shorten(given, 120)}")
+            raise CliError(f"找不到文件：{safe_text(given, 120, one_line=True, keep_end=True)}")
         raise CliError(f"还没有练习文件 {shown(path)}。先运行 ./poet start {lesson.number}。")
     return path
 
@@ -71,21 +63,21 @@ def solve_source(path: Path) -> str:
     else:
         why = None
     if why:
-        raise CliError(f"{shorten(str(path), 120)} 无法解析：{why}")
+        raise CliError(f"{safe_text(str(path), 120, one_line=True, keep_end=True)} 无法解析：{why}")
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "solve":
             return ast.get_source_segment(text, node) + "\n"
-    raise CliError(f"{shorten(str(path), 120)} 里没有 solve 函数")
+    raise CliError(f"{safe_text(str(path), 120, one_line=True, keep_end=True)} 里没有 solve 函数")
 
 
 def cmd_map(args) -> int:
-    progress = catalogue.load_progress()
-    display.course_map(SECTIONS, CATALOGUE, {l.code: catalogue.status_of(l, progress) for l in CATALOGUE})
+    progress = load_progress()
+    display.course_map(SECTIONS, CATALOGUE, {l.code: status_of(l, progress) for l in CATALOGUE})
     return 0
 
 
 def cmd_progress(args) -> int:
-    progress = catalogue.load_progress()
+    progress = load_progress()
     counts = {"passed": 0, "started": 0, None: 0}
     rows = []
     for lesson in CATALOGUE:
@@ -93,7 +85,7 @@ def cmd_progress(args) -> int:
         status = entry.get("status") if lesson.available else None
         if lesson.available:
             counts[status] = counts.get(status, 0) + 1
-        label = catalogue.STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
+        label = STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
         rows.append((lesson.code, lesson.title, label, entry.get("last_verdict", ""), entry.get("updated", "")))
     display.progress_table(rows, f"已通过 {counts['passed']} 课，已开始 {counts['started']} 课，未开始 {counts[None]} 课"
                                  f"（已写好 {sum(l.available for l in CATALOGUE)} / {len(CATALOGUE)} 课）。")
@@ -159,7 +151,7 @@ def cmd_start(args) -> int:
         console.print(f"旧文件已备份为 {shown(backup)}")
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(lesson.folder / "starter.py", target)
-    catalogue.record_progress(lesson, "started")
+    record_progress(lesson, "started")
     console.print(f"已创建 [bold]{rel}[/bold]。编辑其中的 solve 函数，然后运行：\n"
                   f"  ./poet check {lesson.number}")
     return 0
@@ -179,7 +171,7 @@ def cmd_check(args) -> int:
         verdict = check_file(lesson, path, limits)
     display.verdict(lesson, verdict)
     if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():
-        catalogue.record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
+        record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
     if verdict.kind == "not_implemented":
         console.print(f"提示：./poet hint {lesson.number}")
     return 0 if verdict.passed else 1

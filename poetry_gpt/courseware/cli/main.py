@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import catalogue
+from .. import progress
 from . import display, learner, maintainer, model_cmds, teacher
 from .parser import ChineseParser, CliError, SubcommandParser, check_argv
 
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         check_argv(argv)
         args = build_parser().parse_args(argv)
         return args.func(args) if getattr(args, "func", None) else learner.cmd_map(args)
-    except (CliError, catalogue.ProgressError) as e:
+    except (CliError, progress.ProgressError) as e:
         display.error(str(e))
         return getattr(e, "code", 2)
     except KeyboardInterrupt:

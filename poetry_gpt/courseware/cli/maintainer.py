@@ -6,9 +6,8 @@ import time
 from pathlib import Path
 
 from ...common import os_reason
-from . import display
-from .display import console
-from .learner import shown
+from . import display, tables
+from .display import console, shown
 from .parser import CliError, jobs, port, seconds
 
 
@@ -34,8 +33,8 @@ def cmd_verify(args) -> int:
                 reports, strays, stale = record_all(args.jobs, args.timeout, with_eval=args.eval)
             except (FiguresError, RuntimeError) as e:
                 raise CliError(f"记录没有完成：{e}", code=1) from None
-        display.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
-        display.stale_figures(stale, recorded=True)
+        tables.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
+        tables.stale_figures(stale, recorded=True)
         return 0 if all(r.ok for r in reports) and not strays and not stale else 1
     with display.busy("正在检查每一课 …"):
         reports, strays = verify(args.jobs, args.timeout, None if args.fresh else CACHE_FILE)
@@ -44,8 +43,8 @@ def cmd_verify(args) -> int:
             others += [p for text in OTHER_TEXTS for p in check_excerpts(text).problems]
         except FiguresError as e:
             others = [str(e)]
-    display.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
-    display.stale_figures([(line, None) for line in others])
+    tables.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
+    tables.stale_figures([(line, None) for line in others])
     return 0 if all(r.ok for r in reports) and not strays and not others else 1
 
 

@@ -8,9 +8,10 @@ from pathlib import Path
 from ...common import ROOT
 from ...sampling import SAMPLING
 from ...verse_rules import TONE_MODES, VERSE
-from . import display
+from ..messages import safe_text
+from . import display, tables
 from .display import console
-from .parser import CliError, Number, minutes, positive_int, seed, shorten, temperature, top_k, top_p
+from .parser import CliError, Number, minutes, positive_int, seed, temperature, top_k, top_p
 
 MAX_POEMS = 100
 """./poet write -n 的上限（一次写太多要等很久）。"""
@@ -23,7 +24,7 @@ def refused(error: Exception, path: str | None) -> CliError:
     message = str(error)
     if path and len(path) > 80:
         for form in (path, str(Path(path))):  # 消息里可能是规整过的路径（去掉了末尾的 /）
-            message = message.replace(form, shorten(form, 80))
+            message = message.replace(form, safe_text(form, 80, one_line=True, keep_end=True))
     return CliError(message)
 
 
@@ -80,7 +81,7 @@ def cmd_write(args) -> int:
         raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
     for what, text in (("关键词", args.keywords), ("藏头字", args.acrostic)):
         if text and len(text) > MAX_PROMPT:
-            raise CliError(f"{what}太长：{len(text)} 个字符（要的是 1–4 个汉字，藏头诗正好 4 个）：“{shorten(text)}”")
+            raise CliError(f"{what}太长：{len(text)} 个字符（要的是 1–4 个汉字，藏头诗正好 4 个）：“{safe_text(text, 40, one_line=True, keep_end=True)}”")
     tokenizer = default_tokenizer()
     try:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
@@ -123,7 +124,7 @@ def cmd_eval(args) -> int:
     if args.markdown:
         display.write_text(reader_markdown(result))
         return 0
-    display.eval_table(result, args.checkpoint or str(SHIPPED_MODEL.relative_to(ROOT)))
+    tables.eval_table(result, args.checkpoint or str(SHIPPED_MODEL.relative_to(ROOT)))
     return 0
 
 

@@ -13,6 +13,7 @@ import sys
 import unicodedata
 
 from ...sampling import MAX_SEED, MIN_TEMPERATURE, TOO_COLD, negative_temperature
+from ..messages import safe_text
 
 
 class CliError(Exception):
@@ -32,15 +33,6 @@ MAX_NAME = 255
 不查的话，各个命令会在第一次用它当路径时因 “File name too long” 出错。"""
 
 
-def shorten(text: str, limit: int = 40) -> str:
-    """消息里回显学习者给的参数时的写法：控制字符写成 \\x1b 这样的转义（不会改动终端），不是 UTF-8 的字节
-    写成 \\udcff；超过 limit 个字符时只留开头与结尾，中间写明一共多长。"""
-    text = "".join(repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Cs") else ch for ch in text)
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit * 2 // 3]}…（共 {len(text)} 个字符）…{text[-(limit // 3):]}"
-
-
 def _bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))  # 不是 UTF-8 的字节（\udcff 这种）多算两个字节，宁紧勿松
 
@@ -55,10 +47,10 @@ def check_argv(argv: list[str]) -> None:
         bad = next((i for i, ch in enumerate(arg) if unicodedata.category(ch) == "Cc" and not ch.isspace()), None)
         if bad is not None:
             what = "空字符 \\x00" if arg[bad] == "\0" else f"控制字符 {repr(arg[bad])[1:-1]}"
-            raise CliError(f"第 {n} 个参数“{shorten(arg)}”的第 {bad + 1} 个字符是{what}，命令里不能有它；"
+            raise CliError(f"第 {n} 个参数“{safe_text(arg, 40, one_line=True, keep_end=True)}”的第 {bad + 1} 个字符是{what}，命令里不能有它；"
                            "请检查是不是从别处复制时带进来的")
         if _bytes(arg) > MAX_ARGUMENT or any(_bytes(part) > MAX_NAME for part in arg.split("/")):
-            raise CliError(f"第 {n} 个参数太长（{len(arg)} 个字符）：“{shorten(arg)}”。命令里的参数用不着这么长："
+            raise CliError(f"第 {n} 个参数太长（{len(arg)} 个字符）：“{safe_text(arg, 40, one_line=True, keep_end=True)}”。命令里的参数用不着这么长："
                            f"路径最长 {MAX_ARGUMENT} 字节，其中每个文件名最长 {MAX_NAME} 字节，写诗的关键词只要 1–4 个字")
 
 
@@ -80,9 +72,9 @@ class Number:
         try:
             value = self.kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{self.what}“{shorten(text)}”不是{self.__name__}") from None
+            raise argparse.ArgumentTypeError(f"{self.what}“{safe_text(text, 40, one_line=True, keep_end=True)}”不是{self.__name__}") from None
         if self.kind is float and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{self.what}要是有限数，收到 {shorten(text)}")
+            raise argparse.ArgumentTypeError(f"{self.what}要是有限数，收到 {safe_text(text, 40, one_line=True, keep_end=True)}")
         if self.low is not None and (value <= self.low if self.low_open else value < self.low):
             if self.kind is int and self.low == 1:
                 raise argparse.ArgumentTypeError(f"{self.what}要是正整数，收到 {value}")
@@ -118,10 +110,10 @@ def temperature(text: str) -> float:
     """温度：有限数，0（每步取最可能的字）或在 [sampling.MIN_TEMPERATURE, MAX_TEMPERATURE] 内。"""
     value = Number(float)(text)
     if value < 0:  # 负数另说：下面“小于 0.01 与贪心没分别”的解释对它不成立
-        raise argparse.ArgumentTypeError(negative_temperature(shorten(text)))
+        raise argparse.ArgumentTypeError(negative_temperature(safe_text(text, 40, one_line=True, keep_end=True)))
     if not (value == 0 or MIN_TEMPERATURE <= value <= MAX_TEMPERATURE):
         raise argparse.ArgumentTypeError(
-            f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {shorten(text)}"
+            f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {safe_text(text, 40, one_line=True, keep_end=True)}"
             f"（{TOO_COLD}；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）")
     return value
 
@@ -169,7 +161,7 @@ def _group(key: str, text: str) -> str:
         text = text.replace(", ", "、")
     elif key == "argument_name" and text.isascii():
         text += " "  # --preset 不能是…；中文的参数名（命令、课号）后面不空格
-    return shorten(text, 80)
+    return safe_text(text, 80, one_line=True, keep_end=True)
 
 
 def translate(message: str) -> str:

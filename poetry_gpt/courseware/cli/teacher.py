@@ -6,9 +6,9 @@ import secrets
 import time
 from pathlib import Path
 
-from . import display
+from ..catalogue import EXERCISE
+from . import display, tables
 from .display import console
-from .learner import EXERCISE
 from .parser import CliError, jobs, memory_mb, seconds, seed
 
 
@@ -24,7 +24,7 @@ def cmd_grade(args) -> int:
         gradebook.check_report_paths(Path(args.class_dir), args.csv, args.json)
         lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
         roster = classroom.find_submissions(Path(args.class_dir), lessons)
-        display.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
+        tables.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
         columns = classroom.columns_of(roster, lessons, args.lessons, args.class_dir)
         notice = sandbox.fallback_notice() if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
         if notice:
@@ -39,11 +39,11 @@ def cmd_grade(args) -> int:
                       f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}；"
                       f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。")
         started = time.monotonic()
-        with display.grading_progress(len(roster.submissions)) as done:
+        with tables.grading_progress(len(roster.submissions)) as done:
             results = classroom.grade(roster, limits, n_jobs, done, case_seed)
         wall = time.monotonic() - started
-        display.grade_table(roster.learners, columns, results, gradebook.pass_rates(roster.learners, columns, results),
-                            gradebook.kind_counts(results), limits.timeout, gradebook.MISSING, wall)
+        tables.grade_table(roster.learners, columns, results, gradebook.pass_rates(roster.learners, columns, results),
+                           gradebook.kind_counts(results), limits.timeout, gradebook.MISSING, wall)
         gradebook.write_reports(args.csv, args.json, gradebook.report_csv(roster.learners, columns, results),
                                 gradebook.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall,
                                                       case_seed))
