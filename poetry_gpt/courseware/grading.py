@@ -38,6 +38,7 @@ from pathlib import Path
 import torch
 
 from ..common import os_reason
+from ..settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S
 from . import sandbox, wire
 from .confine import Confinement
 from .catalogue import Lesson
@@ -89,8 +90,8 @@ class Limits:
     内存 MiB（cgroup 可用时是这次检查的全部进程连同内存盘合计，否则每个进程各自）、计算线程数；
     sandbox 为 False 时即使有 bwrap 也不用。"""
 
-    timeout: float = 20.0
-    memory_mb: int = 2048
+    timeout: float = CHECK_TIMEOUT_S
+    memory_mb: int = CHECK_MEMORY_MB
     threads: int = 2
     sandbox: bool = True
 

@@ -22,8 +22,8 @@
   少放回优化器或随机数状态时的岔开，第 8 步存档里各部分的大小；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
 - 第 20 课：发布模型从 <bos> <5> 月 <sep> 贪心地写，每一步整段重算与 KV 缓存要送进模型的位置；
-- 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
-- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（generate.Constraint）；
+- 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（sampling.filter_logits）；
+- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（constraints.Constraint）；
 - 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
 - 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）；
 - 第 25 课：记下的 ./poet eval（figures/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写；
@@ -1253,7 +1253,7 @@ def _sampling_step():
 
 def lesson21() -> Figure:
     """同一步的前 8 名：原始分布、温度 0.5 与 1.5、默认设置（温度 0.8 → top-k 40 → top-p 0.95）之后。"""
-    from ..generate import filter_logits
+    from ..sampling import filter_logits
 
     poem, prefix, answer, logits, tok = _sampling_step()
     T, K, P = 0.8, 40, 0.95
@@ -1316,8 +1316,9 @@ def _forced_run(text: str, prompt: str, form: int, constraint):
 
 def lesson22() -> Figure:
     """第 22 课实验第 2 部分那首诗（关键词“月”、五言、种子 0、只守格式）：每一格允许的字占模型概率多少。"""
-    from ..generate import Constraint, write_one
-    from ..verse_rules import PLAIN
+    from ..constraints import Constraint
+    from ..generate import write_one
+    from ..settings import PLAIN
 
     tok = default_tokenizer()
     model, _ = load_model()
@@ -1358,8 +1359,9 @@ def lesson22() -> Figure:
 
 def lesson23() -> Figure:
     """第 23 课实验那首藏头诗（春夏秋冬、五言、种子 0、只守格式）：每句第 0 格藏头字与模型最想写的字。"""
-    from ..generate import Constraint, write_poems
-    from ..verse_rules import PLAIN
+    from ..constraints import Constraint
+    from ..generate import write_poems
+    from ..settings import PLAIN
 
     tok = default_tokenizer()
     model, _ = load_model()
