@@ -11,9 +11,9 @@ from typing import Sequence
 import torch
 
 from .common import COURSE_SEED
-from .verse_rules import STOCK_OPENINGS
 from .data import (FUNCTION_CHARS, BadRecord, Tokenizer, clean_record, default_tokenizer, is_hanzi,
                    form_of, keywords_for, load_poems, split_lines)
+from .settings import STOCK_OPENINGS, VERSE
 
 def format_ok(text: str, form: int | None = None) -> bool:
     """text 是否是一首合格的绝句：用建语料时同一套规则（data.clean_record）检查——正好四句、
@@ -271,7 +271,6 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
     from .data import encode_sample
     from .generate import write_one
     from .loss import evaluate
-    from .verse_rules import VERSE
 
     rules = VERSE if rules is None else rules
     # 模型与二元基线在同一批 val 诗上算交叉熵，二者之比才有意义

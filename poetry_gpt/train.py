@@ -25,6 +25,7 @@ from .data import Tokenizer, default_tokenizer, make_batch
 from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401（课程与测试从 train 取这两个）
 from .loss import ScoredLoss, evaluate
 from .model import ModelConfig, PoetryGPT
+from .settings import PRECISIONS
 
 
 @dataclass
@@ -159,9 +160,6 @@ def resolve_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise ValueError("这台机器没有可用的 CUDA 显卡，请用 --device cpu")
     return torch.device(name)
-
-
-PRECISIONS = ("auto", "fp32", "bf16")
 
 
 def fast_bf16(device: torch.device) -> bool:

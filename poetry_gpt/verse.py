@@ -1,4 +1,4 @@
-"""诗律解码（第 24 课）：在受约束解码（generate.Constraint，第 22、23 课）之上，让诗押韵、合平仄、不乱重复。
+"""诗律解码（第 24 课）：在受约束解码（constraints.Constraint，第 22、23 课）之上，让诗押韵、合平仄、不乱重复。
 
 受约束解码只管格式：句中是汉字、句尾是标点、给定的字一定写进去。随课程发布的模型照此写出的诗
 （``./poet eval --plain``，数字见 data/MODEL.md 与第 25 课），二、四句押韵且两字不同的五言只有六成多、
@@ -21,7 +21,7 @@
   不会先在别处写两次、再在第四句句首被迫写第三次）。给定的关键词写过一次以后再多减
   :data:`KEYWORD_PENALTY`：人给一个字，要的是“这首诗写它”，不是把它写两遍（人写的诗里，随手挑的一个字
   用两次以上的不到 5%）。
-  句首的几个套语（verse_rules.STOCK_OPENINGS：不知、不见、自是、唯有）的第二个字在句首第二格减去
+  句首的几个套语（settings.STOCK_OPENINGS：不知、不见、自是、唯有）的第二个字在句首第二格减去
   :data:`STOCK_PENALTY`：模型写它们比人多一两倍。
 
 收紧时有先后：藏头字与必须写进去的字（Constraint 定的）最先，然后押韵、平仄、重复；哪一条会让这一格
@@ -33,7 +33,7 @@ import torch
 
 from . import prosody
 from .data import Tokenizer
-from .verse_rules import STOCK_OPENINGS, VERSE, Rules
+from .settings import STOCK_OPENINGS, VERSE, Rules
 
 REPEAT_PENALTY = 1.5
 """一个字每用过一次，它的 logits 减去的数（奈特）：用过一次的字概率约缩小 e^1.5 ≈ 4.5 倍。
@@ -128,7 +128,7 @@ def _narrow(mask: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
 class Verse:
     """一首诗写到哪儿的诗律状态：已用的字、两字组合、句尾字、可用的韵部、还可能的平仄格式。
 
-    :class:`poetry_gpt.generate.Constraint` 在每个汉字格子上调用 :meth:`narrow`（收紧允许的字 [V] bool）
+    :class:`poetry_gpt.constraints.Constraint` 在每个汉字格子上调用 :meth:`narrow`（收紧允许的字 [V] bool）
     与 :meth:`adjust`（调低用过的字的 logits [V]），写下一个汉字后调用 :meth:`advance`。
     """
 

@@ -4,6 +4,7 @@
 """
 import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,15 +24,25 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def imports_of(path: Path, name: str | None = None) -> dict[str, set[str]]:
-    """文件导入的 poetry_gpt 模块 → 从中取的名字（``import x`` 时是空集）。"""
+def _nodes(tree: ast.AST, top_level: bool):
+    """树里的节点；top_level 时不进函数体（模块载入时就执行的导入）。"""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not (top_level and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def imports_of(path: Path, name: str | None = None, top_level: bool = False) -> dict[str, set[str]]:
+    """文件导入的模块 → 从中取的名字（``import x`` 时是空集）：poetry_gpt 的模块写全名，别的包只写第一段
+    （torch、argparse…）。top_level 时只算模块载入时就执行的导入（不算函数里的延迟导入）。"""
     package = (name if path.name == "__init__.py" else name.rpartition(".")[0]) if name else ""
     found: dict[str, set[str]] = {}
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(ast.parse(path.read_text(encoding="utf-8")), top_level):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.startswith("poetry_gpt"):
-                    found.setdefault(a.name, set())
+                found.setdefault(a.name if a.name.startswith("poetry_gpt") else a.name.split(".")[0], set())
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
@@ -39,6 +50,7 @@ def imports_of(path: Path, name: str | None = None) -> dict[str, set[str]]:
             else:
                 target = node.module or ""
             if not target.startswith("poetry_gpt"):
+                found.setdefault(target.split(".")[0], set())
                 continue
             for a in node.names:  # from poetry_gpt import model：那是一个模块
                 sub = f"{target}.{a.name}"
@@ -81,6 +93,44 @@ def test_the_model_library_never_imports_the_courseware():
     for name in library:
         wrong = {d for d in GRAPH[name] if d.startswith("poetry_gpt.courseware")}
         assert not wrong, f"{name} 导入了课件：{wrong}"
+
+
+HEAVY = {"torch", "numpy"}
+
+
+def test_settings_use_only_the_standard_library():
+    """settings.py 是 ./poet 解析参数时读的默认值：只用标准库，不导入 poetry_gpt 的别的模块。"""
+    found = set(imports_of(MODULES["poetry_gpt.settings"], "poetry_gpt.settings"))
+    assert found <= set(sys.stdlib_module_names) | {"__future__"}, found
+
+
+def test_generation_is_layered():
+    """settings → sampling（第 21 课）、constraints（第 22、23 课）、verse（第 24 课）→ generate（解码循环）：
+    下层不导入上层。"""
+    assert GRAPH["poetry_gpt.sampling"] <= {"poetry_gpt.settings"}
+    assert "poetry_gpt.constraints" in GRAPH["poetry_gpt.generate"]
+    assert "poetry_gpt.sampling" in GRAPH["poetry_gpt.generate"]
+    for lower in ("poetry_gpt.sampling", "poetry_gpt.constraints", "poetry_gpt.verse"):
+        assert "poetry_gpt.generate" not in GRAPH[lower], lower
+    assert not {"poetry_gpt.constraints", "poetry_gpt.sampling"} & GRAPH["poetry_gpt.verse"]
+
+
+def test_the_cli_starts_without_torch():
+    """./poet 载入 cli/ 的模块时（不算命令函数里的延迟导入）不经任何一条导入链碰到 torch、numpy。"""
+    seen: set[str] = set()
+    todo = [n for n in MODULES if n.startswith("poetry_gpt.courseware.cli")]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        found = imports_of(MODULES[name], name, top_level=True)
+        assert not HEAVY & set(found), f"{name} 一载入就导入了 {HEAVY & set(found)}"
+        todo += [m for m in found if m in MODULES]
+        parent = name.rpartition(".")[0]
+        if parent in MODULES:  # 载入 a.b.c 先要载入 a.b 的 __init__
+            todo.append(parent)
+    assert "poetry_gpt.settings" in seen
 
 
 READING = {"load_model", "read_checkpoint", "save_checkpoint", "validate_checkpoint", "export_model",

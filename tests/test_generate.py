@@ -10,9 +10,11 @@ import pytest
 import torch
 
 from poetry_gpt.data import BOS, EOS, SEP, SEVEN, Tokenizer, default_tokenizer, to_simplified
-from poetry_gpt.generate import (LINE_END_CHOICES, MAX_SEED, Constraint, GenerationError, check_characters,
-                                 draw_form, filter_logits, iter_poems, write_one, write_poems)
-from poetry_gpt.verse_rules import PLAIN
+from poetry_gpt.constraints import LINE_END_CHOICES, Constraint
+from poetry_gpt.generate import (MAX_SEED, GenerationError, check_characters, draw_form, iter_poems, write_one,
+                                 write_poems)
+from poetry_gpt.sampling import SamplingConfig, filter_logits
+from poetry_gpt.settings import PLAIN
 from poetry_gpt.metrics import READER_ROWS, copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.checkpoint import save_checkpoint
@@ -40,7 +42,7 @@ def lines_of(text):
 @pytest.mark.parametrize("form", [5, 7, None])
 def test_constrained_poems_keep_the_form(model, form):
     for seed in range(12):
-        poem = write_poems(model, TOK, "月", form=form, seed=seed, temperature=1.5, top_k=0, top_p=1.0)[0]
+        poem = write_poems(model, TOK, "月", form=form, seed=seed, sampling=SamplingConfig(1.5, 0, 1.0))[0]
         assert format_ok(poem.text, poem.form), poem.text
         assert form is None or poem.form == form
         assert "月" in poem.text
@@ -51,7 +53,7 @@ def test_constrained_poems_keep_the_form(model, form):
 
 def test_several_keywords_and_acrostic_are_guaranteed(model):
     for seed in range(8):
-        poem = write_poems(model, TOK, "江雪孤", form=5, seed=seed, temperature=1.2)[0]
+        poem = write_poems(model, TOK, "江雪孤", form=5, seed=seed, sampling=SamplingConfig(temperature=1.2))[0]
         assert format_ok(poem.text, 5) and keyword_hit(poem.text, "江雪孤"), poem.text
         poem = write_poems(model, TOK, "夜", acrostic="春夏秋冬", form=7, seed=seed)[0]
         assert format_ok(poem.text, 7) and "夜" in poem.text
@@ -72,7 +74,7 @@ def test_free_mode_ends_within_the_context(model):
 
 def test_kv_cache_gives_the_same_poem_as_full_recomputation(model):
     """贪心解码：带缓存的 write_one 与每步重算整段的朴素循环写出同一首诗。"""
-    poem = write_one(model, TOK, "风", form=7, temperature=0)
+    poem = write_one(model, TOK, "风", form=7, sampling=SamplingConfig(temperature=0))
     ids = [BOS, SEVEN, TOK.stoi["风"], SEP]
     constraint = Constraint(TOK, 7, "风")
     with torch.no_grad():
@@ -198,12 +200,22 @@ def test_eval_command_json(poet, checkpoint):
 
 @pytest.mark.parametrize("option, message", [
     (dict(temperature=float("nan")), "有限数"), (dict(temperature=float("inf")), "有限数"),
-    (dict(top_p=float("nan")), "top-p"), (dict(top_p=float("inf")), "top-p"),
-    (dict(seed=2**63), "种子"), (dict(seed=-1), "种子"), (dict(seed=10**20), "种子"),
-    (dict(temperature=1e-40), "不小于 0.01"),
+    (dict(top_p=float("nan")), "top-p"), (dict(top_p=float("inf")), "top-p"), (dict(top_p=0), "top-p"),
+    (dict(top_k=-1), "top-k"),
+    (dict(temperature=1e-40), "在 0.01 到 10 之间"), (dict(temperature=10.5), "在 0.01 到 10 之间，收到 10.5"),
     (dict(temperature=0.001), "几乎没有分别，要这样就给 0"),  # 课程定的下限：再小就等于贪心，不是除法溢出
     (dict(temperature=-1.0), "不能是负数：0 表示每步取最可能的字"),
-    (dict(temperature=0, n=3), "-n 只能是 1"), (dict(top_k=1, n=2), "-n 只能是 1"),  # 贪心：每次同一首
+])
+def test_sampling_settings_out_of_range_are_refused(option, message):
+    """范围只查一次：SamplingConfig 建的时候（./poet write 的 --temperature 等用 settings 里同样的范围）。"""
+    with pytest.raises(ValueError, match=message):
+        SamplingConfig(**option)
+
+
+@pytest.mark.parametrize("option, message", [
+    (dict(seed=2**63), "种子"), (dict(seed=-1), "种子"), (dict(seed=10**20), "种子"),
+    (dict(sampling=SamplingConfig(temperature=0), n=3), "-n 只能是 1"),  # 贪心：每次同一首
+    (dict(sampling=SamplingConfig(top_k=1), n=2), "-n 只能是 1"),
     (dict(acrostic="春夏秋冬", constrained=False), "--free"),  # 不受约束时藏头无从保证
 ])
 def test_non_finite_and_out_of_range_options_are_refused(model, option, message):

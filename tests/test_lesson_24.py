@@ -7,11 +7,11 @@ import pytest
 import torch
 
 from poetry_gpt import prosody
+from poetry_gpt.constraints import Constraint
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
-from poetry_gpt.generate import Constraint
 from poetry_gpt.prosody import BOTH, PING, ZE
-from poetry_gpt.verse_rules import VERSE, Rules
+from poetry_gpt.settings import VERSE, Rules
 
 from lesson_bank import differential_catches, wrong_verdict
 

@@ -8,8 +8,9 @@ import torch
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import reference
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, default_tokenizer
-from poetry_gpt.generate import filter_logits, write_one
+from poetry_gpt.generate import write_one
 from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.sampling import SamplingConfig, filter_logits
 
 from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file, wrong_verdict
 
@@ -57,7 +58,7 @@ def test_write_one_stops_when_prompt_and_body_fill_the_context():
     """受约束解码写不满前文长度；关掉约束、贪心解码时，前文加正文正好停在 context_length 个位置。"""
     torch.manual_seed(0)
     model = PoetryGPT(ModelConfig(vocab_size=len(TOK), context_length=16, width=32, n_layers=2, n_heads=2)).eval()
-    poem = write_one(model, TOK, "月", form=5, temperature=0, constrained=False)
+    poem = write_one(model, TOK, "月", form=5, sampling=SamplingConfig(temperature=0), constrained=False)
     ids = [BOS, FIVE, TOK.stoi["月"], SEP]
     with torch.no_grad():
         while len(ids) < 16:  # 朴素的循环：每一步重算整段
@@ -358,7 +359,7 @@ WRONG_21.update({
     """),
     "top-k 用 <= 第 k 大（连第 k 大也丢了）": step_21(_TOP_K_21.replace("out < kth", "out <= kth")),
     "捷径：调用包里的 filter_logits": """
-        from poetry_gpt.generate import filter_logits
+        from poetry_gpt.sampling import filter_logits
         return filter_logits(logits / temperature, top_k, top_p)
     """,
 })

@@ -4,12 +4,12 @@ import importlib.util
 import pytest
 import torch
 
+from poetry_gpt.constraints import LINE_END_CHOICES, Constraint, hanzi_mask
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import reference
 from poetry_gpt.data import EOS, default_tokenizer, load_poems, split_lines
-from poetry_gpt.generate import LINE_END_CHOICES, Constraint, hanzi_mask
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.verse_rules import PLAIN
+from poetry_gpt.settings import PLAIN
 
 from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file, wrong_verdict
 
@@ -185,7 +185,7 @@ WRONG_22 = {
     """,
     "捷径：真实汉字表上用包里的 hanzi_mask": _COUNT + """
     from poetry_gpt.data import default_tokenizer
-    from poetry_gpt.generate import hanzi_mask
+    from poetry_gpt.constraints import hanzi_mask
     tok = default_tokenizer()
     mask = torch.zeros_like(hanzi)
     if line == 4:
@@ -401,7 +401,7 @@ WRONG_23.update({
     "藏头字按格取（acrostic[pos]）": _LOOP + _PICK_23.replace("acrostic[line]", "acrostic[pos]") + _TAIL,
     "wanted 里已经有的字不算还差": _LOOP.replace("if t not in acrostic]", "if t not in acrostic and t not in wanted]")
     + _PICK_23 + _TAIL,
-    "捷径：对照包里的规则": "    from poetry_gpt.verse_rules import PLAIN\n" + _LOOP + _PICK_23 + _TAIL,
+    "捷径：对照包里的规则": "    from poetry_gpt.settings import PLAIN\n" + _LOOP + _PICK_23 + _TAIL,
 })
 
 

@@ -289,7 +289,8 @@ def test_lesson_21_figure_is_the_step_the_experiment_samples():
     """实验第 3 部分：温度 0.8 → top-k 40 → top-p 0.95 之后，诗里那个字的名次与概率。"""
     from poetry_gpt.checkpoint import load_model
     from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of
-    from poetry_gpt.generate import filter_logits, write_one
+    from poetry_gpt.generate import write_one
+    from poetry_gpt.sampling import filter_logits
 
     tok = default_tokenizer()
     model, _ = load_model()
@@ -314,10 +315,10 @@ def test_lesson_22_figure_is_the_allowed_mass_the_experiment_records():
     图是把写好的诗重新读一遍算的，两种算法的数要相同。"""
     from poetry_gpt.checkpoint import load_model
     from poetry_gpt.data import BOS, EOS, FIVE, SEP, default_tokenizer
-    from poetry_gpt.generate import Constraint, sample_next
+    from poetry_gpt.constraints import Constraint
     from poetry_gpt.model import KVCache
-    from poetry_gpt.sampling import SAMPLING
-    from poetry_gpt.verse_rules import PLAIN
+    from poetry_gpt.sampling import SAMPLING, sample_next
+    from poetry_gpt.settings import PLAIN
 
     tok = default_tokenizer()
     model, _ = load_model()

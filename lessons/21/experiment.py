@@ -3,8 +3,10 @@ import sys
 import torch
 from poetry_gpt.checkpoint import CheckpointError, load_model
 from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of
-from poetry_gpt.generate import filter_logits, hanzi_mask, sample_next, write_one
+from poetry_gpt.constraints import hanzi_mask
+from poetry_gpt.generate import write_one
 from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.sampling import SamplingConfig, filter_logits, sample_next
 setup_experiment()
 
 tok = default_tokenizer()
@@ -108,7 +110,7 @@ print("5. 关键词“月”，七言，不加格式约束，种子 0–4")
 settings = [(0, None, None), (0.5, 40, 0.95), (0.8, 40, 0.95), (1.0, None, None), (1.5, None, None), (1.5, 40, 0.95)]
 rows = []
 for T, K_, P_ in settings:
-    texts = [write_one(model, tok, "月", form=7, temperature=T, top_k=K_, top_p=P_, seed=s, constrained=False).text
+    texts = [write_one(model, tok, "月", form=7, sampling=SamplingConfig(T, K_, P_), seed=s, constrained=False).text
              for s in range(5)]
     show(f"温度 {T:g}，top-k {K_ or '不截'}，top-p {P_ or '不截'}", texts[0])
     chars = [[ch for ch in t if ch not in "，。？！"] for t in texts]

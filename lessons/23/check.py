@@ -4,7 +4,7 @@ import torch
 from poetry_gpt.data import default_tokenizer, keywords_for, load_poems, split_lines
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {"poetry_gpt": "本课要自己排出强制字的日程：不要调用课程包 poetry_gpt 里现成的 Constraint、verse_rules"}
+FORBIDDEN = {"poetry_gpt": "本课要自己排出强制字的日程：不要调用课程包 poetry_gpt 里现成的 Constraint、Rules"}
 
 
 def _int(gen, lo, hi):

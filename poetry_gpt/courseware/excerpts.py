@@ -6,7 +6,7 @@ experiment.py、solution.py、check.py）里连续的几行，就是“原文”
 不是原文的代码块，紧挨着代码块的上一行要写一行标记（纯文字，代码托管网站、./poet lesson N --read 与课程网站
 都照样显示）：
 
-- ``（简化自 poetry_gpt/generate.py 的 filter_logits）``：课程代码的简化版；文件和其中的函数（或类、类.方法）
+- ``（简化自 poetry_gpt/sampling.py 的 filter_logits）``：课程代码的简化版；文件和其中的函数（或类、类.方法）
   必须存在，改名、删掉了就报错。只写文件不写名字也可以：``（简化自 poetry_gpt/train.py）``。
 - ``（示意，不是课程包里的代码）``：演示用的几行（在终端里试的、讲一个写法的），不对应任何课程代码。
 

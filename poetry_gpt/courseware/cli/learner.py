@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 from ...common import DEFAULT_DATA, ROOT
+from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S
+from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..messages import not_utf8, safe_text, syntax_message
 from ..progress import STATUS_LABEL, load_progress, record_progress, status_of
@@ -217,7 +219,7 @@ def cmd_doctor(args) -> int:
     rows.append(("沙箱 bubblewrap", why is None, "可用：检查练习时关在沙箱里" if why is None else
                  f"{why}：检查练习时退回按进程隔离，学习者的代码能读写你能碰到的文件"))
     rows.append(("学习者代码的身份", True, identity() if why is None else f"你自己（uid {os.geteuid()}）：没有沙箱"))
-    rows.append(("内存与进程数上限", True, describe(available_kind(), 2048) + "（--memory 默认 2048）"))
+    rows.append(("内存与进程数上限", True, describe(available_kind(), CHECK_MEMORY_MB) + f"（--memory 默认 {CHECK_MEMORY_MB}）"))
     for name in ("tones.json", "rhymes.json", "t2s.json", "verse.txt.gz", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
@@ -242,7 +244,8 @@ def register(sub) -> None:
     p = sub.add_parser("check", help="检查你的练习：可见检查 + 与参考答案的差分检查")
     p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
     p.add_argument("file", nargs="?", metavar="文件", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
-    p.add_argument("--timeout", type=seconds, default=20.0, metavar="秒数", help="学习者代码的 CPU 时间上限（秒，默认 20；墙上时间另有 3 倍加 10 秒的后备上限）")
+    p.add_argument("--timeout", type=seconds, default=CHECK_TIMEOUT_S, metavar="秒数",
+                   help=f"学习者代码的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 3 倍加 10 秒的后备上限）")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("hint", help="这一课练习的提示：先是点拨，--more 再给完整的做法")

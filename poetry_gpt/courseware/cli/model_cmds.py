@@ -6,8 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...common import ROOT
-from ...sampling import SAMPLING
-from ...verse_rules import TONE_MODES, VERSE
+from ...settings import DEVICES, PLAIN, PRECISIONS, PRESET_NAMES, TEMPERATURE, TONE_MODES, TOP_K, TOP_P, VERSE, Rules
 from ..messages import safe_text
 from . import display, tables
 from .display import console
@@ -73,7 +72,7 @@ def cmd_write(args) -> int:
     from ...data import LINE_ENDS, default_tokenizer
     from ...generate import GenerationError, iter_poems
     from ...metrics import poem_report
-    from ...verse_rules import Rules
+    from ...sampling import SamplingConfig
 
     # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢得多
     torch.set_num_threads(1)
@@ -86,9 +85,9 @@ def cmd_write(args) -> int:
     try:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
         poems = iter_poems(model, tokenizer, args.keywords or "", n=args.n, form=args.form,
-                           acrostic=args.acrostic or "", temperature=args.temperature, top_k=args.top_k,
-                           top_p=args.top_p, seed=args.seed, constrained=not args.free,
-                           rules=Rules(rhyme=args.rhyme, tones=args.tones))
+                           acrostic=args.acrostic or "",
+                           sampling=SamplingConfig(args.temperature, args.top_k, args.top_p), seed=args.seed,
+                           constrained=not args.free, rules=Rules(rhyme=args.rhyme, tones=args.tones))
     except (GenerationError, CheckpointError) as e:
         raise refused(e, args.checkpoint) from None
     if args.json:
@@ -108,7 +107,6 @@ def cmd_eval(args) -> int:
     from ...checkpoint import SHIPPED_MODEL, CheckpointError, load_model
     from ...data import default_tokenizer
     from ...metrics import evaluate_model, reader_markdown
-    from ...verse_rules import PLAIN
 
     tokenizer = default_tokenizer()
     try:
@@ -131,7 +129,7 @@ def cmd_eval(args) -> int:
 def register(sub) -> None:
     """把模型的命令加到 poet 的子命令里。"""
     p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
-    p.add_argument("--preset", choices=("tiny", "base", "verse"), default="tiny",
+    p.add_argument("--preset", choices=PRESET_NAMES, default="tiny",
                    help="tiny：几十秒的小模型；base：随课程发布的模型；verse：加上律诗材料的更大模型（试过、没有发布，见 data/MODEL.md）")
     p.add_argument("--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）")
     p.add_argument("--n-layers", type=Number(int, 1, 24), metavar="层数", help="Block 的层数（默认按预设）")
@@ -142,8 +140,8 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="文件夹", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="在哪里训练（默认 auto）")
-    p.add_argument("--precision", choices=("auto", "fp32", "bf16"),
+    p.add_argument("--device", choices=DEVICES, default="auto", help="在哪里训练（默认 auto）")
+    p.add_argument("--precision", choices=PRECISIONS,
                    help="矩阵乘法的精度（默认按预设：tiny 用 fp32，base 用 auto——bf16 更快的设备上用 bf16）")
     p.set_defaults(func=cmd_train)
 
@@ -154,10 +152,10 @@ def register(sub) -> None:
     p.add_argument("-n", type=Number(int, 1, MAX_POEMS), default=1, metavar="首数",
                    help=f"写几首不同的诗（默认 1，最多 {MAX_POEMS}；依次用种子 s、s+1……，s 是 --seed；"
                         "需要更多请分几次写，后一次的 --seed 从前一次用过的种子之后取）")
-    p.add_argument("--temperature", type=temperature, default=SAMPLING.temperature, metavar="温度",
-                   help=f"温度（默认 {SAMPLING.temperature}；0 表示每步取最可能的字）")
-    p.add_argument("--top-k", type=top_k, default=SAMPLING.top_k, metavar="k", help=f"只在最可能的 k 个字里抽（默认 {SAMPLING.top_k}；0 表示不限）")
-    p.add_argument("--top-p", type=top_p, default=SAMPLING.top_p, metavar="p", help=f"只在累计概率达到 p 的字里抽（默认 {SAMPLING.top_p}）")
+    p.add_argument("--temperature", type=temperature, default=TEMPERATURE, metavar="温度",
+                   help=f"温度（默认 {TEMPERATURE}；0 表示每步取最可能的字）")
+    p.add_argument("--top-k", type=top_k, default=TOP_K, metavar="k", help=f"只在最可能的 k 个字里抽（默认 {TOP_K}；0 表示不限）")
+    p.add_argument("--top-p", type=top_p, default=TOP_P, metavar="p", help=f"只在累计概率达到 p 的字里抽（默认 {TOP_P}）")
     p.add_argument("--seed", type=seed, metavar="种子", help="随机种子：同一个种子写出同一首诗")
     p.add_argument("--checkpoint", metavar="存档", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）")
     p.add_argument("--free", action="store_true", help="关掉格式约束，看模型自己会写成什么样")

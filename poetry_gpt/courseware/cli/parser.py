@@ -12,7 +12,7 @@ import re
 import sys
 import unicodedata
 
-from ...sampling import MAX_SEED, MIN_TEMPERATURE, TOO_COLD, negative_temperature
+from ...settings import MAX_SEED, MIN_TOP_K, TOP_P_RANGE, temperature_problem
 from ..messages import safe_text
 
 
@@ -96,25 +96,18 @@ memory_mb = Number(int, 1, 1 << 20)
 """内存上限（MiB）。"""
 jobs = Number(int, 1, 256)
 """同时跑几份。"""
-top_k = Number(int, 0)
-"""top-k：0 表示不限。"""
-top_p = Number(float, 0, 1, low_open=True)
-"""top-p：(0, 1]。"""
-
-
-MAX_TEMPERATURE = 10.0
-"""--temperature 的上限：温度再高，每个字的概率都差不多，写出来只是乱码；太大的数除出来还会下溢成 NaN。"""
+top_k = Number(int, MIN_TOP_K)
+"""top-k：0 表示不限（范围见 settings）。"""
+top_p = Number(float, *TOP_P_RANGE, low_open=True)
+"""top-p：(0, 1]（范围见 settings）。"""
 
 
 def temperature(text: str) -> float:
-    """温度：有限数，0（每步取最可能的字）或在 [sampling.MIN_TEMPERATURE, MAX_TEMPERATURE] 内。"""
+    """温度：有限数，0（每步取最可能的字）或在 [settings.MIN_TEMPERATURE, settings.MAX_TEMPERATURE] 内。"""
     value = Number(float)(text)
-    if value < 0:  # 负数另说：下面“小于 0.01 与贪心没分别”的解释对它不成立
-        raise argparse.ArgumentTypeError(negative_temperature(safe_text(text, 40, one_line=True, keep_end=True)))
-    if not (value == 0 or MIN_TEMPERATURE <= value <= MAX_TEMPERATURE):
-        raise argparse.ArgumentTypeError(
-            f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {safe_text(text, 40, one_line=True, keep_end=True)}"
-            f"（{TOO_COLD}；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）")
+    problem = temperature_problem(value, safe_text(text, 40, one_line=True, keep_end=True))
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S
+
 VERDICTS = {
     "passed": "通过",
     "not_implemented": "未完成",
@@ -43,8 +45,8 @@ class Limits:
     内存 MiB（cgroup 可用时是这次检查的全部进程连同内存盘合计，否则每个进程各自）、计算线程数；
     sandbox 为 False 时即使有 bwrap 也不用。不可改动：同一个 Limits 可以放心地当默认参数、在线程间共用。"""
 
-    timeout: float = 20.0
-    memory_mb: int = 2048
+    timeout: float = CHECK_TIMEOUT_S
+    memory_mb: int = CHECK_MEMORY_MB
     threads: int = 2
     sandbox: bool = True
 

@@ -22,8 +22,8 @@
   少放回优化器或随机数状态时的岔开，第 8 步存档里各部分的大小；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
 - 第 20 课：发布模型从 <bos> <5> 月 <sep> 贪心地写，每一步整段重算与 KV 缓存要送进模型的位置；
-- 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（generate.filter_logits）；
-- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（generate.Constraint）；
+- 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（sampling.filter_logits）；
+- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（constraints.Constraint）；
 - 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
 - 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）；
 - 第 25 课：记下的 ./poet eval（figures/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写；

@@ -89,7 +89,7 @@ def _sampling_step():
 
 def lesson21() -> Figure:
     """同一步的前 8 名：原始分布、温度 0.5 与 1.5、默认设置（温度 0.8 → top-k 40 → top-p 0.95）之后。"""
-    from ...generate import filter_logits
+    from ...sampling import filter_logits
 
     poem, prefix, answer, logits, tok = _sampling_step()
     T, K, P = 0.8, 40, 0.95
@@ -152,8 +152,9 @@ def _forced_run(text: str, prompt: str, form: int, constraint):
 
 def lesson22() -> Figure:
     """第 22 课实验第 2 部分那首诗（关键词“月”、五言、种子 0、只守格式）：每一格允许的字占模型概率多少。"""
-    from ...generate import Constraint, write_one
-    from ...verse_rules import PLAIN
+    from ...constraints import Constraint
+    from ...generate import write_one
+    from ...settings import PLAIN
 
     tok = default_tokenizer()
     model, _ = load_model()
@@ -194,8 +195,9 @@ def lesson22() -> Figure:
 
 def lesson23() -> Figure:
     """第 23 课实验那首藏头诗（春夏秋冬、五言、种子 0、只守格式）：每句第 0 格藏头字与模型最想写的字。"""
-    from ...generate import Constraint, write_poems
-    from ...verse_rules import PLAIN
+    from ...constraints import Constraint
+    from ...generate import write_poems
+    from ...settings import PLAIN
 
     tok = default_tokenizer()
     model, _ = load_model()
