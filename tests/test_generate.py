@@ -13,7 +13,8 @@ from poetry_gpt.data import BOS, EOS, SEP, SEVEN, Tokenizer, default_tokenizer, 
 from poetry_gpt.generate import (LINE_END_CHOICES, MAX_SEED, Constraint, GenerationError, check_characters,
                                  draw_form, filter_logits, iter_poems, write_one, write_poems)
 from poetry_gpt.verse_rules import PLAIN
-from poetry_gpt.metrics import READER_ROWS, copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
+from poetry_gpt.courseware.cli.reader_table import READER_ROWS
+from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.checkpoint import save_checkpoint
 
