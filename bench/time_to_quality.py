@@ -11,8 +11,8 @@
     它的用时里包括 train() 自己的准备数据（约几秒）、定期验证与存档，与真实训练一样。
 (b) 参考（bench/gpt2_reference.py，与 bench/train_speed.py 共用）：诗的正文与 <eos> 首尾相接切成 64 字一段，
     每个位置都计分；逐步写出的注意力、整块 logits、不融合的 AdamW（betas 与衰减分组同上）。
-    学习率用同一个函数 learning_rate，按同样的办法（第 PLAN_SKIP–PLAN_AT 步量用时，每 eval_every 步重排）
-    排到截止时刻结束；它不做中途验证。
+    学习率用同一个函数 learning_rate，由同一个 poetry_gpt.time_budget.MinutesPlanner（第 PLAN_SKIP–PLAN_AT 步
+    量用时，每 eval_every 步重排）排到截止时刻结束；它不做中途验证。
 
 计分（同一个指标、同一批字）：val 里等距取的 ``--val-poems`` 首（与 ``./poet train`` 验证用的是同一个子集），
 每首计分的字是正文的每个字与标点，再加最后的 <eos>（一首七言 32 + 1 个，五言 24 + 1 个），三方完全相同：
