@@ -11,8 +11,8 @@
     它的用时里包括 train() 自己的准备数据（约几秒）、定期验证与存档，与真实训练一样。
 (b) 参考（bench/gpt2_reference.py，与 bench/train_speed.py 共用）：诗的正文与 <eos> 首尾相接切成 64 字一段，
     每个位置都计分；逐步写出的注意力、整块 logits、不融合的 AdamW（betas 与衰减分组同上）。
-    学习率用同一个函数 learning_rate，按同样的办法（第 PLAN_SKIP–PLAN_AT 步量用时，每 eval_every 步重排）
-    排到截止时刻结束；它不做中途验证。
+    学习率用同一个函数 learning_rate，由同一个 poetry_gpt.time_budget.MinutesPlanner（第 PLAN_SKIP–PLAN_AT 步
+    量用时，每 eval_every 步重排）排到截止时刻结束；它不做中途验证。
 
 计分（同一个指标、同一批字）：val 里等距取的 ``--val-poems`` 首（与 ``./poet train`` 验证用的是同一个子集），
 每首计分的字是正文的每个字与标点，再加最后的 <eos>（一首七言 32 + 1 个，五言 24 + 1 个），三方完全相同：
@@ -45,10 +45,11 @@ from poetry_gpt.bigram import BigramModel, scored_pairs
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.courseware.cli.parser import ChineseParser, Number, minutes, positive_int, seed
 from poetry_gpt.data import EOS, PAD, Tokenizer, default_tokenizer, encode_sample, load_poems, loss_mask_for
+from poetry_gpt.devices import fast_bf16
 from poetry_gpt.loss import evaluate
 from poetry_gpt.model import IGNORE_INDEX, PoetryGPT
-from poetry_gpt.train import (PLAN_AT, PLAN_SKIP, PRESETS, TrainConfig, batch_indices, fast_bf16, learning_rate,
-                              planned_steps, train)
+from poetry_gpt.time_budget import MinutesPlanner
+from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, learning_rate, train
 
 # bench/ 里共用的参考训练（以脚本运行时，脚本所在的 bench/ 在 sys.path 上）
 from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
@@ -56,7 +57,7 @@ from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model,
 
 def cpu_name() -> str:
     """这台机器的 CPU 型号（Linux 上 /proc/cpuinfo 的 model name，否则 platform 给的），再加指令集架构，
-    以及有没有让 bf16 矩阵乘法快几倍的 AMX（poetry_gpt.train.fast_bf16）。"""
+    以及有没有让 bf16 矩阵乘法快几倍的 AMX（poetry_gpt.devices.fast_bf16）。"""
     name = ""
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
@@ -110,14 +111,11 @@ def train_reference(config: TrainConfig, budget: float, tokenizer: Tokenizer, sa
     optimizer = reference_optimizer(model, config)
     model.train()
     loop_started = time.monotonic()
-    deadline = loop_started + budget * 60
+    planner = MinutesPlanner(budget, loop_started, config.eval_every)  # 与 train() 排日程的是同一个
     step = 0
     while step < config.steps:
-        if step == PLAN_SKIP:
-            timed_from = time.monotonic()
-        if step == PLAN_AT or (step > PLAN_AT and step % config.eval_every == 0):
-            per_step = (time.monotonic() - timed_from) / (step - PLAN_SKIP)
-            config = replace(config, steps=planned_steps(step, per_step, deadline - time.monotonic()))
+        if (plan := planner.replan(step, time.monotonic())) is not None:
+            config = replace(config, steps=plan[1])
         lr = learning_rate(step, config)
         for group in optimizer.param_groups:
             group["lr"] = lr

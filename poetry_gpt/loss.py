@@ -32,12 +32,12 @@ def scored_loss(model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, loss
     与 ``model(ids, targets.masked_fill(~loss_mask, IGNORE_INDEX))[1]`` 数值相同，但不整块算出 logits。
 
     Args:
-        model: PoetryGPT（要有 ``hidden_states`` 与输出层共用的表 ``characters``）。
+        model: PoetryGPT（要有 ``hidden_states`` 与输出层 ``head``；输出层与字表共用一张表是模型自己的事）。
         ids, targets: [B, T] 输入编号与下一个字的编号。
         loss_mask: [B, T] bool，哪些目标计分（:func:`poetry_gpt.data.make_batch` 的第三项）。
     """
     hidden = model.hidden_states(ids)  # [B, T, C]
-    return chunked_cross_entropy(hidden[loss_mask], model.characters.weight, targets[loss_mask], chunk_size)
+    return chunked_cross_entropy(hidden[loss_mask], model.head.weight, targets[loss_mask], chunk_size)
 
 
 @torch.no_grad()

@@ -13,7 +13,7 @@ import torch
 from .common import COURSE_SEED
 from .data import (FUNCTION_CHARS, BadRecord, Tokenizer, clean_record, default_tokenizer, is_hanzi,
                    form_of, keywords_for, load_poems, split_lines)
-from .settings import STOCK_OPENINGS, VERSE
+from .settings import DISTINCT_POEMS, STOCK_OPENINGS, VERSE
 
 def format_ok(text: str, form: int | None = None) -> bool:
     """text 是否是一首合格的绝句：用建语料时同一套规则（data.clean_record）检查——正好四句、
@@ -134,9 +134,6 @@ def drawn_keyword(text: str, seed: int, tokenizer: Tokenizer | None = None) -> l
     ids, weights = keyword_candidates(text, tok)
     return [tok.tokens[i] for i in draw_keywords(ids, weights, 1, random.Random(seed))]
 
-
-DISTINCT_POEMS = 40
-"""算 distinct-2 时每组取的首数：distinct-2 随首数增多而下降，只有首数相同的组才能相比。"""
 
 
 def human_poems(form: int, n: int, seed: int = COURSE_SEED) -> list[str]:
@@ -267,52 +264,13 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
         val 里同样首数的人写的诗的 :func:`reader_report`。
         两个交叉熵都在同一批 val 诗上算（val_poems 给了时是等距取的那么多首，见 data.load_poems）。
     """
-    from .bigram import BigramModel
-    from .data import encode_sample
-    from .generate import write_one
-    from .loss import evaluate
-
     rules = VERSE if rules is None else rules
-    # 模型与二元基线在同一批 val 诗上算交叉熵，二者之比才有意义
     val = load_poems("val", val_poems)
-    device = next(model.parameters()).device
-    val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], device)
-    val_ce_bare = evaluate(model, [encode_sample(p, tokenizer, keywords=()) for p in val], device)
-    bigram = BigramModel.fit(load_poems("train"), tokenizer).cross_entropy(val)
+    val_ce, val_ce_bare, bigram = _cross_entropies(model, tokenizer, val)
     prompts = eval_prompts(n_prompts)
-    special = special_prompts(min(n_special, n_prompts), seed)
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # 与 ./poet write 一样用一个线程写诗，每首用时才是学习者看到的
-    try:
-        def write(items, constrained=True, acrostic=False):
-            return [write_one(model, tokenizer, kw, form=form, acrostic=kw if acrostic else "", seed=seed + i,
-                              constrained=constrained, rules=rules) for i, (kw, form) in enumerate(items)]
-        fixed, free = write(prompts), write(prompts, constrained=False)
-        heads, fours, fours_free = (write(special["acrostic"], acrostic=True), write(special["four_keywords"]),
-                                    write(special["four_keywords"], constrained=False))
-    finally:
-        torch.set_num_threads(threads)
-
-    def rate(flags) -> float:
-        flags = list(flags)
-        return sum(flags) / max(len(flags), 1)
-
-    def group(poems) -> dict:
-        report = reader_report([p.text for p in poems], [p.keywords for p in poems])
-        report["format_rate"] = rate(format_ok(p.text, p.form) for p in poems)
-        return report
-
-    reader = {name: group([p for p in fixed if p.form == form]) for name, form in (("五言", 5), ("七言", 7))}
-    reader["藏头"] = group(heads)
-    reader["四个关键词"] = group(fours)
-    reader["四个关键词"]["format_rate_free"] = rate(format_ok(p.text, p.form) for p in fours_free)
-    human = {}
-    for name, form in (("五言", 5), ("七言", 7)):
-        texts = human_poems(form, reader[name]["poems"], seed)
-        human[name] = reader_report(texts)
-        # 人写的诗没有“给定的字”：在每首里像训练时那样按 IDF 抽一个实字，看它出现两次以上的比例
-        human[name]["keyword_twice"] = keyword_twice(texts, [drawn_keyword(t, seed + i) for i, t in enumerate(texts)])
+    poems = _write_eval_poems(model, tokenizer, prompts, special_prompts(min(n_special, n_prompts), seed), seed, rules)
+    fixed, free = poems["fixed"], poems["free"]
+    reader = _reader_groups(poems)
     return {
         "val_poems": len(val),
         "prompts": len(prompts),
@@ -322,72 +280,81 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int 
         "bigram_cross_entropy": bigram,
         "ratio_to_bigram": val_ce / bigram,
         "val_cross_entropy_no_keywords": val_ce_bare,
-        "format_rate": rate(format_ok(p.text, p.form) for p in fixed),
-        "format_rate_free": rate(format_ok(p.text, p.form) for p in free),
-        "keyword_hit_rate": rate(keyword_hit(p.text, p.keywords) for p in fixed),
-        "keyword_hit_rate_free": rate(keyword_hit(p.text, p.keywords) for p in free),
+        "format_rate": _rate(format_ok(p.text, p.form) for p in fixed),
+        "format_rate_free": _rate(format_ok(p.text, p.form) for p in free),
+        "keyword_hit_rate": _rate(keyword_hit(p.text, p.keywords) for p in fixed),
+        "keyword_hit_rate_free": _rate(keyword_hit(p.text, p.keywords) for p in free),
         "copy_rate": copy_rate([p.text for p in fixed]),
         "distinct_2": distinct_n([p.text for p in fixed]),
         "seconds_per_poem": sum(p.seconds for p in fixed) / max(len(fixed), 1),
         "reader": reader,
-        "human": human,
+        "human": _human_groups(reader, seed),
         "examples": [p.text for p in fixed[:3]],
     }
 
 
-READER_ROWS = (
-    ("rhyme", "二、四句押韵（两个不同的字）", "pct"),
-    ("same_character_rhyme", "二、四句同一个字收尾", "pct"),
-    ("tone_score", "平仄得分（宽式）", "num"),
-    ("nian_dui", "粘对全合", "pct"),
-    ("char_3", "有字用了 3 次以上的诗", "pct"),
-    ("bigram_repeat", "两字组合重复的诗", "pct"),
-    ("reused_lines", "与组里别的诗相同的句子", "pct"),
-    ("line_repeat", "一句里有字用了两次的诗", "pct"),
-    ("unattested_double", "有语料里不叠的叠字的诗", "pct"),
-    ("bu_share", "“不”占正文的比例", "pct"),
-    ("stock_openings", "以套语开头的句子", "pct"),
-    ("distinct_2", f"distinct-2（每组前 {DISTINCT_POEMS} 首）", "num"),
-    ("keyword_hit", "给定的字都出现", "pct"),
-    ("keyword_counts", "给定的字出现 0/1/2/≥3 次", "dist"),
-    ("keyword_3", "有给定的字用了 3 次以上的诗", "pct"),
-    ("keyword_twice", "有给定的字用了 2 次以上的诗", "pct"),
-    ("format_rate", "格式合格", "pct"),
-    ("format_rate_free", "格式合格（--free）", "pct"),
-)
-"""``./poet eval`` 的“读者看得到的”表：(键, 中文名, 格式)。"""
+def _rate(flags) -> float:
+    flags = list(flags)
+    return sum(flags) / max(len(flags), 1)
 
 
-def reader_table(result: dict) -> tuple[list[str], list[list[str]]]:
-    """把 evaluate_model 的 reader 与 human 排成表：表头与各行（字符串），终端表与 Markdown 共用。
+def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict]) -> tuple[float, float, float]:
+    """val 诗上的 (模型带关键词, 模型不带关键词, 二元基线) 交叉熵（奈特/字）：同一批诗，二者之比才有意义。"""
+    from .bigram import BigramModel
+    from .data import encode_sample
+    from .loss import evaluate
 
-    列：五言（模型、人写）、七言（模型、人写）、藏头、四个关键词；没有的数是“–”。
-    """
-    columns = [("五言", result["reader"]["五言"]), ("五言·人", result["human"]["五言"]),
-               ("七言", result["reader"]["七言"]), ("七言·人", result["human"]["七言"]),
-               ("藏头", result["reader"]["藏头"]), ("四个关键词", result["reader"]["四个关键词"])]
-
-    def cell(value, kind) -> str:
-        if value is None:
-            return "–"
-        if kind == "pct":
-            return f"{100 * value:.1f}%"
-        if kind == "dist":
-            return "/".join(f"{100 * v:.0f}" for v in value) + "%"
-        return f"{value:.3f}"
-
-    header = ["项目"] + [name + f"（{col['poems']}）" for name, col in columns]
-    rows = [[label] + [cell(col.get(key) if col["poems"] else None, kind) for _, col in columns]
-            for key, label, kind in READER_ROWS]
-    return header, rows
+    device = next(model.parameters()).device
+    val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], device)
+    val_ce_bare = evaluate(model, [encode_sample(p, tokenizer, keywords=()) for p in val], device)
+    bigram = BigramModel.fit(load_poems("train"), tokenizer).cross_entropy(val)
+    return val_ce, val_ce_bare, bigram
 
 
-def reader_markdown(result: dict) -> str:
-    """reader_table 的 Markdown 表（data/MODEL.md 里的表由 ``./poet eval --markdown`` 印出）。"""
-    header, rows = reader_table(result)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+def _write_eval_poems(model, tokenizer: Tokenizer, prompts: list[tuple[str, int]], special: dict, seed: int,
+                      rules) -> dict[str, list]:
+    """按各组提示写诗（第 i 首的种子是 seed + i）：fixed、free（同样的提示，受约束与不受约束）、
+    heads（藏头）、fours、fours_free（四个关键词，受约束与不受约束）。与 ./poet write 一样用一个线程，
+    每首用时才是学习者看到的；写完恢复原来的线程数。"""
+    from .generate import write_one
+
+    def write(items, constrained=True, acrostic=False):
+        return [write_one(model, tokenizer, kw, form=form, acrostic=kw if acrostic else "", seed=seed + i,
+                          constrained=constrained, rules=rules) for i, (kw, form) in enumerate(items)]
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return {"fixed": write(prompts), "free": write(prompts, constrained=False),
+                "heads": write(special["acrostic"], acrostic=True), "fours": write(special["four_keywords"]),
+                "fours_free": write(special["four_keywords"], constrained=False)}
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _reader_groups(poems: dict[str, list]) -> dict[str, dict]:
+    """模型的诗按组的 :func:`reader_report`，各加上 format_rate（四个关键词组还有 --free 时的 format_rate_free）。"""
+    def group(items) -> dict:
+        report = reader_report([p.text for p in items], [p.keywords for p in items])
+        report["format_rate"] = _rate(format_ok(p.text, p.form) for p in items)
+        return report
+
+    reader = {name: group([p for p in poems["fixed"] if p.form == form]) for name, form in (("五言", 5), ("七言", 7))}
+    reader["藏头"] = group(poems["heads"])
+    reader["四个关键词"] = group(poems["fours"])
+    reader["四个关键词"]["format_rate_free"] = _rate(format_ok(p.text, p.form) for p in poems["fours_free"])
+    return reader
+
+
+def _human_groups(reader: dict[str, dict], seed: int) -> dict[str, dict]:
+    """val 里与模型的五言、七言组同样首数的人写的诗的 :func:`reader_report`。"""
+    human = {}
+    for name, form in (("五言", 5), ("七言", 7)):
+        texts = human_poems(form, reader[name]["poems"], seed)
+        human[name] = reader_report(texts)
+        # 人写的诗没有“给定的字”：在每首里像训练时那样按 IDF 抽一个实字，看它出现两次以上的比例
+        human[name]["keyword_twice"] = keyword_twice(texts, [drawn_keyword(t, seed + i) for i, t in enumerate(texts)])
+    return human
 
 
 def loss_curves(source=None) -> dict:

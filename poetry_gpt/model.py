@@ -117,12 +117,11 @@ class CausalAttention(nn.Module):
         """x: [B, T, C] → [B, T, C]。给了 kv_cache 时，x 只含新位置，前文的 k、v 从缓存取。"""
         q, k, v = self.qkv(x).split(x.shape[-1], dim=2)
         q, k, v = self.split_heads(q), self.split_heads(k), self.split_heads(v)
-        past = 0
         if kv_cache is not None:
-            past = 0 if kv_cache.keys[self.layer] is None else kv_cache.keys[self.layer].shape[2]
-            k, v = kv_cache.extend(self.layer, k, v)
+            k, v = kv_cache.extend(self.layer, k, v)  # 前文的 past 行接上新的 T 行
+        T, S = q.shape[2], k.shape[2]
+        past = S - T  # 缓存里的前文位置数；不用缓存时为 0
         if self.fast:
-            T, S = q.shape[2], k.shape[2]
             mask = None if past == 0 else self.causal[past : past + T, :S]
             # bf16 自动混合精度里这一步也用 fp32 算：CPU 上 bf16 的 SDPA 前向加反向要多花约 4 倍时间
             # （bench/attention_precision.py）；fp32 训练时 .float() 什么也不做
@@ -216,21 +215,30 @@ class PoetryGPT(nn.Module):
             counts[part] += p.numel()
         return counts
 
-    def hidden_states(self, ids: torch.Tensor, kv_cache: KVCache | None = None) -> torch.Tensor:
-        """编号 [B, T] → 最后一层归一化之后的表示 hidden [B, T, C]（输出层之前的一切）。
+    def embed(self, ids: torch.Tensor, past: int = 0) -> torch.Tensor:
+        """编号 [B, T] → 第一个 Block 的输入 [B, T, C]：字向量加上位置 past … past+T-1 的位置向量（第 08、09 课）。
 
-        训练步只在计分的位置上把它乘回输出层（:func:`poetry_gpt.loss.scored_loss`，第 15 课）。
+        :meth:`hidden_states` 与 :func:`poetry_gpt.probes.attention_weights` 都从这里开始，两边算的是同一个数。
 
         Raises:
-            ValueError: 位置数（含 kv_cache 里的前文）超过 context_length。
+            ValueError: past + T 超过 context_length。
         """
-        past = len(kv_cache) if kv_cache is not None else 0
         T = ids.shape[1]
         if past + T > self.config.context_length:
             raise ValueError(f"输入有 {past + T} 个位置，超过了前文长度 context_length="
                              f"{self.config.context_length}；位置表只有这么多行，模型不会悄悄截断")
         positions = torch.arange(past, past + T, device=ids.device)
-        hidden = self.drop(self.characters(ids) + self.positions(positions))  # [B,T,C] + [T,C]
+        return self.drop(self.characters(ids) + self.positions(positions))  # [B,T,C] + [T,C]
+
+    def hidden_states(self, ids: torch.Tensor, kv_cache: KVCache | None = None) -> torch.Tensor:
+        """编号 [B, T] → 最后一层归一化之后的表示 hidden [B, T, C]（输出层之前的一切）。
+
+        训练步只在计分的位置上把它乘回输出层 ``head``（:func:`poetry_gpt.loss.scored_loss`，第 15 课）。
+
+        Raises:
+            ValueError: 位置数（含 kv_cache 里的前文）超过 context_length。
+        """
+        hidden = self.embed(ids, past=len(kv_cache) if kv_cache is not None else 0)
         for block in self.blocks:
             hidden = block(hidden, kv_cache)
         return self.norm(hidden)

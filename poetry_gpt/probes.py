@@ -14,7 +14,7 @@ from .model import PoetryGPT
 def attention_weights(model: PoetryGPT, ids: torch.Tensor, layer: int = 0) -> torch.Tensor:
     """第 layer 层各头的注意力权重。
 
-    与模型前向的算法相同：先把字向量与位置向量相加，逐层经过前面的 Block，
+    与模型前向的算法相同：从 PoetryGPT.embed（字向量加位置向量）开始，逐层经过前面的 Block，
     到第 layer 层时先做 norm1，再算 q、k，用 CausalAttention.weights 得到遮挡 + softmax 后的权重。
 
     Args:
@@ -23,9 +23,9 @@ def attention_weights(model: PoetryGPT, ids: torch.Tensor, layer: int = 0) -> to
         [B, H, T, T]，每行和为 1，上三角（后文）为 0。
     Raises:
         IndexError: layer 超出层数。
+        ValueError: T 超过 context_length（:meth:`PoetryGPT.embed`）。
     """
-    T = ids.shape[1]
-    x = model.characters(ids) + model.positions(torch.arange(T, device=ids.device))  # [B, T, C]
+    x = model.embed(ids)  # [B, T, C]
     for block in model.blocks[:layer]:
         x = block(x)
     block = model.blocks[layer]

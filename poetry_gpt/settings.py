@@ -88,14 +88,19 @@ VERSE = Rules()
 PLAIN = Rules(rhyme=False, tones="off", repetition=False, seen_condition=False)
 """只有格式约束（第 22、23 课的解码）：``./poet eval --plain`` 用它算“之前”的数字。"""
 
+# ---------- 评估（./poet eval） ----------
+
+DISTINCT_POEMS = 40
+"""算 distinct-2 时每组取的首数：distinct-2 随首数增多而下降，只有首数相同的组才能相比。"""
+
 # ---------- 训练 ----------
 
 PRESET_NAMES = ("tiny", "base", "verse")
 """train.PRESETS 的键（同样的次序）：./poet train --preset 的可选项。"""
 PRECISIONS = ("auto", "fp32", "bf16")
-"""矩阵乘法的精度：auto 在 bf16 更快的设备上用 bf16（train.resolve_precision）。"""
+"""矩阵乘法的精度：auto 在 bf16 更快的设备上用 bf16（devices.resolve_precision）。"""
 DEVICES = ("auto", "cpu", "cuda")
-"""在哪里训练：auto 有 CUDA 用 CUDA，否则 CPU（train.resolve_device）。"""
+"""在哪里训练：auto 有 CUDA 用 CUDA，否则 CPU（devices.resolve_device）。"""
 
 # ---------- 检查练习（./poet check、./poet grade） ----------
 

@@ -9,23 +9,22 @@ Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（�
 from __future__ import annotations
 
 import math
-import os
 import random
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
-
 import torch
 
 from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
 from .common import COURSE_SEED, os_reason
 from .data import Tokenizer, default_tokenizer, make_batch
+from .devices import Workers, resolve_device, resolve_precision
 from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401（课程与测试从 train 取这两个）
 from .loss import ScoredLoss, evaluate
 from .model import ModelConfig, PoetryGPT
-from .settings import PRECISIONS
+from .progress_bar import ProgressBar
+from .time_budget import PLAN_AT, MinutesPlanner
 
 
 @dataclass
@@ -35,7 +34,7 @@ class TrainConfig:
     Attributes:
         model: ModelConfig 的尺寸（vocab_size 由汉字表决定，不写在这里）。
         steps: 总步数；学习率的余弦衰减按它排好。给了 ``--minutes`` 时由量出的每步用时算出
-            （见 :func:`planned_steps`），和别的设置一起存进存档，续训按同一张表走完。
+            （见 :func:`poetry_gpt.time_budget.planned_steps`），和别的设置一起存进存档，续训按同一张表走完。
         batch_size: 每步的诗数（多进程时是所有进程合起来的数目）。
         lr: 预热结束时的峰值学习率；min_lr_ratio: 衰减到的最低值占峰值的比例。
         warmup: 预热步数（第 0 步的学习率是 lr/warmup，线性升到第 warmup−1 步的 lr；第 16 课）。
@@ -112,22 +111,6 @@ def learning_rate(step: int, config: TrainConfig) -> float:
     return low + 0.5 * (config.lr - low) * (1 + math.cos(math.pi * progress))
 
 
-PLAN_SKIP = 2
-"""``--minutes``：前 2 步要分配内存、预热缓存，比后面的步慢，不计时。"""
-PLAN_AT = 8
-"""``--minutes``：量第 2–7 步的平均用时，在第 8 步之前排定总步数（之后每次验证完再排一次）。两个预设的预热都长于 8 步，
-这几步的学习率只看预热（lr × (step + 1) / warmup），与总步数无关，所以先走后排不改变它们。"""
-
-
-def planned_steps(step: int, seconds_per_step: float, seconds_left: float) -> int:
-    """``--minutes`` 的总步数：已走完 step 步、每步约 seconds_per_step 秒、离截止还有 seconds_left 秒时，
-    余弦衰减排到第几步结束。至少再走一步（时间已经用完时也是）。
-
-    例：第 8 步时量得每步 0.25 秒、还剩 298 秒 → 8 + 1192 = 1200 步。
-    """
-    return step + max(1, int(seconds_left / seconds_per_step))
-
-
 def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.AdamW:
     """AdamW：矩阵（字表、位置表、各线性层的权重）做权重衰减，偏置与 LayerNorm 的参数不做。
 
@@ -140,8 +123,6 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.A
     return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
 
 
-# ---------- 训练循环 ----------
-
 @dataclass
 class Run:
     """一次训练的结果：最终步数、总步数、日志（每条含 step、loss、lr，验证时还有 val）、是否被打断。"""
@@ -153,49 +134,130 @@ class Run:
     checkpoint: Path | None = None
 
 
-def resolve_device(name: str) -> torch.device:
-    """auto → 有 CUDA 用 CUDA，否则 CPU。Raises: ValueError（要 cuda 却没有）。"""
-    if name == "auto":
-        name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("这台机器没有可用的 CUDA 显卡，请用 --device cpu")
-    return torch.device(name)
+def prepare_output(out: Path) -> Path:
+    """确认存档目录 out 写得进去（没有就建，再试写一个临时文件：别等训练了几分钟才在第一次存档时失败），
+    返回其中存档的路径。
+
+    Raises:
+        ValueError: out 是一个已有的文件，或写不进去。
+    """
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"存档目录 {out} 已经是一个文件，不是文件夹；请换一个 --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=out).close()
+    except OSError as e:
+        raise ValueError(f"存档目录 {out} 写不进去（{os_reason(e)}）；请换一个 --out") from None
+    return out / CHECKPOINT_NAME
 
 
-def fast_bf16(device: torch.device) -> bool:
-    """这台设备上 bf16 矩阵乘法是否明显快过 fp32：支持 bf16 的 CUDA 显卡，或带 AMX 指令的 Intel CPU。"""
-    if device.type == "cuda":
-        return torch.cuda.is_bf16_supported()
-    amx = getattr(torch.cpu, "_is_amx_tile_supported", None)  # torch 的内部函数，旧版本没有就当不支持
-    return bool(amx and amx())
+def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainConfig:
+    """续训的设置：存档里的（总步数、学习率表、种子……），只有验证间隔、示例诗间隔与精度取 config 里的。
+
+    Raises:
+        CheckpointError: 存档的模型尺寸与 config.model 不同、只有权重没有优化器与随机数状态，或训练设置坏了。
+    """
+    saved = state["train_config"].get("model")
+    if saved != config.model:
+        raise CheckpointError(f"{ckpt_path} 里的模型尺寸是 {saved}，与要训练的 {config.model} 不同，"
+                              "不能接着训练；请换一个 --out，或用与存档相同的预设与尺寸")
+    if "optimizer" not in state or "rng" not in state:
+        raise CheckpointError(f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
+                              "不能接着训练；请用 ./poet train 写出的存档")
+    try:
+        return replace(TrainConfig(**state["train_config"]), **{
+            k: getattr(config, k) for k in ("eval_every", "sample_every_s", "precision")})
+    except TypeError:
+        raise CheckpointError(f"{ckpt_path} 里的训练设置损坏了，不能接着训练") from None
 
 
-def resolve_precision(name: str, device: torch.device) -> str:
-    """auto → 见 :func:`fast_bf16`；fp32、bf16 原样返回。Raises: ValueError（不认识的名字）。"""
-    if name not in PRECISIONS:
-        raise ValueError(f"不认识的精度 {name!r}，可选：{'、'.join(PRECISIONS)}")
-    if name == "auto":
-        return "bf16" if fast_bf16(device) else "fp32"
-    return name
+def build_model(model_config: ModelConfig, config: TrainConfig, device: torch.device,
+                state: dict | None = None) -> tuple[PoetryGPT, torch.optim.AdamW]:
+    """按种子新建模型与优化器；给了存档 state（续训）时放回权重、优化器与随机数状态。
+
+    随机数状态最后才放回：新建模型和优化器会用掉随机数，放回之后接下来的取批、dropout 与没停过的一样（第 18 课）。
+    """
+    torch.manual_seed(config.seed)
+    random.seed(config.seed)
+    model = PoetryGPT(model_config).to(device)
+    optimizer = make_optimizer(model, config)
+    if state is not None:
+        model.load_state_dict(state["weights"])
+        optimizer.load_state_dict(state["optimizer"])
+        torch.set_rng_state(state["rng"]["torch"])
+        random.setstate((3, tuple(state["rng"]["python"]), None))
+    return model, optimizer
+
+
+@dataclass
+class Trainer:
+    """训练循环里不变的部分：模型、优化器、进程、精度，以及写存档与示例诗要用的汉字表与路径。"""
+
+    model: PoetryGPT
+    optimizer: torch.optim.AdamW
+    workers: Workers
+    precision: str
+    tokenizer: Tokenizer
+    ckpt_path: Path
+
+    def __post_init__(self):
+        # 只在正文与 <eos> 上、分块算输出层与交叉熵（poetry_gpt/loss.py）；多进程时由 DDP 包住
+        self.step_loss = self.workers.wrap(ScoredLoss(self.model))
+
+    def step(self, batch: list[list[int]], lr: float, grad_clip: float) -> tuple[torch.Tensor, int]:
+        """一步：取这一批里属于本进程的一份 → 只在正文与 <eos> 上算交叉熵 → 反向 → 裁剪到 grad_clip → AdamW 一步。
+
+        Returns:
+            (本进程这一份的平均损失（标量张量，奈特/字）, 全批计分的字数)。
+        """
+        dev, world = self.workers.device, self.workers.world
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        mine = batch[self.workers.rank :: world]
+        x, y, mask = (t.to(dev) for t in make_batch(mine))
+        n_local = mask.sum()
+        n_total = self.workers.all_reduce(n_local.clone())
+        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=self.precision == "bf16"):
+            loss = self.step_loss(x, y, mask)
+        # 各进程的平均损失按字数加权：DDP 再对进程取平均后，恰好是整批的平均
+        (loss * n_local * world / n_total).backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), grad_clip)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return loss, int(n_total)
+
+    def save(self, step: int, config: TrainConfig, log: list) -> None:
+        """写存档（只有第 0 个进程写）。"""
+        if self.workers.rank == 0:
+            save_checkpoint(self.ckpt_path, self.model, self.tokenizer, optimizer=self.optimizer, step=step,
+                            config=config, log=log)
+
+    def sample_line(self, step: int) -> str:
+        """进度条上方的一首示例诗（关键词“月”），写完切回训练模式。"""
+        try:
+            from .generate import write_poems  # 只在需要示例诗时导入
+            poem = write_poems(self.model, self.tokenizer, "月", seed=step)[0]
+            return f"第 {step} 步的示例（关键词“月”）：{poem.text}"
+        except Exception as e:  # 示例诗只是给人看的，写不成也不能打断几十分钟的训练
+            return f"第 {step} 步的示例没写成：{e}"
+        finally:
+            self.model.train()
 
 
 def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: int | None = None,
           minutes: float | None = None, stop_at: int | None = None, device: str = "auto",
-          tokenizer: Tokenizer | None = None,
-          progress: bool = True, on_sample: Callable[[str], None] | None = None) -> Run:
+          tokenizer: Tokenizer | None = None, progress: bool = True) -> Run:
     """训练并在 ``out/checkpoint.pt`` 写存档。
 
-    每步：取一批 → 只在正文与 <eos> 上算交叉熵 → 反向 → 梯度裁剪到 grad_clip → AdamW 一步。
-    在 torchrun 下（环境变量 WORLD_SIZE > 1）每个进程取这一批中属于自己的一份，
+    每步见 :meth:`Trainer.step`。在 torchrun 下（环境变量 WORLD_SIZE > 1）每个进程取这一批中属于自己的一份，
     用 DistributedDataParallel 把梯度平均；损失按全批的计分字数加权，所以结果与单进程算整批相同。
 
     Args:
         resume: 从 out 里的存档接着训练；日志、优化器、随机数状态与总步数都接上，损失与没停过的一样。
             精度、验证与示例诗的间隔取 config 里的。
         steps: 总步数（覆盖 config.steps 与存档里的）；None 时新训练用 config.steps，续训用存档里的。
-        minutes: 在这么多分钟内训练完：量第 PLAN_SKIP 到 PLAN_AT − 1 步的平均用时（秒），据此排定总步数
-            （:func:`planned_steps`），让学习率的余弦衰减在截止时刻降到最低值；之后每次验证完，按到那时为止
-            的平均每步用时（连验证与存档）重排一次，机器中途变忙或变闲时日程跟着改（学习率会随之小跳一下），
+        minutes: 在这么多分钟内训练完（:class:`poetry_gpt.time_budget.MinutesPlanner`）：量出每步用时后排定总步数，
+            让学习率的余弦衰减在截止时刻降到最低值，之后每次验证完重排一次（学习率会随之小跳一下），
             最多晚一个验证间隔结束。排定的步数记进存档与 Run.total。不能与 steps、resume 同时给。
         stop_at: 到这一步就停下并存档（测试用来模拟中断）。
 
@@ -203,13 +265,11 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
         :class:`Run`。Ctrl-C 时写好存档并返回 ``interrupted=True``。
 
     Raises:
-        CheckpointError: resume 时存档不能用（坏了、只有权重没有优化器状态），或模型尺寸与 config.model 不同。
+        CheckpointError: resume 时存档不能用（见 :func:`resumed_config`）。
         ValueError: out 是一个已有的文件或写不进去；要的设备不可用；续训时存档已达到总步数；
             minutes 与 steps 或 resume 一起给；config.model 的尺寸不合（宽度不能被头数整除）。
         出错时不会留下新建的空存档目录：参数都在建目录之前检查。
     """
-    import torch.distributed as dist
-
     if minutes is not None and steps is not None:
         raise ValueError("--minutes 会按时间算出总步数，不能再给 --steps；两个只能选一个")
     if minutes is not None and resume:
@@ -217,204 +277,83 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
                          "要按时间排日程，请换一个 --out 从头训练")
     tokenizer = tokenizer or default_tokenizer()
     model_config = ModelConfig(vocab_size=len(tokenizer), **config.model)
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"存档目录 {out} 已经是一个文件，不是文件夹；请换一个 --out")
-    try:  # 开训前就确认存档写得进去，别等训练了几分钟才在第一次存档时失败
-        out.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=out).close()
-    except OSError as e:
-        raise ValueError(f"存档目录 {out} 写不进去（{os_reason(e)}）；请换一个 --out") from None
-    ckpt_path = out / CHECKPOINT_NAME
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    rank = int(os.environ.get("RANK", "0"))
+    ckpt_path = prepare_output(Path(out))
     dev = resolve_device(device)
     precision = resolve_precision(config.precision, dev)
-    if world > 1 and not dist.is_initialized():
-        if dev.type == "cuda":
-            dev = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
-            torch.cuda.set_device(dev)
-        dist.init_process_group("nccl" if dev.type == "cuda" else "gloo")
-
-    log: list = []
-    step = 0
-    state = None
-    if resume:
-        state = read_checkpoint(ckpt_path, tokenizer)
-        saved = state["train_config"].get("model")
-        if saved != config.model:
-            raise CheckpointError(f"{ckpt_path} 里的模型尺寸是 {saved}，与要训练的 {config.model} 不同，"
-                                  "不能接着训练；请换一个 --out，或用与存档相同的预设与尺寸")
-        if "optimizer" not in state or "rng" not in state:
-            raise CheckpointError(f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
-                                  "不能接着训练；请用 ./poet train 写出的存档")
-        try:
-            config = replace(TrainConfig(**state["train_config"]), **{
-                k: getattr(config, k) for k in ("eval_every", "sample_every_s", "precision")})
-        except TypeError:
-            raise CheckpointError(f"{ckpt_path} 里的训练设置损坏了，不能接着训练") from None
-        log, step = state["log"], state["step"]
-    if steps is not None:
-        config = replace(config, steps=steps)
+    workers = Workers.start(dev)
+    state = read_checkpoint(ckpt_path, tokenizer) if resume else None
+    config = resumed_config(state, ckpt_path, config) if resume else config
+    config = replace(config, steps=steps) if steps is not None else config
+    step, log = (state["step"], state["log"]) if resume else (0, [])
     if step >= config.steps:
         raise ValueError(f"存档已经训练到第 {step} 步，达到了总步数 {config.steps}；要多训练，请给更大的 --steps")
-
-    torch.manual_seed(config.seed)
-    random.seed(config.seed)
-    model = PoetryGPT(model_config).to(dev)  # 续训时上面已确认存档的尺寸与 config.model 相同
-    optimizer = make_optimizer(model, config)
-    if state is not None:
-        model.load_state_dict(state["weights"])
-        optimizer.load_state_dict(state["optimizer"])
-        torch.set_rng_state(state["rng"]["torch"])
-        random.setstate((3, tuple(state["rng"]["python"]), None))
-    step_loss = ScoredLoss(model)  # 只在正文与 <eos> 上、分块算输出层与交叉熵（poetry_gpt/loss.py）
-    if world > 1:
-        from torch.nn.parallel import DistributedDataParallel
-        step_loss = DistributedDataParallel(step_loss, device_ids=[dev.index] if dev.type == "cuda" else None)
-
-    if progress and rank == 0 and config.verse:  # 读律诗、切窗口要半分钟到一分钟：先说一声
+    model, optimizer = build_model(model_config, config, workers.device, state)  # 存档的尺寸上面已确认相同
+    trainer = Trainer(model, optimizer, workers, precision, tokenizer, ckpt_path)
+    if progress and workers.rank == 0 and config.verse:  # 读律诗、切窗口要半分钟到一分钟：先说一声
         from .labs import console
         console.print("准备训练样本：绝句与律诗、排律的四句窗口（data/verse.txt.gz，约一分钟）…")
-    train_samples = TrainingSamples(config, tokenizer)
-    val_samples = encode_split("val", tokenizer, config.eval_poems)
+    samples = TrainingSamples(config, tokenizer), encode_split("val", tokenizer, config.eval_poems)
+    return _loop(trainer, config, step, log, samples, stop_at=stop_at, minutes=minutes,
+                 progress=progress and workers.rank == 0)
+
+
+def _loop(trainer: Trainer, config: TrainConfig, step: int, log: list,
+          samples: tuple[TrainingSamples, list[list[int]]], *, stop_at: int | None, minutes: float | None,
+          progress: bool) -> Run:
+    """训练循环：从第 step 步走到总步数（或 stop_at），每 eval_every 步验证并存档；Ctrl-C 时存好档返回。"""
+    train_samples, val_samples = samples
+    dev = trainer.workers.device
     last = min(config.steps, stop_at or config.steps)
-
-    def save():
-        if rank == 0:
-            save_checkpoint(ckpt_path, model, tokenizer, optimizer=optimizer, step=step, config=config, log=log)
-
-    bar = _ProgressBar(step, last, enabled=progress and rank == 0)
-    started = time.monotonic()
-    last_sample = started
-    chars = 0
-    interrupted = False
-    model.train()
+    bar = ProgressBar(step, last, enabled=progress)
+    started = last_sample = time.monotonic()
+    planner = None if minutes is None else MinutesPlanner(minutes, started, config.eval_every)
+    chars, interrupted = 0, False
+    trainer.model.train()
     try:
         with bar:
-            plan = f"第 {step} → {last} 步" if minutes is None else f"先量前 {PLAN_AT} 步的用时，再按 {minutes:g} 分钟排定总步数"
-            bar.print(f"在 {dev.type.upper()} 上训练（{world} 个进程），精度 {precision}，每步 {config.batch_size} 首诗，"
-                      f"{plan}")
+            bar.print(_start_text(trainer, config, step, last, minutes))
             while step < last:
-                if minutes is not None and step == PLAN_SKIP:
-                    timed_from = time.monotonic()
-                if minutes is not None and (step == PLAN_AT or (step > PLAN_AT and step % config.eval_every == 0)):
-                    # 排定总步数，让余弦在截止时降到底；之后每次验证完再排一次：用到此刻为止的平均用时
-                    # （连验证与存档），机器变忙或变闲时日程跟着改，不会远远超过截止时间
-                    per_step = (time.monotonic() - timed_from) / (step - PLAN_SKIP)
-                    total = torch.tensor(planned_steps(step, per_step, started + minutes * 60 - time.monotonic()),
-                                         device=dev)
-                    if world > 1:  # 各进程量出的时间略有不同，步数却必须一样：取最少的
-                        dist.all_reduce(total, op=dist.ReduceOp.MIN)
-                    if int(total) != config.steps or step == PLAN_AT:  # 步数没变就不再说一遍
-                        config = replace(config, steps=int(total))
-                        last = min(config.steps, stop_at or config.steps)
-                        bar.plan(last, _plan_text(step, per_step, minutes, config))
+                if planner is not None and (plan := planner.replan(step, time.monotonic())) is not None:
+                    config, last = _reschedule(plan, step, config, stop_at, planner, trainer.workers, bar)
                 lr = learning_rate(step, config)
-                for group in optimizer.param_groups:
-                    group["lr"] = lr
-                mine = train_samples.batch(step, config)[rank::world]
-                x, y, mask = (t.to(dev) for t in make_batch(mine))
-                n_local = mask.sum()
-                n_total = n_local.clone()
-                if world > 1:
-                    dist.all_reduce(n_total)
-                with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=precision == "bf16"):
-                    loss = step_loss(x, y, mask)
-                # 各进程的平均损失按字数加权：DDP 再对进程取平均后，恰好是整批的平均
-                (loss * n_local * world / n_total).backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-                optimizer.step()
-                optimizer.zero_grad(set_to_none=True)
+                loss, n_chars = trainer.step(train_samples.batch(step, config), lr, config.grad_clip)
                 step += 1
-                chars += int(n_total)
+                chars += n_chars
                 entry = {"step": step, "loss": round(loss.item(), 5), "lr": lr}
                 validate = step % config.eval_every == 0 or step == config.steps
                 if validate:
-                    entry["val"] = round(evaluate(model, val_samples, dev), 5)
+                    entry["val"] = round(evaluate(trainer.model, val_samples, dev), 5)
                 log.append(entry)
                 speed = chars / max(time.monotonic() - started, 1e-9)
                 bar.update(step, entry, speed)
                 if validate:  # 验证的结果留在进度条上方，并顺手存一次档
                     bar.print(f"第 {step} 步：损失 {entry['loss']:.3f}，验证 {entry['val']:.3f} 奈特/字，"
                               f"学习率 {lr:.2e}，{speed:,.0f} 字/秒，已用 {(time.monotonic() - started) / 60:.1f} 分钟")
-                    save()
-                if (rank == 0 and config.sample_every_s
+                    trainer.save(step, config, log)
+                if (trainer.workers.rank == 0 and config.sample_every_s
                         and time.monotonic() - last_sample > config.sample_every_s):
                     last_sample = time.monotonic()
-                    bar.print(_sample_line(model, tokenizer, step))
-                    model.train()
+                    bar.print(trainer.sample_line(step))
     except KeyboardInterrupt:
         interrupted = True
-    save()
-    if world > 1:
-        dist.barrier()
-    return Run(step=step, log=log, total=config.steps, interrupted=interrupted, checkpoint=ckpt_path)
+    trainer.save(step, config, log)
+    trainer.workers.barrier()
+    return Run(step=step, log=log, total=config.steps, interrupted=interrupted, checkpoint=trainer.ckpt_path)
 
 
-def _plan_text(step: int, per_step: float, minutes: float, config: TrainConfig) -> str:
-    again = "重新" if step > PLAN_AT else ""
-    text = (f"第 {PLAN_SKIP}–{step - 1} 步平均每步 {per_step:.3f} 秒，{minutes:g} 分钟{again}排定 {config.steps} 步："
-            f"学习率的余弦在第 {config.steps} 步降到最低值")
-    if config.steps <= config.warmup:
-        text += f"；可这比预热的 {config.warmup} 步还短，学习率来不及降下来，请给更多分钟"
-    return text
+def _start_text(trainer: Trainer, config: TrainConfig, step: int, last: int, minutes: float | None) -> str:
+    plan = f"第 {step} → {last} 步" if minutes is None else f"先量前 {PLAN_AT} 步的用时，再按 {minutes:g} 分钟排定总步数"
+    return (f"在 {trainer.workers.device.type.upper()} 上训练（{trainer.workers.world} 个进程），精度 {trainer.precision}，"
+            f"每步 {config.batch_size} 首诗，{plan}")
 
 
-def _sample_line(model: PoetryGPT, tokenizer: Tokenizer, step: int) -> str:
-    try:
-        from .generate import write_poems  # 只在需要示例诗时导入
-        poem = write_poems(model, tokenizer, "月", seed=step)[0]
-        return f"第 {step} 步的示例（关键词“月”）：{poem.text}"
-    except Exception as e:  # 示例诗只是给人看的，写不成也不能打断几十分钟的训练
-        return f"第 {step} 步的示例没写成：{e}"
-
-
-class _ProgressBar:
-    """rich 进度条：步数、损失、验证损失、学习率、每秒处理的字数。``enabled`` 为假时什么也不做。"""
-
-    def __init__(self, start: int, total: int, enabled: bool):
-        self.enabled = enabled
-        self.val = "—"
-        if not enabled:
-            return
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
-        from rich.table import Column
-
-        from .labs import console
-        # 步数与时间在前、宽度固定；损失这些放最后，终端窄（80 列）时只截掉它们的尾巴（…）
-        self.progress = Progress(TextColumn("训练"), MofNCompleteColumn(), TextColumn("已用"), TimeElapsedColumn(),
-                                 TextColumn("剩"), TimeRemainingColumn(), BarColumn(bar_width=10),
-                                 TextColumn("{task.fields[info]}",
-                                            table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)),
-                                 console=console, expand=True)
-        self.task = self.progress.add_task("train", total=total, completed=start, info="")
-
-    def __enter__(self):
-        if self.enabled:
-            self.progress.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self.enabled:
-            self.progress.stop()
-
-    def plan(self, total: int, text: str) -> None:
-        """``--minutes`` 排定了总步数：改进度条的总数，并把说明留在进度条上方。"""
-        if self.enabled:
-            self.progress.update(self.task, total=total)
-            self.print(text)
-
-    def update(self, step: int, entry: dict, chars_per_s: float) -> None:
-        if not self.enabled:
-            return
-        if "val" in entry:
-            self.val = f"{entry['val']:.3f}"
-        info = (f"损失 {entry['loss']:.3f} · 验证 {self.val} · 学习率 {entry['lr']:.2e} · "
-                f"{chars_per_s:,.0f} 字/秒")
-        self.progress.update(self.task, completed=step, info=info)
-
-    def print(self, text: str) -> None:
-        if self.enabled:
-            self.progress.console.print(text)
+def _reschedule(plan: tuple[float, int], step: int, config: TrainConfig, stop_at: int | None,
+                planner: MinutesPlanner, workers: Workers, bar: ProgressBar) -> tuple[TrainConfig, int]:
+    """按 planner 排定的总步数改 config.steps，返回 (新的 config, 循环停在第几步)。各进程量出的时间略有不同，
+    步数却必须一样：取最少的。步数没变就不再说一遍（第一次排定时总要说）。"""
+    per_step, planned = plan
+    total = int(workers.all_reduce(torch.tensor(planned, device=workers.device), op="min"))
+    if total != config.steps or step == PLAN_AT:
+        config = replace(config, steps=total)
+        bar.plan(min(total, stop_at or total), planner.describe(step, per_step, total, config.warmup))
+    return config, min(config.steps, stop_at or config.steps)

@@ -569,7 +569,7 @@ def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path)
 # ---------- ./poet eval 的表在 80 列里 ----------
 
 def test_eval_tables_read_well_at_80_columns(monkeypatch):
-    from poetry_gpt.metrics import READER_ROWS
+    from poetry_gpt.courseware.cli.reader_table import READER_ROWS
 
     def group(poems, keywords):
         values = {"pct": 0.875, "num": 0.927, "dist": [0.0, 0.75, 0.25, 0.0]}

@@ -15,7 +15,8 @@ from poetry_gpt.generate import (MAX_SEED, GenerationError, check_characters, dr
                                  write_poems)
 from poetry_gpt.sampling import SamplingConfig, filter_logits
 from poetry_gpt.settings import PLAIN
-from poetry_gpt.metrics import READER_ROWS, copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
+from poetry_gpt.courseware.cli.reader_table import READER_ROWS
+from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.checkpoint import save_checkpoint
 

@@ -6,7 +6,7 @@ torch.manual_seed(26)
 
 
 def solve(words, positions, past):
-    """给从位置 past 开始的一段字加上各自位置的那一行（与 PoetryGPT.hidden_states 相同）。
+    """给从位置 past 开始的一段字加上各自位置的那一行（与 PoetryGPT.embed 相同）。
 
     生成时前面 past 个位置已经算过（第 20 课的 KV 缓存），这次只送进 T 个新字：
     它们在整条序列里的位置是 past, past+1, …, past+T-1。

@@ -6,7 +6,8 @@ from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_b
 from poetry_gpt.labs import line_plot, setup_experiment, show, table
 from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import PLAN_AT, PRESETS, learning_rate, make_optimizer, planned_steps
+from poetry_gpt.time_budget import PLAN_AT, planned_steps
+from poetry_gpt.train import PRESETS, learning_rate, make_optimizer
 setup_experiment()
 
 tok = default_tokenizer()

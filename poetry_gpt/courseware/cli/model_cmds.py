@@ -106,7 +106,8 @@ def cmd_write(args) -> int:
 def cmd_eval(args) -> int:
     from ...checkpoint import SHIPPED_MODEL, CheckpointError, load_model
     from ...data import default_tokenizer
-    from ...metrics import evaluate_model, reader_markdown
+    from ...metrics import evaluate_model
+    from .reader_table import reader_markdown
 
     tokenizer = default_tokenizer()
     try:

@@ -42,12 +42,12 @@ def eval_table(result: dict, source: str) -> None:
 
 
 def _reader_grid(result: dict) -> None:
-    """eval 的“读者看得到的”表（数都来自 metrics.reader_table，与 --markdown 的表相同），排得在 80 列里也好读：
+    """eval 的“读者看得到的”表（数都来自 reader_table.reader_table，与 --markdown 的表相同），排得在 80 列里也好读：
     列名不带首数（首数是第一行），长列名分两行，没有竖线；“0/1/2/≥3 次”这种一格四个数的拆成四行。"""
     from rich import box
     from rich.cells import cell_len
 
-    from ...metrics import READER_ROWS, reader_table
+    from .reader_table import READER_ROWS, reader_table
 
     header, rows = reader_table(result)
     rules = result["rules"]
