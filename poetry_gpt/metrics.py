@@ -13,7 +13,7 @@ import torch
 from .common import COURSE_SEED
 from .data import (FUNCTION_CHARS, BadRecord, Tokenizer, clean_record, default_tokenizer, is_hanzi,
                    form_of, keywords_for, load_poems, split_lines)
-from .settings import DISTINCT_POEMS, STOCK_OPENINGS, VERSE
+from .settings import DISTINCT_POEMS, EVAL_PROMPTS, STOCK_OPENINGS, VERSE
 
 def format_ok(text: str, form: int | None = None) -> bool:
     """text 是否是一首合格的绝句：用建语料时同一套规则（data.clean_record）检查——正好四句、
@@ -201,7 +201,7 @@ def common_keywords(n: int = 50, tokenizer: Tokenizer | None = None) -> list[str
             and tok.tokens[i] not in FUNCTION_CHARS][:n]
 
 
-def eval_prompts(n: int = 200) -> list[tuple[str, int]]:
+def eval_prompts(n: int = EVAL_PROMPTS) -> list[tuple[str, int]]:
     """n 个固定的提示 (关键词, 体裁)：50 个常用字（:func:`common_keywords`）每个依次配五言、七言，
     一轮 100 个，再来一轮（写诗时种子不同）——n = 200 时是 50 字 × 2 体裁 × 2 个种子，五言、七言各 100 首。"""
     keywords = common_keywords(50)
@@ -245,7 +245,7 @@ def poem_report(text: str) -> dict:
     return report
 
 
-def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = 200, seed: int = COURSE_SEED,
+def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = EVAL_PROMPTS, seed: int = COURSE_SEED,
                    val_poems: int | None = None, rules=None, n_special: int = 40) -> dict:
     """``./poet eval`` 的全部数字。
 

@@ -90,6 +90,8 @@ PLAIN = Rules(rhyme=False, tones="off", repetition=False, seen_condition=False)
 
 # ---------- 评估（./poet eval） ----------
 
+EVAL_PROMPTS = 200
+"""./poet eval 写诗用的固定提示个数（metrics.eval_prompts）。"""
 DISTINCT_POEMS = 40
 """算 distinct-2 时每组取的首数：distinct-2 随首数增多而下降，只有首数相同的组才能相比。"""
 
@@ -98,13 +100,15 @@ DISTINCT_POEMS = 40
 PRESET_NAMES = ("tiny", "base", "verse")
 """train.PRESETS 的键（同样的次序）：./poet train --preset 的可选项。"""
 PRECISIONS = ("auto", "fp32", "bf16")
-"""矩阵乘法的精度：auto 在 bf16 更快的设备上用 bf16（devices.resolve_precision）。"""
+"""矩阵乘法的精度（第一个是 TrainConfig 的默认值）：auto 在 bf16 更快的设备上用 bf16（devices.resolve_precision）。"""
 DEVICES = ("auto", "cpu", "cuda")
-"""在哪里训练：auto 有 CUDA 用 CUDA，否则 CPU（devices.resolve_device）。"""
+"""在哪里训练（第一个是默认值）：auto 有 CUDA 用 CUDA，否则 CPU（devices.resolve_device）。"""
 
 # ---------- 检查练习（./poet check、./poet grade） ----------
 
 CHECK_TIMEOUT_S = 20.0
-"""每份练习的 CPU 时间上限（秒）；墙上时间另有 grading.wall_seconds 的后备上限。"""
+"""每份练习的 CPU 时间上限（秒）；墙上时间另有下面的后备上限。"""
+WALL_FACTOR, WALL_EXTRA_S = 3, 10
+"""墙上时间的后备上限是 CPU 时间上限的 WALL_FACTOR 倍再加 WALL_EXTRA_S 秒（grading.wall_seconds）。"""
 CHECK_MEMORY_MB = 2048
 """每次检查的内存上限（MiB）。"""

@@ -20,6 +20,7 @@ from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_
 from .common import COURSE_SEED, os_reason
 from .data import Tokenizer, default_tokenizer, make_batch
 from .devices import Workers, resolve_device, resolve_precision
+from .settings import DEVICES, PRECISIONS
 from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401（课程与测试从 train 取这两个）
 from .loss import ScoredLoss, evaluate
 from .model import ModelConfig, PoetryGPT
@@ -72,7 +73,7 @@ class TrainConfig:
     keyword_dropout: float = 0.0
     seed: int = COURSE_SEED
     sample_every_s: float = 180.0
-    precision: str = "auto"
+    precision: str = PRECISIONS[0]
     fresh_keywords: bool = False
     verse: bool = False
     quatrain_repeats: int = 1
@@ -245,7 +246,7 @@ class Trainer:
 
 
 def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: int | None = None,
-          minutes: float | None = None, stop_at: int | None = None, device: str = "auto",
+          minutes: float | None = None, stop_at: int | None = None, device: str = DEVICES[0],
           tokenizer: Tokenizer | None = None, progress: bool = True) -> Run:
     """训练并在 ``out/checkpoint.pt`` 写存档。
 

@@ -37,7 +37,8 @@ def test_the_walk_finds_every_command():
     ("check", "--timeout", settings.CHECK_TIMEOUT_S),
     ("grade", "--timeout", settings.CHECK_TIMEOUT_S),
     ("grade", "--memory", settings.CHECK_MEMORY_MB),
-    ("train", "--device", "auto"),
+    ("train", "--device", settings.DEVICES[0]),
+    ("eval", "--prompts", settings.EVAL_PROMPTS),
 ])
 def test_option_defaults_come_from_settings(command, flag, default):
     action = OPTIONS[command, flag]
@@ -72,6 +73,22 @@ def test_the_library_defaults_are_the_settings():
     assert (SAMPLING.temperature, SAMPLING.top_k, SAMPLING.top_p) == (settings.TEMPERATURE, settings.TOP_K,
                                                                      settings.TOP_P)
     assert (Limits().timeout, Limits().memory_mb) == (settings.CHECK_TIMEOUT_S, settings.CHECK_MEMORY_MB)
+
+
+def test_the_library_reads_the_other_defaults_from_settings():
+    import inspect
+
+    from poetry_gpt import metrics, train
+    from poetry_gpt.courseware.grading import wall_seconds
+
+    assert inspect.signature(train.train).parameters["device"].default == settings.DEVICES[0]
+    assert train.TrainConfig.__dataclass_fields__["precision"].default == settings.PRECISIONS[0]
+    assert inspect.signature(metrics.evaluate_model).parameters["n_prompts"].default == settings.EVAL_PROMPTS
+    assert len(metrics.eval_prompts()) == settings.EVAL_PROMPTS
+    assert wall_seconds(20.0) == settings.WALL_FACTOR * 20.0 + settings.WALL_EXTRA_S == 70.0
+    for command in ("check", "grade"):  # 帮助里写的后备上限就是 wall_seconds 用的
+        help_text = OPTIONS[command, "--timeout"].help
+        assert f"{settings.WALL_FACTOR} 倍加 {settings.WALL_EXTRA_S} 秒" in help_text, help_text
 
 
 @pytest.mark.parametrize("text", ["0", "0.01", "0.8", "10", "0.001", "10.5", "-1", "1e300", "nan", "-inf"])

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from ...common import DEFAULT_DATA, ROOT
-from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S
+from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S, WALL_EXTRA_S, WALL_FACTOR
 from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..messages import not_utf8, safe_text, syntax_message
@@ -245,7 +245,7 @@ def register(sub) -> None:
     p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
     p.add_argument("file", nargs="?", metavar="文件", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
     p.add_argument("--timeout", type=seconds, default=CHECK_TIMEOUT_S, metavar="秒数",
-                   help=f"学习者代码的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 3 倍加 10 秒的后备上限）")
+                   help=f"学习者代码的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 {WALL_FACTOR} 倍加 {WALL_EXTRA_S} 秒的后备上限）")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("hint", help="这一课练习的提示：先是点拨，--more 再给完整的做法")

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...common import ROOT
-from ...settings import DEVICES, PLAIN, PRECISIONS, PRESET_NAMES, TEMPERATURE, TONE_MODES, TOP_K, TOP_P, VERSE, Rules
+from ...settings import DEVICES, EVAL_PROMPTS, PLAIN, PRECISIONS, PRESET_NAMES, TEMPERATURE, TONE_MODES, TOP_K, TOP_P, VERSE, Rules
 from ..messages import safe_text
 from . import display, tables
 from .display import console
@@ -141,7 +141,7 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="文件夹", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
-    p.add_argument("--device", choices=DEVICES, default="auto", help="在哪里训练（默认 auto）")
+    p.add_argument("--device", choices=DEVICES, default=DEVICES[0], help=f"在哪里训练（默认 {DEVICES[0]}）")
     p.add_argument("--precision", choices=PRECISIONS,
                    help="矩阵乘法的精度（默认按预设：tiny 用 fp32，base 用 auto——bf16 更快的设备上用 bf16）")
     p.set_defaults(func=cmd_train)
@@ -169,7 +169,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("eval", help="评估一个模型：交叉熵与二元基线、格式、关键词、抄袭率、distinct-2、速度")
     p.add_argument("--checkpoint", metavar="存档", help="用哪个存档（默认 data/model.pt）")
-    p.add_argument("--prompts", type=positive_int, default=200, metavar="个数", help="用几个固定提示写诗（默认 200）")
+    p.add_argument("--prompts", type=positive_int, default=EVAL_PROMPTS, metavar="个数", help=f"用几个固定提示写诗（默认 {EVAL_PROMPTS}）")
     p.add_argument("--val-poems", type=positive_int, metavar="首数", help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）")
     p.add_argument("--plain", action="store_true", help="只守格式的解码（第 22、23 课），不押韵、不管平仄与重复")
     p.add_argument("--json", action="store_true", help="以 JSON 输出")

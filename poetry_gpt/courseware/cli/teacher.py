@@ -6,7 +6,7 @@ import secrets
 import time
 from pathlib import Path
 
-from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S
+from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S, WALL_EXTRA_S, WALL_FACTOR
 from ..catalogue import EXERCISE
 from . import display, tables
 from .display import console
@@ -62,7 +62,7 @@ def register(sub) -> None:
     p.add_argument("class_dir", metavar="班级文件夹", help=f"班级文件夹：每个学习者一个子文件夹，放 NN.py 或 lessons/NN/{EXERCISE}")
     p.add_argument("--lessons", metavar="课号", help="只批改这些课，如 8-10,14（默认：班里有人交了的全部课）")
     p.add_argument("--timeout", type=seconds, default=CHECK_TIMEOUT_S, metavar="秒数",
-                   help=f"每份练习的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 3 倍加 10 秒的后备上限）")
+                   help=f"每份练习的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 {WALL_FACTOR} 倍加 {WALL_EXTRA_S} 秒的后备上限）")
     p.add_argument("--memory", type=memory_mb, default=CHECK_MEMORY_MB, metavar="MiB",
                    help=f"每个检查进程的内存上限（MiB，默认 {CHECK_MEMORY_MB}）")
     p.add_argument("--jobs", type=jobs, metavar="份数", help="同时批改几份（默认：CPU 核数）")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S
+from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S, WALL_EXTRA_S, WALL_FACTOR
 
 VERDICTS = {
     "passed": "通过",
@@ -59,4 +59,4 @@ def capped(text: str) -> str:
 
 def wall_seconds(timeout: float) -> float:
     """墙上时间的后备上限：CPU 时间（timeout）管的是学习者自己算了多久，这个只防睡着不走、等输入的程序。"""
-    return 3 * timeout + 10
+    return WALL_FACTOR * timeout + WALL_EXTRA_S

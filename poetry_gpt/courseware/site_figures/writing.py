@@ -89,10 +89,10 @@ def _sampling_step():
 
 def lesson21() -> Figure:
     """同一步的前 8 名：原始分布、温度 0.5 与 1.5、默认设置（温度 0.8 → top-k 40 → top-p 0.95）之后。"""
-    from ...sampling import filter_logits
+    from ...sampling import SAMPLING, filter_logits
 
     poem, prefix, answer, logits, tok = _sampling_step()
-    T, K, P = 0.8, 40, 0.95
+    T, K, P = SAMPLING.temperature, SAMPLING.top_k, SAMPLING.top_p
     raw = torch.softmax(logits, -1)
     final = torch.softmax(filter_logits(logits / T, top_k=K, top_p=P), -1)
     kept_k = int(torch.isfinite(filter_logits(logits / T, top_k=K)).sum())
