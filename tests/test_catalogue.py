@@ -1,6 +1,9 @@
 """课表 lessons/manifest.toml：读出来的课表完整、连续；写错的课表给出中文错误。"""
+import re
+
 import pytest
 
+from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import catalogue
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS, ManifestError, load_manifest, parse_lesson
 
@@ -86,3 +89,10 @@ def test_more_is_optional_and_multi_line_hints_are_trimmed(tmp_path):
             continue
         n = lesson.number
         assert lesson.more and len(lesson.more) > len(lesson.hint), n
+
+
+def test_hints_are_written_as_multi_line_strings():
+    """hint 与 more 都写成三引号的多行字符串：长的点拨在课表里好读、好改，也不用转义引号。"""
+    text = (ROOT / "lessons" / "manifest.toml").read_text(encoding="utf-8")
+    single = re.findall(r'^(?:hint|more) = "(?!"").*$', text, re.M)
+    assert not single and len(re.findall(r'^hint = """$', text, re.M)) == 26
