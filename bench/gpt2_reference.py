@@ -13,7 +13,7 @@ Radford et al., "Language Models are Unsupervised Multitask Learners" (GPT-2), 2
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 

@@ -15,7 +15,7 @@ import sys
 import time
 
 from poetry_gpt.common import ROOT
-from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
+from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE
 from poetry_gpt.courseware.cli.parser import ChineseParser
 
 

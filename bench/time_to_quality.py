@@ -41,6 +41,9 @@ from pathlib import Path
 
 import torch
 
+# bench/ 里共用的参考训练（以脚本运行时，脚本所在的 bench/ 在 sys.path 上）
+from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
+
 from poetry_gpt.bigram import BigramModel, scored_pairs
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.courseware.cli.parser import ChineseParser, Number, minutes, positive_int, seed
@@ -50,9 +53,6 @@ from poetry_gpt.loss import evaluate
 from poetry_gpt.model import IGNORE_INDEX, PoetryGPT
 from poetry_gpt.time_budget import MinutesPlanner
 from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, learning_rate, train
-
-# bench/ 里共用的参考训练（以脚本运行时，脚本所在的 bench/ 在 sys.path 上）
-from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
 
 
 def cpu_name() -> str:

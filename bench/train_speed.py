@@ -22,16 +22,16 @@ import time
 
 import torch
 
-from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
-from poetry_gpt.data import default_tokenizer, load_poems, make_batch
-from poetry_gpt.loss import scored_loss
-from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.devices import resolve_precision
-from poetry_gpt.settings import PRECISIONS
-from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer
-
 # bench/ 里共用的参考训练（以脚本运行时，脚本所在的 bench/ 在 sys.path 上）
 from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
+
+from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
+from poetry_gpt.data import default_tokenizer, load_poems, make_batch
+from poetry_gpt.devices import resolve_precision
+from poetry_gpt.loss import scored_loss
+from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.settings import PRECISIONS
+from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer
 
 
 def matmul_gflops(n: int = 2048, dtype=torch.float32, repeat: int = 5) -> float:

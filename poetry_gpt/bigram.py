@@ -14,12 +14,24 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 
-from .data import (BOS, EOS, FORMS, PAD, SEP, UNK, Tokenizer, default_tokenizer, encode_sample,
-                   form_of, load_poems, loss_mask_for)
+from .data import (
+    BOS,
+    EOS,
+    FORMS,
+    PAD,
+    SEP,
+    UNK,
+    Tokenizer,
+    default_tokenizer,
+    encode_sample,
+    form_of,
+    load_poems,
+    loss_mask_for,
+)
 
 DEFAULT_K = 0.03
 """默认的加 k 平滑量。在 val 上试过 k = 0.001、0.003、0.01、0.03、0.1、0.3、1（第 07 课实验里那张表），
@@ -75,7 +87,7 @@ class BigramModel:
         self.row_totals = torch.zeros(V).index_add_(0, keys // V, counts)
 
     @classmethod
-    def fit(cls, poems: Sequence[dict], tokenizer: Tokenizer | None = None, k: float = DEFAULT_K) -> "BigramModel":
+    def fit(cls, poems: Sequence[dict], tokenizer: Tokenizer | None = None, k: float = DEFAULT_K) -> BigramModel:
         """在一组诗（通常是 train）上数出每一对 (前一个, 目标) 的次数。
 
         只数计入损失的对（见 :func:`scored_pairs`）；torch.unique 对键 i·V + j 排序计数，
@@ -89,7 +101,7 @@ class BigramModel:
         keys, counts = torch.unique(prev * len(tok) + target, sorted=True, return_counts=True)
         return cls(tok, keys, counts.float(), k)
 
-    def with_k(self, k: float) -> "BigramModel":
+    def with_k(self, k: float) -> BigramModel:
         """同一份计数、换一个平滑量（挑 k 时不必重数）。"""
         return BigramModel(self.tokenizer, self.keys, self.counts, k)
 

@@ -7,8 +7,9 @@ import os
 import random
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib

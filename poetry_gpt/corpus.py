@@ -26,10 +26,21 @@ from collections import Counter, defaultdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .common import DEFAULT_DATA, atomic_write_bytes, atomic_write_text
 from . import prosody
+from .common import DEFAULT_DATA, atomic_write_bytes, atomic_write_text
 from .corpus_tables import PINGSHUI_ERRATA, PINGSHUI_STRIKE, VARIANTS
-from .data import _LINE, _PUNCT_MAP, SPECIAL, BadRecord, Tokenizer, clean_record, is_hanzi, poem_body, split_lines, split_of
+from .data import (
+    _LINE,
+    _PUNCT_MAP,
+    SPECIAL,
+    BadRecord,
+    Tokenizer,
+    clean_record,
+    is_hanzi,
+    poem_body,
+    split_lines,
+    split_of,
+)
 
 _POET_FILE = re.compile(r"package/dist/quantangshi/poet\.(tang|song)\.(\d+)\.json$")
 _STRAINS_FILE = re.compile(r"package/dist/strains/json/poet\.(tang|song)\.(\d+)\.json$")

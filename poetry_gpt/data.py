@@ -14,10 +14,10 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import torch
 
@@ -188,7 +188,7 @@ class Tokenizer:
         self.stoi = {t: i for i, t in enumerate(self.tokens)}
 
     @classmethod
-    def build(cls, texts: Iterable[str], min_count: int = 2) -> "Tokenizer":
+    def build(cls, texts: Iterable[str], min_count: int = 2) -> Tokenizer:
         """从一组（训练集）诗文建表，标点也算字。"""
         counts: Counter[str] = Counter()
         docs: Counter[str] = Counter()
@@ -203,7 +203,7 @@ class Tokenizer:
                    [0] * len(SPECIAL) + [docs[c] for c in chars], n_docs, min_count)
 
     @classmethod
-    def load(cls, path: str | Path = DEFAULT_DATA / "vocab.json") -> "Tokenizer":
+    def load(cls, path: str | Path = DEFAULT_DATA / "vocab.json") -> Tokenizer:
         """读 vocab.json。Raises: DataFileError（文件缺失或内容不对）。"""
         d = read_json(path)
         try:

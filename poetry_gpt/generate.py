@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
 import torch

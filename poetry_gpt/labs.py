@@ -4,7 +4,8 @@
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console

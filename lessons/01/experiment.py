@@ -1,11 +1,14 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/01/experiment.py。"""
 import sys
+
 import torch
+
+from poetry_gpt.checkpoint import CheckpointError, load_model
 from poetry_gpt.common import ROOT, read_toml
 from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of, split_lines
 from poetry_gpt.generate import write_one
 from poetry_gpt.labs import setup_experiment, show, table
-from poetry_gpt.checkpoint import CheckpointError, load_model
+
 setup_experiment()
 
 tok = default_tokenizer()

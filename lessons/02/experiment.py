@@ -1,8 +1,10 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/02/experiment.py。"""
 import torch
 from torch import nn
+
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
 from poetry_gpt.labs import setup_experiment, show, table
+
 setup_experiment()
 
 tok = default_tokenizer()

@@ -6,10 +6,13 @@ import itertools
 import re
 import sys
 from collections import Counter
+
 import torch
+
 from poetry_gpt.common import COURSE_SEED, DEFAULT_DATA, read_jsonl
 from poetry_gpt.data import LINE_ENDS, poem_body
 from poetry_gpt.labs import line_plot, setup_experiment, show, table
+
 seed = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else COURSE_SEED
 setup_experiment(seed)
 

@@ -4,9 +4,11 @@ bad_records.json 是从 chinese-poetry 2.0.1（MIT）原样摘出的 14 条原�
 """
 from collections import Counter
 from pathlib import Path
+
 from poetry_gpt.common import read_json
 from poetry_gpt.data import BadRecord, clean_record, load_poems, poem_body, to_simplified
 from poetry_gpt.labs import setup_experiment, show, table
+
 setup_experiment()
 
 

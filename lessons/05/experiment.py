@@ -1,7 +1,9 @@
 """第 05 课实验：汉字表。在仓库根目录执行 .venv/bin/python lessons/05/experiment.py。"""
 from collections import Counter
+
 from poetry_gpt.data import SPECIAL, UNK, Tokenizer, default_tokenizer, load_poems
 from poetry_gpt.labs import setup_experiment, show, table
+
 setup_experiment()
 
 tok = default_tokenizer()   # 随课程发布的 data/vocab.json

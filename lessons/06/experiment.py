@@ -1,10 +1,20 @@
 """第 06 课实验：关键词与条件区。在仓库根目录执行 .venv/bin/python lessons/06/experiment.py。"""
 import math
 from collections import Counter
-from poetry_gpt.data import (FUNCTION_CHARS, PAD, default_tokenizer, encode_sample, keywords_for, load_poems,
-                             make_batch, poem_body)
-from poetry_gpt.model import ModelConfig
+
+from poetry_gpt.data import (
+    FUNCTION_CHARS,
+    PAD,
+    default_tokenizer,
+    encode_sample,
+    keywords_for,
+    load_poems,
+    make_batch,
+    poem_body,
+)
 from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.model import ModelConfig
+
 setup_experiment()
 
 tok = default_tokenizer()

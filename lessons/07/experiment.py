@@ -1,10 +1,13 @@
 """第 07 课实验：二元统计模型与交叉熵基线。在仓库根目录执行 .venv/bin/python lessons/07/experiment.py。"""
 import math
 import time
+
 import torch
+
 from poetry_gpt.bigram import DEFAULT_K, BigramModel, scored_pairs, uniform_cross_entropy
 from poetry_gpt.data import SEP, default_tokenizer, load_poems, split_lines
 from poetry_gpt.labs import measured, setup_experiment, show, table
+
 setup_experiment()
 
 tok = default_tokenizer()

@@ -1,10 +1,12 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/09/experiment.py。"""
 import torch
 from torch.nn import functional as F
-from poetry_gpt.model import ModelConfig, PoetryGPT, sinusoidal_positions
+
+from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.labs import heatmap, setup_experiment, show, table
-from poetry_gpt.checkpoint import load_model
+from poetry_gpt.model import ModelConfig, PoetryGPT, sinusoidal_positions
+
 setup_experiment()
 
 tok = default_tokenizer()

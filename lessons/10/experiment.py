@@ -1,12 +1,15 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/10/experiment.py。"""
 import math
+
 import torch
 from torch.nn import functional as F
-from poetry_gpt.model import ModelConfig, PoetryGPT
+
+from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, split_lines
 from poetry_gpt.labs import heatmap, setup_experiment, show, table
-from poetry_gpt.checkpoint import load_model
+from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.probes import attention_weights
+
 setup_experiment()
 
 tok = default_tokenizer()

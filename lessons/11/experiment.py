@@ -1,10 +1,12 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/11/experiment.py。"""
 import torch
-from poetry_gpt.model import CausalAttention, ModelConfig, PoetryGPT
+
+from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import LINE_ENDS, PAD, SEP, default_tokenizer, encode_sample, load_poems, make_batch, split_lines
 from poetry_gpt.labs import heatmap, measured, setup_experiment, show, table
-from poetry_gpt.checkpoint import load_model
+from poetry_gpt.model import CausalAttention, ModelConfig, PoetryGPT
 from poetry_gpt.probes import attention_weights
+
 setup_experiment()
 
 tok = default_tokenizer()

@@ -1,10 +1,13 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/12/experiment.py。"""
 import math
+
 import torch
 from torch.nn import functional as F
-from poetry_gpt.model import ModelConfig, PoetryGPT
+
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
 from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.model import ModelConfig, PoetryGPT
+
 setup_experiment()
 
 tok = default_tokenizer()

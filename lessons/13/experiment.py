@@ -2,9 +2,11 @@
 import torch
 from torch import nn
 from torch.nn import functional as F
-from poetry_gpt.model import ModelConfig, PoetryGPT
+
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
 from poetry_gpt.labs import measured, setup_experiment, show, table
+from poetry_gpt.model import ModelConfig, PoetryGPT
+
 setup_experiment()
 
 tok = default_tokenizer()

@@ -1,13 +1,16 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/15/experiment.py。"""
 import math
 import time
+
 import torch
 from torch.nn import functional as F
+
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, make_batch
 from poetry_gpt.labs import measured, setup_experiment, show, table
 from poetry_gpt.loss import chunked_cross_entropy, scored_loss
 from poetry_gpt.model import IGNORE_INDEX, ModelConfig, PoetryGPT
+
 setup_experiment()
 
 tok = default_tokenizer()

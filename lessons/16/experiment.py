@@ -1,6 +1,8 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/16/experiment.py。"""
 from dataclasses import replace
+
 import torch
+
 from poetry_gpt.checkpoint import read_checkpoint
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
 from poetry_gpt.labs import line_plot, setup_experiment, show, table
@@ -8,6 +10,7 @@ from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.time_budget import PLAN_AT, planned_steps
 from poetry_gpt.train import PRESETS, learning_rate, make_optimizer
+
 setup_experiment()
 
 tok = default_tokenizer()
@@ -124,7 +127,7 @@ for name, make in [("SGD", lambda n: torch.optim.SGD(n.parameters(), lr=1e-2)),
         zero = int((net.positions.weight.grad.abs().sum(1) == 0).sum())
         opt.step()
         opt.zero_grad()
-    moved = lambda rows: bool((net.positions.weight[rows] != before[rows]).any())
+    moved = lambda rows: bool((net.positions.weight[rows] != before[rows]).any())  # noqa: B023  只在这一轮里用
     show(f"{name}：第二步位置表梯度为 0 的行数", zero)
     show(f"{name}：第 {T_short}–{T_long - 1} 行（第一步用过、第二步没用）第二步动了", moved(slice(T_short, T_long)))
     show(f"{name}：第 {T_long}–{tiny.model['context_length'] - 1} 行（两步都没用到）第二步动了", moved(slice(T_long, None)))

@@ -1,11 +1,13 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/17/experiment.py。"""
 import torch
+
 from poetry_gpt.data import default_tokenizer, make_batch
+from poetry_gpt.devices import resolve_precision
 from poetry_gpt.labs import line_plot, measured, setup_experiment, show, table
 from poetry_gpt.loss import evaluate, scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.devices import resolve_precision
 from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer
+
 setup_experiment()
 
 tok = default_tokenizer()

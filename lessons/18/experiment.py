@@ -4,13 +4,16 @@ import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+
 import torch
+
 import poetry_gpt.common
 from poetry_gpt.checkpoint import SHIPPED_MODEL, CheckpointError, load_model, read_checkpoint
-from poetry_gpt.train import PRESETS, batch_indices, make_optimizer, train
-from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.data import Tokenizer, default_tokenizer
 from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.train import PRESETS, batch_indices, make_optimizer, train
+
 setup_experiment()
 
 work = Path(tempfile.mkdtemp(prefix="lesson18-"))

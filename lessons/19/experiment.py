@@ -3,13 +3,15 @@ import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+
 from poetry_gpt.bigram import BigramModel
 from poetry_gpt.common import ROOT, read_json
 from poetry_gpt.data import default_tokenizer, load_poems
+from poetry_gpt.labs import line_plot, setup_experiment, show, table
 from poetry_gpt.metrics import loss_curves
 from poetry_gpt.model import ModelConfig
 from poetry_gpt.train import PRESETS, train
-from poetry_gpt.labs import line_plot, setup_experiment, show, table
+
 setup_experiment()
 
 tok = default_tokenizer()

@@ -1,12 +1,15 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/20/experiment.py。"""
 import sys
 import time
+
 import torch
+
+from poetry_gpt.checkpoint import CheckpointError, load_model
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
 from poetry_gpt.generate import write_one
 from poetry_gpt.labs import measured, setup_experiment, show, table
 from poetry_gpt.model import KVCache
-from poetry_gpt.checkpoint import CheckpointError, load_model
+
 setup_experiment()
 
 tok = default_tokenizer()

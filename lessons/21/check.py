@@ -2,7 +2,7 @@
 import torch
 
 from poetry_gpt.checkpoint import load_model
-from poetry_gpt.data import BOS, SEP, form_of, default_tokenizer, keywords_for, load_poems
+from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of, keywords_for, load_poems
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
 FORBIDDEN = {"poetry_gpt": "本课要自己写温度、top-k 与 top-p：不要调用课程包 poetry_gpt 里现成的 filter_logits、sample_next"}

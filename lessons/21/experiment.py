@@ -1,12 +1,15 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/21/experiment.py。"""
 import sys
+
 import torch
+
 from poetry_gpt.checkpoint import CheckpointError, load_model
-from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of
 from poetry_gpt.constraints import hanzi_mask
+from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of
 from poetry_gpt.generate import write_one
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.sampling import SamplingConfig, filter_logits, sample_next
+
 setup_experiment()
 
 tok = default_tokenizer()

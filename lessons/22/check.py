@@ -1,8 +1,8 @@
 """第 22 课差分检查：真实汉字表与真实诗句的各种前缀，加上编号打乱的小汉字表，比较两边给出的掩码。"""
 import torch
 
-from poetry_gpt.data import EOS, default_tokenizer, load_poems
 from poetry_gpt.constraints import hanzi_mask
+from poetry_gpt.data import EOS, default_tokenizer, load_poems
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
 FORBIDDEN = {"poetry_gpt": "本课要自己数出写到了第几句、第几格：不要调用课程包 poetry_gpt 里现成的 hanzi_mask、Constraint"}

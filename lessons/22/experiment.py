@@ -2,14 +2,14 @@
 import torch
 
 from poetry_gpt.checkpoint import load_model
-from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
 from poetry_gpt.constraints import KEYWORD_BONUS, LINE_END_CHOICES, Constraint, hanzi_mask
+from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer, split_lines
 from poetry_gpt.labs import setup_experiment, show, table
-from poetry_gpt.data import split_lines
 from poetry_gpt.metrics import eval_prompts, format_ok, keyword_hit
 from poetry_gpt.model import KVCache
 from poetry_gpt.sampling import SAMPLING, sample_next
 from poetry_gpt.settings import PLAIN
+
 setup_experiment()
 
 tok = default_tokenizer()

@@ -2,14 +2,15 @@
 import torch
 
 from poetry_gpt.checkpoint import load_model
-from poetry_gpt.data import BOS, FIVE, SEP, default_tokenizer, encode_sample, keywords_for, load_poems, split_lines
 from poetry_gpt.constraints import Constraint
+from poetry_gpt.data import BOS, FIVE, SEP, default_tokenizer, encode_sample, keywords_for, load_poems, split_lines
 from poetry_gpt.generate import GenerationError, check_characters, write_poems
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.loss import evaluate
 from poetry_gpt.model import KVCache
 from poetry_gpt.settings import PLAIN
 from poetry_gpt.verse import MAX_CONDITION, condition
+
 setup_experiment()
 
 tok = default_tokenizer()

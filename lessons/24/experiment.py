@@ -6,14 +6,15 @@ import torch
 from poetry_gpt import prosody
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.common import COURSE_SEED, DEFAULT_DATA, read_json
-from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer, load_poems, split_lines
 from poetry_gpt.constraints import Constraint
+from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer, load_poems, split_lines
 from poetry_gpt.generate import write_poems
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.metrics import eval_prompts
 from poetry_gpt.model import KVCache
 from poetry_gpt.sampling import SAMPLING, sample_next
 from poetry_gpt.settings import PLAIN, VERSE, Rules
+
 setup_experiment(threads=1)  # 本课只写诗：每一步都是很小的运算，一个线程更快（./poet write 也只用一个）
 
 tok = default_tokenizer()

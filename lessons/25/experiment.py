@@ -17,8 +17,19 @@ from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, split_
 from poetry_gpt.generate import write_one
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.loss import evaluate
-from poetry_gpt.metrics import (bigram_repeat, char_repeats, copy_rate, distinct_n, eval_prompts, format_ok,
-                                human_poems, keyword_hit, reader_report, train_lines)
+from poetry_gpt.metrics import (
+    bigram_repeat,
+    char_repeats,
+    copy_rate,
+    distinct_n,
+    eval_prompts,
+    format_ok,
+    human_poems,
+    keyword_hit,
+    reader_report,
+    train_lines,
+)
+
 setup_experiment()
 
 tok = default_tokenizer()

@@ -19,6 +19,7 @@ from poetry_gpt.loss import ScoredLoss, evaluate
 from poetry_gpt.metrics import format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import PRESETS, train
+
 setup_experiment()
 
 tok = default_tokenizer()

@@ -18,8 +18,20 @@ from pathlib import Path
 
 from ..common import os_reason
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
-from .grading import (MIN_MEMORY_MB, SYMLINK, Limits, Verdict, cancel_all, check_file, default_seed, interruptible,
-                      lesson_check, read_inside, reference, through_symlink)
+from .grading import (
+    MIN_MEMORY_MB,
+    SYMLINK,
+    Limits,
+    Verdict,
+    cancel_all,
+    check_file,
+    default_seed,
+    interruptible,
+    lesson_check,
+    read_inside,
+    reference,
+    through_symlink,
+)
 from .messages import safe_text
 
 SHOWN_PATH = 200

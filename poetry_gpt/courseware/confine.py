@@ -75,7 +75,7 @@ class Confinement:
     cpu_dir: Path | None = None
 
     @classmethod
-    def open(cls, memory_mb: int) -> "Confinement":
+    def open(cls, memory_mb: int) -> Confinement:
         """为一次检查建好 cgroup；哪种都建不了时是 kind == "none"（不抛异常）。"""
         name = f"poet-{os.getpid()}-{next(_serial)}-{_TOKEN}"  # 别的容器里同一个 pid 的批改进程不会撞名
         for make in (cls._v2, cls._v1):
@@ -89,7 +89,7 @@ class Confinement:
         return cls()
 
     @classmethod
-    def _v2(cls, name: str, memory_mb: int) -> "Confinement | None":
+    def _v2(cls, name: str, memory_mb: int) -> Confinement | None:
         own = _own_cgroup(None)
         base = CGROUP_ROOT / (own or "/").lstrip("/")
         if own is None or not (base / "cgroup.subtree_control").is_file():
@@ -109,7 +109,7 @@ class Confinement:
         return made
 
     @classmethod
-    def _v1(cls, name: str, memory_mb: int) -> "Confinement | None":
+    def _v1(cls, name: str, memory_mb: int) -> Confinement | None:
         paths = {c: _own_cgroup(c) for c in ("memory", "pids", "cpuacct")}
         if paths["memory"] is None or not (CGROUP_ROOT / "memory" / "cgroup.procs").is_file():
             return None
@@ -227,7 +227,7 @@ def sweep_stale() -> None:
                 d.rmdir()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def available_kind() -> str:
     """这台机器上一次检查会用到哪种：建一个试试再删掉（每个进程只试一次，顺便 sweep_stale）。"""
     sweep_stale()

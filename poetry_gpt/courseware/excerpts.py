@@ -19,7 +19,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from ..common import ROOT
@@ -48,7 +48,7 @@ def code_lines(text: str) -> list[tuple[str, int]]:
     return [(line.strip(), n) for n, line in enumerate(lines, start=1) if line.strip()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stripped(path: Path) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """文件里非空、去掉注释的各行与它们的行号。"""
     kept = code_lines(path.read_text(encoding="utf-8"))

@@ -22,7 +22,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..common import ROOT, DataFileError, read_toml
-from .catalogue import CATALOGUE, Lesson
+from .catalogue import CATALOGUE
 
 RECORDS = ROOT / "figures"
 """课文之外的记录：./poet eval 的输出、训练日志，以及 README.md、data/ 里两篇说明的配置。"""
@@ -48,7 +48,7 @@ class Number:
     places: int
     signed: bool = False
 
-    def rounds_to(self, figure: "Number") -> bool:
+    def rounds_to(self, figure: Number) -> bool:
         """这个（来源里的）数四舍五入到 figure 的位数是不是 figure；figure 没写负号时只比绝对值。"""
         if self.places < figure.places:
             return False
@@ -115,7 +115,7 @@ class Source:
     numbers: list[tuple[Number, int, str, int]] = field(default_factory=list)  # (数, 行号, 骨架, 行内第几个)
 
     @classmethod
-    def read(cls, path: str) -> "Source":
+    def read(cls, path: str) -> Source:
         """读一个来源。课文（.md）也可以做来源（第 19 课引 data/MODEL.md 里上一版模型的数），但只算它自己
         查得过的数：它里面过期了的数不能让引用它的课文跟着过关。"""
         source = cls(path)

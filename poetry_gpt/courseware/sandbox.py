@@ -181,7 +181,7 @@ os.execv(sys.argv[1], sys.argv[1:])
 里可能还有别的线程，那里 unshare(CLONE_NEWUSER) 会失败（EINVAL）。"""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe(bwrap: str | None, root: bool) -> str | None:
     if bwrap is None:
         return "本机没有 bubblewrap（bwrap）"

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
-from typing import Callable
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..common import DEFAULT_DATA, ROOT, atomic_write_text
-from .catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
 from . import catalogue
+from .catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
 
 CACHE_FILE = ROOT / "runs" / "verify-cache.json"
 CHECKS = ("files", "readme", "experiment", "output", "figures", "solution", "starter")

@@ -9,8 +9,8 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from rich.cells import cell_len
 from rich.console import Console

@@ -6,7 +6,19 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...common import ROOT
-from ...settings import DEVICES, EVAL_PROMPTS, PLAIN, PRECISIONS, PRESET_NAMES, TEMPERATURE, TONE_MODES, TOP_K, TOP_P, VERSE, Rules
+from ...settings import (
+    DEVICES,
+    EVAL_PROMPTS,
+    PLAIN,
+    PRECISIONS,
+    PRESET_NAMES,
+    TEMPERATURE,
+    TONE_MODES,
+    TOP_K,
+    TOP_P,
+    VERSE,
+    Rules,
+)
 from ..messages import safe_text
 from . import display, tables
 from .display import console

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from ...settings import DISTINCT_POEMS
 
-
 READER_ROWS = (
     ("rhyme", "二、四句押韵（两个不同的字）", "pct"),
     ("same_character_rhyme", "二、四句同一个字收尾", "pct"),

@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from contextlib import contextmanager
-from typing import Sequence
 
 from rich.markup import escape
 from rich.table import Table
@@ -157,7 +157,8 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
     """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后两行是每课通过率
     （只算交了的人，与把没交的算作没通过的全班）；下面一行是各种判定的份数与用时。
     results：(学习者, 课号) → grading.Verdict；rates：课号 → (通过人数, 交了的人数, 全班人数)。"""
-    from ..gradebook import RATE_ROWS, rate_text as rate
+    from ..gradebook import RATE_ROWS
+    from ..gradebook import rate_text as rate
 
     yes, no = marks()
 

@@ -29,8 +29,8 @@
 check.py 里别的大写名字（拼错的 ``FORBIDEN`` 会被悄悄忽略）由 ./poet verify 报出来（verify.CHECK_SETTINGS）；
 课内自用的常量与函数以 _ 开头。
 """
-from .checking import check_file
 from .answers import judge
+from .checking import check_file
 from .course import default_seed, expected_errors, lesson_check, reference
 from .limited import cancel_all, interruptible, probe
 from .reading import SYMLINK, read_inside, read_source, through_symlink

@@ -19,7 +19,7 @@ def _load(path: Path, name: str):
     return module
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def lesson_check(lesson: Lesson):
     """这一课的 check.py 模块（它能定义的名字见本包的说明）。每个进程只载入一次：
     ./poet grade 在运行任何学习者代码之前就载入，之后被改动的 check.py 进不了批改进程。"""
@@ -31,7 +31,7 @@ def default_seed(lesson: Lesson) -> int:
     return lesson.number * 1000 + 7
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reference(lesson: Lesson, seed: int):
     """(用例列表, 参考答案在每个用例上的输出)。在可信的父进程里算一次，之后复用。"""
     check = lesson_check(lesson)

@@ -10,7 +10,6 @@ from ...common import os_reason
 from ..messages import not_utf8, syntax_message
 from .verdict import MAX_FILE_BYTES
 
-
 SYMLINK = "符号链接，不批改"
 """./poet grade 遇到符号链接（或路径经过符号链接）的提交时的原因：链接不跟随，指向的文件一个字节也不读。"""
 

@@ -12,7 +12,7 @@ _MAIN_GUARD = ast.dump(ast.parse('__name__ == "__main__"', mode="eval").body)
 _BY_NAME = {"getattr", "hasattr", "setattr", "delattr", "__import__", "import_module"}  # 第二个参数是名字的调用
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def given_checks(lesson: Lesson) -> frozenset[str]:
     """starter.py 底部 if __name__ == "__main__": 里每条语句的 ast.dump（不含行号）：课程给的可见检查。"""
     tree = ast.parse((lesson.folder / "starter.py").read_text(encoding="utf-8"))

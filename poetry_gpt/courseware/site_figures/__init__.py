@@ -34,7 +34,7 @@ writing、evaluation），共用的画法在 draw。
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .attention import lesson10, lesson11
 from .blocks import lesson12, lesson13, lesson14
@@ -46,7 +46,6 @@ from .resume import lesson18
 from .start import lesson01, lesson02, lesson03
 from .training import lesson15, lesson16, lesson17, lesson19
 from .writing import lesson20, lesson21, lesson22, lesson23, lesson24
-
 
 FIGURES: dict[int, Callable[[], Figure]] = {
     1: lesson01, 2: lesson02, 3: lesson03, 4: lesson04, 5: lesson05, 6: lesson06, 7: lesson07, 8: lesson08,

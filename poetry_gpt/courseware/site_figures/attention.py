@@ -10,7 +10,6 @@ from ...data import SEP, default_tokenizer, encode_sample, load_poems, split_lin
 from ...probes import attention_weights
 from .draw import INK, Figure, _mix, _num, _svg, _text
 
-
 # ---------- 第 10、11 课：发布模型第 0 层的注意力权重 ----------
 
 @functools.cache  # 第 10、11 课用同一份：模型与语料只读一次

@@ -8,7 +8,6 @@ from ...data import default_tokenizer, encode_sample, load_poems
 from ...model import ModelConfig, PoetryGPT
 from .draw import MUTED, Figure, _dot, _plot, _polyline, _svg, _text
 
-
 # ---------- 第 12 课：GELU 与 ReLU ----------
 
 GELU_POINTS = (-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)

@@ -4,7 +4,6 @@ from __future__ import annotations
 from ...data import default_tokenizer, encode_sample, load_poems
 from .draw import MUTED, Figure, _bars, _svg, _text
 
-
 # ---------- 第 04 课：一条记录要过的关 ----------
 
 _CLEAN_STEPS = [("① 拼起来、去空白", ("空记录",)), ("② 繁转简", ()), ("③ 统一标点", ()),
@@ -105,7 +104,7 @@ def lesson04() -> Figure:
         f"① 把 paragraphs 拼起来、去掉空白：{'、'.join(dropped[0].get('空记录', [])) or '没有'}什么都不剩，是“空记录”，"
         f"剩 {len(records) - len(dropped[0].get('空记录', []))} 条。",
         f"② 繁转简与 ③ 统一标点只改字、不剔除：通过的几首里 {'，'.join(simplified[:6])} 等，标点 {'，'.join(punctuation)}。",
-        f"④ 逐字检查剔除的最多：" + "，".join(f"{reason} {n} 条" for reason, n in reasons
+        "④ 逐字检查剔除的最多：" + "，".join(f"{reason} {n} 条" for reason, n in reasons
                                             if _STEP_OF[reason] == check) + "。",
         "⑤ 到 ⑦ 看句子：" + "，".join(f"{reason} {n} 条" for reason, n in reasons if _STEP_OF[reason] > check) + "。",
         f"最后收入 {len(kept)} 条：" + "、".join(f"《{p['title']}》" for _, p in kept)

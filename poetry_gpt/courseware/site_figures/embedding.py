@@ -8,7 +8,6 @@ from ...data import default_tokenizer
 from ...model import ModelConfig, PoetryGPT
 from .draw import BLUE, INK, MUTED, Figure, _mix, _num, _svg, _text
 
-
 # ---------- 第 08 课：one-hot 乘表就是查表 ----------
 
 def lesson08() -> Figure:

@@ -9,7 +9,6 @@ from ...data import default_tokenizer
 from ...model import ModelConfig, PoetryGPT
 from .draw import MUTED, Figure, _bars, _svg, _text
 
-
 # ---------- 第 25 课：评估表里的几行，模型对照人写的诗 ----------
 
 EVAL_ROWS = (("rhyme", "押韵（两字不同）"), ("tone_score", "平仄得分（宽式）"), ("nian_dui", "粘对全合"),

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
 from ...model import ModelConfig, PoetryGPT
 from .draw import MUTED, Figure, _plot, _polyline, _svg, _text
 from .training import _one_thread
-
 
 # ---------- 第 18 课：存档里装着训练的全部记忆 ----------
 

@@ -10,7 +10,6 @@ from ...data import SEP, default_tokenizer, load_poems, split_lines
 from ...model import ModelConfig, PoetryGPT
 from .draw import MUTED, Figure, _dot, _plot, _polyline, _svg, _text
 
-
 # ---------- 第 01 课：从一个“月”字到下一个字 ----------
 
 def _walk_the_pipeline(model: PoetryGPT, ids: torch.Tensor) -> tuple[list[int], list[int], list[int], torch.Tensor]:
@@ -117,9 +116,9 @@ def lesson02() -> Figure:
     cell_w, cell_h, left, top = 62, 46, 64, 40
     width = left + T * cell_w + 200
     grid_h = B * cell_h
-    stages = [(f"x = characters(ids)", [B, T, C], f"每格查出 C = {C} 个数"),
+    stages = [("x = characters(ids)", [B, T, C], f"每格查出 C = {C} 个数"),
               (f"h = x + pos（pos [{T}, {C}] 广播到每一句）", [B, T, C], "形状不变"),
-              (f"logits = h @ characters.weight.T", [B, T, V], "每格 V 个分数"),
+              ("logits = h @ characters.weight.T", [B, T, V], "每格 V 个分数"),
               ("logits.reshape(B * T, V)", [B * T, V], "交给 cross_entropy")]
     height = top + grid_h + 34 + len(stages) * 44 + 10
     body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',

@@ -13,7 +13,6 @@ from ...metrics import loss_curves
 from ...model import ModelConfig, PoetryGPT
 from .draw import MUTED, Figure, _bars, _dot, _plot, _polyline, _svg, _text
 
-
 # ---------- 第 15 课：一个位置的交叉熵 ----------
 
 def lesson15() -> Figure:

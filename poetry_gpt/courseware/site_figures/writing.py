@@ -9,7 +9,6 @@ from ...checkpoint import load_model
 from ...data import SEP, default_tokenizer, split_lines
 from .draw import MUTED, Figure, _bars, _plot, _svg, _text
 
-
 # ---------- 第 20 课：KV 缓存省下了什么 ----------
 
 def lesson20() -> Figure:
@@ -274,7 +273,7 @@ def lesson24() -> Figure:
              if m == prosody.MISMATCH]
     names = "、".join(prosody.rhyme_name(g) for g in rhyme.groups)
     steps = [
-        f"诗：杜牧《山行》。每个字在 data/rhymes.json 里查出它属于平水韵的哪几个韵部，由韵部定平仄（prosody.tone_class）；"
+        "诗：杜牧《山行》。每个字在 data/rhymes.json 里查出它属于平水韵的哪几个韵部，由韵部定平仄（prosody.tone_class）；"
         "“两”是平仄两读。",
         f"对格式：七言绝句有四种平仄格式，prosody.tone_report 逐字对照，取最合的一种：{strict.template}。"
         f"每字都论时 {strict.checked} 个字合 {strict.matched} 个，得分 {strict.score:.3f}。",
