@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -292,11 +292,15 @@ def grade(roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | N
     with interruptible():
         try:
             futures = {pool.submit(grade_one, sub, limits, seed): key for key, sub in roster.submissions.items()}
-            for future in as_completed(futures):
-                key = futures[future]
-                results[key] = future.result()
-                if on_done:
-                    on_done(roster.submissions[key], results[key])
+            pending = set(futures)
+            while pending:
+                # 隔一会儿就醒一次：Ctrl-C 若落在某个批改线程上，主线程要醒来才处理得到它（一直等着会等到一份批改完）
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in done:
+                    key = futures[future]
+                    results[key] = future.result()
+                    if on_done:
+                        on_done(roster.submissions[key], results[key])
         except KeyboardInterrupt:
             cancel_all()  # 先结束检查进程，下面等线程收尾时才不必等到各自的时间上限
             raise
