@@ -2,66 +2,17 @@
 
 用 ast 读源码（不运行），所以函数里的延迟导入也算在内。
 """
-import ast
 import re
 import sys
-from pathlib import Path
 
 import pytest
 
-from poetry_gpt import checkpoint
+from poetry_gpt.common import ROOT
 from poetry_gpt.courseware.catalogue import LESSONS_DIR
+from poetry_gpt.courseware.imports import imports_of, modules
 
-PACKAGE = Path(checkpoint.__file__).resolve().parent
-ROOT = PACKAGE.parent
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-
-
-def _nodes(tree: ast.AST, top_level: bool):
-    """树里的节点；top_level 时不进函数体（模块载入时就执行的导入）。"""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        yield node
-        if not (top_level and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))):
-            stack.extend(ast.iter_child_nodes(node))
-
-
-def imports_of(path: Path, name: str | None = None, top_level: bool = False) -> dict[str, set[str]]:
-    """文件导入的模块 → 从中取的名字（``import x`` 时是空集）：poetry_gpt 的模块写全名，别的包只写第一段
-    （torch、argparse…）。top_level 时只算模块载入时就执行的导入（不算函数里的延迟导入）。"""
-    package = (name if path.name == "__init__.py" else name.rpartition(".")[0]) if name else ""
-    found: dict[str, set[str]] = {}
-    for node in _nodes(ast.parse(path.read_text(encoding="utf-8")), top_level):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                found.setdefault(a.name if a.name.startswith("poetry_gpt") else a.name.split(".")[0], set())
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            if not target.startswith("poetry_gpt"):
-                found.setdefault(target.split(".")[0], set())
-                continue
-            for a in node.names:  # from poetry_gpt import model：那是一个模块
-                sub = f"{target}.{a.name}"
-                if sub in MODULES:
-                    found.setdefault(sub, set())
-                else:
-                    found.setdefault(target, set()).add(a.name)
-    return found
-
-
-GRAPH = {name: {m for m in imports_of(path, name) if m in MODULES and m != name} for name, path in MODULES.items()}
+MODULES = modules()
+GRAPH = {name: {m for m in imports_of(path) if m in MODULES and m != name} for name, path in MODULES.items()}
 
 
 def test_the_graph_is_read():
@@ -100,7 +51,7 @@ HEAVY = {"torch", "numpy"}
 
 def test_settings_use_only_the_standard_library():
     """settings.py 是 ./poet 解析参数时读的默认值：只用标准库，不导入 poetry_gpt 的别的模块。"""
-    found = set(imports_of(MODULES["poetry_gpt.settings"], "poetry_gpt.settings"))
+    found = set(imports_of(MODULES["poetry_gpt.settings"]))
     assert found <= set(sys.stdlib_module_names) | {"__future__"}, found
 
 
@@ -124,7 +75,7 @@ def test_the_cli_starts_without_torch():
         if name in seen:
             continue
         seen.add(name)
-        found = imports_of(MODULES[name], name, top_level=True)
+        found = imports_of(MODULES[name], top_level=True)
         assert not HEAVY & set(found), f"{name} 一载入就导入了 {HEAVY & set(found)}"
         todo += [m for m in found if m in MODULES]
         parent = name.rpartition(".")[0]
