@@ -1,7 +1,7 @@
 """课文里的数与代码：每篇课文的数都在记录下来的输出里，Python 代码块是原文或标明了简化。
 
 这些检查不运行任何实验（只读记录），全部加起来一两秒；记录与实验现在的输出是否相同，由
-tests/test_lessons.py 里 verify 跑实验时一并比较（test_output_matches_the_recording）。
+tests/lessons/test_all_lessons.py 里 verify 跑实验时一并比较（test_output_matches_the_recording）。
 """
 import pytest
 

@@ -283,7 +283,8 @@ def test_lesson_16_figure_marks_the_steps_of_the_experiment_table():
     assert f"第 {middle} 步走了一半，学习率 0.00165" in figure.steps[2]  # 峰值 0.003 与最低值 0.0003 的正中间
 
 
-# 第 21、22 课的实验要跑一两分钟（tests/test_lessons.py 已经逐课跑过），这里按实验的写法在测试里重算一遍要比的数
+# 第 21、22 课的实验要跑一两分钟（tests/lessons/test_all_lessons.py 已经逐课跑过），
+# 这里按实验的写法在测试里重算一遍要比的数
 
 def test_lesson_21_figure_is_the_step_the_experiment_samples():
     """实验第 3 部分：温度 0.8 → top-k 40 → top-p 0.95 之后，诗里那个字的名次与概率。"""

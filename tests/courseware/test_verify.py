@@ -32,7 +32,7 @@ def test_verify_reports_broken_lessons(tmp_path, monkeypatch, capsys):
     assert "退出码 3" in problems["09"]["experiment"] and problems["09"]["output"] == "实验没有跑完"
     assert problems["09"]["readme"] == "缺少小节：深入一步"
     assert "应为“未完成”，实际是通过" in problems["09"]["starter"]
-    # ./poet verify 打印的就是这张表（整个课程的通过由 tests/test_lessons.py 逐课检查，这里不再全跑一遍）
+    # ./poet verify 打印的就是这张表（整个课程的通过由 tests/lessons/test_all_lessons.py 逐课检查，这里不再全跑一遍）
     tables.verify_table(reports, strays, verify.CHECKS, verify.CHECK_TITLES, 1.0)
     shown = capsys.readouterr().out
     assert "第 09 课 实验：" in shown and "退出码 3" in shown and "lessons/99 不在课表" in shown

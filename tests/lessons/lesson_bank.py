@@ -5,7 +5,7 @@
 同一个判定函数（grading.judge，含“输入不许被改动”），运行之前同样先查本课的源码规则（grading.rule_problem）
 ——只省掉子进程与沙箱。
 一次子进程要一两秒（导入 torch），几百个错解就是几分钟；子进程、沙箱与各种限制另由
-tests/test_lessons.py 与 tests/test_hostile.py 用真正的 ./poet check 测。
+tests/lessons/test_all_lessons.py 与 tests/hostile/test_hostile.py 用真正的 ./poet check 测。
 """
 import textwrap
 from pathlib import Path

@@ -41,7 +41,8 @@ def test_experiment_runs(lesson, verified):
 
 @pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
 def test_output_matches_the_recording(lesson, verified):
-    """实验现在印的与 lessons/NN/output.txt 相同（计时除外）：课文里的数对照的就是这份记录（tests/test_figures.py）。"""
+    """实验现在印的与 lessons/NN/output.txt 相同（计时除外）：课文里的数对照的就是这份记录
+    （tests/courseware/test_figures.py）。"""
     assert verified[lesson.code].problems["output"] is None
 
 
