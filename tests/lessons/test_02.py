@@ -1,5 +1,6 @@
 """第 02 课（张量与形状）：错解库——学习者真会写出来的错误 solve，
-./poet check 一个都不能判“通过”（见 lesson_bank.py）。"""
+./poet check 一个都不能判“通过”（见 lesson_bank.py）。
+没有可见检查时，差分检查也认出“原地改了输入”。"""
 import pytest
 
 from lesson_bank import assert_bank_entry_fails, wrong_file

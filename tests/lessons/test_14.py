@@ -1,5 +1,6 @@
 """第 14 课（组装 PoetryGPT）：错解库——学习者真会写出来的错误 solve，
-./poet check 一个都不能判“通过”（见 lesson_bank.py）。"""
+./poet check 一个都不能判“通过”（见 lesson_bank.py）。
+参考答案与真实模型的参数个数一致；沙箱里拼出名字导入课程包，得到中文的说明。"""
 import importlib.util
 
 import pytest

@@ -144,12 +144,12 @@ def load_solution(number):
 
 
 def test_lesson_18_missing_seek_is_named_and_half_precision_is_shown_exactly(tmp_path):
-    message = wrong_verdict(18, BANK[18]["忘了 seek(0)"], tmp_path).message
+    message = wrong_verdict(18, BANK["忘了 seek(0)"], tmp_path).message
     assert "buffer.seek(0)" in message and "EOFError" in message, message
-    path = without_visible_checks(wrong_file(18, BANK[18]["权重存成半精度（省一半空间）"], tmp_path))
+    path = without_visible_checks(wrong_file(18, BANK["权重存成半精度（省一半空间）"], tmp_path))
     message = verdict_of(18, path).message
     assert "逐位相同" in message and "half" in message, message
-    message = wrong_verdict(18, BANK[18]["读档用 weights_only=False"], tmp_path).message
+    message = wrong_verdict(18, BANK["读档用 weights_only=False"], tmp_path).message
     assert "weights_only=True" in message, message
 
 

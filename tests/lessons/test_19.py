@@ -141,7 +141,7 @@ def load_solution(number):
 def test_lesson_19_verdicts_name_the_part_that_is_wrong(tmp_path):
     """删掉可见检查后，判定消息分开说是步数错了还是差距错了，张量说出要的是 float。"""
     def message(name):
-        return verdict_of(19, without_visible_checks(wrong_file(19, BANK[19][name], tmp_path))).message
+        return verdict_of(19, without_visible_checks(wrong_file(19, BANK[name], tmp_path))).message
     assert "开始过拟合的一步" in message("早停：连着 3 次没更低就停")
     assert "差距 gap" in message("平均里没算这一步") and "第 5600 步" in message("平均里没算这一步")
     assert "float" in message("差距返回了 0 维张量")
