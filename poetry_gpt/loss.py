@@ -2,7 +2,7 @@
 
 ``PoetryGPT.forward(ids, targets)`` 是教科书的写法：整块算出 logits [B, T, V]，再按 ignore_index 跳过
 不计分的格子。训练步用这里的 :func:`scored_loss`：先取最后的表示 hidden，只挑出计分的位置
-（正文与 <eos>，约占 84%），再交给 :func:`chunked_cross_entropy`。两者的损失相同（tests/test_model.py 验证），
+（正文与 <eos>，约占 84%），再交给 :func:`chunked_cross_entropy`。两者的损失相同（tests/lib/test_loss.py 验证），
 后者更快、更省内存。
 
 训练时一步大约有 N ≈ 4,000 个计分的位置，汉字表 V = 6,672：logits [N, V] 有 2,700 万个数。按常规写法
@@ -12,7 +12,7 @@
 这里每次只算 ``chunk_size`` 行：logits → log softmax → 损失，并立刻算出这几行对 logits 的梯度
 （softmax − one-hot）、对 hidden 和对 weight 的梯度。logits 与 softmax 都只用一块 ``chunk_size`` 行的缓冲区，
 下一块覆盖上一块，始终留在缓存里，整块 [N, V] 从不存在。反向传播时只需把前向里算好的梯度乘上传回来的系数。
-数学上与常规写法相同（tests/test_model.py 验证）。
+数学上与常规写法相同（tests/lib/test_loss.py 验证）。
 
 参考：Wijmans et al., "Cut Your Losses in Large-Vocabulary Language Models", 2024；
 Hsu et al., "Liger Kernel: Efficient Triton Kernels for LLM Training", 2024（FusedLinearCrossEntropy）。

@@ -32,7 +32,7 @@ class ModelConfig:
         n_heads: 注意力头数 H；每个头宽 C/H。
         dropout: 训练时随机置零的比例（0 表示不用）。
         fast_attention: 为真时注意力改用 ``F.scaled_dot_product_attention``，结果与逐步写出的版本相同
-            （tests/test_model.py 验证），只是更快。
+            （tests/lib/test_model.py 验证），只是更快。
     """
 
     vocab_size: int

@@ -2,7 +2,7 @@
 
 ``./poet`` 的选项（默认值、可选项、范围）与模型库都读这一份，一个数只写在一处。
 这里只用标准库（不导入 torch、numpy）：``./poet`` 解析参数时就要用这些值，而不必等 torch 载入
-（``tests/test_settings.py`` 检查这两点）。
+（``tests/lib/test_settings.py`` 检查这两点）。
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """第 14 课差分检查：随机配置的参数个数，比较学习者与参考答案的 solve。
 
-``real_count`` 用真正的 PoetryGPT 数同一个配置的参数；tests/test_model_parts.py 用它确认参考答案与模型一致。
+``real_count`` 用真正的 PoetryGPT 数同一个配置的参数；tests/lessons/test_14.py 用它确认参考答案与模型一致。
 """
 import torch
 

@@ -1,4 +1,5 @@
-"""课文里的 Python 代码块要么是课程代码的原文，要么写明是简化过的：./poet verify 与 tests/test_figures.py 用它。
+"""课文里的 Python 代码块要么是课程代码的原文，要么写明是简化过的：./poet verify 与
+tests/courseware/test_figures.py 用它。
 
 一个 ```python 代码块，去掉空行、每行去掉首尾空白之后，若是某个课程文件（poetry_gpt/ 下的模块、各课的
 experiment.py、solution.py、check.py）里连续的几行，就是“原文”，不必标注；课程代码改了、原文对不上了，就报错。

@@ -1,4 +1,4 @@
-"""课文里的数要与记录下来的输出对得上：./poet verify 与 tests/test_figures.py 用它。
+"""课文里的数要与记录下来的输出对得上：./poet verify 与 tests/courseware/test_figures.py 用它。
 
 规则只有一条，不用在课文里做任何标记：课文（lessons/NN/README.md，以及仓库的 README.md、data/MODEL.md、
 data/SOURCE.md）里的每一个“数”——带小数点的数、百分数、有效数字三位以上的整数（8192、6,024）——

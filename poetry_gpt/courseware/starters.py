@@ -2,7 +2,7 @@
 换成一句 ``raise NotImplementedError``（nbgrader 的做法：答案只写一份，题目由它生成）。
 
 维护者改了某课的 solution.py 之后运行 ``./poet verify --starters`` 重写各课的 starter.py；
-tests/test_lessons.py 检查每一课提交的 starter.py 与生成的一字不差。学习者的文件从不被它改动：
+tests/lessons/test_all_lessons.py 检查每一课提交的 starter.py 与生成的一字不差。学习者的文件从不被它改动：
 ``./poet start N`` 复制的是提交进仓库的 starter.py。
 """
 from __future__ import annotations

@@ -25,6 +25,7 @@ from pathlib import Path
 from ..common import DEFAULT_DATA, ROOT, atomic_write_text
 from . import catalogue
 from .catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
+from .imports import module_file, package_imports
 
 CACHE_FILE = ROOT / "runs" / "verify-cache.json"
 CHECKS = ("files", "readme", "experiment", "output", "figures", "solution", "starter")
@@ -160,40 +161,12 @@ def stray_folders() -> list[str]:
                   if p.is_dir() and not p.name.startswith((".", "_")) and p.name not in codes)
 
 
-PACKAGE = ROOT / "poetry_gpt"
-GRADING_MODULES = ("courseware.grading", "courseware.runner")  # check_file 本身用到的模块（包连同它导入的各个模块）
-
-
-def module_file(name: str) -> Path:
-    """模块名（相对 poetry_gpt，如 "courseware.grading"）对应的源文件：模块的 .py，或包的 __init__.py。"""
-    path = PACKAGE / name.replace(".", "/")
-    module = path.with_name(path.name + ".py")
-    return module if module.is_file() else path / "__init__.py"
-
-
-def package_imports(path: Path) -> set[str]:
-    """一个文件（用 ast 读，不运行）直接导入的 poetry_gpt 模块名，如 {"model", "courseware.catalogue"}。"""
-    here = path.resolve().parent.relative_to(PACKAGE).parts if path.resolve().is_relative_to(PACKAGE) else ()
-    names = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
-        if isinstance(node, ast.Import):
-            names.update(a.name.removeprefix("poetry_gpt.") for a in node.names if a.name.startswith("poetry_gpt."))
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if node.level:
-                base = list(here[:len(here) - (node.level - 1)]) if node.level - 1 <= len(here) else []
-                inner = ".".join(base + ([module] if module else []))
-            elif module == "poetry_gpt" or module.startswith("poetry_gpt."):
-                inner = module.removeprefix("poetry_gpt").lstrip(".")
-            else:
-                continue
-            names.add(inner)
-            names.update(f"{inner}.{a.name}" if inner else a.name for a in node.names)
-    return {n for n in names if n and module_file(n).is_file()}
+# check_file 本身用到的模块（包连同它导入的各个模块）
+GRADING_MODULES = ("poetry_gpt.courseware.grading", "poetry_gpt.courseware.runner")
 
 
 def used_modules(files: list[Path]) -> set[str]:
-    """files 里的 .py 文件连同批改程序（GRADING_MODULES）直接或间接导入的 poetry_gpt 模块名。"""
+    """files 里的 .py 文件连同批改程序（GRADING_MODULES）直接或间接导入的 poetry_gpt 模块（全名）。"""
     todo = set(GRADING_MODULES)
     for f in files:
         if f.suffix == ".py":

@@ -221,7 +221,7 @@ def lesson07() -> Figure:
 
     BigramModel.fit 要把整个训练集排成样本，约 6 秒，不适合每次构建网站都做；“明”这一行的计数
     等于训练诗正文里“明”后面紧跟的字（正文之内相邻的每一对都计入损失，“明”从不在正文的最后一格），
-    所以在正文里直接数。与实验的表对照见 tests/test_site.py。"""
+    所以在正文里直接数。与实验的表对照见 tests/courseware/test_site.py。"""
     from collections import Counter
 
     from ...bigram import DEFAULT_K

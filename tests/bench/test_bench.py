@@ -1,0 +1,29 @@
+"""bench/train_speed.py：能跑通，JSON 里的数字自洽（速度本身不在测试里断言，只由基准脚本报告）。"""
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_train_speed_bench_reports_both_steps_and_their_ratio():
+    done = subprocess.run([sys.executable, "bench/train_speed.py", "--preset", "tiny", "--rounds", "1", "--steps", "1",
+                           "--batch-size", "8", "--precision", "fp32", "--json"],
+                          cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["batch_size"] == 8 and result["precision"] == "fp32" and result["preset"] == "tiny"
+    assert result["matmul_fp32_gflops"] > 0 and result["matmul_bf16_gflops"] > 0
+    for name in ("ours", "reference"):
+        r = result[name]
+        assert r["chars_per_s"] > 0 and r["seconds"] > 0
+        assert abs(r["fraction_of_matmul"] - r["gflops"] / result["matmul_fp32_gflops"]) < 0.01
+    want = result["ours"]["chars_per_s"] / result["reference"]["chars_per_s"]
+    assert abs(result["ratio"] - want) < 0.01
+
+
+def test_bench_scripts_refuse_non_positive_counts_in_chinese():
+    for script in ("bench/train_speed.py", "bench/attention_precision.py"):
+        done = subprocess.run([sys.executable, script, "--rounds", "0"], cwd=ROOT, capture_output=True, text=True,
+                              encoding="utf-8", timeout=120)
+        assert done.returncode == 2 and "要是正整数，收到 0" in done.stderr and "Traceback" not in done.stderr

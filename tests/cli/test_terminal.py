@@ -1,0 +1,405 @@
+"""终端：80 列里 hint、diff、progress、lesson、write 的输出不把一个名字、一行代码或一个课名拆到两行；
+./poet lesson 在终端上等实验时转一个带用时的提示，输出接到管道里时一个字也不多；GBK/ASCII 终端、提前关掉的管道、
+没人读的输出，命令照样做完。
+
+终端编码在进程里用一个按该编码、errors="strict" 打开的 stdout 代替——与 PYTHONIOENCODING=gbk 时 Python 给的一样。
+"""
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from rich.cells import cell_len
+from rich.console import Console
+
+from conftest import ROOT
+from poetry_gpt.checkpoint import read_checkpoint
+from poetry_gpt.courseware import catalogue, progress
+from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
+from poetry_gpt.courseware.cli import display, main
+from poetry_gpt.data import default_tokenizer
+
+
+BORDER = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_]|[A-Za-z_]")
+
+
+def lines_of(text: str) -> list[str]:
+    """终端上的每一行，去掉两侧的表格与面板边框。"""
+    return [BORDER.sub("", line) for line in text.splitlines()]
+
+
+def assert_whole(pieces, text: str) -> None:
+    """pieces 里的每一个（名字、课名、代码行）都整个出现在某一行里。"""
+    lines = lines_of(text)
+    broken = [p for p in pieces if not any(p in line for line in lines)]
+    assert not broken, f"这些被拆到了两行：{broken}\n{text}"
+
+
+@pytest.fixture
+def screen(monkeypatch):
+    """display 的输出改写进一块 80 列宽、没有颜色的屏幕；返回读出它的函数。"""
+    buffer = io.StringIO()
+    monkeypatch.setattr(display, "console", Console(file=buffer, width=80, color_system=None, highlight=False))
+    return buffer.getvalue
+
+
+def test_fold_lines_breaks_only_between_names_and_characters():
+    text = "共同的全部留下。first_line = any(g in shared for g in 第 0 句)：要落在共同的韵部里"
+    for width in range(12, 60):
+        lines = [text[a:b] for a, b in display.fold_lines(text, width)]
+        assert all(display.cell_len(line) <= width for line in lines), (width, lines)
+        assert all(not line.startswith(("，", "。", "：", "）", " ")) for line in lines), (width, lines)
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        for name in ("first_line", "any(g", "shared"):
+            assert any(name in line for line in lines), (width, lines)
+    title = "最简单的语言模型：二元统计"
+    assert [title[a:b] for a, b in display.fold_lines(title, 20, phrase=True)] == ["最简单的语言模型：", "二元统计"]
+    code = "再 smoothed / smoothed.sum(dim=1, keepdim=True)。"
+    assert all("smoothed.sum(dim=1," in code[a:b] or "smoothed.sum" not in code[a:b]
+               for a, b in display.fold_lines(code, 30))
+
+
+def test_fold_code_keeps_names_whole():
+    line = '        raise ValueError(f"输入有 {past + T} 个位置，超过了位置表的 {positions.shape[0]} 行")'
+    for width in range(30, 90, 7):
+        pieces = display.fold_code(line, width)
+        assert all(display.cell_len(p) <= width for p in pieces)
+        assert_whole(["ValueError", "positions.shape", "past"], "\n".join(pieces))
+
+
+def test_every_hint_and_banner_fits_80_columns_without_broken_names(screen):
+    for lesson in CATALOGUE:
+        display.hint(lesson)
+        display.lesson_banner(lesson)
+        out = screen()
+        assert all(display.cell_len(line) <= 80 for line in out.splitlines())
+        assert_whole(set(NAME.findall(lesson.hint + lesson.goal)), out)
+        assert_whole([lesson.title, *re.split(r"(?<=[，、；：])", lesson.goal)], out)  # 目标只在标点后折行
+
+
+def test_hint_16_keeps_names_whole(screen):
+    display.hint(BY_NUMBER[16], more=True)
+    display.lesson_banner(BY_NUMBER[24])
+    assert_whole(["v_hat.sqrt()", "m_hat", "weight_decay", "p.dim()", "诗律解码"], screen())
+
+
+def test_progress_titles_break_only_at_punctuation(screen):
+    rows = [(l.code, l.title, "已开始", "批改出错", "2026-12-01 20:40:11") for l in CATALOGUE]
+    display.progress_table(rows, "已通过 0 课")
+    out = screen()
+    assert all(display.cell_len(line) <= 80 for line in out.splitlines())
+    assert_whole([l.title for l in CATALOGUE] + ["12-01 20:40", "最近检查"], out)
+
+
+def test_diff_at_80_columns_marks_every_line_and_keeps_code_whole(screen):
+    lesson = BY_NUMBER[9]
+    mine = display_source(lesson.folder / "starter.py")
+    ref = display_source(lesson.folder / "solution.py")
+    display.solve_diff(lesson, mine, ref)
+    out = screen().splitlines()
+    body = out[out.index("+++ 参考答案") + 1:]
+    assert body and all(line[:1] in " +-@" for line in body), body
+    continued = [line for line in body if line[1:4] == "  ↪"]
+    assert continued, "参考答案里有一行比 80 列长，应该折开并标出 ↪"
+    import difflib
+    changed = "\n".join(difflib.unified_diff(mine.splitlines(), ref.splitlines(), lineterm=""))
+    assert_whole([n for n in NAME.findall(changed) if len(n) > 1], "\n".join(line[1:].removeprefix("  ↪ ") for line in body))
+    assert "放不下并排的两栏" in "\n".join(out[:3])
+
+
+def test_diff_side_by_side_when_it_fits(screen):
+    display.solve_diff(BY_NUMBER[1], "def solve(x):\n    return x + 1\n", "def solve(x):\n    return x\n")
+    out = screen()
+    assert "你的代码" in out and "参考答案" in out and "return x + 1" in out and "-    return x + 1" in out
+
+
+def test_write_says_what_its_seconds_measure(screen):
+    from poetry_gpt.generate import Poem
+
+    display.poem(Poem(text="床前明月光，疑是地上霜。举头望明月，低头思故乡。", form=5, seed=3560311985, seconds=0.2),
+                 "，。", first=True)
+    out = screen()
+    assert "生成用时 0.20 秒" in out and "不含启动 Python、载入 torch 与模型" in out
+    assert all(display.cell_len(line) <= 80 for line in out.splitlines())
+    assert_whole(["种子 3560311985", "Python、", "torch"], out)
+
+
+def display_source(path) -> str:
+    from poetry_gpt.courseware.cli.learner import solve_source
+    return solve_source(path)
+
+
+def test_cli_outputs_at_80_columns(poet, workspace):
+    """真的命令，COLUMNS=80、输出接到管道里（rich 按 80 列排）。"""
+    (workspace / "lessons" / "09").mkdir(parents=True)
+    (workspace / "lessons" / "09" / "my_exercise.py").write_bytes((BY_NUMBER[9].folder / "starter.py").read_bytes())
+    env = {"COLUMNS": "80", "NO_COLOR": "1"}
+    hint = poet("hint", "16", "--more", env=env)
+    assert_whole(["v_hat.sqrt()", "m_hat", "p.dim()"], hint.stdout)
+    diff = poet("diff", "9", env=env)
+    assert diff.returncode == 0 and "↪" in diff.stdout
+    lesson = poet("lesson", "9", env=env)
+    assert lesson.returncode == 0
+    assert "实验运行中" not in lesson.stdout and "\r" not in lesson.stdout  # 管道里没有转圈的提示
+    assert_whole(["./poet lesson 9 --read", "./poet start 9"], lesson.stdout)
+    usage = poet("write", "--help", env=env)
+    assert usage.stdout.startswith("用法：./poet write")
+    for run in (hint, diff):
+        assert all(display.cell_len(line) <= 80 for line in run.stdout.splitlines()), run.stdout
+    assert "（位置 0–11）" in lesson.stdout  # 热力图的标题在标点处折行，不拆开“（位置 0–11）”
+
+
+def test_spinner_shows_elapsed_time_while_the_experiment_is_quiet(monkeypatch):
+    """实验停下来算的时候转提示，新的输出来时先擦掉提示；输出的字节原样转过去。"""
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8", write_through=True))
+    monkeypatch.setattr(display, "SPIN_AFTER", 0.3)
+    read, write = os.pipe()
+
+    def experiment():
+        os.write(write, "第一行\n".encode())
+        time.sleep(1.0)
+        os.write(write, "第二行\n".encode())
+        os.close(write)
+
+    worker = threading.Thread(target=experiment)
+    started = time.monotonic()
+    worker.start()
+    display.relay_with_spinner(read, started)
+    worker.join()
+    os.close(read)
+    data = out.getvalue().decode("utf-8")
+    assert "实验运行中 … 已用 " in data and data.startswith("第一行\n") and data.endswith("第二行\n")
+    assert re.sub(r"\r\x1b\[2K(\x1b\[2m.*?\x1b\[0m)?", "", data) == "第一行\n第二行\n"
+
+
+def test_no_spinner_off_a_terminal(monkeypatch):
+    monkeypatch.setattr(display, "console", Console(file=io.StringIO(), width=80))
+    assert not display.spinner_wanted()
+
+
+def test_diff_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch):
+    from poetry_gpt.courseware.catalogue import BY_NUMBER
+    from poetry_gpt.courseware.cli import display
+    monkeypatch.setattr(display.console, "width", 80)
+    mine = "def solve(x):\n    return x  # " + "很长的注释" * 12 + "末尾\n"
+    display.solve_diff(BY_NUMBER[1], mine, "def solve(x):\n    return x\n")
+    shown = capsys.readouterr().out
+    # 80 列放不下并排的两栏：只列统一差异，长行折开，接下去的一行也以 + 或 - 开头，行尾看得到
+    assert "放不下并排的两栏" in shown and shown.count("末尾") == 1
+    assert "-  ↪ " in shown and all(line[:1] in " +-@" for line in shown.split("--- 你的代码")[1].splitlines()[1:])
+
+
+TOK = default_tokenizer()
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+GOOD = """\
+def solve(words, positions, past):
+    T = words.shape[1]
+    if past + T > positions.shape[0]:
+        raise ValueError("位置表不够长")
+    return words + positions[past:past + T]
+"""
+
+
+def run_main(monkeypatch, *argv, encoding="utf-8"):
+    """在进程里运行 poet，stdout、stderr 换成 encoding 编码的流（stdout 为 strict，stderr 与 Python 一样为
+    backslashreplace）。返回 (退出码, stdout 的字节, stderr 的文字)。"""
+    out = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="strict", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="backslashreplace", write_through=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    try:
+        code = main(list(argv))
+    except SystemExit as e:  # argparse：--help（0）或参数写错（2）
+        code = e.code
+    return code, out.buffer.getvalue(), err.buffer.getvalue().decode(encoding)
+
+
+def subprocess_poet(*args, env=None, **kwargs):
+    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "PYTHONIOENCODING")} | (env or {})
+    return subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full,
+                          timeout=120, **kwargs)
+
+
+# ---------- GBK 与 ASCII 终端 ----------
+
+@pytest.fixture(scope="module")
+def learner_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("learner") / "mine.py"
+    path.write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
+    return path
+
+
+COMMANDS = {  # 命令 → (退出码, UTF-8 里能看到的一段字)
+    "map": ([], 0, "学习路径/03 · GPT 的内部"),
+    "progress": (["progress"], 0, "学习进度"),
+    "hint": (["hint", "9"], 0, "广播"),
+    "read": (["lesson", "9", "--read"], 0, "位置"),
+    "write": (["write", "月", "--seed", "1"], 0, "月"),
+    "help": (["--help"], 0, "选项："),
+    "eval-help": (["eval", "--help"], 0, "--checkpoint"),
+    "grade-help": (["grade", "--help"], 0, "班级文件夹"),
+    "bad-lesson": (["lesson", "99"], 2, "不是有效的课号"),
+    "bad-number": (["write", "月", "--top-p", "2"], 2, "--top-p"),
+}
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+@pytest.mark.parametrize("encoding", ["gbk", "ascii"])
+def test_every_command_survives_a_gbk_or_ascii_terminal(monkeypatch, name, encoding):
+    argv, expected_code, words = COMMANDS[name]
+    code, out, err = run_main(monkeypatch, *argv, encoding=encoding)
+    assert code == expected_code, err
+    assert "Traceback" not in err and "UnicodeEncodeError" not in err
+    if encoding == "gbk":  # 汉字都写得出来；写不出的字（✓、盲文点）才换成 ?
+        assert words in out.decode("gbk") + err
+    elif expected_code == 0:  # 标准输出只有 ASCII 字节，汉字都成了 ?
+        assert words.encode("ascii", "replace").decode("ascii") in out.decode("ascii")
+    else:  # 标准错误与 Python 自己的一样：写成 \u4e0d 这样的转义
+        assert words.encode("ascii", "backslashreplace").decode("ascii") in err
+
+
+def test_check_works_in_an_ascii_terminal(monkeypatch, learner_file):
+    code, out, err = run_main(monkeypatch, "check", "9", str(learner_file), encoding="ascii")
+    assert code == 0, err
+    text = out.decode("ascii")
+    assert "+" in text and "?" in text  # ASCII 的边框；汉字成了 ?
+    assert "Traceback" not in err
+
+
+def test_marks_degrade_to_what_the_terminal_can_write(monkeypatch):
+    for encoding, (yes, no) in (("utf-8", "✓✗"), ("gbk", "√×"), ("ascii", "vx")):
+        out = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="strict", write_through=True)
+        monkeypatch.setattr(sys, "stdout", out)
+        display.tolerant_output()
+        assert display.marks() == (yes, no)
+        display.course_map(SECTIONS, CATALOGUE, {"09": "passed"})
+        text = out.buffer.getvalue().decode(encoding)
+        assert (f"{yes} 已通过" if encoding != "ascii" else "v ???") in text
+        if encoding == "utf-8":
+            assert "╭" in text
+        else:
+            assert "╭" not in text and "+" in text  # rich 换成了 ASCII 的边框
+
+
+def test_json_stays_valid_and_lossless_in_an_ascii_terminal(monkeypatch):
+    _, utf, _ = run_main(monkeypatch, "write", "月", "--seed", "3", "--json")
+    code, ascii_out, err = run_main(monkeypatch, "write", "月", "--seed", "3", "--json", encoding="ascii")
+    assert code == 0, err
+    untimed = lambda poems: [{k: v for k, v in p.items() if k != "seconds"} for p in poems]  # noqa: E731
+    assert untimed(json.loads(ascii_out.decode("ascii"))) == untimed(json.loads(utf.decode("utf-8")))
+    assert "月" in json.loads(ascii_out)[0]["text"]
+
+
+def test_grade_works_in_a_gbk_terminal(monkeypatch, tmp_path):
+    for name, body in (("甲", GOOD), ("乙", GOOD.replace("words + positions", "words - positions"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "09.py").write_text("import torch\n\n\n" + body, encoding="utf-8")
+    code, out, err = run_main(monkeypatch, "grade", str(tmp_path), "--lessons", "9", "--jobs", "2", encoding="gbk")
+    text = out.decode("gbk")
+    assert code == 0, err
+    table = text[text.index("成绩表"):]
+    assert "乙、甲" in text and "√" in table and "× 答案错误" in table and "1/2 50%" in table, text
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("env, args", [
+    ({"PYTHONIOENCODING": "ascii"}, ["write", "月", "--seed", "2"]),
+    ({"PYTHONIOENCODING": "gbk"}, ["lesson", "9"]),  # 实验在子进程里：它的输出也要降级
+    ({"LANG": "C", "LC_ALL": "C"}, ["progress"]),
+])
+def test_real_terminal_encodings(workspace, env, args):
+    run = subprocess_poet(*args, env={"POET_WORKSPACE": str(workspace), **env}, capture_output=True)
+    err = run.stderr.decode("utf-8", "replace")
+    assert run.returncode == 0, err
+    assert "Traceback" not in err and "UnicodeEncodeError" not in err
+    if env.get("PYTHONIOENCODING") == "ascii":
+        run.stdout.decode("ascii")
+    elif env.get("PYTHONIOENCODING") == "gbk":
+        assert "位置" in run.stdout.decode("gbk") and "实验用时" in run.stdout.decode("gbk")
+
+
+# ---------- 提前关掉的管道 ----------
+
+@pytest.mark.parametrize("args", [["write", "月"], ["progress"], ["lesson", "9"], ["--help"]])
+def test_a_reader_that_is_already_gone_is_not_an_error(workspace, args):
+    read, write = os.pipe()
+    os.close(read)  # 没有人读：第一次写就是 EPIPE，与 | head -1 读完一行就走一样，但不靠运气
+    try:
+        run = subprocess_poet(*args, env={"POET_WORKSPACE": str(workspace)}, stdout=write, stderr=subprocess.PIPE)
+    finally:
+        os.close(write)
+    err = run.stderr.decode("utf-8", "replace")
+    assert run.returncode == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and err == ""
+
+
+def test_head_one_through_the_launcher(workspace):
+    script = f'"{ROOT}/poet" progress | head -1; echo "rc=${{PIPESTATUS[0]}}"'
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, encoding="utf-8", timeout=60,
+                         env={**os.environ, "POET_WORKSPACE": str(workspace)})
+    lines = run.stdout.splitlines()
+    assert lines[0].strip() == "学习进度" and lines[-1] == "rc=0", run.stdout
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr
+
+
+# ---------- 80 列终端里的训练进度条 ----------
+
+def test_train_progress_line_fits_80_columns(tmp_path):
+    run = subprocess_poet("train", "--preset", "tiny", "--steps", "2", "--out", str(tmp_path / "run"),
+                          env={"COLUMNS": "80", "FORCE_COLOR": "1"}, capture_output=True, text=True, encoding="utf-8")
+    assert run.returncode == 0, run.stderr
+    lines = [line for line in re.split(r"[\r\n]", ANSI.sub("", run.stdout)) if line.startswith("训练 ")]
+    assert lines, run.stdout  # FORCE_COLOR 让 rich 像在终端里一样画进度条
+    assert all(cell_len(line) <= 80 for line in lines), lines
+    assert all(re.match(r"训练 \d/2 已用 \d:\d\d:\d\d 剩 ", line) for line in lines), lines
+    assert any(line.startswith("训练 2/2 已用 0:00:") and "损失 " in line for line in lines), lines
+
+
+# ---------- 输出管道关掉了，命令照样做完 ----------
+
+def nobody_reads(monkeypatch) -> None:
+    """标准输出换成一个没有人读的管道（与 ./poet … | head -1 读完一行就走一样，但不靠运气）。
+    在测试函数里调用：pytest 在每个阶段开始时会换回它自己的 sys.stdout。"""
+    read, write = os.pipe()
+    os.close(read)
+    monkeypatch.setattr(sys, "stdout", open(write, "w", encoding="utf-8"))
+    monkeypatch.setattr(display.console, "quiet", False)  # 测试之后把 stop_printing 设的 quiet 复原
+
+
+def test_check_records_progress_when_nobody_reads(monkeypatch, tmp_path):
+    nobody_reads(monkeypatch)
+    monkeypatch.setattr(catalogue, "workspace", lambda: tmp_path)
+    BY_NUMBER[9].exercise_file.parent.mkdir(parents=True)
+    BY_NUMBER[9].exercise_file.write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
+    assert main(["check", "9"]) == 0
+    assert display.reader_gone()
+    assert progress.load_progress()["09"]["status"] == "passed"
+
+
+def test_grade_writes_its_reports_when_nobody_reads(monkeypatch, tmp_path):
+    nobody_reads(monkeypatch)
+    (tmp_path / "class" / "甲").mkdir(parents=True)
+    (tmp_path / "class" / "甲" / "09.py").write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
+    csv_path, json_path = tmp_path / "g.csv", tmp_path / "g.json"
+    assert main(["grade", str(tmp_path / "class"), "--jobs", "1", "--csv", str(csv_path), "--json", str(json_path)]) == 0
+    assert csv_path.read_bytes().decode("utf-8-sig") == ("学习者,第09课,通过数\r\n甲,通过,1\r\n"
+                                                               "交了的通过率,1/1 100%,\r\n全班通过率,1/1 100%,\r\n")
+    assert json.loads(json_path.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed"
+
+
+def test_train_saves_its_checkpoint_when_nobody_reads(monkeypatch, tmp_path):
+    nobody_reads(monkeypatch)
+    assert main(["train", "--preset", "tiny", "--steps", "2", "--out", str(tmp_path / "run")]) == 0
+    assert read_checkpoint(tmp_path / "run" / "checkpoint.pt", TOK)["step"] == 2
+
+
+def test_json_to_a_closed_pipe_is_not_an_error(monkeypatch):
+    nobody_reads(monkeypatch)
+    assert main(["write", "月", "--seed", "1", "--json"]) == 0 and display.reader_gone()

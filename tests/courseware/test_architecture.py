@@ -1,0 +1,117 @@
+"""导入结构：模型库与课件两翼分明、没有循环导入；课程只用模型库，读模型不经过训练模块。
+
+用 ast 读源码（不运行），所以函数里的延迟导入也算在内。
+"""
+import re
+import sys
+
+import pytest
+
+from poetry_gpt.common import ROOT
+from poetry_gpt.courseware.catalogue import LESSONS_DIR
+from poetry_gpt.courseware.imports import imports_of, modules
+
+MODULES = modules()
+GRAPH = {name: {m for m in imports_of(path) if m in MODULES and m != name} for name, path in MODULES.items()}
+
+
+def test_the_graph_is_read():
+    assert "poetry_gpt.model" in GRAPH["poetry_gpt.generate"]
+    assert "poetry_gpt.courseware.catalogue" in GRAPH["poetry_gpt.courseware.verify"]
+    assert GRAPH["poetry_gpt.model"] == set()  # 模型只依赖 torch
+
+
+def test_no_import_cycle():
+    state: dict[str, int] = {}  # 1 = 正在访问，2 = 已完成
+
+    def visit(name, path):
+        state[name] = 1
+        for dep in GRAPH[name]:
+            if state.get(dep) == 1:
+                pytest.fail("循环导入：" + " → ".join([*path, name, dep]))
+            if dep not in state:
+                visit(dep, [*path, name])
+        state[name] = 2
+
+    for name in GRAPH:
+        if name not in state:
+            visit(name, [])
+
+
+def test_the_model_library_never_imports_the_courseware():
+    library = [n for n in GRAPH if not n.startswith("poetry_gpt.courseware")]
+    assert "poetry_gpt.train" in library and "poetry_gpt.checkpoint" in library
+    for name in library:
+        wrong = {d for d in GRAPH[name] if d.startswith("poetry_gpt.courseware")}
+        assert not wrong, f"{name} 导入了课件：{wrong}"
+
+
+HEAVY = {"torch", "numpy"}
+
+
+def test_settings_use_only_the_standard_library():
+    """settings.py 是 ./poet 解析参数时读的默认值：只用标准库，不导入 poetry_gpt 的别的模块。"""
+    found = set(imports_of(MODULES["poetry_gpt.settings"]))
+    assert found <= set(sys.stdlib_module_names) | {"__future__"}, found
+
+
+def test_generation_is_layered():
+    """settings → sampling（第 21 课）、constraints（第 22、23 课）、verse（第 24 课）→ generate（解码循环）：
+    下层不导入上层。"""
+    assert GRAPH["poetry_gpt.sampling"] <= {"poetry_gpt.settings"}
+    assert "poetry_gpt.constraints" in GRAPH["poetry_gpt.generate"]
+    assert "poetry_gpt.sampling" in GRAPH["poetry_gpt.generate"]
+    for lower in ("poetry_gpt.sampling", "poetry_gpt.constraints", "poetry_gpt.verse"):
+        assert "poetry_gpt.generate" not in GRAPH[lower], lower
+    assert not {"poetry_gpt.constraints", "poetry_gpt.sampling"} & GRAPH["poetry_gpt.verse"]
+
+
+def test_the_cli_starts_without_torch():
+    """./poet 载入 cli/ 的模块时（不算命令函数里的延迟导入）不经任何一条导入链碰到 torch、numpy。"""
+    seen: set[str] = set()
+    todo = [n for n in MODULES if n.startswith("poetry_gpt.courseware.cli")]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        found = imports_of(MODULES[name], top_level=True)
+        assert not HEAVY & set(found), f"{name} 一载入就导入了 {HEAVY & set(found)}"
+        todo += [m for m in found if m in MODULES]
+        parent = name.rpartition(".")[0]
+        if parent in MODULES:  # 载入 a.b.c 先要载入 a.b 的 __init__
+            todo.append(parent)
+    assert "poetry_gpt.settings" in seen
+
+
+READING = {"load_model", "read_checkpoint", "save_checkpoint", "validate_checkpoint", "export_model",
+           "CheckpointError", "SHIPPED_MODEL", "CHECKPOINT_NAME"}
+LESSON_FILES = sorted(p for p in LESSONS_DIR.glob("[0-9][0-9]/*.py")
+                      if p.name in ("experiment.py", "starter.py", "solution.py", "check.py"))  # 学习者的练习不算
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=[f"{p.parent.name}/{p.name}" for p in LESSON_FILES])
+def test_lessons_use_only_the_model_library(path):
+    found = imports_of(path)
+    wrong = [m for m in found if m.startswith("poetry_gpt.courseware")]
+    assert not wrong, f"{path} 导入了课件（CLI、批改）：{wrong}"
+    assert not found.get("poetry_gpt.train", set()) & READING, "读模型用 poetry_gpt.checkpoint，不经过训练模块"
+    if int(path.parent.name) <= 14:  # 训练从第 15 课才开始
+        assert "poetry_gpt.train" not in found, f"{path} 导入了训练模块"
+
+
+def test_lessons_are_found():
+    assert len(LESSON_FILES) >= 14 * 4
+
+
+def test_every_module_is_on_the_map():
+    """ARCHITECTURE.md 的地图里有每一个模块（新加的模块要画上去）。"""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    a = text.index("```")
+    drawn = set(re.findall(r"[a-z_]+", text[a:text.index("```", a + 3)]))
+    modules = {p.stem for p in (ROOT / "poetry_gpt").rglob("*.py") if p.stem not in ("__init__", "__main__")}
+    modules -= {p.stem for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")}  # cli/ 的房间在地图下面一段
+    assert not sorted(modules - drawn)
+    cli = text[text.index("`poetry_gpt/courseware/cli/`"):]
+    assert all(f"`{p.name}`" in cli for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")
+               if p.stem not in ("__init__", "__main__"))

@@ -1,0 +1,263 @@
+"""./poet grade 与 ./poet verify：一个在 tmp_path 里搭起来的班级，里面有对的、错的、会崩的、
+死循环的、语法错误的和各种“捣乱”的第 09 课练习；每份都要得到正确的判定，整轮有时间上界。"""
+import json
+import math
+import os
+import time
+from textwrap import indent
+
+import pytest
+
+from poetry_gpt.courseware import sandbox
+from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons
+from poetry_gpt.courseware.gradebook import report_csv, write_reports
+from poetry_gpt.courseware.grading import Verdict, wall_seconds
+
+
+TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
+JOBS = 2
+VISIBLE = '''
+
+if __name__ == "__main__":
+    x = torch.zeros(2, 3, 4)
+    p = torch.arange(12.0).view(3, 4)
+    y = solve(x, p)
+    assert y.shape == (2, 3, 4)
+    assert torch.equal(y[0], p), "字向量全为 0 时，结果应正好等于位置表"
+    print("本课补全练习通过。")
+'''
+
+
+def exercise(body: str, top: str = "") -> str:
+    """一份第 09 课练习：top 放在 import torch 之后，body 是 solve 的函数体。"""
+    return f"import torch\n{top}\n\ndef solve(words, positions, past=0):\n{indent(body, '    ')}\n{VISIBLE}"
+
+
+ROWS = "positions[past:past + words.shape[1]]"
+GUARD = "if past + words.shape[1] > positions.shape[0]:\n    raise ValueError('位置表不够长')\n"  # 太长的用例要 raise
+RIGHT = exercise(GUARD + f"return words + {ROWS}")
+
+
+def build_class(root, victim_dir=None):
+    """学习者名 → (相对路径, 内容, 期望的判定标签)。victim_dir 给“往外写文件”的那份练习用。"""
+    outside = (victim_dir or root) / "outside.txt"
+    writer_top = (f"from pathlib import Path\n"
+                  f"Path({str(outside)!r}).write_text('来过', encoding='utf-8')\n"
+                  f"Path({str(root / 'bai' / '09.py')!r}).write_text('def solve(w, p):\\n    return w\\n', encoding='utf-8')\n")
+    learners = {
+        "ada": ("lessons/09/my_exercise.py", RIGHT, "通过"),
+        "bai": ("09.py", RIGHT, "通过"),  # ren 会在运行时改写这个文件
+        "chen": ("09.py", exercise(GUARD + f"return words + {ROWS}.round()"), "答案错误"),  # 可见检查碰巧通过
+        "du": ("09.py", exercise(GUARD + f"return words + 2 * {ROWS}"), "答案错误"),
+        "fang": ("09.py", exercise('raise NotImplementedError("请补全 solve：把位置表加上去")'), "未完成"),
+        "gao": ("09.py", exercise("return words @ positions"), "崩溃"),
+        "he": ("09.py", exercise("while True:\n    pass"), "超时"),
+        "jin": ("09.py", exercise("return words +"), "语法错误"),
+        "lu": ("09.py", exercise("return repr(Loop())", "import sys\nsys.setrecursionlimit(10**8)\n\n\n"
+                                 "class Loop:\n    def __repr__(self):\n        return repr(self)"), "崩溃"),  # 栈溢出
+        "ni": ("09.py", exercise(f"return words + {ROWS}  # 位置表沿批维度广播").encode("gbk"), "语法错误"),
+        "ou": ("09.py", "", "缺"),  # 空文件算作没交
+        "qin": ("09.py", exercise("return reference(words, positions, past)", "import sys\nsys.path.insert(0, 'lessons/09')\n"
+                                  "from solution import solve as reference"), "崩溃"),
+        # 沙箱里班级文件夹与 tmp_path 都不存在：写文件失败，程序崩溃，别人的文件不受影响
+        "ren": ("lessons/09/my_exercise.py", exercise(f"return words + {ROWS}", writer_top), "崩溃"),
+    }
+    for name, (rel, text, _) in learners.items():
+        path = root / name / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return learners
+
+
+@pytest.fixture
+def klass(tmp_path):
+    root = tmp_path / "class"
+    learners = build_class(root, tmp_path)
+    (root / "empty").mkdir()
+    (root / "名单.txt").write_text("老师的笔记", encoding="utf-8")
+    (root / "ada" / "notes.py").write_text("print(1)\n", encoding="utf-8")
+    (root / "zed").mkdir()
+    (root / "zed" / "99.py").write_text(RIGHT, encoding="utf-8")
+    return root, learners
+
+
+@pytest.mark.skipif(sandbox.unavailable_reason() is not None, reason="需要 bubblewrap：没有沙箱时 ren 真的会往外写文件")
+def test_grade_a_hostile_class(poet, klass, tmp_path):
+    root, learners = klass
+    csv_path, json_path = tmp_path / "out" / "成绩.csv", tmp_path / "out" / "成绩.json"
+    started = time.monotonic()
+    run = poet("grade", str(root), "--lessons", "9", "--timeout", str(TIMEOUT), "--memory", "1024",
+               "--jobs", str(JOBS), "--csv", str(csv_path), "--json", str(json_path), timeout=600,
+               env={"COLUMNS": "200"})
+    wall = time.monotonic() - started
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+
+    # 上界：每份练习最多两步、每步最多 TIMEOUT 秒，JOBS 份同时跑，外加启动的余量
+    bound = math.ceil(len(learners) / JOBS) * (2 * TIMEOUT + 3) + 20
+    assert wall < bound, (wall, bound)
+
+    rows = [f"{name},{label},{int(label == '通过')}" for name, (_, _, label) in learners.items()]
+    expected = "\ufeff" + "\r\n".join(["学习者,第09课,通过数", *rows, "交了的通过率,2/12 17%,", "全班通过率,2/13 15%,"]) + "\r\n"
+    assert csv_path.read_bytes().decode("utf-8") == expected
+
+    report = json.loads(json_path.read_text(encoding="utf-8"))
+    assert report["timeout_seconds"] == TIMEOUT and report["memory_mb"] == 1024 and report["jobs"] == JOBS
+    assert report["timeout_is"] == "cpu_seconds" and report["confinement"] in ("cgroup v2", "cgroup v1", "none")
+    assert report["learner_uid"] == (65534 if sandbox.unavailable_reason() is None else os.getuid())
+    assert report["lessons"] == [{"lesson": "09", "title": BY_NUMBER[9].title}]
+    assert report["learners"] == list(learners)
+    by_name = {v["learner"]: v for v in report["verdicts"]}
+    assert {n: v["label"] for n, v in by_name.items()} == {n: label for n, (_, _, label) in learners.items()}
+    # --timeout 是 CPU 秒数：机器忙时一份检查的墙上时间可以更长，但不超过后备上限
+    assert all(v["seconds"] <= wall_seconds(TIMEOUT) + 5 and v["message"] for v in by_name.values())
+    assert "SIGSEGV" in by_name["lu"]["message"]
+    assert "UTF-8" in by_name["ni"]["message"]
+    assert by_name["ou"]["kind"] == "missing" and by_name["ou"]["message"] == "空文件，算作没交"
+    assert by_name["ou"]["file"] == "09.py"
+    assert "/tmp/" not in by_name["gao"]["message"] and "09.py" in by_name["gao"]["message"]
+    assert by_name["ada"]["file"] == "lessons/09/my_exercise.py" and by_name["bai"]["file"] == "09.py"
+    # ren 的程序想往外写文件、改写 bai 的练习：沙箱里这些路径都不存在
+    assert not (tmp_path / "outside.txt").exists()
+    assert (root / "bai" / "09.py").read_text(encoding="utf-8") == RIGHT
+    assert "outside.txt" in by_name["ren"]["message"]
+    assert set(report["ignored"]) == {"empty/：里面没有认得出的练习文件", "名单.txt：不是学习者文件夹",
+                                      "ada/notes.py：不是 NN.py 或 lessons/NN/my_exercise.py",
+                                      "zed/99.py：第 99 课不在课表里或还没写好", "zed/：里面没有认得出的练习文件"}
+    out = run.stdout
+    assert "找到 13 名学习者" in out and "NN.py 10 份，lessons/NN/my_exercise.py 2 份" in out
+    assert "算作没交 1 份（空文件，或与起始代码一字不差）：ou/09.py" in out
+    assert "通过率" in out and "2/12 17%" in out and "2/13 15%" in out and "缺" in out
+    assert "空文件、原样未改的起始代码也算没交" in out
+
+
+def test_csv_marks_missing_lessons_and_counts_passes():
+    nine, ten = BY_NUMBER[9], BY_NUMBER[10]
+    results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("timeout", ""),
+               ("乙", "10"): Verdict("passed", "")}
+    assert report_csv(["甲", "乙"], [nine, ten], results) == (
+        "学习者,第09课,第10课,通过数\r\n甲,通过,超时,1\r\n乙,缺,通过,1\r\n"
+        "交了的通过率,1/1 100%,1/2 50%,\r\n全班通过率,1/2 50%,1/2 50%,\r\n")
+
+
+def test_empty_files_and_unchanged_starters_count_as_not_handed_in(tmp_path):
+    """空文件、原样交回的起始代码（换了 Windows 换行、加了 BOM 与行尾空格也算原样）不算交了：
+    不进批改、不进“交了的通过率”的分母；另一种布局里动过的那份照样批改。"""
+    starter = (BY_NUMBER[9].folder / "starter.py").read_text(encoding="utf-8")
+    files = {"empty/09.py": b"", "blank/09.py": b"\n  \n", "same/09.py": starter.encode("utf-8"),
+             "crlf/lessons/09/my_exercise.py": ("\ufeff" + starter.replace("\n", "  \r\n")).encode("utf-8"),
+             "both/09.py": RIGHT.encode("utf-8"), "both/lessons/09/my_exercise.py": starter.encode("utf-8"),
+             "edited/09.py": (starter + "# 我改了一行\n").encode("utf-8")}
+    for rel, data in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    found = find_submissions(tmp_path, [BY_NUMBER[9]])
+    assert found.learners == ["blank", "both", "crlf", "edited", "empty", "same"]
+    assert sorted(found.submissions) == [("both", "09"), ("edited", "09")]
+    assert found.submissions[("both", "09")].rel == "09.py"
+    assert found.untouched == {("blank", "09"): ("09.py", "空文件，算作没交"),
+                               ("crlf", "09"): ("lessons/09/my_exercise.py", "与起始代码一字不差，算作没交"),
+                               ("empty", "09"): ("09.py", "空文件，算作没交"),
+                               ("same", "09"): ("09.py", "与起始代码一字不差，算作没交")}
+    results = {("both", "09"): Verdict("passed", ""), ("edited", "09"): Verdict("not_implemented", "")}
+    lines = report_csv(found.learners, [BY_NUMBER[9]], results).splitlines()
+    assert lines[1:3] == ["blank,缺,0", "both,通过,1"]
+    assert lines[-2:] == ["交了的通过率,1/2 50%,", "全班通过率,1/6 17%,"]
+
+
+def test_reports_are_replaced_atomically(tmp_path):
+    csv_path, json_path = tmp_path / "r.csv", tmp_path / "r.json"
+    write_reports(str(csv_path), str(json_path), "甲,1\r\n", "{}\n")
+    write_reports(str(csv_path), str(json_path), "乙,2\r\n", '{"a": 1}\n')
+    assert csv_path.read_bytes() == "\ufeff乙,2\r\n".encode("utf-8")
+    assert json.loads(json_path.read_text(encoding="utf-8")) == {"a": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.json"]  # 没有留下临时文件
+    with pytest.raises(ClassroomError, match="写不了报告"):
+        write_reports(str(csv_path / "x.csv"), None, "", "")
+
+
+def test_lesson_ranges():
+    assert [l.number for l in parse_lessons("8-10,9")] == [n for n in (8, 9, 10) if BY_NUMBER[n].available]
+    for bad in ("abc", "0", "27", "10-8", "9-30"):
+        with pytest.raises(ClassroomError):
+            parse_lessons(bad)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["grade", "/no/such/class"], "不存在"),
+    (["grade", "poet"], "不是文件夹"),
+    (["grade", ".", "--lessons", "x"], "--lessons 写法不对"),
+    (["grade", "tests", "--timeout", "0"], "--timeout 要大于 0"),
+    (["grade", "tests", "--memory", "512"], "--memory 512 MiB 太低"),
+    (["grade", "tests", "--json", "tests"], "是一个文件夹"),
+])
+def test_bad_grade_input_is_a_chinese_message(poet, args, words):
+    run = poet(*args)
+    assert run.returncode == 2
+    assert words in run.stderr and "Traceback" not in run.stdout + run.stderr
+
+
+def test_reports_never_overwrite_a_learner_file(poet, tmp_path):
+    """--csv/--json 给错了（指向一份练习、班级文件夹里、两者同名、后缀不对）：批改之前就拒绝，练习一字不动。"""
+    root = tmp_path / "class"
+    (root / "zhang").mkdir(parents=True)
+    exercise_file = root / "zhang" / "09.py"
+    exercise_file.write_text(RIGHT, encoding="utf-8")
+    mine = tmp_path / "my_exercise.py"
+    mine.write_text(RIGHT, encoding="utf-8")
+    for args, words in ((["--csv", str(exercise_file)], "要以 .csv 结尾"),
+                        (["--json", str(mine)], "要以 .json 结尾"),
+                        (["--csv", str(root / "成绩.csv")], "在班级文件夹"),
+                        (["--csv", str(tmp_path / "r.csv"), "--json", str(tmp_path / "r.csv")], "同一个文件")):
+        run = poet("grade", str(root), *args)
+        assert run.returncode == 2 and words in run.stderr and "Traceback" not in run.stderr, (args, run.stderr)
+    assert exercise_file.read_text(encoding="utf-8") == RIGHT and mine.read_text(encoding="utf-8") == RIGHT
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["class", "my_exercise.py"]
+
+
+def test_class_without_learners(poet, tmp_path):
+    (tmp_path / "empty").mkdir()
+    run = poet("grade", str(tmp_path))
+    assert run.returncode == 2 and "没有找到学习者" in run.stderr
+
+
+def test_grade_does_not_follow_symlinks(tmp_path):
+    """链接到参考答案或老师的文件、路上经过链接文件夹的提交：列进 ignored，指向的文件不读；同一人的真文件照常批改。"""
+    root, base = tmp_path / "class", tmp_path / "base"
+    (base / "elsewhere" / "09").mkdir(parents=True)
+    (base / "elsewhere" / "09" / "my_exercise.py").write_text(RIGHT, encoding="utf-8")
+    (base / "secret.txt").write_text("root:x:0:0\n", encoding="utf-8")
+    for name in ("sly", "ok", "via"):
+        (root / name).mkdir(parents=True)
+    (root / "sly" / "10.py").symlink_to(BY_NUMBER[10].folder / "solution.py")
+    (root / "ok" / "02.py").symlink_to(base / "secret.txt")
+    (root / "via" / "lessons").symlink_to(base / "elsewhere", target_is_directory=True)
+    (root / "via" / "09.py").write_text(RIGHT, encoding="utf-8")
+    (root / "carol").symlink_to(base / "elsewhere", target_is_directory=True)  # 整个学习者文件夹是链接
+    roster = find_submissions(root, [BY_NUMBER[n] for n in (2, 9, 10)])
+    assert roster.learners == ["via"] and list(roster.submissions) == [("via", "09")]
+    assert roster.submissions[("via", "09")].rel == "09.py"
+    assert {"sly/10.py：符号链接，不批改", "ok/02.py：符号链接，不批改",
+            "via/lessons/09/my_exercise.py：符号链接，不批改", "carol：符号链接，不批改"} <= set(roster.ignored)
+    assert "root:x" not in "".join(roster.ignored)
+
+
+def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path):
+    """把 ./poet check 的固定用例的答案抄成一张表：check 判通过，grade（每次新的随机种子）判答案错误；
+    给回 check 的种子（--seed）就重现出“通过”——种子印在输出与 JSON 里。"""
+    from poetry_gpt.courseware.grading import default_seed, reference
+    lesson = BY_NUMBER[14]
+    _, answers = reference(lesson, default_seed(lesson))
+    learner = tmp_path / "klass" / "抄表的人"
+    learner.mkdir(parents=True)
+    (learner / "14.py").write_text(f"ANSWERS = iter({answers!r})\n\n\ndef solve(*args):\n    return next(ANSWERS)\n",
+                                   encoding="utf-8")
+    assert poet("check", "14", str(learner / "14.py")).returncode == 0
+    report = tmp_path / "g.json"
+    done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1")
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert done.returncode == 0 and data["verdicts"][0]["kind"] == "wrong", done.stdout
+    assert f"--seed {data['seed']}" in done.stdout
+    done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1", "--seed", str(default_seed(lesson)))
+    assert json.loads(report.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed", done.stdout

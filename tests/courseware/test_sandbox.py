@@ -1,0 +1,19 @@
+"""沙箱：先铺好空的 /tmp 再启动 Python，课程包看不见。"""
+from poetry_gpt.courseware import sandbox
+
+
+def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():
+    """仓库或 .venv 在 /tmp 下时，Python 要绑在空的 /tmp 之上，否则沙箱里找不到 Python（退回无沙箱）；
+    课程包、data/ 与 lessons/ 不绑进沙箱，落在绑进去的文件夹里时盖上一块空的内存盘。"""
+    import sys
+    from pathlib import Path
+
+    args = sandbox.command(["true"], Path("/tmp/poet-check-x"))
+    pairs = list(zip(args, args[1:]))
+    tmp = pairs.index(("--tmpfs", "/tmp"))
+    python = next(d for d in sandbox._python_dirs() if sys.prefix.startswith(d) or d.startswith(sys.prefix))
+    assert tmp < pairs.index(("--ro-bind", python)) < pairs.index(("--tmpfs", "/tmp/poet-check-x"))
+    for hidden in map(str, sandbox.hidden_dirs()):
+        assert not any(a == "--ro-bind" and (b == hidden or b.startswith(hidden + "/")) for a, b in pairs), hidden
+        covered = any(hidden.startswith(d.rstrip("/") + "/") for d in (*sandbox._python_dirs(), *sandbox.SYSTEM_DIRS))
+        assert (("--tmpfs", hidden) in pairs) == covered

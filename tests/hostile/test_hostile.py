@@ -1,0 +1,614 @@
+"""捣乱的练习文件（tests/hostile/ 里五十多份，外加几份按字节造的）交给 ./poet grade 与 ./poet check：
+
+批改程序一次也不倒、没有一份假“通过”、诚实学习者的判定不变、仓库与每个学习者文件一字节不差、
+没有留下进程、没有留下临时文件夹。沙箱相关的几类（读参考答案、写仓库、写别人的文件夹、后台进程、
+网络）只在 bwrap 能用时跑——没有沙箱时它们真的会得逞；退回“按进程隔离”的那条路另有测试（把 bwrap 藏起来）。
+"""
+import hashlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from poetry_gpt.courseware import sandbox
+from poetry_gpt.courseware.classroom import shown_name
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = Path(__file__).parent  # 捣乱的文件都以课号开头，这个测试文件本身不算
+TIMEOUT = 15  # 秒；死循环的几份各耗掉这么久（机器忙时，诚实的练习也要好几秒）
+JOBS = 2
+TOKEN = f"{4000 + os.getpid() % 1000}.{int(time.time()) % 100000}"  # 攻击文件开的 sleep 进程的参数：用来找漏网的进程
+needs_sandbox = pytest.mark.skipif(sandbox.unavailable_reason() is not None, reason="需要能用的 bubblewrap")
+
+
+def expectation(path: Path) -> str:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# 期望："), path
+    return first.removeprefix("# 期望：")
+
+
+def poet(*args, env=None, timeout=600, **kw):
+    full = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full,
+                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout, **kw)
+
+
+def snapshot_files(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+TARGETS = ("lessons/05/solution.py", "lessons/09/solution.py", "poetry_gpt/courseware/grading/checking.py")  # 攻击文件想改的
+
+
+def repo_state() -> tuple[str, dict[str, str]]:
+    """git status 的输出与攻击目标的摘要。在干净的克隆里（CI）批改前后 git status 都应为空；
+    几个人同时在改的工作区里，只比较攻击目标（别人的改动不算）。"""
+    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=ROOT, capture_output=True, text=True).stdout
+    digests = {p: hashlib.sha256((ROOT / p).read_bytes()).hexdigest() for p in TARGETS}
+    return status if not status else "（工作区本来就有改动）", digests
+
+
+def leftover_processes() -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            except OSError:
+                continue
+            if TOKEN in cmd:
+                found.append(f"{proc.name}: {cmd}")
+    return found
+
+
+def wait_no_leftovers(seconds: float = 5.0) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while (left := leftover_processes()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+class Listener:
+    """本机的一个 TCP 端口：记下连上来的人发了什么。"""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.sock.settimeout(0.5)
+        self.port = self.sock.getsockname()[1]
+        self.received = b""
+        self.stop = False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            with conn:
+                self.received += conn.recv(1024)
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def solution(code: str) -> bytes:
+    return (ROOT / "lessons" / code / "solution.py").read_bytes()
+
+
+def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, str]:
+    """班级文件夹：每份捣乱文件一个学习者，外加诚实的学习者与按字节造的文件。返回 学习者 → 期望。"""
+    subs = {"{{REPO}}": str(ROOT), "{{CLASS}}": str(root), "{{TOKEN}}": TOKEN, "{{PORT}}": str(port),
+            "{{OUTSIDE}}": str(outside)}
+    expected = {}
+
+    def put(learner: str, code: str, data: bytes, expect: str):
+        folder = root / learner
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{code}.py").write_bytes(data)
+        expected[learner] = expect
+
+    for path in sorted(HOSTILE.glob("[0-9][0-9]_*.py")):
+        if kinds is not None and path.stem not in kinds:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for key, value in subs.items():
+            text = text.replace(key, value)
+        put(path.stem, path.stem[:2], text.encode("utf-8"), expectation(path))
+    honest05, honest09 = solution("05"), solution("09")
+    put("honest_05", "05", honest05, "通过")
+    put("honest_09", "09", honest09, "通过")
+    put("honest_bom", "05", b"\xef\xbb\xbf" + honest05, "通过")
+    put("honest_crlf", "09", honest09.replace(b"\n", b"\r\n"), "通过")
+    if kinds is None:
+        put("05_nul_byte", "05", honest05.replace(b"\n", b"\n\0", 1), "语法错误")  # 第 2 行开头
+        put("05_utf16", "05", honest05.decode("utf-8").encode("utf-16"), "语法错误")
+        put("05_gbk", "05", honest05.decode("utf-8").encode("gbk", "replace"), "语法错误")
+        put("05_too_big", "05", honest05 + b"#" * (1 << 20), "语法错误")
+        (root / "05_empty").mkdir()  # 空文件算作没交：不在 expected 里，见 test_empty_file_counts_as_not_handed_in
+        (root / "05_empty" / "05.py").write_bytes(b"")
+        # 名字本身捣乱：不是 UTF-8 的文件夹名、像 Excel 公式的名字、带控制字符的名字
+        put(os.fsdecode(b"name_\xff\xfe"), "05", honest05, "通过")
+        put("=HYPERLINK(1+1)", "05", honest05, "通过")
+        put("esc_\x1b[31m_name", "05", honest05, "通过")
+        put("x\\", "05", honest05, "通过")  # 名字以反斜杠结尾：屏幕上是 x\，不是 x\\
+        add_symlinks(root, outside.parent)
+    return expected
+
+
+SECRET = "SECRET-LINE-只有老师能读"
+LINKS = ("link_solution/10.py", "link_secret/02.py", "link_dir/lessons/09/my_exercise.py", "honest_09/05.py")
+"""班里的符号链接（相对班级文件夹）：./poet grade 一个也不跟随，都列为“符号链接，不批改”。"""
+
+
+def add_symlinks(root: Path, base: Path) -> None:
+    """指向参考答案的、指向老师文件的、路上经过一个链接文件夹的，以及诚实学习者文件夹里多出的一个链接。"""
+    (base / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
+    elsewhere = base / "elsewhere" / "09"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "my_exercise.py").write_bytes(solution("09"))
+    for name in ("link_solution", "link_secret", "link_dir"):
+        (root / name).mkdir()
+    (root / "link_solution" / "10.py").symlink_to(ROOT / "lessons" / "10" / "solution.py")
+    (root / "link_secret" / "02.py").symlink_to(base / "secret.txt")
+    (root / "link_dir" / "lessons").symlink_to(base / "elsewhere", target_is_directory=True)
+    (root / "honest_09" / "05.py").symlink_to(root / "honest_05" / "05.py")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """把整个班交给 ./poet grade 一次；各测试检查结果的不同方面。"""
+    base = tmp_path_factory.mktemp("hostile")
+    root, outside, tmp = base / "class", base / "outside.txt", base / "tmp"
+    tmp.mkdir()
+    listener = Listener()
+    expected = build_class(root, outside, listener.port)
+    before_class = snapshot_files(root)
+    before_repo = repo_state()
+    csv_path, json_path = base / "成绩.csv", base / "成绩.json"
+    started = time.monotonic()
+    run = poet("grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS),
+               "--csv", str(csv_path), "--json", str(json_path), env={"TMPDIR": str(tmp), "COLUMNS": "200"})
+    wall = time.monotonic() - started
+    left_at_once = leftover_processes()  # 判定给出的那一刻：05_fork_sleepers 开的几十个 sleep 已经一个不剩
+    left = wait_no_leftovers()
+    listener.close()
+    yield dict(run=run, expected=expected, root=root, outside=outside, tmp=tmp, wall=wall, left=left,
+               left_at_once=left_at_once,
+               received=listener.received, before_class=before_class, before_repo=before_repo,
+               csv=csv_path, json=json_path)
+
+
+def verdicts(graded) -> dict[str, dict]:
+    cells = json.loads(graded["json"].read_text(encoding="utf-8"))["verdicts"]
+    return {v["learner"]: v for v in cells if v["kind"] != "missing"}  # 每人只交了一课
+
+
+@needs_sandbox
+def test_grade_never_falls_over(graded):
+    run = graded["run"]
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "Traceback" not in run.stdout + run.stderr
+    assert "\x1b" not in run.stdout + run.stderr  # 学习者输出里的控制序列没有原样到达终端
+    assert len(graded["expected"]) >= 40 + 4
+    got = verdicts(graded)
+    assert len(got) == len(graded["expected"])
+    assert "批改出错" not in {v["label"] for v in got.values()}
+
+
+def test_empty_file_counts_as_not_handed_in(graded):
+    cells = json.loads(graded["json"].read_text(encoding="utf-8"))["verdicts"]
+    empty = [v for v in cells if v["learner"] == "05_empty" and v["lesson"] == "05"]
+    assert [(v["kind"], v["message"]) for v in empty] == [("missing", "空文件，算作没交")]
+
+
+@needs_sandbox
+def test_no_false_pass_and_honest_verdicts_unchanged(graded):
+    got = {name: v["label"] for name, v in verdicts(graded).items()}
+    wanted = {}
+    for name, expect in graded["expected"].items():
+        wanted[shown_name(name)] = expect
+    false_passes = [n for n, e in wanted.items() if e != "通过" and got[n] == "通过"]
+    assert false_passes == []
+    mismatched = {n: (e, got[n]) for n, e in wanted.items() if e != "不通过" and got[n] != e}
+    assert mismatched == {}
+    honest = [n for n, e in wanted.items() if e == "通过"]
+    assert len(honest) == 8 and all(got[n] == "通过" for n in honest)
+    assert "│ x\\ " in graded["run"].stdout and "x\\\\" not in graded["run"].stdout
+
+
+@needs_sandbox
+def test_nothing_outside_the_sandbox_changed(graded):
+    assert snapshot_files(graded["root"]) == graded["before_class"]  # 每个学习者文件一字节不差，也没有新文件
+    assert repo_state() == graded["before_repo"]
+    assert not (ROOT / "evil.txt").exists()
+    assert not graded["outside"].exists()
+    assert graded["received"] == b""  # 网络连不出来
+    assert graded["left"] == []  # 没有漏网的进程
+    assert graded["left_at_once"] == []  # 而且批改一结束就没有了，不是过几秒才散
+    assert list(graded["tmp"].iterdir()) == []  # 没有留下临时文件夹
+
+
+@needs_sandbox
+def test_symlinks_are_listed_not_followed(graded):
+    """链接到参考答案、老师的文件或经过链接文件夹的提交：不批改、不读，只列进“未批改”；诚实学习者照常批改。"""
+    report = json.loads(graded["json"].read_text(encoding="utf-8"))
+    assert {f"{link}：符号链接，不批改" for link in LINKS} <= set(report["ignored"])
+    assert not {"link_solution", "link_secret", "link_dir"} & set(report["learners"])
+    assert SECRET not in graded["json"].read_text(encoding="utf-8") + graded["run"].stdout + graded["run"].stderr
+    assert {(v["learner"], v["lesson"]) for v in report["verdicts"] if v["learner"] == "honest_09" and v["kind"] != "missing"} \
+        == {("honest_09", "09")}
+
+
+@needs_sandbox
+def test_source_rules_and_the_hidden_package(graded):
+    """删掉可见检查用捷径、在可见检查那段里挂捷径：批改程序的源码规则拦下；拼名字导入课程包：沙箱里没有它。"""
+    got = verdicts(graded)
+    assert "layer_norm" in got["13_layer_norm_no_checks"]["message"]
+    assert "layer_norm" in got["13_layer_norm_main_patch"]["message"]
+    assert "请不要用 poetry_gpt" in got["25_imports_package"]["message"]
+    for name in ("25_imports_package_hidden", "24_imports_prosody_hidden"):
+        assert "No module named 'poetry_gpt'" in got[name]["message"], got[name]["message"]
+
+
+@needs_sandbox
+def test_messages_name_real_types_and_escape_controls(graded):
+    got = verdicts(graded)
+    assert "meta 张量" in got["09_returns_meta"]["message"]
+    assert "张量子类" in got["09_tensor_subclass_eq"]["message"]
+    assert "太大" in got["09_returns_huge"]["message"]
+    assert "ndarray" in got["09_returns_ndarray"]["message"] or "memoryview" in got["09_returns_ndarray"]["message"]
+    assert "嵌套太深" in got["05_forge_deep_json"]["message"]
+    assert "不合格式" in got["05_forge_status_passed"]["message"]
+    assert "\\x1b" in got["05_terminal_escapes"]["message"] and "\x1b" not in got["05_terminal_escapes"]["message"]
+    assert "\\ud800" in got["05_returns_lone_surrogate"]["message"]
+    assert "第 2 行有一个空字符" in got["05_nul_byte"]["message"]
+    assert "1 MiB" in got["05_too_big"]["message"]
+    assert "FileNotFoundError" in got["09_reads_solution"]["message"]
+    names = set(got)
+    assert "name_\\xff\\xfe" in names and "esc_\\x1b[31m_name" in names
+    csv_text = graded["csv"].read_bytes().decode("utf-8-sig")
+    assert "'=HYPERLINK" in csv_text and "\n=" not in csv_text
+
+
+def confinement_kind() -> str:
+    from poetry_gpt.courseware.confine import available_kind
+    return available_kind()
+
+
+def assert_second_round(got: dict, kind: str) -> None:
+    """第二轮的几类攻击（issue 23）的判定：got 是 learner → {"label", "message"}（只查 got 里有的）；
+    kind 是这次检查用上的 cgroup（"cgroup v2"、"cgroup v1" 或 "none"）。"""
+    def message(name):
+        return got[name]["message"] if name in got else None
+
+    if (proc_sys := message("05_writes_proc_sys")) is not None:  # 不是 root；/proc/sys 一个也写不进去
+        assert "身份 uid=65534 euid=65534；写进去的=[]" in proc_sys, proc_sys
+    if (filled := message("05_fills_every_tmpfs")) is not None:
+        written = int(filled.rsplit("合计写进去 ", 1)[1].split(" MiB")[0])
+        assert written <= 2 * 64 + 16, filled  # /tmp、工作文件夹各 64 MiB，/dev/shm 16 MiB；/ 与 /dev 只读
+    if kind != "none" and "05_memory_in_children" in got:  # 有 cgroup：几个进程合起来也超不过 --memory
+        assert "内存超过上限" in message("05_memory_in_children"), message("05_memory_in_children")
+    if "05_spins_in_children" in got:  # 机器很忙时也可能是墙上时间的后备上限先到（两种都写明是哪个）
+        assert got["05_spins_in_children"]["label"] == "超时"
+        assert "CPU 时间用完" in message("05_spins_in_children") or "墙上时间" in message("05_spins_in_children")
+    for name in ("09_forge_huge_stride", "09_forge_bad_descriptor"):
+        if name in got:
+            assert got[name]["label"] == "崩溃" and "张量描述不对" in got[name]["message"], got[name]
+    if "05_forge_huge_message" in got:
+        assert "文字部分太大" in message("05_forge_huge_message")
+    if (long := message("05_long_exception")) is not None:
+        assert len(long.encode("utf-8")) < 20000 and "\\u202e" in long and "\\u200b" in long  # 截短了，转义了
+        assert "\u202e" not in long and "\u200b" not in long
+    if (keys := message("05_keyring_reader")) is not None:
+        assert "找到的钥匙=[] 列出=False" in keys, keys
+
+
+def kind_in(output: str) -> str:
+    """check、grade 的输出里说的 cgroup 种类。"""
+    flat = output.replace("\n", "")
+    return next((k for k in ("cgroup v2", "cgroup v1") if k in flat), "none")
+
+
+@needs_sandbox
+def test_second_round_in_grade(graded):
+    """issue 23 的各类攻击与诚实的学习者在同一次批改里：判定如上，诚实的照样通过（见上面的测试）。"""
+    out = graded["run"].stdout
+    assert "学习者的代码以 uid 65534 运行" in out and kind_in(out) == confinement_kind()
+    assert_second_round(verdicts(graded), kind_in(out))
+
+
+SECOND_ROUND = ("05_writes_proc_sys", "05_fills_every_tmpfs", "05_memory_in_children", "05_spins_in_children",
+                "09_forge_huge_stride", "09_forge_bad_descriptor", "05_forge_huge_message",
+                "05_long_exception", "05_keyring_writer", "05_keyring_reader", "05_fork_sleepers")
+
+
+def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, prefix=(), env=None) -> dict[str, dict]:
+    """把 root 里每份攻击文件（build_class 造的）各交给一次 ./poet check，按给的顺序（密钥环那两份先写后读）。
+    prefix 放在命令前面（以普通用户运行时用）。返回 learner → {"label", "message", "stdout"}。"""
+    got = {}
+    for kind in kinds:
+        path = root / kind / f"{kind[:2]}.py"
+        run = subprocess.run([*prefix, sys.executable, "-m", "poetry_gpt.courseware.cli", "check", kind[:2], str(path),
+                              "--timeout", str(timeout)], cwd=ROOT, capture_output=True, text=True, encoding="utf-8",
+                             errors="replace", timeout=300,
+                             env={**os.environ, "POET_WORKSPACE": str(workspace), "TMPDIR": str(workspace),
+                                  "HOME": str(workspace), "COLUMNS": "3000", "NO_COLOR": "1", **(env or {})})
+        assert "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout, run.stdout + run.stderr
+        assert leftover_processes() == [], kind  # 判定给出的那一刻，这次检查的进程已经一个不剩
+        head, _, body = run.stdout.partition("╮")
+        label = next(l for l in ("通过", "未完成", "答案错误", "崩溃", "超时", "语法错误", "批改出错") if f"：{l}（" in head)
+        lines = [line.strip().strip("│").strip() for line in body.split("╰")[0].splitlines()]
+        got[kind] = {"label": label, "message": "\n".join(l for l in lines if l), "stdout": run.stdout}
+    return got
+
+
+@needs_sandbox
+def test_second_round_through_check(tmp_path):
+    """同样的攻击文件一份一份交给 ./poet check（第二份密钥环文件在第一份之后）：判定与 grade 里一样。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(SECOND_ROUND))
+    got = check_each(SECOND_ROUND, root, tmp_path)
+    out = got["05_writes_proc_sys"]["stdout"]
+    assert "学习者的代码以 uid 65534 运行" in out and kind_in(out) == confinement_kind()
+    assert_second_round(got, kind_in(out))
+
+
+@needs_sandbox
+def test_cpu_time_not_wall_clock(tmp_path):
+    """--timeout 是学习者自己的 CPU 秒数：五个进程一起空转，用完就是“CPU 时间用完”；睡着不走的程序不花 CPU，
+    由墙上时间的后备上限（3 × timeout + 10 秒）结束，消息说是墙上时间。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds={"05_spins_in_children"})
+    (root / "05_sleeps").mkdir()
+    (root / "05_sleeps" / "05.py").write_text("import time\ntime.sleep(1000)\n", encoding="utf-8")
+    spin = check_each(["05_spins_in_children"], root, tmp_path, timeout=3)["05_spins_in_children"]
+    assert spin["label"] == "超时" and "CPU 时间用完" in spin["message"] and "超过 3 秒" in spin["message"], spin
+    started = time.monotonic()
+    sleep = check_each(["05_sleeps"], root, tmp_path, timeout=4)["05_sleeps"]  # 导入 torch 就要 1 秒多的 CPU
+    assert sleep["label"] == "超时" and "墙上时间超过 22 秒" in sleep["message"], sleep
+    assert time.monotonic() - started < 60
+
+
+def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
+    honest = solution("05")
+    cases = {"nul.py": (honest.replace(b"import torch", b"import\0torch"), "空字符（NUL"),
+             "big.py": (honest + b"#" * (1 << 20), "1 MiB"),
+             "utf16.py": (honest.decode("utf-8").encode("utf-16"), "第 1 行有一个空字符")}
+    for name, (data, words) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        run = poet("check", "5", str(tmp_path / name), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+        assert run.returncode == 1 and words in run.stdout and "Traceback" not in run.stdout + run.stderr, run.stdout
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbf" + honest)
+    run = poet("check", "5", str(bom), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    assert run.returncode == 0 and "通过" in run.stdout, run.stdout + run.stderr
+    run = poet("diff", "5", str(bom), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    assert run.returncode == 0 and "一字不差" in run.stdout, run.stdout + run.stderr
+
+
+@needs_sandbox
+@pytest.mark.parametrize("kind", ["05_forge_frame_ok_garbage", "05_atexit_forge", "09_reads_solution",
+                                  "05_terminal_escapes", "05_detached_grandchild", "24_imports_prosody_hidden"])
+def test_check_command_with_hostile_files(tmp_path, kind):
+    listener = Listener()
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", listener.port, kinds={kind})
+    path = root / kind / f"{kind[:2]}.py"
+    before = path.read_bytes()
+    run = poet("check", kind[:2], str(path), "--timeout", str(TIMEOUT),
+               env={"POET_WORKSPACE": str(tmp_path), "TMPDIR": str(tmp_path)}, timeout=120)
+    listener.close()
+    assert run.returncode == 1 and "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout
+    assert path.read_bytes() == before and wait_no_leftovers() == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["class"]  # 临时文件夹都删掉了
+
+
+FALLBACK_KINDS = {"05_forge_frame_ok_garbage", "05_forge_status_passed", "05_atexit_forge", "09_patch_torch_compare",
+                  "09_tensor_subclass_eq", "05_returns_deep", "05_terminal_escapes", "09_forge_stride_bomb",
+                  "25_imports_package"}  # 源码规则在父进程里查，没有沙箱也照样拦下
+
+
+def test_fallback_without_bwrap_still_decides_alone(tmp_path):
+    """PATH 里没有 bwrap：退回按进程隔离，说一次；判定照样只由批改程序作出，伪造的结果照样无效。"""
+    listener = Listener()
+    root = tmp_path / "class"
+    expected = build_class(root, tmp_path / "outside.txt", listener.port, kinds=FALLBACK_KINDS)
+    listener.close()
+    json_path = tmp_path / "r.json"
+    run = poet("grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS),
+               "--json", str(json_path), env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert run.stdout.count("没有 bubblewrap") == 1 and "按进程隔离" in run.stdout
+    got = {v["learner"]: v["label"] for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"]
+           if v["kind"] != "missing"}
+    assert {n: got[n] for n, e in expected.items() if e == "通过"} == {n: "通过" for n, e in expected.items() if e == "通过"}
+    assert [n for n, e in expected.items() if e != "通过" and got[n] == "通过"] == []
+    doctor = poet("doctor", env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
+    assert "没有 bubblewrap" in doctor.stdout
+
+
+@needs_sandbox
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_interrupting_grade_ends_every_learner_process(tmp_path, how):
+    root = tmp_path / "class"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    sleeper = f'import subprocess, time\nkids = [subprocess.Popen(["sleep", "{TOKEN}"]) for _ in range(3)]\nwhile True:\n    time.sleep(1)\n'
+    for name in ("a", "b", "c", "d"):
+        (root / name).mkdir(parents=True)
+        (root / name / "05.py").write_text(sleeper, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["TMPDIR"] = str(tmp)
+    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--timeout", "120",
+                             "--jobs", "2", "--memory", "1024"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace")
+    deadline = time.monotonic() + 90
+    while len(leftover_processes()) < 6 and time.monotonic() < deadline:  # 两份同时在跑，各开了 3 个 sleep
+        time.sleep(0.3)
+    assert len(leftover_processes()) >= 6
+    began = time.monotonic()
+    proc.send_signal(how)
+    out, _ = proc.communicate(timeout=60)
+    assert time.monotonic() - began < 20  # 不等各自的时间上限
+    assert proc.returncode == 130, out[-2000:]
+    assert "Traceback" not in out
+    assert wait_no_leftovers() == []
+    assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("content", [b"{\"05\": ", b"\xff\xfe\x00", b"[1, 2]"])
+def test_unreadable_progress_is_kept_aside(tmp_path, content):
+    (tmp_path / ".progress.json").write_bytes(content)
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    assert run.returncode == 0 and run.stderr.count("警告：进度文件") == 1, run.stderr
+    backups = [p for p in tmp_path.iterdir() if p.name.startswith(".progress.json.broken-")]
+    assert len(backups) == 1 and backups[0].read_bytes() == content
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "huge"])
+def test_progress_that_is_not_a_small_regular_file_is_kept_aside(tmp_path, kind):
+    """管道不会让 ./poet progress 卡住，指向 /dev/zero 的链接不会读个没完，超过 1 MiB 的不读：都另存，从头记起。"""
+    path = tmp_path / ".progress.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev_zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text(json.dumps({"05": {"status": "passed"}, "pad": "x" * (2 << 20)}), encoding="utf-8")
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=60)
+    assert run.returncode == 0 and run.stderr.count("警告：进度文件") == 1, run.stderr
+    assert "Traceback" not in run.stderr and "MemoryError" not in run.stderr
+    assert [p.name.startswith(".progress.json.broken-") for p in tmp_path.iterdir()] == [True]
+
+
+def test_invisible_characters_in_a_progress_key_are_escaped(tmp_path):
+    key = "0\u202e5\u2028\u200b\ufeff\u00ad\u061c"
+    (tmp_path / ".progress.json").write_text(json.dumps({key: {"status": "passed"}}, ensure_ascii=False), encoding="utf-8")
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=60)
+    assert run.returncode == 0 and "警告：进度文件" in run.stderr
+    assert not set("\u202e\u2028\u200b\ufeff\u00ad\u061c") & set(run.stderr), ascii(run.stderr)
+    assert "\\u202e" in run.stderr and "\\u200b" in run.stderr
+
+
+def test_progress_folder_is_a_clear_error(tmp_path):
+    (tmp_path / ".progress.json").mkdir()
+    run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    assert run.returncode == 2 and "是一个文件夹" in run.stderr and "Traceback" not in run.stderr
+
+
+@needs_sandbox
+def test_interrupting_check_ends_the_learner_process(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    path = tmp_path / "05.py"
+    path.write_text(f'import subprocess, time\nkids = [subprocess.Popen(["sleep", "{TOKEN}"]) for _ in range(3)]\n'
+                    f'while True:\n    time.sleep(1)\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env.update(TMPDIR=str(tmp), POET_WORKSPACE=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "check", "5", str(path), "--timeout", "120"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            encoding="utf-8", errors="replace")
+    deadline = time.monotonic() + 90
+    while len(leftover_processes()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in out, out[-2000:]
+    assert wait_no_leftovers() == [] and list(tmp.iterdir()) == []
+
+
+ORDINARY = "poet-sandbox-test"
+"""以 root 运行测试时（CI），test_sandbox_as_an_ordinary_user 以这个普通用户再跑一遍（没有就用 useradd 建）。"""
+
+
+def as_ordinary_user(share: Path) -> list[str]:
+    """以普通用户运行命令的前缀。以普通用户运行测试时是空的（整个测试本来就是普通用户）。
+
+    以 root 运行时：建好 ORDINARY，再用 bwrap 给它一个视图——仓库、Python 与 .venv 所在的、别人进不去的
+    文件夹（如 0700 的 /root）在这个视图里换成一块 0755 的内存盘，里面只放回仓库、Python 与 .venv 本身；
+    宿主上的权限一个也不改。在 CI（CI=true）里做不到就是失败，不是跳过。
+    """
+    if os.geteuid() != 0:
+        return []
+    def fail(why):
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
+    if subprocess.run(["id", "-u", ORDINARY], capture_output=True).returncode != 0:
+        made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ORDINARY],
+                              capture_output=True, text=True)
+        if made.returncode != 0:
+            fail(f"建不了普通用户 {ORDINARY}：{made.stderr.strip()}")
+    uid = int(subprocess.run(["id", "-u", ORDINARY], capture_output=True, text=True).stdout)
+    gid = int(subprocess.run(["id", "-g", ORDINARY], capture_output=True, text=True).stdout)
+    needed = sorted({str(ROOT), *sandbox._python_dirs(), str(share)})
+    view = ["bwrap", "--dev-bind", "/", "/"]
+    covered: list[Path] = []
+    for path in map(Path, needed):
+        closed = next((a for a in reversed(path.parents) if a != Path("/") and not os.stat(a).st_mode & 0o001), None)
+        if closed is None or any(closed.is_relative_to(c) for c in covered):
+            continue
+        covered.append(closed)
+        view += ["--perms", "0755", "--tmpfs", str(closed)]
+        for inner in needed:
+            if Path(inner).is_relative_to(closed) and Path(inner) != closed:
+                for mid in reversed(Path(inner).parents):
+                    if mid.is_relative_to(closed) and mid != closed:
+                        view += ["--perms", "0755", "--dir", str(mid)]
+                view += ["--bind", inner, inner]
+    switch = shutil.which("setpriv")
+    if switch is None:
+        fail("没有 setpriv（util-linux），换不到普通用户")
+    return view + ["--", switch, f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
+
+
+@needs_sandbox
+def test_sandbox_as_an_ordinary_user():
+    """以普通用户批改（bwrap --unshare-user 那条路）：/proc/sys 一样写不进去、内存盘一样有上限、进程一样收干净，
+    诚实的学习者照样通过；输出说明学习者的代码以 uid 65534 运行、用的是哪种上限。"""
+    share = Path(tempfile.mkdtemp(prefix="poet-ordinary-", dir="/tmp"))
+    try:
+        share.chmod(0o755)
+        workspace = share / "ws"
+        workspace.mkdir(mode=0o777)
+        workspace.chmod(0o777)
+        root = share / "class"
+        kinds = ("05_writes_proc_sys", "05_fills_every_tmpfs", "05_keyring_writer", "05_keyring_reader",
+                 "05_fork_sleepers", "05_spins_in_children", "09_forge_huge_stride")
+        expected = build_class(root, share / "outside.txt", 9, kinds=set(kinds))
+        prefix = as_ordinary_user(share)
+        got = check_each(kinds, root, workspace, prefix=prefix)
+        out = got["05_writes_proc_sys"]["stdout"]
+        assert "学习者的代码以 uid 65534 运行" in out, out
+        assert_second_round(got, kind_in(out))
+        report = share / "ws" / "r.json"
+        run = subprocess.run([*prefix, sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--timeout",
+                              str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS), "--json", str(report)], cwd=ROOT,
+                             capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=600,
+                             env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"})
+        assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr[-3000:]
+        assert leftover_processes() == []
+        cells = {v["learner"]: v for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"] if v["kind"] != "missing"}
+        honest = [n for n, e in expected.items() if e == "通过"]
+        assert honest and all(cells[n]["label"] == "通过" for n in honest), {n: cells[n] for n in honest}
+        assert not [n for n, e in expected.items() if e != "通过" and cells[n]["label"] == "通过"]
+        assert_second_round(cells, kind_in(run.stdout))
+        if prefix:  # root 跑的测试里，普通用户这一趟确实没有 root 的 cgroup 可用，也确实不是 root
+            assert f"uid {os.geteuid()}" not in run.stdout
+    finally:
+        shutil.rmtree(share, ignore_errors=True)

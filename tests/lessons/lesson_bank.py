@@ -1,0 +1,72 @@
+"""错解库共用的两件事：把错误的 solve 写进一份练习文件，以及在本进程里作出 ./poet check 的判定。
+
+本进程里的判定与 ./poet check 走同一条路——同一份随机用例与参考答案（grading.reference）、
+同一个运行学习者文件的函数（runner.run：先可见检查，再逐个用例调用 solve）、同一次 wire 往返、
+同一个判定函数（grading.judge，含“输入不许被改动”），运行之前同样先查本课的源码规则（grading.rule_problem）
+——只省掉子进程与沙箱。
+一次子进程要一两秒（导入 torch），几百个错解就是几分钟；子进程、沙箱与各种限制另由
+tests/lessons/test_all_lessons.py 与 tests/hostile/test_hostile.py 用真正的 ./poet check 测。
+"""
+import textwrap
+from pathlib import Path
+
+from poetry_gpt.courseware import runner, wire
+from poetry_gpt.courseware.catalogue import CATALOGUE
+from poetry_gpt.courseware.grading import Verdict, default_seed, expected_errors, judge, reference, rule_problem
+
+LESSONS = {lesson.number: lesson for lesson in CATALOGUE}
+
+
+def wrong_file(number: int, body: str, folder: Path) -> Path:
+    """第 number 课的 starter.py，只把 solve 里的 raise NotImplementedError 换成 body，其余（含可见检查）原样。"""
+    starter = (LESSONS[number].folder / "starter.py").read_text(encoding="utf-8")
+    start = starter.index("    raise NotImplementedError(")
+    end = starter.index("\n", start)
+    path = folder / f"wrong_{number:02d}.py"
+    path.write_text(starter[:start] + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + starter[end:],
+                    encoding="utf-8")
+    return path
+
+
+def verdict_of(number: int, path: Path, rules: bool = True) -> Verdict:
+    """第 number 课对练习文件 path 的判定，在本进程里算（见模块说明）。rules=False 时不查源码规则。"""
+    lesson = LESSONS[number]
+    if rules and (problem := rule_problem(lesson, path.read_text(encoding="utf-8"))):
+        return Verdict("wrong", problem)
+    cases, expected = reference(lesson, default_seed(lesson))
+    result = runner.run(str(path), wire.decode(wire.encode(cases)), expected_errors(lesson))
+    try:
+        result = wire.decode(wire.encode(result))
+    except wire.WireError as e:
+        return Verdict("crashed", str(e))
+    return Verdict(*judge(lesson, cases, expected, result))
+
+
+def wrong_verdict(number: int, body: str, folder: Path) -> Verdict:
+    """把 body 当作 solve 的函数体写进 starter.py，返回它的判定。"""
+    return verdict_of(number, wrong_file(number, body, folder))
+
+
+def without_visible_checks(path: Path) -> Path:
+    """把练习文件底部的可见检查整段关掉（if __name__ == "__main__": 换成 if False:），像学习者删掉了它们。"""
+    source = path.read_text(encoding="utf-8")
+    path.write_text(source.replace('if __name__ == "__main__":', "if False:"), encoding="utf-8")
+    return path
+
+
+def differential_catches(number: int, body: str, folder: Path) -> bool:
+    """删掉底部的可见检查之后，错解也过不了：批改程序自己的两道关（源码规则与随机用例的差分检查）
+    仍然判它不是“通过”。"""
+    return not verdict_of(number, without_visible_checks(wrong_file(number, body, folder))).passed
+
+
+def both_verdicts(number: int, body: str, folder: Path) -> tuple[Verdict, Verdict]:
+    """(带着可见检查的判定, 删掉可见检查之后的判定)：错解库的每一条两种都要不是“通过”。"""
+    with_checks = wrong_verdict(number, body, folder)
+    return with_checks, verdict_of(number, without_visible_checks(wrong_file(number, body, folder)))
+
+
+def assert_bank_entry_fails(number: int, name: str, body: str, folder: Path) -> None:
+    """错解库的一条：带着与删掉可见检查，都得到“答案错误”或“崩溃”。"""
+    for label, verdict in zip(("带着可见检查", "删掉可见检查"), both_verdicts(number, body, folder)):
+        assert verdict.kind in {"wrong", "crashed"}, f"错解“{name}”{label}得到了“{verdict.label}”：{verdict.message}"

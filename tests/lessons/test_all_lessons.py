@@ -1,0 +1,74 @@
+"""每一课（CI 里唯一的一道课程关）：实验能跑通、输出与记录下来的 output.txt 相同，参考答案通过全部检查，起始文件得到“未完成”，
+课文小节齐全、标题与前后课的链接和课表一致，起始文件与参考答案除了 solve 的函数体一字不差。
+
+检查本身都是 poetry_gpt.courseware.verify 里的函数（./poet verify 用的同一套），这里只是逐课调用；
+实验与两次检查由 verify 两份同时跑（每份一个线程），比一项一项跑快约四成。
+"""
+
+import pytest
+
+from poetry_gpt.courseware.catalogue import CATALOGUE, LESSON_FILES, LESSONS_DIR
+from poetry_gpt.courseware.starters import starter_text
+from poetry_gpt.courseware.verify import readme_problem, stray_folders, verify
+
+AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
+ids = [lesson.code for lesson in AVAILABLE]
+RUN_BY_VERIFY = ("test_experiment_runs", "test_output_matches_the_recording",
+                 "test_solution_passes_and_starter_is_not_filled_in")
+
+
+@pytest.fixture(scope="module")
+def verified(request) -> dict:
+    """``./poet verify --fresh --jobs 2`` 只跑这次选中的课（pytest -k 09 只跑第 09 课）：课号 → LessonReport。"""
+    codes = {item.callspec.params["lesson"].code for item in request.session.items
+             if item.module is request.module and item.originalname in RUN_BY_VERIFY}
+    reports, _ = verify(jobs=2, timeout=120, cache_path=None, codes=codes)
+    return {report.lesson.code: report for report in reports}
+
+
+def test_every_lesson_folder_is_in_the_catalogue():
+    assert stray_folders() == []
+    for p in LESSONS_DIR.iterdir():  # 半成品的文件夹也算错：五个文件必须都在
+        if p.is_dir() and not p.name.startswith((".", "_")):
+            assert all((p / f).is_file() for f in LESSON_FILES), p.name
+    assert "09" in ids
+
+
+@pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
+def test_experiment_runs(lesson, verified):
+    assert verified[lesson.code].problems["experiment"] is None
+
+
+@pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
+def test_output_matches_the_recording(lesson, verified):
+    """实验现在印的与 lessons/NN/output.txt 相同（计时除外）：课文里的数对照的就是这份记录
+    （tests/courseware/test_figures.py）。"""
+    assert verified[lesson.code].problems["output"] is None
+
+
+@pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
+def test_solution_passes_and_starter_is_not_filled_in(lesson, verified):
+    problems = verified[lesson.code].problems
+    assert (problems["solution"], problems["starter"]) == (None, None)
+
+
+@pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
+def test_starter_is_generated_from_the_solution(lesson):
+    """starter.py 由 solution.py 生成（courseware/starters.py）：改了答案要运行 ./poet verify --starters。"""
+    starter = (lesson.folder / "starter.py").read_text(encoding="utf-8")
+    assert starter == starter_text(lesson), "运行 ./poet verify --starters 重新生成"
+    assert "raise NotImplementedError(" in starter and "./poet check" in starter and "./poet hint" in starter
+
+
+@pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
+def test_lesson_files_have_the_course_shape(lesson):
+    starter = (lesson.folder / "starter.py").read_text(encoding="utf-8")
+    assert starter.startswith(f'"""第 {lesson.code} 课补全练习：')
+    assert "修改 solve，保持下方检查不变。" in starter.splitlines()[0]
+    assert 'print("本课补全练习通过。")' in starter and 'if __name__ == "__main__":' in starter
+    # 起始文件只依赖标准库和 torch，可以单独下载
+    imports = [l.split()[1] for l in starter.splitlines() if l.startswith(("import ", "from "))]
+    assert all(name.split(".")[0] in {"torch", "math", "random", "collections", "itertools", "re", "string",
+                                       "typing", "unicodedata", "functools", "io", "json"} for name in imports), imports
+    assert readme_problem(lesson) is None
+    assert "../GLOSSARY.md" in (lesson.folder / "README.md").read_text(encoding="utf-8")

@@ -1,0 +1,57 @@
+"""评价指标：格式、关键词、抄袭率、distinct-n、评估用的开头；损失曲线的读取；二元基线用同一批验证诗。"""
+import pytest
+import torch
+
+from poetry_gpt.data import default_tokenizer
+from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit, loss_curves
+from poetry_gpt.model import ModelConfig, PoetryGPT
+
+
+TOK = default_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    return PoetryGPT(ModelConfig(vocab_size=len(TOK), context_length=48, width=32, n_layers=2, n_heads=2)).eval()
+
+
+def test_metrics_on_known_poems():
+    good = "床前明月光，疑是地上霜。举头望明月，低头思故乡。"
+    assert format_ok(good, 5) and format_ok(good) and not format_ok(good, 7)
+    assert not format_ok("床前明月光，疑是地上霜。举头望明月，")
+    assert not format_ok("床前明月光，疑是地上霜。举头望明月，低头思故a。")
+    assert not format_ok("床前明月光，疑是地上霜。举头望明月，低头思故乡乡。")
+    assert keyword_hit(good, "月霜") and not keyword_hit(good, "月雪")
+    assert copy_rate([good], frozenset({"床前明月光", "低头思故乡"})) == 0.5
+    assert distinct_n(["月月月月月，月月月月月。月月月月月，月月月月月。"]) == pytest.approx(1 / 16)
+    assert distinct_n([good]) == pytest.approx(15 / 16)  # “明月”出现两次
+    prompts = eval_prompts(200)
+    assert prompts[:4] == [("人", 5), ("人", 7), ("风", 5), ("风", 7)] and prompts[100:] == prompts[:100]
+    assert len(prompts) == 200 and len(set(prompts)) == 100 and eval_prompts(20) == prompts[:20]
+
+
+def test_eval_baseline_uses_the_same_val_poems(model):
+    from poetry_gpt.bigram import BigramModel, bigram_baseline
+    from poetry_gpt.data import load_poems
+    from poetry_gpt.metrics import evaluate_model
+
+    result = evaluate_model(model, TOK, n_prompts=1, val_poems=40)
+    expected = BigramModel.fit(load_poems("train"), TOK).cross_entropy(load_poems("val", 40))
+    assert result["val_poems"] == 40
+    assert result["bigram_cross_entropy"] == pytest.approx(expected)
+    assert result["bigram_cross_entropy"] != pytest.approx(bigram_baseline("val"), abs=1e-3)
+
+
+def test_loss_curves_of_the_shipped_model_match_its_log():
+    curves = loss_curves()
+    state = torch.load("data/model.pt", weights_only=True)
+    assert curves["eval_poems"] == state["train_config"]["eval_poems"] == 512
+    assert len(curves["train"]) == state["step"] == state["train_config"]["steps"] == 6024
+    assert curves["train"][0][0] == 1 and curves["train"][-1][0] == 6024
+    assert curves["val"][0] == [200, pytest.approx(5.49125)] and curves["val"][-1] == [6024, pytest.approx(3.9245)]
+    # 每 200 步验证一次，最后一步（不是 200 的倍数）也验证
+    assert [s for s, _ in curves["val"]] == list(range(200, 6024, 200)) + [6024]
+    # 从列表读也一样；eval_poems 这时不知道
+    from_list = loss_curves(state["log"])
+    assert from_list["val"] == curves["val"] and from_list["eval_poems"] is None

@@ -1,0 +1,189 @@
+"""训练：学习率表、AdamW 分组、损失下降与续训、--minutes 照排定的步数训练、拒绝不合的续训、混合精度、
+torchrun 下两进程与单进程一致、关键词的丢弃。"""
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from conftest import ROOT
+import poetry_gpt.train as train_module
+from poetry_gpt.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
+from poetry_gpt.data import default_tokenizer
+from poetry_gpt.devices import fast_bf16, resolve_precision
+from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, learning_rate, make_optimizer, train
+
+# 比 tiny 更小的数据量，让每个测试只花几秒
+QUICK = replace(PRESETS["tiny"], steps=30, eval_every=10, train_poems=1500, eval_poems=64)
+
+
+def test_learning_rate_warms_up_then_decays_to_the_floor():
+    c = TrainConfig(steps=100, warmup=10, lr=1e-3, min_lr_ratio=0.1)
+    assert learning_rate(0, c) == pytest.approx(1e-4)
+    assert learning_rate(9, c) == pytest.approx(1e-3)
+    assert learning_rate(55, c) == pytest.approx(0.55e-3)  # 余弦的正中间：(峰值 + 谷底) / 2
+    assert learning_rate(100, c) == pytest.approx(1e-4)
+    rates = [learning_rate(s, c) for s in range(10, 101)]
+    assert all(a >= b for a, b in zip(rates, rates[1:]))
+
+
+def test_weight_decay_only_on_matrices():
+    model = PoetryGPT(ModelConfig(vocab_size=50, width=16, n_layers=1, n_heads=2))
+    decay, no_decay = make_optimizer(model, TrainConfig()).param_groups
+    assert decay["weight_decay"] == 0.1 and no_decay["weight_decay"] == 0.0
+    assert all(p.dim() == 2 for p in decay["params"]) and all(p.dim() == 1 for p in no_decay["params"])
+    assert sum(p.numel() for p in decay["params"] + no_decay["params"]) == model.num_parameters()
+
+
+def test_batches_depend_only_on_the_step():
+    a = batch_indices(7, 1000, 32, seed=26)
+    assert a == batch_indices(7, 1000, 32, seed=26) and len(set(a)) == 32
+    epoch = [i for s in range(31) for i in batch_indices(s, 1000, 32, seed=26)]
+    assert len(set(epoch)) == len(epoch)  # 一轮之内不重复
+
+
+def test_loss_falls_and_resume_gives_the_same_losses(tmp_path):
+    torch.set_num_threads(1)
+    whole = train(QUICK, tmp_path / "whole", progress=False)
+    first = train(QUICK, tmp_path / "split", stop_at=12, progress=False)
+    assert first.step == 12
+    second = train(QUICK, tmp_path / "split", resume=True, progress=False)
+    assert second.step == 30
+    assert [e["loss"] for e in second.log] == [e["loss"] for e in whole.log]
+    assert [e.get("val") for e in second.log] == [e.get("val") for e in whole.log]
+    losses = [e["loss"] for e in whole.log]
+    assert losses[0] > 8.5  # 起点约 ln(6672) ≈ 8.81
+    assert whole.log[-1]["val"] < losses[0] - 1.5
+    a = read_checkpoint(tmp_path / "whole" / "checkpoint.pt")["weights"]
+    b = read_checkpoint(tmp_path / "split" / "checkpoint.pt")["weights"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def fake_clock(monkeypatch, seconds_per_step):
+    """把 train 里的钟换成假的：每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。"""
+    now = [0.0]
+    real_batch = train_module.make_batch
+
+    def make_batch(samples):
+        now[0] += seconds_per_step
+        return real_batch(samples)
+
+    monkeypatch.setattr(train_module, "make_batch", make_batch)
+    monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    return now
+
+
+def test_minutes_plans_the_schedule_to_end_at_the_deadline(tmp_path, monkeypatch):
+    """每步 0.25 秒、--minutes 0.25（15 秒）：第 8 步时用了 2 秒，还剩 13 秒 → 排定 8 + 52 = 60 步，而不是 QUICK 的 30 步。
+    在第 30 步停下再续训：续训按存档里排定的 60 步走完，最后一步的学习率在谷底。"""
+    torch.set_num_threads(1)
+    now = fake_clock(monkeypatch, 0.25)
+    first = train(QUICK, tmp_path, minutes=0.25, stop_at=30, progress=False)
+    assert first.step == 30 and first.total == 60 and now[0] == 7.5
+    assert read_checkpoint(tmp_path)["train_config"]["steps"] == 60
+    run = train(QUICK, tmp_path, resume=True, progress=False)
+    assert run.step == run.total == len(run.log) == 60
+    assert read_checkpoint(tmp_path)["step"] == 60
+    planned = replace(QUICK, steps=60)
+    assert [e["lr"] for e in run.log] == [learning_rate(s, planned) for s in range(60)]
+    floor = QUICK.lr * QUICK.min_lr_ratio
+    assert run.log[-1]["lr"] == pytest.approx(floor, rel=0.01)  # 最后一步已在谷底（第 60 步正好是最低值）
+    assert learning_rate(60, planned) == pytest.approx(floor)
+    assert "val" in run.log[-1] and run.log[-1]["val"] < run.log[0]["loss"] - 1.5
+
+
+def test_minutes_is_refused_with_steps_or_resume(tmp_path):
+    with pytest.raises(ValueError, match="不能再给 --steps"):
+        train(QUICK, tmp_path, steps=10, minutes=1, progress=False)
+    with pytest.raises(ValueError, match="不能再给 --minutes"):
+        train(QUICK, tmp_path, resume=True, minutes=1, progress=False)
+
+
+def test_precision_auto_and_a_bf16_run_tracks_fp32(tmp_path):
+    cpu = torch.device("cpu")
+    assert resolve_precision("auto", cpu) == ("bf16" if fast_bf16(cpu) else "fp32")
+    assert resolve_precision("fp32", cpu) == "fp32" and resolve_precision("bf16", cpu) == "bf16"
+    with pytest.raises(ValueError, match="不认识的精度"):
+        resolve_precision("fp8", cpu)
+    assert PRESETS["tiny"].precision == "fp32" and PRESETS["base"].precision == "auto"
+    short = replace(QUICK, steps=12, eval_every=12)
+    fp32 = train(short, tmp_path / "fp32", progress=False, device="cpu")
+    bf16 = train(replace(short, precision="bf16"), tmp_path / "bf16", progress=False, device="cpu")
+    a, b = [e["loss"] for e in fp32.log], [e["loss"] for e in bf16.log]
+    assert b[-1] < b[0] - 1.0  # bf16 也在学
+    assert max(abs(x - y) for x, y in zip(a, b)) < 0.1  # 与 fp32 只差舍入
+    assert abs(fp32.log[-1]["val"] - bf16.log[-1]["val"]) < 0.1
+
+
+def test_two_processes_match_one_process_on_the_combined_batch(tmp_path):
+    """torchrun 起 2 个 CPU 进程（gloo），各算半批；一步之后的权重与单进程算整批相同。"""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    for name, launcher in (("ddp", [sys.executable, "-m", "torch.distributed.run", "--standalone",
+                                    "--nproc_per_node=2", "-m"]),
+                           ("single", [sys.executable, "-m"])):
+        done = subprocess.run([*launcher, "poetry_gpt.courseware.cli", "train", "--preset", "tiny", "--steps", "2",
+                               "--device", "cpu", "--out", str(tmp_path / name)],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    ddp = read_checkpoint(tmp_path / "ddp" / "checkpoint.pt")
+    single = read_checkpoint(tmp_path / "single" / "checkpoint.pt")
+    assert ddp["step"] == single["step"] == 2
+    for key, value in single["weights"].items():
+        assert torch.allclose(ddp["weights"][key], value, atol=1e-5), key
+    torch.manual_seed(PRESETS["tiny"].seed)
+    start = PoetryGPT(ModelConfig(vocab_size=len(default_tokenizer()), **PRESETS["tiny"].model))
+    moved = (single["weights"]["characters.weight"] - start.characters.weight).abs().max()
+    assert moved > 1e-3  # 权重真的动了，相等不是因为都没训练
+
+
+def test_train_refuses_a_file_as_out_and_a_resume_with_another_model_size(tmp_path):
+    (tmp_path / "r.csv").write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="已经是一个文件"):
+        train(QUICK, tmp_path / "r.csv", progress=False)
+    tok = default_tokenizer()
+    model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["tiny"].model))
+    save_checkpoint(tmp_path / "run" / "checkpoint.pt", model, tok, optimizer=make_optimizer(model, QUICK),
+                    step=5, config=PRESETS["tiny"])
+    with pytest.raises(CheckpointError, match="模型尺寸.*不同"):
+        train(PRESETS["base"], tmp_path / "run", resume=True, progress=False)
+
+
+def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_path, monkeypatch):
+    """前 20 步每步 0.25 秒，之后机器变忙、每步 1 秒：第 8 步排定 60 步，验证后按平均用时重排，
+    训练在截止时刻（15 秒）之后一个验证间隔之内结束，而不是按 60 步走到 47 秒。"""
+    torch.set_num_threads(1)
+    now = [0.0]
+    real_batch = train_module.make_batch
+    steps_taken = [0]
+
+    def make_batch(samples):
+        steps_taken[0] += 1
+        now[0] += 0.25 if steps_taken[0] <= 20 else 1.0
+        return real_batch(samples)
+
+    monkeypatch.setattr(train_module, "make_batch", make_batch)
+    monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    config = replace(QUICK, eval_every=10)
+    run = train(config, tmp_path, minutes=0.25, progress=False)
+    assert run.step == run.total < 60
+    assert now[0] <= 15 + config.eval_every * 1.0
+    assert read_checkpoint(tmp_path)["train_config"]["steps"] == run.total
+
+
+def test_keyword_dropout_leaves_a_fixed_tenth_of_train_without_keywords():
+    from poetry_gpt.data import SEP, drops_keywords, load_poems
+    from poetry_gpt.train import encode_split
+    poems = load_poems("train", 4000)
+    dropped = [drops_keywords(p, 0.1) for p in poems]
+    assert 0.085 < sum(dropped) / len(poems) < 0.115
+    assert not any(drops_keywords(p, 0.0) for p in poems)
+    samples = encode_split("train", default_tokenizer(), 4000, keyword_dropout=0.1)
+    # 条件区空着的样本是 <bos> <体裁> <sep> 正文…；其余带 1–3 个关键词
+    assert [s.index(SEP) == 2 for s in samples] == dropped
+    assert all(3 <= s.index(SEP) <= 5 for s, d in zip(samples, dropped) if not d)
+    # 随课程发布的模型训练时每首都带关键词：预设不改它
+    assert PRESETS["base"].keyword_dropout == 0.0 and PRESETS["tiny"].keyword_dropout == 0.0
