@@ -10,7 +10,6 @@ import sys
 
 import pytest
 import torch
-
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))  # bench/ 不是包：像以脚本运行时那样，把它放进 sys.path

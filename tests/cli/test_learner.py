@@ -7,13 +7,12 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT
+
 from poetry_gpt.courseware import catalogue, progress
 from poetry_gpt.courseware.catalogue import CATALOGUE
 from poetry_gpt.courseware.cli import display, main
 from poetry_gpt.courseware.sandbox import unavailable_reason
-
 
 ESC = re.compile(r"\x1b\[")
 
@@ -33,7 +32,6 @@ def test_lesson_numbers_are_accepted_in_three_spellings(poet, spelling):
 
 
 def test_hint_gives_a_nudge_first_and_the_recipe_with_more(poet):
-    from poetry_gpt.courseware.catalogue import BY_NUMBER
     first = poet("hint", "20")
     assert first.returncode == 0 and "./poet hint 20 --more" in first.stdout and "masked_fill" not in first.stdout
     more = poet("hint", "20", "--more")
@@ -197,6 +195,7 @@ def test_files_from_windows_and_files_that_delete_their_folder(poet, tmp_path):
 
 def test_launcher_works_from_any_folder(tmp_path):
     import subprocess
+
     from conftest import ROOT
     run = subprocess.run([str(ROOT / "poet"), "hint", "9"], cwd=tmp_path, capture_output=True, text=True,
                          encoding="utf-8", timeout=60)
@@ -296,7 +295,7 @@ def test_diff_explains_files_it_cannot_parse(monkeypatch, tmp_path):
      ["第 2 行不是 UTF-8 编码（常见于记事本或中文 Windows 默认的 GBK/ANSI 编码）：请把文件另存为 UTF-8"]),
     (b"def solve(words, positions, past):\n\tx = 1\n        return x\n",
      ["第 3 行：缩进里混用了制表符（Tab）和空格：请统一用 4 个空格（inconsistent use of tabs and spaces in indentation）"]),
-    ("def solve(words, positions, past)：\n    return words\n".encode("utf-8"),
+    ("def solve(words, positions, past)：\n    return words\n".encode(),
      ["第 1 行：代码里不能用字符“：”", "（invalid character '：' (U+FF1A)）", "def solve(words, positions, past)："]),
 ])
 def test_check_explains_encoding_and_syntax_in_chinese(monkeypatch, tmp_path, content, words):

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 import torch
+from conftest import ROOT
 from rich.cells import cell_len
 
-from conftest import ROOT
 from poetry_gpt.checkpoint import read_checkpoint, save_checkpoint
 from poetry_gpt.courseware.cli import display, main, tables
 from poetry_gpt.courseware.cli.reader_table import READER_ROWS
@@ -21,7 +21,6 @@ from poetry_gpt.metrics import format_ok
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.time_budget import PLAN_AT
 from poetry_gpt.train import PRESETS, learning_rate
-
 
 TOK = default_tokenizer()
 

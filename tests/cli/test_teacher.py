@@ -4,10 +4,10 @@ import re
 import sys
 
 from conftest import ROOT
+
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.cli import display, tables
 from poetry_gpt.courseware.grading import Verdict
-
 
 GOOD = """\
 def solve(words, positions, past):

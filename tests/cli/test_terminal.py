@@ -14,16 +14,15 @@ import threading
 import time
 
 import pytest
+from conftest import ROOT
 from rich.cells import cell_len
 from rich.console import Console
 
-from conftest import ROOT
 from poetry_gpt.checkpoint import read_checkpoint
 from poetry_gpt.courseware import catalogue, progress
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
 from poetry_gpt.courseware.cli import display, main
 from poetry_gpt.data import default_tokenizer
-
 
 BORDER = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_]|[A-Za-z_]")

@@ -14,7 +14,6 @@ from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, pa
 from poetry_gpt.courseware.gradebook import report_csv, write_reports
 from poetry_gpt.courseware.grading import Verdict, wall_seconds
 
-
 TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
 JOBS = 2
 VISIBLE = '''

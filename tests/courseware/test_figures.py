@@ -5,11 +5,19 @@ tests/lessons/test_all_lessons.py 里 verify 跑实验时一并比较（test_out
 """
 import pytest
 
-from poetry_gpt.courseware.excerpts import SKETCH, check_excerpts, python_blocks
-from poetry_gpt.courseware.figures import (Number, Source, check_text, config_for, figures_in, parse_number, shown,
-                                           text_files)
-from poetry_gpt.courseware.record import body
 from poetry_gpt.common import ROOT
+from poetry_gpt.courseware.excerpts import SKETCH, check_excerpts, python_blocks
+from poetry_gpt.courseware.figures import (
+    Number,
+    Source,
+    check_text,
+    config_for,
+    figures_in,
+    parse_number,
+    shown,
+    text_files,
+)
+from poetry_gpt.courseware.record import body
 
 TEXTS = text_files()
 

@@ -5,11 +5,10 @@ from pathlib import Path
 from textwrap import indent
 
 import pytest
-
 from conftest import ROOT
+
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import SYMLINK, Limits, check_file, read_inside, read_source, rule_problem
-
 
 VISIBLE = '''
 
@@ -49,7 +48,7 @@ def test_a_symlink_swapped_in_after_the_check_is_not_followed(tmp_path):
     assert read_inside(learner, Path("lessons/09/my_exercise.py")) == SYMLINK
     assert read_inside(tmp_path / "ada", Path("no.py")).startswith("无法读取")
     # ./poet check 检查学习者自己指定的文件，照常跟随链接
-    assert read_source(learner / "09.py") == "老师的文件".encode("utf-8")
+    assert read_source(learner / "09.py") == "老师的文件".encode()
 
 
 @pytest.mark.parametrize("number, body, words", [

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from html import escape
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -16,11 +15,35 @@ import torch
 
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
-from poetry_gpt.courseware.catalogue import CATALOGUE, BY_NUMBER
-from poetry_gpt.courseware.site_figures import (FIGURES, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06,
-                                                lesson07, lesson08, lesson09, lesson10, lesson11, lesson12, lesson13,
-                                                lesson14, lesson15, lesson16, lesson17, lesson18, lesson20, lesson21,
-                                                lesson22, lesson23, lesson24, lesson25, lesson26)
+from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE
+from poetry_gpt.courseware.site_figures import (
+    FIGURES,
+    lesson01,
+    lesson02,
+    lesson03,
+    lesson04,
+    lesson05,
+    lesson06,
+    lesson07,
+    lesson08,
+    lesson09,
+    lesson10,
+    lesson11,
+    lesson12,
+    lesson13,
+    lesson14,
+    lesson15,
+    lesson16,
+    lesson17,
+    lesson18,
+    lesson20,
+    lesson21,
+    lesson22,
+    lesson23,
+    lesson24,
+    lesson25,
+    lesson26,
+)
 
 
 class Page(HTMLParser):
@@ -126,7 +149,7 @@ def test_lesson_09_page(built):
     result, pages = built
     html = (result.out / "09.html").read_text(encoding="utf-8")
     page = pages["09.html"]
-    assert f"学习路径/03 / GPT 的内部" in html
+    assert "学习路径/03 / GPT 的内部" in html
     assert f"LESSON 09 / {len(CATALOGUE)}" in html
     assert f"<h1>{BY_NUMBER[9].title}</h1>" in html
     anchors = dict(page.anchors)
@@ -315,8 +338,8 @@ def test_lesson_22_figure_is_the_allowed_mass_the_experiment_records():
     """实验第 2 部分：逐步采样（KV 缓存、Constraint.apply、sample_next），采样之前记下允许的字占的概率。
     图是把写好的诗重新读一遍算的，两种算法的数要相同。"""
     from poetry_gpt.checkpoint import load_model
-    from poetry_gpt.data import BOS, EOS, FIVE, SEP, default_tokenizer
     from poetry_gpt.constraints import Constraint
+    from poetry_gpt.data import BOS, EOS, FIVE, SEP, default_tokenizer
     from poetry_gpt.model import KVCache
     from poetry_gpt.sampling import SAMPLING, sample_next
     from poetry_gpt.settings import PLAIN

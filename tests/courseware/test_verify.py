@@ -3,10 +3,10 @@
 import re
 import shutil
 
-from poetry_gpt.courseware import catalogue as course, imports, verify
+from poetry_gpt.courseware import catalogue as course
+from poetry_gpt.courseware import imports, verify
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.cli import tables
-
 
 JOBS = 2
 

@@ -2,11 +2,10 @@
 ./poet check 一个都不能判“通过”（见 lesson_bank.py）。
 没有可见检查时，差分检查也认出“原地改了输入”。"""
 import pytest
-
 from lesson_bank import assert_bank_entry_fails, wrong_file
+
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import check_file
-
 
 BANK = {
     "不连续时用 view": """

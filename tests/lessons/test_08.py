@@ -2,9 +2,7 @@
 ./poet check 一个都不能判“通过”（见 lesson_bank.py）。
 照课文做 one-hot 乘法的正确写法不被源码规则误伤。"""
 import pytest
-
 from lesson_bank import assert_bank_entry_fails, wrong_verdict
-
 
 BANK = {
     "捷径：直接下标查表": """

@@ -3,9 +3,9 @@ import math
 
 import pytest
 import torch
+from lesson_bank import assert_bank_entry_fails, wrong_verdict
 from torch.nn import functional as F
 
-from lesson_bank import assert_bank_entry_fails, wrong_verdict
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 
 
@@ -168,10 +168,9 @@ def test_lesson_15_shortcut_message_says_why(tmp_path):
 
 def test_lesson_15_solution_matches_the_package():
     """参考答案 = F.cross_entropy(ignore_index) = 模型的 forward = 训练步的 scored_loss（同一把尺子）。"""
-    from poetry_gpt.model import IGNORE_INDEX
     from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
     from poetry_gpt.loss import scored_loss
-    from poetry_gpt.model import ModelConfig, PoetryGPT
+    from poetry_gpt.model import IGNORE_INDEX, ModelConfig, PoetryGPT
     solve = load_solution(15).solve
     tok = default_tokenizer()
     x, y, mask = make_batch([encode_sample(p, tok) for p in load_poems("val")[:6]])

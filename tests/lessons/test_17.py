@@ -3,9 +3,9 @@ import textwrap
 
 import pytest
 import torch
+from lesson_bank import assert_bank_entry_fails, wrong_verdict
 from torch.nn import functional as F
 
-from lesson_bank import assert_bank_entry_fails, wrong_verdict
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 
 

@@ -3,13 +3,12 @@ import importlib.util
 
 import pytest
 import torch
-
 from lesson_bank import assert_bank_entry_fails
+
 from poetry_gpt.constraints import Constraint
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
 from poetry_gpt.settings import PLAIN
-
 
 TOK = default_tokenizer()
 

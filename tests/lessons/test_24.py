@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 import torch
+from lesson_bank import differential_catches, wrong_verdict
 
 from poetry_gpt import prosody
 from poetry_gpt.constraints import Constraint
@@ -12,8 +13,6 @@ from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
 from poetry_gpt.prosody import BOTH, PING, ZE
 from poetry_gpt.settings import VERSE, Rules
-
-from lesson_bank import differential_catches, wrong_verdict
 
 TOK = default_tokenizer()
 TABLE = prosody.load_table()

@@ -3,8 +3,8 @@ import ast
 from pathlib import Path
 
 import pytest
-
 from lesson_bank import verdict_of
+
 from poetry_gpt.courseware.catalogue import CATALOGUE
 
 

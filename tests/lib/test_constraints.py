@@ -3,7 +3,6 @@ from poetry_gpt.constraints import LINE_END_CHOICES, Constraint
 from poetry_gpt.data import Tokenizer, default_tokenizer
 from poetry_gpt.settings import PLAIN
 
-
 TOK = default_tokenizer()
 
 

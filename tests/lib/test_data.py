@@ -4,8 +4,23 @@ from collections import Counter
 import pytest
 
 from poetry_gpt.common import DEFAULT_DATA, read_json
-from poetry_gpt.data import (EOS, SEP, SPECIAL, UNK, BadRecord, clean_record, default_tokenizer, encode_sample,
-                             keywords_for, load_poems, loss_mask_for, make_batch, poem_body, split_lines, split_of)
+from poetry_gpt.data import (
+    EOS,
+    SEP,
+    SPECIAL,
+    UNK,
+    BadRecord,
+    clean_record,
+    default_tokenizer,
+    encode_sample,
+    keywords_for,
+    load_poems,
+    loss_mask_for,
+    make_batch,
+    poem_body,
+    split_lines,
+    split_of,
+)
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,18 @@ import torch
 
 from poetry_gpt.constraints import Constraint
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer, to_simplified
-from poetry_gpt.generate import (MAX_SEED, GenerationError, check_characters, draw_form, iter_poems, write_one,
-                                 write_poems)
+from poetry_gpt.generate import (
+    MAX_SEED,
+    GenerationError,
+    check_characters,
+    draw_form,
+    iter_poems,
+    write_one,
+    write_poems,
+)
 from poetry_gpt.metrics import format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.sampling import SamplingConfig
-
 
 TOK = default_tokenizer()
 
@@ -139,6 +145,7 @@ def test_traditional_and_variant_forms_are_written_in_simplified(model):
 
 def test_unspecified_form_is_drawn_by_the_corpus_share(model):
     from collections import Counter
+
     from poetry_gpt.data import load_poems
     from poetry_gpt.generate import FORM_SHARE
     counts = Counter(p["form"] for p in load_poems("train"))

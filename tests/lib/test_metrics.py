@@ -6,7 +6,6 @@ from poetry_gpt.data import default_tokenizer
 from poetry_gpt.metrics import copy_rate, distinct_n, eval_prompts, format_ok, keyword_hit, loss_curves
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
-
 TOK = default_tokenizer()
 
 

@@ -9,7 +9,6 @@ from torch.nn import functional as F
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
 from poetry_gpt.model import IGNORE_INDEX, KVCache, ModelConfig, PoetryGPT, sinusoidal_positions
 
-
 torch.set_num_threads(2)
 
 

@@ -302,8 +302,9 @@ def test_struck_readings_are_backed_by_the_corpus():
 
 
 def test_line_tone_is_derived_from_the_corpus():
-    from poetry_gpt.corpus import LINE_VOTES_MIN, LINE_VOTES_SHARE, _line_tone
     from collections import Counter
+
+    from poetry_gpt.corpus import LINE_VOTES_MIN, LINE_VOTES_SHARE, _line_tone
     table = prosody.load_table()
     for ch, e in table.items():
         if e["tone"] == BOTH:

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-
 from conftest import ROOT
+
 import poetry_gpt.train as train_module
 from poetry_gpt.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
 from poetry_gpt.data import default_tokenizer

@@ -7,11 +7,21 @@ import torch
 
 from poetry_gpt import prosody
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
-from poetry_gpt.metrics import (bigram_repeat, char_repeats, char_share, human_poems, keyword_counts, keyword_twice,
-                                line_repeat, reader_report, reused_lines, stock_opening_share, unattested_double)
+from poetry_gpt.metrics import (
+    bigram_repeat,
+    char_repeats,
+    char_share,
+    human_poems,
+    keyword_counts,
+    keyword_twice,
+    line_repeat,
+    reader_report,
+    reused_lines,
+    stock_opening_share,
+    unattested_double,
+)
 from poetry_gpt.settings import PLAIN, VERSE, Rules
-from poetry_gpt.verse import (KEYWORD_PENALTY, MAX_CONDITION, MAX_USES, REPEAT_PENALTY, STOCK_PENALTY, Verse,
-                              condition)
+from poetry_gpt.verse import KEYWORD_PENALTY, MAX_CONDITION, MAX_USES, REPEAT_PENALTY, STOCK_PENALTY, Verse, condition
 
 TOK = default_tokenizer()
 ID = TOK.stoi
