@@ -6,6 +6,7 @@
 
     .venv/bin/python bench/attention_precision.py [--rounds 5] [--threads 2] [--json]
 """
+
 from __future__ import annotations
 
 import json
@@ -46,13 +47,19 @@ def main() -> int:
                 step(name == "fp32")
             seconds[name] += time.perf_counter() - started
     calls = 5 * args.rounds
-    result = {"shape": [B, H, T, D], "threads": args.threads,
-              "bf16_ms": round(1000 * seconds["bf16"] / calls, 2), "fp32_ms": round(1000 * seconds["fp32"] / calls, 2)}
+    result = {
+        "shape": [B, H, T, D],
+        "threads": args.threads,
+        "bf16_ms": round(1000 * seconds["bf16"] / calls, 2),
+        "fp32_ms": round(1000 * seconds["fp32"] / calls, 2),
+    }
     result["bf16_over_fp32"] = round(result["bf16_ms"] / result["fp32_ms"], 2)
     if not args.json:
         print(f"SDPA 前向 + 反向，形状 [B, H, T, C/H] = {result['shape']}，{args.threads} 个线程：")
-        print(f"  bf16：{result['bf16_ms']:.2f} 毫秒/次；先转 fp32：{result['fp32_ms']:.2f} 毫秒/次；"
-              f"bf16 是 fp32 的 {result['bf16_over_fp32']:.1f} 倍时间")
+        print(
+            f"  bf16：{result['bf16_ms']:.2f} 毫秒/次；先转 fp32：{result['fp32_ms']:.2f} 毫秒/次；"
+            f"bf16 是 fp32 的 {result['bf16_over_fp32']:.1f} 倍时间"
+        )
     print(json.dumps(result, ensure_ascii=False))
     return 0
 

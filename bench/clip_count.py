@@ -6,6 +6,7 @@ scored_loss、裁剪、AdamW 一步都不变），只把 ``clip_grad_norm_`` 包
 
     .venv/bin/python bench/clip_count.py [--preset base] [--steps 100] [--threads 2] [--json]
 """
+
 from __future__ import annotations
 
 import json
@@ -39,14 +40,22 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="clip-count-") as out:
         training.train(config, out, stop_at=args.steps, progress=False)
-    result = {"preset": args.preset, "steps": len(norms), "grad_clip": config.grad_clip,
-              "clipped": sum(n > config.grad_clip for n in norms), "norm_at_step_0": round(norms[0], 4),
-              "largest": round(max(norms), 4), "seconds": round(time.perf_counter() - started, 1)}
+    result = {
+        "preset": args.preset,
+        "steps": len(norms),
+        "grad_clip": config.grad_clip,
+        "clipped": sum(n > config.grad_clip for n in norms),
+        "norm_at_step_0": round(norms[0], 4),
+        "largest": round(max(norms), 4),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:
-        print(f"{args.preset} 预设前 {result['steps']} 步：总范数超过 {config.grad_clip} 而被裁剪的 {result['clipped']} 步；"
-              f"第 0 步的总范数 {result['norm_at_step_0']}，最大 {result['largest']}（用时 {result['seconds']} 秒）")
+        print(
+            f"{args.preset} 预设前 {result['steps']} 步：总范数超过 {config.grad_clip} 而被裁剪的 {result['clipped']} 步；"
+            f"第 0 步的总范数 {result['norm_at_step_0']}，最大 {result['largest']}（用时 {result['seconds']} 秒）"
+        )
 
 
 if __name__ == "__main__":

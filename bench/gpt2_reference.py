@@ -11,6 +11,7 @@
 参考：Karpathy, nanoGPT（model.py、train.py 的 get_batch 与 configure_optimizers）；
 Radford et al., "Language Models are Unsupervised Multitask Learners" (GPT-2), 2019。
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -32,15 +33,18 @@ def body_stream(poems: Sequence[dict], tokenizer: Tokenizer) -> torch.Tensor:
 
 def reference_model(config: TrainConfig, vocab_size: int) -> PoetryGPT:
     """与 config.model 同宽、同层数、同头数的 PoetryGPT，前文长度 BLOCK，注意力逐步写出。"""
-    return PoetryGPT(ModelConfig(vocab_size=vocab_size,
-                                 **{**config.model, "context_length": BLOCK, "fast_attention": False}))
+    return PoetryGPT(
+        ModelConfig(vocab_size=vocab_size, **{**config.model, "context_length": BLOCK, "fast_attention": False})
+    )
 
 
 def reference_optimizer(model: PoetryGPT, config: TrainConfig) -> torch.optim.AdamW:
     """nanoGPT 的 configure_optimizers：矩阵做权重衰减，偏置与 LayerNorm 不做，betas (0.9, 0.95)——
     与本项目的 make_optimizer 相同，只是不融合、逐个张量更新（foreach=False）。"""
-    groups = [{"params": [p for p in model.parameters() if p.dim() >= 2], "weight_decay": config.weight_decay},
-              {"params": [p for p in model.parameters() if p.dim() < 2], "weight_decay": 0.0}]
+    groups = [
+        {"params": [p for p in model.parameters() if p.dim() >= 2], "weight_decay": config.weight_decay},
+        {"params": [p for p in model.parameters() if p.dim() < 2], "weight_decay": 0.0},
+    ]
     return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), foreach=False)
 
 
@@ -56,8 +60,14 @@ def reference_batch(stream: torch.Tensor, step: int, batch_size: int, seed: int)
     return chunk[:, :-1], chunk[:, 1:]
 
 
-def reference_step(model: PoetryGPT, optimizer: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor,
-                   grad_clip: float, precision: str = "fp32") -> float:
+def reference_step(
+    model: PoetryGPT,
+    optimizer: torch.optim.Optimizer,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    grad_clip: float,
+    precision: str = "fp32",
+) -> float:
     """一步：整块 logits 上的交叉熵（每个位置都计分）→ 反向 → 梯度裁剪 → AdamW。返回这步的损失（奈特/字）。
 
     precision 为 ``"bf16"`` 时前向与反向在 bfloat16 自动混合精度里算（与本项目的 bf16 相同），否则 fp32。

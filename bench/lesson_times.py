@@ -5,6 +5,7 @@ README.md 的“用时”一节引用这里的数。墙上时间受别的程序�
 
     .venv/bin/python bench/lesson_times.py [--lessons 9,15,20] [--json]
 """
+
 from __future__ import annotations
 
 import json
@@ -24,13 +25,22 @@ def run_one(number: int) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load = os.getloadavg()[0]
     started = time.perf_counter()
-    code = subprocess.call([sys.executable, str(BY_NUMBER[number].folder / "experiment.py")], cwd=ROOT,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    code = subprocess.call(
+        [sys.executable, str(BY_NUMBER[number].folder / "experiment.py")],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"lesson": f"{number:02d}", "exit_code": code, "wall_seconds": round(wall, 1),
-            "cpu_seconds": round(cpu, 1), "load_1min": round(load, 2)}
+    return {
+        "lesson": f"{number:02d}",
+        "exit_code": code,
+        "wall_seconds": round(wall, 1),
+        "cpu_seconds": round(cpu, 1),
+        "load_1min": round(load, 2),
+    }
 
 
 def main() -> int:
@@ -38,23 +48,33 @@ def main() -> int:
     parser.add_argument("--lessons", metavar="课号", help="只计这几课，如 9,15,20（默认全部已写好的课）")
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
-    numbers = ([int(n) for n in args.lessons.replace("，", ",").split(",")] if args.lessons
-               else [l.number for l in CATALOGUE if l.available])
+    numbers = (
+        [int(n) for n in args.lessons.replace("，", ",").split(",")]
+        if args.lessons
+        else [l.number for l in CATALOGUE if l.available]
+    )
     rows = []
     for n in numbers:
         rows.append(run_one(n))
         if not args.json:
             r = rows[-1]
-            print(f"第 {r['lesson']} 课：墙上 {r['wall_seconds']:6.1f} 秒  CPU {r['cpu_seconds']:6.1f} 秒  "
-                  f"负载 {r['load_1min']:.2f}{'' if r['exit_code'] == 0 else '  退出码 ' + str(r['exit_code'])}",
-                  flush=True)
-    summary = {"cpus": os.cpu_count(), "lessons": rows,
-               "total_wall_seconds": round(sum(r["wall_seconds"] for r in rows), 1),
-               "total_cpu_seconds": round(sum(r["cpu_seconds"] for r in rows), 1)}
+            print(
+                f"第 {r['lesson']} 课：墙上 {r['wall_seconds']:6.1f} 秒  CPU {r['cpu_seconds']:6.1f} 秒  "
+                f"负载 {r['load_1min']:.2f}{'' if r['exit_code'] == 0 else '  退出码 ' + str(r['exit_code'])}",
+                flush=True,
+            )
+    summary = {
+        "cpus": os.cpu_count(),
+        "lessons": rows,
+        "total_wall_seconds": round(sum(r["wall_seconds"] for r in rows), 1),
+        "total_cpu_seconds": round(sum(r["cpu_seconds"] for r in rows), 1),
+    }
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=1))
     else:
-        print(f"{os.cpu_count()} 核；合计墙上 {summary['total_wall_seconds']} 秒，CPU {summary['total_cpu_seconds']} 秒。")
+        print(
+            f"{os.cpu_count()} 核；合计墙上 {summary['total_wall_seconds']} 秒，CPU {summary['total_cpu_seconds']} 秒。"
+        )
     return 0 if all(r["exit_code"] == 0 for r in rows) else 1
 
 

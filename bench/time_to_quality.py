@@ -28,6 +28,7 @@
 
     .venv/bin/python bench/time_to_quality.py --minutes 3 [--preset base] [--keyword-dropout 0.1] [--val-poems 512] [--threads 2] [--precision fp32] [--json]
 """
+
 from __future__ import annotations
 
 import json
@@ -72,6 +73,7 @@ def cpu_name() -> str:
 
 # ---------- 训练 ----------
 
+
 def train_ours(config: TrainConfig, budget: float, tokenizer: Tokenizer, progress: bool) -> tuple[PoetryGPT, dict]:
     """用 poetry_gpt.train.train 在 CPU 上训练 budget 分钟（临时目录里存档，训完读回权重）。
 
@@ -91,8 +93,9 @@ def train_ours(config: TrainConfig, budget: float, tokenizer: Tokenizer, progres
         model, _ = load_model(run.checkpoint, tokenizer)
     # 每步取的是哪几首诗只由步数决定（batch_indices），事后数得出每步计分的字数
     scored = torch.tensor([len(p["text"]) + 1 for p in load_poems("train", config.train_poems)])
-    chars = sum(int(scored[batch_indices(s, len(scored), config.batch_size, config.seed)].sum())
-                for s in range(run.step))
+    chars = sum(
+        int(scored[batch_indices(s, len(scored), config.batch_size, config.seed)].sum()) for s in range(run.step)
+    )
     return model, {"steps": run.step, "planned_steps": run.total, "train_chars": chars, "seconds": round(seconds, 1)}
 
 
@@ -123,13 +126,20 @@ def train_reference(config: TrainConfig, budget: float, tokenizer: Tokenizer, sa
         loss = reference_step(model, optimizer, x, y, config.grad_clip, config.precision)
         step += 1
         if step % config.eval_every == 0:
-            say(f"参考：第 {step}/{config.steps} 步，损失 {loss:.3f}，学习率 {lr:.2e}，"
-                f"已用 {(time.monotonic() - loop_started) / 60:.1f} 分钟")
-    return model.eval(), {"steps": step, "planned_steps": config.steps, "train_chars": step * config.batch_size * BLOCK,
-                          "seconds": round(time.monotonic() - started, 1)}
+            say(
+                f"参考：第 {step}/{config.steps} 步，损失 {loss:.3f}，学习率 {lr:.2e}，"
+                f"已用 {(time.monotonic() - loop_started) / 60:.1f} 分钟"
+            )
+    return model.eval(), {
+        "steps": step,
+        "planned_steps": config.steps,
+        "train_chars": step * config.batch_size * BLOCK,
+        "seconds": round(time.monotonic() - started, 1),
+    }
 
 
 # ---------- 计分 ----------
+
 
 def score_ours(model: PoetryGPT, poems, tokenizer: Tokenizer) -> tuple[float, int]:
     """本项目在 poems 上的平均交叉熵（奈特/字）与计分的字数：样本 ``<bos> <体裁> <sep> 正文 <eos>``，
@@ -163,25 +173,46 @@ def score_bigram(poems, tokenizer: Tokenizer) -> tuple[float, int, dict]:
     started = time.monotonic()
     train_poems = load_poems("train")
     bigram = BigramModel.fit(train_poems, tokenizer)
-    info = {"train_chars": sum(len(p["text"]) + 1 for p in train_poems),
-            "seconds": round(time.monotonic() - started, 1)}
+    info = {
+        "train_chars": sum(len(p["text"]) + 1 for p in train_poems),
+        "seconds": round(time.monotonic() - started, 1),
+    }
     prev, target = scored_pairs(poems, tokenizer)
     return bigram.pairs_cross_entropy(prev, target), len(prev), info
 
 
 # ---------- 主程序 ----------
 
+
 def main() -> int:
     parser = ChineseParser(description="同样的训练时间谁学得更好：本项目 vs nanoGPT 式参考，在同一批 val 诗上比交叉熵")
-    parser.add_argument("--minutes", type=minutes, default=3.0, metavar="分钟",
-                        help="每个模型训练几分钟（默认 3；两个模型先后训练，总用时约两倍）")
-    parser.add_argument("--preset", default="base", choices=tuple(PRESETS), help="模型尺寸与训练设置的预设（默认 base）")
-    parser.add_argument("--keyword-dropout", type=Number(float, 0, 1), default=0.1, metavar="比例",
-                        help="本项目训练时不带关键词的诗的比例（默认 0.1；计分时两边都不给关键词）")
-    parser.add_argument("--val-poems", type=positive_int, default=512, metavar="首数",
-                        help="在 val 里等距取多少首来计分（默认 512，与 ./poet train 的验证相同）")
-    parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
-                        help="两个模型训练时的精度（默认 fp32；计分总用 fp32）")
+    parser.add_argument(
+        "--minutes",
+        type=minutes,
+        default=3.0,
+        metavar="分钟",
+        help="每个模型训练几分钟（默认 3；两个模型先后训练，总用时约两倍）",
+    )
+    parser.add_argument(
+        "--preset", default="base", choices=tuple(PRESETS), help="模型尺寸与训练设置的预设（默认 base）"
+    )
+    parser.add_argument(
+        "--keyword-dropout",
+        type=Number(float, 0, 1),
+        default=0.1,
+        metavar="比例",
+        help="本项目训练时不带关键词的诗的比例（默认 0.1；计分时两边都不给关键词）",
+    )
+    parser.add_argument(
+        "--val-poems",
+        type=positive_int,
+        default=512,
+        metavar="首数",
+        help="在 val 里等距取多少首来计分（默认 512，与 ./poet train 的验证相同）",
+    )
+    parser.add_argument(
+        "--precision", default="fp32", choices=("fp32", "bf16"), help="两个模型训练时的精度（默认 fp32；计分总用 fp32）"
+    )
     parser.add_argument("--threads", type=positive_int, default=2, metavar="线程数", help="计算线程数（默认 2）")
     parser.add_argument("--seed", type=seed, metavar="种子", help="随机种子（默认用预设的）")
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
@@ -189,18 +220,28 @@ def main() -> int:
     torch.set_num_threads(args.threads)
 
     from rich.console import Console
+
     console = Console(highlight=False)
     say = (lambda text: None) if args.json else console.print
     preset = PRESETS[args.preset]
     # 两边读同样的绝句：本项目这边不加律诗窗口、关键词用固定的 TF-IDF（keyword_dropout 才起作用）
-    config = replace(preset, precision=args.precision, sample_every_s=0, keyword_dropout=args.keyword_dropout,
-                     seed=preset.seed if args.seed is None else args.seed, fresh_keywords=False, verse=False)
+    config = replace(
+        preset,
+        precision=args.precision,
+        sample_every_s=0,
+        keyword_dropout=args.keyword_dropout,
+        seed=preset.seed if args.seed is None else args.seed,
+        fresh_keywords=False,
+        verse=False,
+    )
     tok = default_tokenizer()
     val = load_poems("val", args.val_poems)
     cpu = cpu_name()
 
-    say(f"CPU：{cpu}，{args.threads} 个线程，精度 {args.precision}；先训练本项目的模型 {args.minutes:g} 分钟，"
-        f"再训练参考 {args.minutes:g} 分钟")
+    say(
+        f"CPU：{cpu}，{args.threads} 个线程，精度 {args.precision}；先训练本项目的模型 {args.minutes:g} 分钟，"
+        f"再训练参考 {args.minutes:g} 分钟"
+    )
     try:
         ours, ours_info = train_ours(config, args.minutes, tok, progress=not args.json)
         say(f"本项目：{ours_info['steps']} 步，用时 {ours_info['seconds']:.0f} 秒；接着训练参考")
@@ -211,15 +252,31 @@ def main() -> int:
     say(f"参考：{ref_info['steps']} 步，用时 {ref_info['seconds']:.0f} 秒；在 {len(val)} 首 val 诗上计分")
 
     bigram_nats, bigram_count, bigram_info = score_bigram(val, tok)
-    result = {"minutes": args.minutes, "preset": args.preset, "model": config.model, "batch_size": config.batch_size,
-              "keyword_dropout": config.keyword_dropout,
-              "precision": args.precision, "threads": args.threads, "seed": config.seed, "cpu": cpu,
-              "val_poems": len(val), "vocab_size": len(tok), "uniform": round(math.log(len(tok)), 4)}
-    for name, (nats, count), info in (("ours", score_ours(ours, val, tok), ours_info),
-                                      ("reference", score_reference(ref, val, tok), ref_info),
-                                      ("bigram", (bigram_nats, bigram_count), bigram_info)):
-        result[name] = {**info, "val_nats_per_char": round(nats, 4), "scored_chars": count,
-                        "ratio_to_bigram": round(nats / bigram_nats, 4)}
+    result = {
+        "minutes": args.minutes,
+        "preset": args.preset,
+        "model": config.model,
+        "batch_size": config.batch_size,
+        "keyword_dropout": config.keyword_dropout,
+        "precision": args.precision,
+        "threads": args.threads,
+        "seed": config.seed,
+        "cpu": cpu,
+        "val_poems": len(val),
+        "vocab_size": len(tok),
+        "uniform": round(math.log(len(tok)), 4),
+    }
+    for name, (nats, count), info in (
+        ("ours", score_ours(ours, val, tok), ours_info),
+        ("reference", score_reference(ref, val, tok), ref_info),
+        ("bigram", (bigram_nats, bigram_count), bigram_info),
+    ):
+        result[name] = {
+            **info,
+            "val_nats_per_char": round(nats, 4),
+            "scored_chars": count,
+            "ratio_to_bigram": round(nats / bigram_nats, 4),
+        }
     result["ours_below_reference"] = result["ours"]["val_nats_per_char"] < result["reference"]["val_nats_per_char"]
     result["ours_below_bigram"] = result["ours"]["val_nats_per_char"] < result["bigram"]["val_nats_per_char"]
     if args.json:
@@ -227,20 +284,34 @@ def main() -> int:
         return 0
 
     from rich.table import Table
-    t = Table(title=f"各训练 {args.minutes:g} 分钟（预设 {args.preset}，本项目 keyword_dropout {config.keyword_dropout:g}，精度 {args.precision}，{args.threads} 个线程，"
-                    f"CPU：{cpu}）", title_justify="left")
+
+    t = Table(
+        title=f"各训练 {args.minutes:g} 分钟（预设 {args.preset}，本项目 keyword_dropout {config.keyword_dropout:g}，精度 {args.precision}，{args.threads} 个线程，"
+        f"CPU：{cpu}）",
+        title_justify="left",
+    )
     for h in ("模型", "训练步数", "语料字数", "用时", "val 奈特/字", "÷ 二元基线"):
         t.add_column(h, justify="left" if h == "模型" else "right")
     for name, label in (("ours", "本项目"), ("reference", "nanoGPT 式参考"), ("bigram", "二元基线")):
         r = result[name]
-        t.add_row(label, f"{r['steps']:,}" if "steps" in r else "—", f"{r['train_chars']:,}",
-                  f"{r['seconds']:.0f} 秒", f"{r['val_nats_per_char']:.3f}", f"{r['ratio_to_bigram']:.3f}")
+        t.add_row(
+            label,
+            f"{r['steps']:,}" if "steps" in r else "—",
+            f"{r['train_chars']:,}",
+            f"{r['seconds']:.0f} 秒",
+            f"{r['val_nats_per_char']:.3f}",
+            f"{r['ratio_to_bigram']:.3f}",
+        )
     console.print(t)
-    console.print(f"计分：val 里等距取的 {len(val)} 首，共 {result['ours']['scored_chars']:,} 个字（正文的字与标点，"
-                  f"每首再加 <eos>），三方相同。本项目读 <bos> <体裁> <sep>（不给关键词），参考读 <eos>，"
-                  f"二元基线只看前一个编号。越低越好；均匀猜测是 ln {len(tok)} = {result['uniform']:.3f}。")
-    console.print(f"本项目{'低于' if result['ours_below_reference'] else '没有低于'}参考，"
-                  f"{'低于' if result['ours_below_bigram'] else '没有低于'}二元基线。")
+    console.print(
+        f"计分：val 里等距取的 {len(val)} 首，共 {result['ours']['scored_chars']:,} 个字（正文的字与标点，"
+        f"每首再加 <eos>），三方相同。本项目读 <bos> <体裁> <sep>（不给关键词），参考读 <eos>，"
+        f"二元基线只看前一个编号。越低越好；均匀猜测是 ln {len(tok)} = {result['uniform']:.3f}。"
+    )
+    console.print(
+        f"本项目{'低于' if result['ours_below_reference'] else '没有低于'}参考，"
+        f"{'低于' if result['ours_below_bigram'] else '没有低于'}二元基线。"
+    )
     print(json.dumps(result, ensure_ascii=False))
     return 0
 

@@ -14,6 +14,7 @@ fp32 矩阵乘法能到多少 GFLOP/s，把每种训练步的实际 GFLOP/s 表�
 
     .venv/bin/python bench/train_speed.py [--preset base] [--precision auto] [--batch-size 128] [--rounds 4] [--steps 4] [--threads 2] [--json]
 """
+
 from __future__ import annotations
 
 import json
@@ -51,15 +52,19 @@ def step_flops(config: ModelConfig, batch: int, length: int, logit_positions: in
     注意力的两次 T×T 乘法每层 12·B·T²·C，输出层 6·C·V·(算 logits 的位置数)。补齐的格子也算进去。"""
     C, L, V = config.width, config.n_layers, config.vocab_size
     block_params = L * 12 * C * C
-    return (6 * block_params * batch * length + 12 * L * batch * length**2 * C
-            + 6 * C * V * logit_positions)
+    return 6 * block_params * batch * length + 12 * L * batch * length**2 * C + 6 * C * V * logit_positions
 
 
 def main() -> int:
     parser = ChineseParser(description="训练步速度：本项目 vs GPT-2 式参考")
     parser.add_argument("--preset", default="base", choices=tuple(PRESETS), help="模型尺寸的预设（默认 base）")
     parser.add_argument("--precision", choices=PRECISIONS, help="本项目用的精度（默认按预设）")
-    parser.add_argument("--batch-size", type=positive_int, metavar="行数", help="每步几行（本项目是几首诗，参考是几段 64 字；默认按预设）")
+    parser.add_argument(
+        "--batch-size",
+        type=positive_int,
+        metavar="行数",
+        help="每步几行（本项目是几首诗，参考是几段 64 字；默认按预设）",
+    )
     parser.add_argument("--rounds", type=positive_int, default=4, metavar="轮数", help="交替计时几轮")
     parser.add_argument("--steps", type=positive_int, default=4, metavar="步数", help="每轮每种各计时几步")
     parser.add_argument("--threads", type=positive_int, default=2, metavar="线程数", help="计算线程数（默认 2）")
@@ -116,13 +121,23 @@ def main() -> int:
             totals[name][2] += time.perf_counter() - started
     peak = max(peak, matmul_gflops())  # 前后各测一次取较好的，少受别的进程干扰
 
-    result = {"preset": args.preset, "threads": args.threads, "batch_size": B,
-              "model": preset.model, "precision": precision, "matmul_fp32_gflops": round(peak, 1),
-              "matmul_bf16_gflops": round(matmul_gflops(dtype=torch.bfloat16), 1)}
+    result = {
+        "preset": args.preset,
+        "threads": args.threads,
+        "batch_size": B,
+        "model": preset.model,
+        "precision": precision,
+        "matmul_fp32_gflops": round(peak, 1),
+        "matmul_bf16_gflops": round(matmul_gflops(dtype=torch.bfloat16), 1),
+    }
     for name, (chars, flops, seconds) in totals.items():
         gflops = flops / seconds / 1e9
-        result[name] = {"chars_per_s": round(chars / seconds, 1), "gflops": round(gflops, 2),
-                        "fraction_of_matmul": round(gflops / peak, 3), "seconds": round(seconds, 2)}
+        result[name] = {
+            "chars_per_s": round(chars / seconds, 1),
+            "gflops": round(gflops, 2),
+            "fraction_of_matmul": round(gflops / peak, 3),
+            "seconds": round(seconds, 2),
+        }
     result["ours"]["scored_fraction"] = round(grid[1] / grid[0], 3)
     result["ratio"] = round(result["ours"]["chars_per_s"] / result["reference"]["chars_per_s"], 3)
     if args.json:
@@ -130,9 +145,12 @@ def main() -> int:
         return 0
     from rich.console import Console
     from rich.table import Table
-    t = Table(title=f"训练步速度（预设 {args.preset}，精度 {precision}，{args.threads} 个线程，"
-                    f"fp32 矩阵乘法上限 {peak:.1f} GFLOP/s）",
-              title_justify="left")
+
+    t = Table(
+        title=f"训练步速度（预设 {args.preset}，精度 {precision}，{args.threads} 个线程，"
+        f"fp32 矩阵乘法上限 {peak:.1f} GFLOP/s）",
+        title_justify="left",
+    )
     for h in ("", "语料字/秒", "GFLOP/s", "占 fp32 矩阵乘法上限"):
         t.add_column(h)
     for name, label in (("ours", "本项目"), ("reference", "GPT-2 式参考")):

@@ -11,6 +11,7 @@
 计数表不存成 V×V 的稠密矩阵（V = 6672 时 float32 要 178 MB，绝大多数格子是 0），
 只存出现过的 (i, j) 对：排好序的键 i·V + j 与对应次数，查表用二分查找。
 """
+
 from __future__ import annotations
 
 import math
@@ -148,8 +149,13 @@ class BigramModel:
             raise ValueError("没有可以计算交叉熵的目标")
         return -self.probability(prev, target).double().log().mean().item()
 
-    def sample(self, form: str = "七言绝句", keywords: str = "", generator: torch.Generator | None = None,
-               max_new_tokens: int = 40) -> str:
+    def sample(
+        self,
+        form: str = "七言绝句",
+        keywords: str = "",
+        generator: torch.Generator | None = None,
+        max_new_tokens: int = 40,
+    ) -> str:
         """按二元概率逐字抽样一首“诗”，返回正文（带标点，不含特殊标记）。
 
         从条件区 ``<bos> <form> 关键词… <sep>`` 开始，每一步只看最后一个编号抽下一个，
@@ -164,7 +170,7 @@ class BigramModel:
             if nxt == EOS:
                 break
             ids.append(nxt)
-        return self.tokenizer.decode(ids[ids.index(SEP) + 1:])
+        return self.tokenizer.decode(ids[ids.index(SEP) + 1 :])
 
 
 def bigram_baseline(split: str = "val", k: float = DEFAULT_K) -> float:
@@ -175,4 +181,3 @@ def bigram_baseline(split: str = "val", k: float = DEFAULT_K) -> float:
 def uniform_cross_entropy(tokenizer: Tokenizer | None = None) -> float:
     """什么都不学、每个编号等概率时的交叉熵 ln V（奈特/字）：任何模型都该比它低。"""
     return math.log(len(tokenizer or default_tokenizer()))
-

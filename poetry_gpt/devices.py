@@ -3,6 +3,7 @@
 :func:`poetry_gpt.train.train` 用这里的三样东西：``resolve_device`` 选设备，``resolve_precision`` 选精度，
 :class:`Workers` 管进程组——单进程时它的方法什么也不做，训练循环因此不必到处写 ``if world > 1``。
 """
+
 from __future__ import annotations
 
 import os
@@ -64,6 +65,7 @@ class Workers:
         """各进程的 t 就地换成所有进程的合计（op="sum"）或最小值（op="min"），返回 t。"""
         if self.world > 1:
             import torch.distributed as dist
+
             dist.all_reduce(t, op=dist.ReduceOp.MIN if op == "min" else dist.ReduceOp.SUM)
         return t
 
@@ -72,9 +74,11 @@ class Workers:
         if self.world == 1:
             return module
         from torch.nn.parallel import DistributedDataParallel
+
         return DistributedDataParallel(module, device_ids=[self.device.index] if self.device.type == "cuda" else None)
 
     def barrier(self) -> None:
         if self.world > 1:
             import torch.distributed as dist
+
             dist.barrier()

@@ -9,6 +9,7 @@
 在格式之上让第二、四句押韵、平仄合近体格式、用过的字少用；条件区只放模型训练时见过的 1–3 个字。
 ``rules=PLAIN`` 时只守格式。
 """
+
 from __future__ import annotations
 
 import os
@@ -68,8 +69,9 @@ def check_characters(text: str, tokenizer: Tokenizer, what: str = "输入") -> s
         raise GenerationError(f"{what}是空的：请给至少一个汉字，例如 ./poet write 月")
     for i, ch in enumerate(text):
         if "\udc80" <= ch <= "\udcff":  # 系统按 surrogateescape 把不合法的 UTF-8 字节留成了这种“字”
-            raise GenerationError(f"{what}不是合法的 UTF-8 文字：第 {i + 1} 个位置是字节 0x{ord(ch) - 0xdc00:02x}，"
-                                  f"请检查终端的编码设置")
+            raise GenerationError(
+                f"{what}不是合法的 UTF-8 文字：第 {i + 1} 个位置是字节 0x{ord(ch) - 0xDC00:02x}，请检查终端的编码设置"
+            )
     simplified = to_simplified(text)
     for original, ch in zip(text, simplified):
         shown = f"“{original}”" + (f"（简体“{ch}”）" if ch != original else "")
@@ -82,9 +84,18 @@ def check_characters(text: str, tokenizer: Tokenizer, what: str = "输入") -> s
 
 
 @torch.inference_mode()
-def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: int | None = None,
-              acrostic: str = "", sampling: SamplingConfig = SAMPLING, seed: int = 0, constrained: bool = True,
-              rules: Rules = VERSE) -> Poem:
+def write_one(
+    model: PoetryGPT,
+    tokenizer: Tokenizer,
+    keywords: str,
+    *,
+    form: int | None = None,
+    acrostic: str = "",
+    sampling: SamplingConfig = SAMPLING,
+    seed: int = 0,
+    constrained: bool = True,
+    rules: Rules = VERSE,
+) -> Poem:
     """写一首诗；keywords、acrostic 须已经过 :func:`check_characters`。
 
     用 KV 缓存：条件区算一次，之后每个新字只算它自己这一格（第 20 课），与每次重算整段的结果相同。
@@ -125,8 +136,16 @@ def write_one(model: PoetryGPT, tokenizer: Tokenizer, keywords: str, *, form: in
             break
         logits = step([token])
     text = tokenizer.decode(body)
-    return Poem(text=text, form=form, keywords=list(keywords), acrostic=acrostic, seed=seed,
-                constrained=constrained, seconds=time.perf_counter() - started, condition=prompt)
+    return Poem(
+        text=text,
+        form=form,
+        keywords=list(keywords),
+        acrostic=acrostic,
+        seed=seed,
+        constrained=constrained,
+        seconds=time.perf_counter() - started,
+        condition=prompt,
+    )
 
 
 def draw_form(fits: list[int], generator: torch.Generator) -> int:
@@ -151,23 +170,57 @@ def forms_that_fit(model: PoetryGPT, n_condition: int, form: int | None) -> list
     fits = [f for f in ([form] if form else [5, 7]) if positions_needed(n_condition, f) <= model.config.context_length]
     if not fits:
         f = form or 5
-        raise GenerationError(f"这个模型的前文长度 context_length 只有 {model.config.context_length} 个位置，"
-                              f"放不下一首{'五' if f == 5 else '七'}言绝句（条件区加正文要 "
-                              f"{positions_needed(n_condition, f)} 个）；请换一个存档或体裁")
+        raise GenerationError(
+            f"这个模型的前文长度 context_length 只有 {model.config.context_length} 个位置，"
+            f"放不下一首{'五' if f == 5 else '七'}言绝句（条件区加正文要 "
+            f"{positions_needed(n_condition, f)} 个）；请换一个存档或体裁"
+        )
     return fits
 
 
-def write_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n: int = 1,
-                form: int | None = None, acrostic: str = "", sampling: SamplingConfig = SAMPLING,
-                seed: int | None = None, constrained: bool = True, rules: Rules = VERSE) -> list[Poem]:
+def write_poems(
+    model: PoetryGPT,
+    tokenizer: Tokenizer,
+    keywords: str = "",
+    *,
+    n: int = 1,
+    form: int | None = None,
+    acrostic: str = "",
+    sampling: SamplingConfig = SAMPLING,
+    seed: int | None = None,
+    constrained: bool = True,
+    rules: Rules = VERSE,
+) -> list[Poem]:
     """检查输入，然后写 n 首互不相同的诗（同一个 seed 每次得到同样的诗）。参数与错误同 :func:`iter_poems`。"""
-    return list(iter_poems(model, tokenizer, keywords, n=n, form=form, acrostic=acrostic, sampling=sampling,
-                           seed=seed, constrained=constrained, rules=rules))
+    return list(
+        iter_poems(
+            model,
+            tokenizer,
+            keywords,
+            n=n,
+            form=form,
+            acrostic=acrostic,
+            sampling=sampling,
+            seed=seed,
+            constrained=constrained,
+            rules=rules,
+        )
+    )
 
 
-def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n: int = 1,
-               form: int | None = None, acrostic: str = "", sampling: SamplingConfig = SAMPLING,
-               seed: int | None = None, constrained: bool = True, rules: Rules = VERSE) -> Iterator[Poem]:
+def iter_poems(
+    model: PoetryGPT,
+    tokenizer: Tokenizer,
+    keywords: str = "",
+    *,
+    n: int = 1,
+    form: int | None = None,
+    acrostic: str = "",
+    sampling: SamplingConfig = SAMPLING,
+    seed: int | None = None,
+    constrained: bool = True,
+    rules: Rules = VERSE,
+) -> Iterator[Poem]:
     """立即检查输入，然后返回一个逐首写诗的迭代器：每写好一首就交出一首，``./poet write -n`` 可以边写边印。
 
     Args:
@@ -199,8 +252,17 @@ def iter_poems(model: PoetryGPT, tokenizer: Tokenizer, keywords: str = "", *, n:
         seen: set[str] = set()
         attempt = 0
         while len(seen) < n and attempt < 20 * n:  # 偶尔两次抽到同一首：换个种子再写；采样太确定时就此作罢
-            poem = write_one(model, tokenizer, keywords, form=form, acrostic=acrostic, sampling=sampling,
-                             seed=(seed + attempt) % MAX_SEED, constrained=constrained, rules=rules)
+            poem = write_one(
+                model,
+                tokenizer,
+                keywords,
+                form=form,
+                acrostic=acrostic,
+                sampling=sampling,
+                seed=(seed + attempt) % MAX_SEED,
+                constrained=constrained,
+                rules=rules,
+            )
             attempt += 1
             if poem.text not in seen:
                 seen.add(poem.text)

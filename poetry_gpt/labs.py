@@ -2,6 +2,7 @@
 
 全部用 rich 输出：在终端里有颜色；设置了 NO_COLOR 或输出被管道接走时自动退回纯文本。
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -87,7 +88,7 @@ def fold_lines(text: str, width: int, phrase: bool = False) -> list[tuple[int, i
             used = 0
             while w > width:  # 硬折：只有一段比整行还宽时
                 cut = a
-                while cut < b and cell_len(text[a:cut + 1]) <= width:
+                while cut < b and cell_len(text[a : cut + 1]) <= width:
                     cut += 1
                 lines.append((a, cut))
                 a = start = end = cut
@@ -147,6 +148,7 @@ def _fmt(value: Any, digits: int = 4) -> str:
         return f"⟨{value}⟩"
     try:
         import torch
+
         if isinstance(value, torch.Tensor):
             value = value.detach().tolist() if value.dim() else value.item()
     except ImportError:  # pragma: no cover - torch 总是在
@@ -213,9 +215,13 @@ _MARKS = ".o+*x#"
 _COLOURS = ("cyan", "magenta", "green", "yellow", "blue", "red")
 
 
-def plot_rows(series: dict[str, Sequence[tuple[float, float]]], hlines: dict[str, float] | None = None,
-              width: int = 60, height: int = 14,
-              y_limits: tuple[float, float] | None = None) -> list[list[tuple[str, int]]]:
+def plot_rows(
+    series: dict[str, Sequence[tuple[float, float]]],
+    hlines: dict[str, float] | None = None,
+    width: int = 60,
+    height: int = 14,
+    y_limits: tuple[float, float] | None = None,
+) -> list[list[tuple[str, int]]]:
     """把几条曲线排进一个 height 行 × width 列的字符格子，供 :func:`line_plot` 打印（也方便测试）。
 
     Args:
@@ -255,9 +261,16 @@ def _y_range(points, hlines) -> tuple[float, float]:
     return min(ys), max(ys)
 
 
-def line_plot(series: dict[str, Sequence[tuple[float, float]]], hlines: dict[str, float] | None = None,
-              width: int = 60, height: int = 14, y_limits: tuple[float, float] | None = None,
-              title: str | None = None, x_label: str = "步", digits: int = 2) -> None:
+def line_plot(
+    series: dict[str, Sequence[tuple[float, float]]],
+    hlines: dict[str, float] | None = None,
+    width: int = 60,
+    height: int = 14,
+    y_limits: tuple[float, float] | None = None,
+    title: str | None = None,
+    x_label: str = "步",
+    digits: int = 2,
+) -> None:
     """在终端里画折线图（散点）：左边是 y 的刻度，下面是 x 的两端，最后一行是图例。
 
     参数同 :func:`plot_rows`；title 印在图上方，x_label 是横轴的名字，digits 是 y 刻度的小数位。
@@ -279,8 +292,9 @@ def line_plot(series: dict[str, Sequence[tuple[float, float]]], hlines: dict[str
         console.print(line, soft_wrap=True)
     console.print(" " * label_width + " +" + "-" * width)
     left, right = f"{x0:g}", f"{x1:g}"
-    console.print(" " * (label_width + 2) + left + " " * max(1, width - len(left) - len(right)) + right
-                  + f"  {x_label}")
+    console.print(
+        " " * (label_width + 2) + left + " " * max(1, width - len(left) - len(right)) + right + f"  {x_label}"
+    )
     legend = Text(" " * (label_width + 2))
     for i, name in enumerate(series):
         legend.append(f"{_MARKS[i]} {name}", style=_COLOURS[i])

@@ -17,6 +17,7 @@
 参考：Wijmans et al., "Cut Your Losses in Large-Vocabulary Language Models", 2024；
 Hsu et al., "Liger Kernel: Efficient Triton Kernels for LLM Training", 2024（FusedLinearCrossEntropy）。
 """
+
 from __future__ import annotations
 
 import torch
@@ -25,8 +26,9 @@ from torch import nn
 from .data import make_batch
 
 
-def scored_loss(model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, loss_mask: torch.Tensor,
-                chunk_size: int = 512) -> torch.Tensor:
+def scored_loss(
+    model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, loss_mask: torch.Tensor, chunk_size: int = 512
+) -> torch.Tensor:
     """训练步的损失：只在 loss_mask 为真的位置上算交叉熵（奈特/字，按计分的字数平均）。
 
     与 ``model(ids, targets.masked_fill(~loss_mask, IGNORE_INDEX))[1]`` 数值相同，但不整块算出 logits。
@@ -41,7 +43,9 @@ def scored_loss(model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, loss
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, samples: list[list[int]], device: torch.device | str = "cpu", batch_size: int = 128) -> float:
+def evaluate(
+    model: nn.Module, samples: list[list[int]], device: torch.device | str = "cpu", batch_size: int = 128
+) -> float:
     """在 samples 上的平均交叉熵（奈特/字，只算正文与 <eos>，按字数加权）。"""
     was_training = model.training
     model.eval()
@@ -68,8 +72,9 @@ class ScoredLoss(nn.Module):
         return scored_loss(self.model, ids, targets, loss_mask)
 
 
-def chunked_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor,
-                          chunk_size: int = 512) -> torch.Tensor:
+def chunked_cross_entropy(
+    hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, chunk_size: int = 512
+) -> torch.Tensor:
     """``F.cross_entropy(hidden @ weight.T, targets)``，但不整块算出 logits。
 
     Args:

@@ -2,6 +2,7 @@
 
 ``./poet eval`` 用的就是这里的 :func:`evaluate_model`。
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -108,8 +109,13 @@ def line_repeat(text: str) -> bool:
 @lru_cache(maxsize=1)
 def attested_doubles() -> frozenset[str]:
     """训练诗里至少 :data:`DOUBLE_MIN` 首用过的叠字（萧萧、依依……）。"""
-    counts = Counter(line[i] for p in load_poems("train") for line in split_lines(p["text"])
-                     for i in range(len(line) - 1) if line[i] == line[i + 1])
+    counts = Counter(
+        line[i]
+        for p in load_poems("train")
+        for line in split_lines(p["text"])
+        for i in range(len(line) - 1)
+        if line[i] == line[i + 1]
+    )
     return frozenset(ch for ch, n in counts.items() if n >= DOUBLE_MIN)
 
 
@@ -120,8 +126,9 @@ DOUBLE_MIN = 3
 def unattested_double(text: str, doubles: frozenset[str] | None = None) -> bool:
     """有没有语料里不这样叠的叠字（“菊菊”；“萧萧”是语料里有的，不算）。"""
     doubles = attested_doubles() if doubles is None else doubles
-    return any(line[i] == line[i + 1] and line[i] not in doubles
-               for line in split_lines(text) for i in range(len(line) - 1))
+    return any(
+        line[i] == line[i + 1] and line[i] not in doubles for line in split_lines(text) for i in range(len(line) - 1)
+    )
 
 
 def stock_opening_share(texts: Sequence[str]) -> float:
@@ -141,10 +148,10 @@ def drawn_keyword(text: str, seed: int, tokenizer: Tokenizer | None = None) -> l
     import random
 
     from .samples import draw_keywords, keyword_candidates
+
     tok = tokenizer or default_tokenizer()
     ids, weights = keyword_candidates(text, tok)
     return [tok.tokens[i] for i in draw_keywords(ids, weights, 1, random.Random(seed))]
-
 
 
 def human_poems(form: int, n: int, seed: int = COURSE_SEED) -> list[str]:
@@ -154,8 +161,9 @@ def human_poems(form: int, n: int, seed: int = COURSE_SEED) -> list[str]:
     return [poems[i] for i in order.tolist()]
 
 
-def reader_report(texts: Sequence[str], keywords: Sequence[Sequence[str]] | None = None,
-                  distinct_poems: int = DISTINCT_POEMS) -> dict:
+def reader_report(
+    texts: Sequence[str], keywords: Sequence[Sequence[str]] | None = None, distinct_poems: int = DISTINCT_POEMS
+) -> dict:
     """读者会注意到的数字（第 24、25 课），一组诗（同一体裁）一份。
 
     Args:
@@ -208,8 +216,11 @@ def common_keywords(n: int = 50, tokenizer: Tokenizer | None = None) -> list[str
     """写诗的人最常给的那类字：训练诗里出现在最多首诗里的 n 个汉字（跳过虚字，data.FUNCTION_CHARS）。"""
     tok = tokenizer or default_tokenizer()
     order = sorted(range(len(tok)), key=lambda i: -tok.doc_freq[i])
-    return [tok.tokens[i] for i in order if tok.tokens[i] in tok and is_hanzi(tok.tokens[i])
-            and tok.tokens[i] not in FUNCTION_CHARS][:n]
+    return [
+        tok.tokens[i]
+        for i in order
+        if tok.tokens[i] in tok and is_hanzi(tok.tokens[i]) and tok.tokens[i] not in FUNCTION_CHARS
+    ][:n]
 
 
 def eval_prompts(n: int = EVAL_PROMPTS) -> list[tuple[str, int]]:
@@ -233,8 +244,10 @@ def special_prompts(n: int = 40, seed: int = COURSE_SEED) -> dict[str, list[tupl
     fours = ("".join(keywords_for(poems[i], tok, k=4)) for i in order)
     pick = lambda items: [x for x in items if len(x) == 4 and all(c in tok for c in x)]  # noqa: E731
     heads, fours = pick(heads), pick(fours)
-    return {"acrostic": [(a, 5 + 2 * (i % 2)) for i, a in enumerate(heads[:n])],
-            "four_keywords": [(k, 5 + 2 * (i % 2)) for i, k in enumerate(fours[:n])]}
+    return {
+        "acrostic": [(a, 5 + 2 * (i % 2)) for i, a in enumerate(heads[:n])],
+        "four_keywords": [(k, 5 + 2 * (i % 2)) for i, k in enumerate(fours[:n])],
+    }
 
 
 def poem_report(text: str) -> dict:
@@ -246,8 +259,14 @@ def poem_report(text: str) -> dict:
 
     from . import prosody
 
-    report = {"rhyme": None, "tones": None, "tones_strict": None, "nian_dui": None,
-              "most_uses": char_repeats(text), "bigram_repeat": bigram_repeat(text)}
+    report = {
+        "rhyme": None,
+        "tones": None,
+        "tones_strict": None,
+        "nian_dui": None,
+        "most_uses": char_repeats(text),
+        "bigram_repeat": bigram_repeat(text),
+    }
     if format_ok(text) and len(split_lines(text)[0]) in (5, 7):
         report["rhyme"] = asdict(prosody.quatrain_rhyme(text))
         report["tones"] = asdict(prosody.tone_report(text, lenient=True))
@@ -256,8 +275,15 @@ def poem_report(text: str) -> dict:
     return report
 
 
-def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = EVAL_PROMPTS, seed: int = COURSE_SEED,
-                   val_poems: int | None = None, rules=None, n_special: int = 40) -> dict:
+def evaluate_model(
+    model,
+    tokenizer: Tokenizer,
+    n_prompts: int = EVAL_PROMPTS,
+    seed: int = COURSE_SEED,
+    val_poems: int | None = None,
+    rules=None,
+    n_special: int = 40,
+) -> dict:
     """``./poet eval`` 的全部数字。
 
     Args:
@@ -285,8 +311,12 @@ def evaluate_model(model, tokenizer: Tokenizer, n_prompts: int = EVAL_PROMPTS, s
     return {
         "val_poems": len(val),
         "prompts": len(prompts),
-        "rules": {"rhyme": rules.rhyme, "tones": rules.tones, "repetition": rules.repetition,
-                  "seen_condition": rules.seen_condition},
+        "rules": {
+            "rhyme": rules.rhyme,
+            "tones": rules.tones,
+            "repetition": rules.repetition,
+            "seen_condition": rules.seen_condition,
+        },
         "val_cross_entropy": val_ce,
         "bigram_cross_entropy": bigram,
         "ratio_to_bigram": val_ce / bigram,
@@ -322,29 +352,46 @@ def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict]) -> tuple[floa
     return val_ce, val_ce_bare, bigram
 
 
-def _write_eval_poems(model, tokenizer: Tokenizer, prompts: list[tuple[str, int]], special: dict, seed: int,
-                      rules) -> dict[str, list]:
+def _write_eval_poems(
+    model, tokenizer: Tokenizer, prompts: list[tuple[str, int]], special: dict, seed: int, rules
+) -> dict[str, list]:
     """按各组提示写诗（第 i 首的种子是 seed + i）：fixed、free（同样的提示，受约束与不受约束）、
     heads（藏头）、fours、fours_free（四个关键词，受约束与不受约束）。与 ./poet write 一样用一个线程，
     每首用时才是学习者看到的；写完恢复原来的线程数。"""
     from .generate import write_one
 
     def write(items, constrained=True, acrostic=False):
-        return [write_one(model, tokenizer, kw, form=form, acrostic=kw if acrostic else "", seed=seed + i,
-                          constrained=constrained, rules=rules) for i, (kw, form) in enumerate(items)]
+        return [
+            write_one(
+                model,
+                tokenizer,
+                kw,
+                form=form,
+                acrostic=kw if acrostic else "",
+                seed=seed + i,
+                constrained=constrained,
+                rules=rules,
+            )
+            for i, (kw, form) in enumerate(items)
+        ]
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return {"fixed": write(prompts), "free": write(prompts, constrained=False),
-                "heads": write(special["acrostic"], acrostic=True), "fours": write(special["four_keywords"]),
-                "fours_free": write(special["four_keywords"], constrained=False)}
+        return {
+            "fixed": write(prompts),
+            "free": write(prompts, constrained=False),
+            "heads": write(special["acrostic"], acrostic=True),
+            "fours": write(special["four_keywords"]),
+            "fours_free": write(special["four_keywords"], constrained=False),
+        }
     finally:
         torch.set_num_threads(threads)
 
 
 def _reader_groups(poems: dict[str, list]) -> dict[str, dict]:
     """模型的诗按组的 :func:`reader_report`，各加上 format_rate（四个关键词组还有 --free 时的 format_rate_free）。"""
+
     def group(items) -> dict:
         report = reader_report([p.text for p in items], [p.keywords for p in items])
         report["format_rate"] = _rate(format_ok(p.text, p.form) for p in items)
@@ -387,6 +434,7 @@ def loss_curves(source=None) -> dict:
     eval_poems = None
     if source is None or not isinstance(source, list):
         from .checkpoint import SHIPPED_MODEL, read_checkpoint  # 只在读存档时才需要
+
         state = read_checkpoint(SHIPPED_MODEL if source is None else source)
         log, eval_poems = state["log"], state["train_config"].get("eval_poems")
     else:

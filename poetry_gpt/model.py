@@ -7,6 +7,7 @@
 参考：Vaswani et al., "Attention Is All You Need", 2017；
 Radford et al., "Language Models are Unsupervised Multitask Learners" (GPT-2), 2019。
 """
+
 from __future__ import annotations
 
 import math
@@ -126,9 +127,14 @@ class CausalAttention(nn.Module):
             # bf16 自动混合精度里这一步也用 fp32 算：CPU 上 bf16 的 SDPA 前向加反向要多花约 4 倍时间
             # （bench/attention_precision.py）；fp32 训练时 .float() 什么也不做
             with torch.autocast(x.device.type, enabled=False):
-                out = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=mask,
-                                                     is_causal=past == 0,
-                                                     dropout_p=self.dropout if self.training else 0.0)
+                out = F.scaled_dot_product_attention(
+                    q.float(),
+                    k.float(),
+                    v.float(),
+                    attn_mask=mask,
+                    is_causal=past == 0,
+                    dropout_p=self.dropout if self.training else 0.0,
+                )
         else:
             out = self.drop(self.weights(q, k, past)) @ v  # [B, H, T, C/H]
         return self.proj(self.merge_heads(out))
@@ -225,8 +231,10 @@ class PoetryGPT(nn.Module):
         """
         T = ids.shape[1]
         if past + T > self.config.context_length:
-            raise ValueError(f"输入有 {past + T} 个位置，超过了前文长度 context_length="
-                             f"{self.config.context_length}；位置表只有这么多行，模型不会悄悄截断")
+            raise ValueError(
+                f"输入有 {past + T} 个位置，超过了前文长度 context_length="
+                f"{self.config.context_length}；位置表只有这么多行，模型不会悄悄截断"
+            )
         positions = torch.arange(past, past + T, device=ids.device)
         return self.drop(self.characters(ids) + self.positions(positions))  # [B,T,C] + [T,C]
 
@@ -243,8 +251,9 @@ class PoetryGPT(nn.Module):
             hidden = block(hidden, kv_cache)
         return self.norm(hidden)
 
-    def forward(self, ids: torch.Tensor, targets: torch.Tensor | None = None,
-                kv_cache: KVCache | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(
+        self, ids: torch.Tensor, targets: torch.Tensor | None = None, kv_cache: KVCache | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """编号 → 每个位置上下一个字的分数 logits，给了 targets 时再算交叉熵。
 
         Args:

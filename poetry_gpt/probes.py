@@ -3,6 +3,7 @@
 课程实验把它们打印出来，课程网站（poetry_gpt/courseware/site_figures.py）把同样的数画成图，
 两边调用同一个函数，图和终端里的数就不会对不上。
 """
+
 from __future__ import annotations
 
 import torch

@@ -2,6 +2,7 @@
 
 rich 只在真要画进度条时才导入；``enabled`` 为假（不要进度、或不是第 0 个进程）时各方法什么也不做。
 """
+
 from __future__ import annotations
 
 
@@ -24,12 +25,20 @@ class ProgressBar:
         from rich.table import Column
 
         from .labs import console
+
         # 步数与时间在前、宽度固定；损失这些放最后，终端窄（80 列）时只截掉它们的尾巴（…）
-        self.progress = Progress(TextColumn("训练"), MofNCompleteColumn(), TextColumn("已用"), TimeElapsedColumn(),
-                                 TextColumn("剩"), TimeRemainingColumn(), BarColumn(bar_width=10),
-                                 TextColumn("{task.fields[info]}",
-                                            table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)),
-                                 console=console, expand=True)
+        self.progress = Progress(
+            TextColumn("训练"),
+            MofNCompleteColumn(),
+            TextColumn("已用"),
+            TimeElapsedColumn(),
+            TextColumn("剩"),
+            TimeRemainingColumn(),
+            BarColumn(bar_width=10),
+            TextColumn("{task.fields[info]}", table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)),
+            console=console,
+            expand=True,
+        )
         self.task = self.progress.add_task("train", total=total, completed=start, info="")
 
     def __enter__(self):
@@ -52,8 +61,7 @@ class ProgressBar:
             return
         if "val" in entry:
             self.val = f"{entry['val']:.3f}"
-        info = (f"损失 {entry['loss']:.3f} · 验证 {self.val} · 学习率 {entry['lr']:.2e} · "
-                f"{chars_per_s:,.0f} 字/秒")
+        info = f"损失 {entry['loss']:.3f} · 验证 {self.val} · 学习率 {entry['lr']:.2e} · {chars_per_s:,.0f} 字/秒"
         self.progress.update(self.task, completed=step, info=info)
 
     def print(self, text: str) -> None:

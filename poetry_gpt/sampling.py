@@ -3,6 +3,7 @@
 默认值与合法范围在 settings.py（不导入 torch，``./poet`` 解析参数时就要用）；这里的 :class:`SamplingConfig`
 把三个旋钮装在一起，建的时候按同样的范围检查一次。
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -78,8 +79,9 @@ def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float |
     return logits
 
 
-def sample_next(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None,
-                generator: torch.Generator) -> int:
+def sample_next(
+    logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None, generator: torch.Generator
+) -> int:
     """从一行 logits [V] 里抽一个编号；temperature 为 0 时取分数最高的（贪心）。"""
     if temperature <= 0:
         return int(torch.argmax(logits))

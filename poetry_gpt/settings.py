@@ -4,6 +4,7 @@
 这里只用标准库（不导入 torch、numpy）：``./poet`` 解析参数时就要用这些值，而不必等 torch 载入
 （``tests/lib/test_settings.py`` 检查这两点）。
 """
+
 from __future__ import annotations
 
 import math
@@ -44,8 +45,10 @@ def temperature_problem(value: float, shown: str | None = None) -> str | None:
     if value < 0:  # 负数另说：“小于 0.01 与贪心没分别”的解释对它不成立
         return f"温度不能是负数：0 表示每步取最可能的字，其余要不小于 {MIN_TEMPERATURE}，收到 {shown}"
     if not (value == 0 or MIN_TEMPERATURE <= value <= MAX_TEMPERATURE):
-        return (f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {shown}"
-                f"（{TOO_COLD}；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）")
+        return (
+            f"要么是 0（每步取最可能的字），要么在 {MIN_TEMPERATURE} 到 {MAX_TEMPERATURE:g} 之间，收到 {shown}"
+            f"（{TOO_COLD}；大于 {MAX_TEMPERATURE:g} 时每个字几乎一样可能，写出来是乱码）"
+        )
     return None
 
 

@@ -4,6 +4,7 @@
 再把总步数定成剩下的时间走得完的步数；之后每次验证完按到那时的平均用时重排一次。这里只有钟表与算术，
 不碰模型：:class:`MinutesPlanner` 拿到的时刻由调用的人给（训练循环给 ``time.monotonic()``，测试给编好的数）。
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,8 +56,10 @@ class MinutesPlanner:
     def describe(self, step: int, per_step: float, steps: int, warmup: int) -> str:
         """排定之后留在进度条上方的一句话；排定的步数比预热还短时提醒多给些分钟。"""
         again = "重新" if step > PLAN_AT else ""
-        text = (f"第 {PLAN_SKIP}–{step - 1} 步平均每步 {per_step:.3f} 秒，{self.minutes:g} 分钟{again}排定 {steps} 步："
-                f"学习率的余弦在第 {steps} 步降到最低值")
+        text = (
+            f"第 {PLAN_SKIP}–{step - 1} 步平均每步 {per_step:.3f} 秒，{self.minutes:g} 分钟{again}排定 {steps} 步："
+            f"学习率的余弦在第 {steps} 步降到最低值"
+        )
         if steps <= warmup:
             text += f"；可这比预热的 {warmup} 步还短，学习率来不及降下来，请给更多分钟"
         return text

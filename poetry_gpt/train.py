@@ -6,6 +6,7 @@
 参考：Loshchilov & Hutter, "Decoupled Weight Decay Regularization" (AdamW), 2019；
 Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（余弦衰减）, 2017。
 """
+
 from __future__ import annotations
 
 import math
@@ -83,19 +84,45 @@ class TrainConfig:
 
 PRESETS = {
     # 测试与课程用：一层、宽 32，2 个核上几十秒以内，损失明显下降
-    "tiny": TrainConfig(model=dict(context_length=48, width=32, n_layers=1, n_heads=2),
-                        steps=120, batch_size=32, lr=1e-2, warmup=10, eval_every=40, eval_poems=128,
-                        train_poems=4000, sample_every_s=0, precision="fp32"),
+    "tiny": TrainConfig(
+        model=dict(context_length=48, width=32, n_layers=1, n_heads=2),
+        steps=120,
+        batch_size=32,
+        lr=1e-2,
+        warmup=10,
+        eval_every=40,
+        eval_poems=128,
+        train_poems=4000,
+        sample_every_s=0,
+        precision="fp32",
+    ),
     # 随课程发布的模型：前文长度 64、宽 128、6 层、4 头（比 ModelConfig 默认的 4 层多两层：同样训练 55 分钟，
     # 验证损失更低，见 data/MODEL.md），约 205 万个参数，fp16 存下约 4.4 MB；每步 128 首诗（比 64 首时矩阵乘法更饱满，
     # 每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮
-    "base": TrainConfig(model=dict(context_length=64, width=128, n_layers=6, n_heads=4),
-                        steps=2800, batch_size=128, lr=3e-3, warmup=100, eval_every=200, eval_poems=512),
+    "base": TrainConfig(
+        model=dict(context_length=64, width=128, n_layers=6, n_heads=4),
+        steps=2800,
+        batch_size=128,
+        lr=3e-3,
+        warmup=100,
+        eval_every=200,
+        eval_poems=512,
+    ),
     # 试过的另一种：宽 192、6 层、6 头（约 396 万个参数），绝句（每轮 4 遍）加上律诗、排律切成的四句窗口，
     # 关键词每步重抽，最后两成步数只用绝句。两核 fp32 上 92 分钟的一次训练没有比 base 好（data/MODEL.md），所以没有发布
-    "verse": TrainConfig(model=dict(context_length=64, width=192, n_layers=6, n_heads=6),
-                         steps=2800, batch_size=128, lr=3e-3, warmup=200, eval_every=200, eval_poems=512,
-                         fresh_keywords=True, verse=True, quatrain_repeats=4, finetune_share=0.2),
+    "verse": TrainConfig(
+        model=dict(context_length=64, width=192, n_layers=6, n_heads=6),
+        steps=2800,
+        batch_size=128,
+        lr=3e-3,
+        warmup=200,
+        eval_every=200,
+        eval_poems=512,
+        fresh_keywords=True,
+        verse=True,
+        quatrain_repeats=4,
+        finetune_share=0.2,
+    ),
 }
 
 
@@ -120,8 +147,7 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.A
     """
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
-    groups = [{"params": decay, "weight_decay": config.weight_decay},
-              {"params": no_decay, "weight_decay": 0.0}]
+    groups = [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
     return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
 
 
@@ -161,20 +187,27 @@ def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainCo
     """
     saved = state["train_config"].get("model")
     if saved != config.model:
-        raise CheckpointError(f"{ckpt_path} 里的模型尺寸是 {saved}，与要训练的 {config.model} 不同，"
-                              "不能接着训练；请换一个 --out，或用与存档相同的预设与尺寸")
+        raise CheckpointError(
+            f"{ckpt_path} 里的模型尺寸是 {saved}，与要训练的 {config.model} 不同，"
+            "不能接着训练；请换一个 --out，或用与存档相同的预设与尺寸"
+        )
     if "optimizer" not in state or "rng" not in state:
-        raise CheckpointError(f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
-                              "不能接着训练；请用 ./poet train 写出的存档")
+        raise CheckpointError(
+            f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
+            "不能接着训练；请用 ./poet train 写出的存档"
+        )
     try:
-        return replace(TrainConfig(**state["train_config"]), **{
-            k: getattr(config, k) for k in ("eval_every", "sample_every_s", "precision")})
+        return replace(
+            TrainConfig(**state["train_config"]),
+            **{k: getattr(config, k) for k in ("eval_every", "sample_every_s", "precision")},
+        )
     except TypeError:
         raise CheckpointError(f"{ckpt_path} 里的训练设置损坏了，不能接着训练") from None
 
 
-def build_model(model_config: ModelConfig, config: TrainConfig, device: torch.device,
-                state: dict | None = None) -> tuple[PoetryGPT, torch.optim.AdamW]:
+def build_model(
+    model_config: ModelConfig, config: TrainConfig, device: torch.device, state: dict | None = None
+) -> tuple[PoetryGPT, torch.optim.AdamW]:
     """按种子新建模型与优化器；给了存档 state（续训）时放回权重、优化器与随机数状态。
 
     随机数状态最后才放回：新建模型和优化器会用掉随机数，放回之后接下来的取批、dropout 与没停过的一样（第 18 课）。
@@ -231,13 +264,15 @@ class Trainer:
     def save(self, step: int, config: TrainConfig, log: list) -> None:
         """写存档（只有第 0 个进程写）。"""
         if self.workers.rank == 0:
-            save_checkpoint(self.ckpt_path, self.model, self.tokenizer, optimizer=self.optimizer, step=step,
-                            config=config, log=log)
+            save_checkpoint(
+                self.ckpt_path, self.model, self.tokenizer, optimizer=self.optimizer, step=step, config=config, log=log
+            )
 
     def sample_line(self, step: int) -> str:
         """进度条上方的一首示例诗（关键词“月”），写完切回训练模式。"""
         try:
             from .generate import write_poems  # 只在需要示例诗时导入
+
             poem = write_poems(self.model, self.tokenizer, "月", seed=step)[0]
             return f"第 {step} 步的示例（关键词“月”）：{poem.text}"
         except Exception as e:  # 示例诗只是给人看的，写不成也不能打断几十分钟的训练
@@ -246,9 +281,18 @@ class Trainer:
             self.model.train()
 
 
-def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: int | None = None,
-          minutes: float | None = None, stop_at: int | None = None, device: str = DEVICES[0],
-          tokenizer: Tokenizer | None = None, progress: bool = True) -> Run:
+def train(
+    config: TrainConfig,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    steps: int | None = None,
+    minutes: float | None = None,
+    stop_at: int | None = None,
+    device: str = DEVICES[0],
+    tokenizer: Tokenizer | None = None,
+    progress: bool = True,
+) -> Run:
     """训练并在 ``out/checkpoint.pt`` 写存档。
 
     每步见 :meth:`Trainer.step`。在 torchrun 下（环境变量 WORLD_SIZE > 1）每个进程取这一批中属于自己的一份，
@@ -275,8 +319,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
     if minutes is not None and steps is not None:
         raise ValueError("--minutes 会按时间算出总步数，不能再给 --steps；两个只能选一个")
     if minutes is not None and resume:
-        raise ValueError("续训按存档里排好的总步数走完，不能再给 --minutes；"
-                         "要按时间排日程，请换一个 --out 从头训练")
+        raise ValueError("续训按存档里排好的总步数走完，不能再给 --minutes；要按时间排日程，请换一个 --out 从头训练")
     tokenizer = tokenizer or default_tokenizer()
     model_config = ModelConfig(vocab_size=len(tokenizer), **config.model)
     ckpt_path = prepare_output(Path(out))
@@ -293,15 +336,25 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, steps: 
     trainer = Trainer(model, optimizer, workers, precision, tokenizer, ckpt_path)
     if progress and workers.rank == 0 and config.verse:  # 读律诗、切窗口要半分钟到一分钟：先说一声
         from .labs import console
+
         console.print("准备训练样本：绝句与律诗、排律的四句窗口（data/verse.txt.gz，约一分钟）…")
     samples = TrainingSamples(config, tokenizer), encode_split("val", tokenizer, config.eval_poems)
-    return _loop(trainer, config, step, log, samples, stop_at=stop_at, minutes=minutes,
-                 progress=progress and workers.rank == 0)
+    return _loop(
+        trainer, config, step, log, samples, stop_at=stop_at, minutes=minutes, progress=progress and workers.rank == 0
+    )
 
 
-def _loop(trainer: Trainer, config: TrainConfig, step: int, log: list,
-          samples: tuple[TrainingSamples, list[list[int]]], *, stop_at: int | None, minutes: float | None,
-          progress: bool) -> Run:
+def _loop(
+    trainer: Trainer,
+    config: TrainConfig,
+    step: int,
+    log: list,
+    samples: tuple[TrainingSamples, list[list[int]]],
+    *,
+    stop_at: int | None,
+    minutes: float | None,
+    progress: bool,
+) -> Run:
     """训练循环：从第 step 步走到总步数（或 stop_at），每 eval_every 步验证并存档；Ctrl-C 时存好档返回。"""
     train_samples, val_samples = samples
     dev = trainer.workers.device
@@ -329,11 +382,16 @@ def _loop(trainer: Trainer, config: TrainConfig, step: int, log: list,
                 speed = chars / max(time.monotonic() - started, 1e-9)
                 bar.update(step, entry, speed)
                 if validate:  # 验证的结果留在进度条上方，并顺手存一次档
-                    bar.print(f"第 {step} 步：损失 {entry['loss']:.3f}，验证 {entry['val']:.3f} 奈特/字，"
-                              f"学习率 {lr:.2e}，{speed:,.0f} 字/秒，已用 {(time.monotonic() - started) / 60:.1f} 分钟")
+                    bar.print(
+                        f"第 {step} 步：损失 {entry['loss']:.3f}，验证 {entry['val']:.3f} 奈特/字，"
+                        f"学习率 {lr:.2e}，{speed:,.0f} 字/秒，已用 {(time.monotonic() - started) / 60:.1f} 分钟"
+                    )
                     trainer.save(step, config, log)
-                if (trainer.workers.rank == 0 and config.sample_every_s
-                        and time.monotonic() - last_sample > config.sample_every_s):
+                if (
+                    trainer.workers.rank == 0
+                    and config.sample_every_s
+                    and time.monotonic() - last_sample > config.sample_every_s
+                ):
                     last_sample = time.monotonic()
                     bar.print(trainer.sample_line(step))
     except KeyboardInterrupt:
@@ -344,13 +402,24 @@ def _loop(trainer: Trainer, config: TrainConfig, step: int, log: list,
 
 
 def _start_text(trainer: Trainer, config: TrainConfig, step: int, last: int, minutes: float | None) -> str:
-    plan = f"第 {step} → {last} 步" if minutes is None else f"先量前 {PLAN_AT} 步的用时，再按 {minutes:g} 分钟排定总步数"
-    return (f"在 {trainer.workers.device.type.upper()} 上训练（{trainer.workers.world} 个进程），精度 {trainer.precision}，"
-            f"每步 {config.batch_size} 首诗，{plan}")
+    plan = (
+        f"第 {step} → {last} 步" if minutes is None else f"先量前 {PLAN_AT} 步的用时，再按 {minutes:g} 分钟排定总步数"
+    )
+    return (
+        f"在 {trainer.workers.device.type.upper()} 上训练（{trainer.workers.world} 个进程），精度 {trainer.precision}，"
+        f"每步 {config.batch_size} 首诗，{plan}"
+    )
 
 
-def _reschedule(plan: tuple[float, int], step: int, config: TrainConfig, stop_at: int | None,
-                planner: MinutesPlanner, workers: Workers, bar: ProgressBar) -> tuple[TrainConfig, int]:
+def _reschedule(
+    plan: tuple[float, int],
+    step: int,
+    config: TrainConfig,
+    stop_at: int | None,
+    planner: MinutesPlanner,
+    workers: Workers,
+    bar: ProgressBar,
+) -> tuple[TrainConfig, int]:
     """按 planner 排定的总步数改 config.steps，返回 (新的 config, 循环停在第几步)。各进程量出的时间略有不同，
     步数却必须一样：取最少的。步数没变就不再说一遍（第一次排定时总要说）。"""
     per_step, planned = plan

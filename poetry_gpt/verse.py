@@ -27,6 +27,7 @@
 收紧时有先后：藏头字与必须写进去的字（Constraint 定的）最先，然后押韵、平仄、重复；哪一条会让这一格
 一个字都不剩，就跳过那一条——所以受约束解码的保证（格式、藏头、关键词）不受影响。
 """
+
 from __future__ import annotations
 
 import torch
@@ -87,8 +88,9 @@ class _Tables:
         table = prosody.load_table()
         index = {g: i for i, g in enumerate(prosody.GROUPS)}
         level = [prosody.group_tone(g) == prosody.PING for g in prosody.GROUPS]
-        pairs = [(i, index[g]) for i, token in enumerate(tokenizer.tokens) if token in table
-                 for g in table[token]["groups"]]
+        pairs = [
+            (i, index[g]) for i, token in enumerate(tokenizer.tokens) if token in table for g in table[token]["groups"]
+        ]
         self.groups = torch.zeros(len(tokenizer), len(prosody.GROUPS))
         self.groups[torch.tensor(pairs).T.unbind()] = 1.0
         self.level_groups = torch.tensor(level)
@@ -99,8 +101,10 @@ class _Tables:
         self.ping, self.ze = torch.tensor(ping), torch.tensor(ze)
         self.known = self.ping | self.ze
         # 句中（不在句尾）的平仄：两读的字按语料里的用法定（prosody.line_tone），如“不”句中只是仄
-        inside = [prosody.line_tone(token, table) if known else prosody.UNKNOWN
-                  for token, known in zip(tokenizer.tokens, self.known.tolist())]
+        inside = [
+            prosody.line_tone(token, table) if known else prosody.UNKNOWN
+            for token, known in zip(tokenizer.tokens, self.known.tolist())
+        ]
         self.ping_line = torch.tensor([t in (prosody.PING, prosody.BOTH) for t in inside])
         self.stock = _stock_openings(tokenizer)
         self.ze_line = torch.tensor([t in (prosody.ZE, prosody.BOTH) for t in inside])
@@ -132,8 +136,9 @@ class Verse:
     与 :meth:`adjust`（调低用过的字的 logits [V]），写下一个汉字后调用 :meth:`advance`。
     """
 
-    def __init__(self, tokenizer: Tokenizer, form: int, rules: Rules = VERSE, acrostic: list[int] = (),
-                 keywords: list[int] = ()):
+    def __init__(
+        self, tokenizer: Tokenizer, form: int, rules: Rules = VERSE, acrostic: list[int] = (), keywords: list[int] = ()
+    ):
         self.rules = rules
         self.keywords = list(keywords)  # 给定的关键词（不含藏头字）的编号：写过一次以后再多调低
         self.acrostic = list(acrostic)  # 每句句首必须写的字的编号（藏头诗）；空表示不是藏头诗

@@ -1,4 +1,5 @@
 """测试共用的夹具：在临时工作区里运行 poet 命令，不碰学习者真实的练习与进度。"""
+
 import os
 import subprocess
 import sys
@@ -30,7 +31,15 @@ def poet(workspace):
     def run(*args, timeout=120, input=None, env=None):
         full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
         full_env.update({"POET_WORKSPACE": str(workspace), **(env or {})})
-        return subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full_env,
-                              capture_output=True, text=True, encoding="utf-8", timeout=timeout, input=input)
+        return subprocess.run(
+            [sys.executable, "-m", "poetry_gpt.courseware.cli", *args],
+            cwd=ROOT,
+            env=full_env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=timeout,
+            input=input,
+        )
 
     return run

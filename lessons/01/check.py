@@ -5,13 +5,16 @@
 或得到 0 / 0）；除以温度 0.1，最高与最低的分数差上百（减去最小值也会溢出）；受约束解码那样把一些字挡成 -inf，候选比 k 少；分数相同的字；k = 1；
 分数有限、概率却小到 float32 里成了 0 的字（它仍是候选：看的是分数是不是 -inf，不是概率是不是 0）。
 """
+
 import torch
 
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import PAD, SPECIAL, default_tokenizer, encode_sample
 
 # 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {"softmax": "请不要调用 softmax 函数：本课要亲手写出减去最大值、取 e 的次方、除以总和这三步；第 10 课以后再用 torch.softmax"}
+FORBIDDEN = {
+    "softmax": "请不要调用 softmax 函数：本课要亲手写出减去最大值、取 e 的次方、除以总和这三步；第 10 课以后再用 torch.softmax"
+}
 
 # 几首名篇（正文带标点）：截取其中一段当前文，让模型给下一个字打分
 _POEMS = (
@@ -46,7 +49,7 @@ def _last_logits(model, prefixes):
     T = max(map(len, prefixes))
     ids = torch.tensor([p + [PAD] * (T - len(p)) for p in prefixes])
     with torch.no_grad():
-        logits, _ = model(ids)                            # [B, T, V]
+        logits, _ = model(ids)  # [B, T, V]
     return [logits[b, len(p) - 1].clone() for b, p in enumerate(prefixes)]
 
 
@@ -54,21 +57,21 @@ def _real(gen, i, logits, tok):
     """真实的 logits 加上第 i 种边角（见 cases）。"""
     kind = i % 8
     k = 1 if kind in (0, 1) else _int(gen, 2, 11)
-    if kind == 1:                                         # 温度 0.1（第 21 课）：最高与最低的分数差上百，e 的次方会溢出；
-        logits = logits / 0.1                             # 第 2 名以后的概率可能小到 float32 存不下，所以只要 1 个
+    if kind == 1:  # 温度 0.1（第 21 课）：最高与最低的分数差上百，e 的次方会溢出；
+        logits = logits / 0.1  # 第 2 名以后的概率可能小到 float32 存不下，所以只要 1 个
     elif kind == 2:
-        logits = logits + 3000.0                          # e 的 3000 次方溢出成 inf
+        logits = logits + 3000.0  # e 的 3000 次方溢出成 inf
     elif kind == 3:
-        logits = logits - 3000.0                          # e 的次方全是 0：0 / 0
-    elif kind == 4:                                       # 只许汉字（像受约束解码的句中一格）
+        logits = logits - 3000.0  # e 的次方全是 0：0 / 0
+    elif kind == 4:  # 只许汉字（像受约束解码的句中一格）
         logits[: len(SPECIAL)] = float("-inf")
         logits[[tok.stoi[p] for p in "，。？"]] = float("-inf")
-    elif kind == 5:                                       # 句尾一格：只剩几个标点，候选比 k 少
+    elif kind == 5:  # 句尾一格：只剩几个标点，候选比 k 少
         keep = torch.full_like(logits, float("-inf"))
-        ends = [tok.stoi[p] for p in "，。？"]              # 汉字表里没有 ！
+        ends = [tok.stoi[p] for p in "，。？"]  # 汉字表里没有 ！
         keep[ends] = logits[ends]
         logits, k = keep, len(ends) + _int(gen, 1, 4)
-    elif kind == 7:                                       # 把最高分抄给另外两个字：并列第一，编号小的在前
+    elif kind == 7:  # 把最高分抄给另外两个字：并列第一，编号小的在前
         top = int(logits.argmax())
         logits[_int(gen, 0, len(logits))] = logits[top]
         logits[_int(gen, 0, len(logits))] = logits[top]
@@ -83,11 +86,11 @@ def _toy(gen, i):
     logits = torch.randint(-3, 4, (V,), generator=gen).float()
     if i % 2 == 0:
         blocked = torch.rand(V, generator=gen) < 0.4
-        blocked[_int(gen, 0, V)] = False                  # 至少留一个有限的分数
+        blocked[_int(gen, 0, V)] = False  # 至少留一个有限的分数
         logits[blocked] = float("-inf")
-    if i % 4 == 2:                                        # 一个字的分数比最高分低 200：e 的 −200 次方在 float32 里是 0，
+    if i % 4 == 2:  # 一个字的分数比最高分低 200：e 的 −200 次方在 float32 里是 0，
         lower = [j for j in range(V) if logits[j] != float("-inf") and logits[j] < logits.max()]
-        if lower:                                         # 概率是 0.0，可分数有限，仍是候选（k 比 V 大，全部候选都要列出）
+        if lower:  # 概率是 0.0，可分数有限，仍是候选（k 比 V 大，全部候选都要列出）
             logits[lower[0]] = logits.max() - 200.0
     if i % 3 == 0:
         logits = logits + (5000.0 if i % 2 else -5000.0)

@@ -1,4 +1,5 @@
 """第 01 课补全练习：最后一步，从 logits 到最可能的下一个字。修改 solve，保持下方检查不变。"""
+
 import math
 
 import torch
@@ -32,21 +33,32 @@ if __name__ == "__main__":
     logits = torch.tensor([0.0, math.log(2.0), 0.0, float("-inf"), math.log(4.0)])  # e 的次方：1、2、1、0、4
     got = solve(logits, chars, 2)
     assert [ch for ch, _ in got] == ["<eos>", "风"], f"应按概率从大到小取前 2 个：{got}"
-    assert all(type(p) is float for _, p in got), f"概率要是 Python 的 float（用 .item() 或 .tolist()），不是张量：{got}"
-    assert math.isclose(got[0][1], 0.5, rel_tol=1e-5) and math.isclose(got[1][1], 0.25, rel_tol=1e-5), \
+    assert all(type(p) is float for _, p in got), (
+        f"概率要是 Python 的 float（用 .item() 或 .tolist()），不是张量：{got}"
+    )
+    assert math.isclose(got[0][1], 0.5, rel_tol=1e-5) and math.isclose(got[1][1], 0.25, rel_tol=1e-5), (
         f"概率是 e 的次方除以 V 个字的总和（4 / 8 与 2 / 8），在全部字上算，不是只在前 k 个里：{got}"
+    )
     got = solve(logits, chars, 3)
-    assert [ch for ch, _ in got] == ["<eos>", "风", "春"], f"“春”（编号 0）和“月”（编号 2）概率相同，编号小的在前：{got}"
+    assert [ch for ch, _ in got] == ["<eos>", "风", "春"], (
+        f"“春”（编号 0）和“月”（编号 2）概率相同，编号小的在前：{got}"
+    )
     got = solve(logits, chars, 10)
-    assert [ch for ch, _ in got] == ["<eos>", "风", "春", "月"], f"分数是 -inf 的“花”不是候选；候选不到 k 个时全部列出：{got}"
+    assert [ch for ch, _ in got] == ["<eos>", "风", "春", "月"], (
+        f"分数是 -inf 的“花”不是候选；候选不到 k 个时全部列出：{got}"
+    )
     assert torch.equal(logits, torch.tensor([0.0, math.log(2.0), 0.0, float("-inf"), math.log(4.0)])), "不要改动 logits"
     got = solve(logits + 10000.0, chars, 1)
-    assert len(got) == 1 and got[0][0] == "<eos>" and math.isclose(got[0][1], 0.5, rel_tol=1e-3), \
+    assert len(got) == 1 and got[0][0] == "<eos>" and math.isclose(got[0][1], 0.5, rel_tol=1e-3), (
         f"每个分数都加 10000，概率不变；e 的 10000 次方会溢出成 inf，先减去最大值：{got}"
+    )
     got = solve(torch.tensor([-5000.0, -5001.0]), ["山", "水"], 2)
     assert not any(math.isnan(p) for _, p in got), f"分数都很小时 e 的次方全是 0，0 / 0 得 nan；先减去最大值：{got}"
     # 这一课要亲手算一遍 softmax；torch.softmax 一步做完，就看不到“减去最大值”这一步了
     import inspect
+
     body = inspect.getsource(solve).split('"""')[-1]  # 只看文档字符串之后的代码
-    assert "softmax" not in body, "请不要调用 softmax 函数：本课要亲手写出减去最大值、取 e 的次方、除以总和这三步；第 10 课以后再用 torch.softmax"
+    assert "softmax" not in body, (
+        "请不要调用 softmax 函数：本课要亲手写出减去最大值、取 e 的次方、除以总和这三步；第 10 课以后再用 torch.softmax"
+    )
     print("本课补全练习通过。")

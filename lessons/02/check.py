@@ -1,4 +1,5 @@
 """第 02 课差分检查：随机形状的 logits [B,T,V] 与偏置 [V]，比较学习者与参考答案的 solve。"""
+
 import torch
 
 from poetry_gpt.data import default_tokenizer

@@ -1,4 +1,5 @@
 """第 02 课补全练习：一次广播相加与变形。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -23,7 +24,7 @@ def solve(logits, bias):
 
 
 if __name__ == "__main__":
-    logits = torch.arange(24.0).view(2, 3, 4)       # B=2, T=3, V=4
+    logits = torch.arange(24.0).view(2, 3, 4)  # B=2, T=3, V=4
     bias = torch.tensor([0.0, 10.0, 0.0, float("-inf")])
     y = solve(logits, bias)
     assert y.shape == (6, 4), f"形状应为 (6, 4)，实际是 {tuple(y.shape)}"

@@ -1,4 +1,5 @@
 """第 03 课差分检查：从真实语料里随机抽几首诗、随机取 k，比较学习者与参考答案的 solve。"""
+
 import torch
 
 from poetry_gpt.data import load_poems

@@ -1,4 +1,5 @@
 """第 03 课补全练习：统计出现最多的 k 个字。修改 solve，保持下方检查不变。"""
+
 from collections import Counter
 
 import torch
@@ -24,8 +25,7 @@ def solve(texts, k):
 
 
 if __name__ == "__main__":
-    poems = ["春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。",
-             "床前看月光，疑是地上霜。举头望山月，低头思故乡。"]
+    poems = ["春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。", "床前看月光，疑是地上霜。举头望山月，低头思故乡。"]
     top = solve(poems, 3)
     assert top == [("处", 2), ("头", 2), ("月", 2)], f"前 3 个应是处、头、月各 2 次，实际是 {top}"
     assert all(ch not in PUNCTUATION for ch, _ in solve(poems, 100)), "标点 ，。？！ 不应计入"

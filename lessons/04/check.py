@@ -1,4 +1,5 @@
 """第 04 课差分检查：真实的绝句，以及把它们改坏的各种样子，比较两边给出的体裁或剔除原因。"""
+
 import torch
 
 from poetry_gpt.data import load_poems, split_lines
@@ -24,28 +25,28 @@ def _damage(kind, text, other, gen):
     lines = _lines(text)
     which = int(torch.randint(4, (1,), generator=gen))
     later = 1 + int(torch.randint(3, (1,), generator=gen))  # 第一句以外的某一句
-    if kind == 1:                                            # 末尾的标点丢了：结尾缺少标点
+    if kind == 1:  # 末尾的标点丢了：结尾缺少标点
         return text[:-1]
-    if kind == 2:                                            # 某个标点重复一次：孤零零的标点
-        at = sum(len(b) + 1 for b, _ in lines[:which + 1])
+    if kind == 2:  # 某个标点重复一次：孤零零的标点
+        at = sum(len(b) + 1 for b, _ in lines[: which + 1])
         return text[:at] + text[at - 1] + text[at:]
-    if kind == 3:                                            # 少一句
-        return _join(lines[:which] + lines[which + 1:])
-    if kind == 4:                                            # 两首连在一起：八句
+    if kind == 3:  # 少一句
+        return _join(lines[:which] + lines[which + 1 :])
+    if kind == 4:  # 两首连在一起：八句
         return text + other
-    if kind == 5:                                            # 第一句以外的一句少一个字
+    if kind == 5:  # 第一句以外的一句少一个字
         body, end = lines[later]
         lines[later] = (body[:-1], end)
         return _join(lines)
-    if kind == 6:                                            # 第一句以外的一句多一个字
+    if kind == 6:  # 第一句以外的一句多一个字
         body, end = lines[later]
         lines[later] = (body + body[0], end)
         return _join(lines)
-    if kind == 7:                                            # 四句都少一个字：六言或四言
+    if kind == 7:  # 四句都少一个字：六言或四言
         return _join([(b[:-1], e) for b, e in lines])
-    if kind == 8:                                            # 四句都多一个字：六言或八言
+    if kind == 8:  # 四句都多一个字：六言或八言
         return _join([(b + b[-1], e) for b, e in lines])
-    if kind == 9:                                            # 开头多一个标点
+    if kind == 9:  # 开头多一个标点
         return _pick(gen, _LINE_ENDS) + text
     return text  # kind 0、10、11：原样
 

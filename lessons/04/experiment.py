@@ -2,6 +2,7 @@
 
 bad_records.json 是从 chinese-poetry 2.0.1（MIT）原样摘出的 14 条原始记录，见本课 README。
 """
+
 from collections import Counter
 from pathlib import Path
 
@@ -50,7 +51,7 @@ for raw, poem in kept:
 
 # 3. 半角标点也会被换成全角：半角冒号 : 变成逗号，多切出一句
 raw = next(r for r in records if ":" in "".join(r["paragraphs"]))
-first_two = raw["paragraphs"][:2]                  # 这首律诗的前两联，本该是四句五言
+first_two = raw["paragraphs"][:2]  # 这首律诗的前两联，本该是四句五言
 show("前两联原文", "".join(first_two))
 show("  交给 clean_record", verdict(first_two))
 show("  删掉半角冒号再交", verdict([p.replace(":", "") for p in first_two]))

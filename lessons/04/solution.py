@@ -1,4 +1,5 @@
 """第 04 课补全练习：切句、数句、量句长，判断一首诗能不能收进语料。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -22,11 +23,11 @@ def solve(text):
     for ch in text:
         current += ch
         if ch in LINE_ENDS:
-            if len(current) == 1:          # 标点前面一个字也没有：孤零零的标点
+            if len(current) == 1:  # 标点前面一个字也没有：孤零零的标点
                 return "结尾缺少标点"
-            lines.append(current[:-1])     # 一句：去掉结尾的标点
+            lines.append(current[:-1])  # 一句：去掉结尾的标点
             current = ""
-    if current:                            # 最后一段没有标点
+    if current:  # 最后一段没有标点
         return "结尾缺少标点"
     if len(lines) != 4:
         return "不是四句"

@@ -1,4 +1,5 @@
 """第 04 课补全练习：切句、数句、量句长，判断一首诗能不能收进语料。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)

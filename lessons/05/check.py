@@ -1,4 +1,5 @@
 """第 05 课差分检查：随机的几首“小诗”、随机的 min_count 与特殊标记，比较两边建出的编号表。"""
+
 import torch
 
 from poetry_gpt.data import SPECIAL

@@ -1,4 +1,5 @@
 """第 06 课差分检查：随机的关键词个数、正文长度与特殊标记编号，比较两边排出的样本与掩码。"""
+
 import torch
 
 from poetry_gpt.data import default_tokenizer

@@ -1,4 +1,5 @@
 """第 06 课实验：关键词与条件区。在仓库根目录执行 .venv/bin/python lessons/06/experiment.py。"""
+
 import math
 from collections import Counter
 
@@ -31,23 +32,28 @@ for ch in tf:
     df = tok.doc_freq[tok.stoi[ch]]
     idf = math.log(tok.n_docs / (1 + df))
     rows.append([ch, tf[ch], df, idf, tf[ch] * idf])
-rows.sort(key=lambda r: (-r[4], body.index(r[0])))   # 与 keywords_for 相同：高分在前，同分先出现的在前
+rows.sort(key=lambda r: (-r[4], body.index(r[0])))  # 与 keywords_for 相同：高分在前，同分先出现的在前
 show("诗", f"{spring['author']}《{spring['title']}》{spring['text']}")
 show("跳过的虚字", "".join(ch for ch in tf if ch in FUNCTION_CHARS))
 show("训练诗首数 N", tok.n_docs)
-table(["字", "TF（本诗次数）", "df（含它的训练诗）", "IDF = ln(N/(1+df))", "得分 TF×IDF"], rows[:8],
-      title="得分最高的 8 个字")
+table(
+    ["字", "TF（本诗次数）", "df（含它的训练诗）", "IDF = ln(N/(1+df))", "得分 TF×IDF"],
+    rows[:8],
+    title="得分最高的 8 个字",
+)
 show("keywords_for（个数由 id 决定）", keywords_for(spring, tok))
 show("keywords_for(k=3)", keywords_for(spring, tok, k=3))
 
 # 2. 一条样本的排布，以及每一格预测的目标
 ids = encode_sample(spring, tok)
-x, y, mask = make_batch([ids])            # 一条样本的批：[1, T]
+x, y, mask = make_batch([ids])  # 一条样本的批：[1, T]
 show("样本编号", ids)
 show("样本长度 / 输入长度 T", [len(ids), x.shape[1]])
-table(["位置", "输入", "目标", "计入损失"],
-      [[t, tok.tokens[x[0, t]], tok.tokens[y[0, t]], "是" if mask[0, t] else "—"] for t in range(x.shape[1])],
-      title="模型读第 t 格、预测第 t+1 格")
+table(
+    ["位置", "输入", "目标", "计入损失"],
+    [[t, tok.tokens[x[0, t]], tok.tokens[y[0, t]], "是" if mask[0, t] else "—"] for t in range(x.shape[1])],
+    title="模型读第 t 格、预测第 t+1 格",
+)
 show("计入损失的目标个数（24 个字与标点 + <eos>）", int(mask.sum()))
 
 # 3. 条件区占位置：最长的样本离前文长度还有多远
@@ -57,8 +63,7 @@ rows = []
 for (form, k), n in sorted(lengths.items()):
     size = {"五言绝句": 24, "七言绝句": 32}[form]
     rows.append([form, k, n, 2 + k + 1, size + 1, 2 + k + 1 + size + 1])
-table(["体裁", "关键词数", "val 首数", "条件区", "正文+<eos>", "样本长度"],
-      rows, title="val 里的样本长度")
+table(["体裁", "关键词数", "val 首数", "条件区", "正文+<eos>", "样本长度"], rows, title="val 里的样本长度")
 longest = max(len(encode_sample(p, tok)) for p in val)
 L = ModelConfig(vocab_size=len(tok)).context_length
 show("最长样本的编号数", longest)

@@ -1,4 +1,5 @@
 """第 06 课补全练习：排出样本与掩码。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -19,8 +20,8 @@ def solve(form_id, keyword_ids, poem_ids, bos_id, sep_id, eos_id):
         mask 是长 n-1 的布尔列表，与预测目标 ids[1:] 对齐：目标在 <sep> 之后（正文与 <eos>）为 True。
     """
     ids = [bos_id, form_id] + list(keyword_ids) + [sep_id] + list(poem_ids) + [eos_id]
-    sep_at = 2 + len(keyword_ids)                     # <sep> 在 ids 里的下标
-    mask = [t > sep_at for t in range(1, len(ids))]   # 第 t-1 格预测 ids[t]
+    sep_at = 2 + len(keyword_ids)  # <sep> 在 ids 里的下标
+    mask = [t > sep_at for t in range(1, len(ids))]  # 第 t-1 格预测 ids[t]
     return ids, mask
 
 

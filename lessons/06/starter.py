@@ -1,4 +1,5 @@
 """第 06 课补全练习：排出样本与掩码。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)

@@ -1,4 +1,5 @@
 """第 07 课差分检查：随机大小的计数表（常有整行为 0）和随机的 k，比较两边的概率表。"""
+
 import torch
 
 
@@ -8,8 +9,8 @@ def cases(gen):
     for _ in range(24):
         V = int(torch.randint(2, 13, (1,), generator=gen))
         counts = torch.randint(0, 20, (V, V), generator=gen)
-        counts *= torch.rand(V, V, generator=gen) < 0.4                 # 大多数搭配没出现过
-        counts[torch.rand(V, generator=gen) < 0.3] = 0                  # 有的字一次都没当过“前一个字”
+        counts *= torch.rand(V, V, generator=gen) < 0.4  # 大多数搭配没出现过
+        counts[torch.rand(V, generator=gen) < 0.3] = 0  # 有的字一次都没当过“前一个字”
         k = [0.01, 0.03, 0.1, 0.5, 1.0, 2.0][int(torch.randint(0, 6, (1,), generator=gen))]
         out.append((counts, k))
     return out

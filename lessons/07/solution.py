@@ -1,4 +1,5 @@
 """第 07 课补全练习：加 k 平滑的二元表。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -15,19 +16,19 @@ def solve(pair_counts, k):
     Returns:
         [V, V] 的浮点张量 P，P[i, j] = (c[i, j] + k) / (Σ_j c[i, j] + k·V)；每一行加起来是 1。
     """
-    smoothed = pair_counts.float() + k                     # [V, V]：没见过的搭配也有 k 次
-    return smoothed / smoothed.sum(dim=1, keepdim=True)    # 每行除以本行总数 n[i] + k·V
+    smoothed = pair_counts.float() + k  # [V, V]：没见过的搭配也有 k 次
+    return smoothed / smoothed.sum(dim=1, keepdim=True)  # 每行除以本行总数 n[i] + k·V
 
 
 if __name__ == "__main__":
-    counts = torch.tensor([[0, 3, 1],
-                           [2, 0, 0],
-                           [0, 0, 0]])
+    counts = torch.tensor([[0, 3, 1], [2, 0, 0], [0, 0, 0]])
     probs = solve(counts, 1.0)
     assert probs.shape == (3, 3), f"形状应为 (3, 3)，实际是 {tuple(probs.shape)}"
     assert probs.is_floating_point(), "概率表应是浮点张量"
     assert torch.allclose(probs.sum(dim=1), torch.ones(3)), "每一行加起来应是 1"
-    assert torch.allclose(probs[0], torch.tensor([1 / 7, 4 / 7, 2 / 7])), f"第 0 行应是 (c + 1) / (4 + 3)，实际是 {probs[0]}"
+    assert torch.allclose(probs[0], torch.tensor([1 / 7, 4 / 7, 2 / 7])), (
+        f"第 0 行应是 (c + 1) / (4 + 3)，实际是 {probs[0]}"
+    )
     assert torch.allclose(probs[2], torch.full((3,), 1 / 3)), "一次都没出现过的行，平滑后是均匀分布"
     assert torch.allclose(solve(counts, 0.5)[1], torch.tensor([2.5, 0.5, 0.5]) / 3.5), "k 要用参数，不要写死"
     print("本课补全练习通过。")

@@ -1,4 +1,5 @@
 """第 08 课差分检查：随机的编号与字向量表，比较学习者与参考答案的 solve。"""
+
 import ast
 
 import torch
@@ -7,25 +8,46 @@ import torch
 _WHY = "本课练的是 one-hot 向量乘整张表；直接查表的写法第 09 课以后模型里天天用，这里要亲手看到两者为什么相等"
 # 按编号取行的库函数；operator.itemgetter、__getitem__ 是换个名字的下标；
 # 类型注解里的下标不查（见 source_problem），所以也不许把注解当值取出来
-FORBIDDEN = {name: f"请不要调用 {name}：{_WHY}"
-             for name in ("embedding", "index_select", "select", "gather", "take", "narrow", "getitem", "itemgetter",
-                          "__annotations__", "get_annotations")}
+FORBIDDEN = {
+    name: f"请不要调用 {name}：{_WHY}"
+    for name in (
+        "embedding",
+        "index_select",
+        "select",
+        "gather",
+        "take",
+        "narrow",
+        "getitem",
+        "itemgetter",
+        "__annotations__",
+        "get_annotations",
+    )
+}
 
 
 def source_problem(code):
     """用变量做下标就是按编号查表：weight[ids]、换了名字的 table[ids]、weight.data[ids]、循环里的 weight[i]
     都拦下。下标里只有常数的不算（weight.shape[0]、ids[..., None]、x[:, -1]）。
     类型注解（list[int]、dict[str, int]）不取数，不算。code 是学习者代码的 ast.Module（不含原样保留的可见检查）。"""
-    hints = [getattr(node, field) for node in ast.walk(code) for field in ("annotation", "returns")
-             if isinstance(getattr(node, field, None), ast.AST)]
+    hints = [
+        getattr(node, field)
+        for node in ast.walk(code)
+        for field in ("annotation", "returns")
+        if isinstance(getattr(node, field, None), ast.AST)
+    ]
     in_hints = {id(n) for hint in hints for n in ast.walk(hint)}
     for node in ast.walk(code):
-        if (isinstance(node, ast.Subscript) and id(node) not in in_hints
-                and any(isinstance(n, ast.Name) for n in ast.walk(node.slice))):
+        if (
+            isinstance(node, ast.Subscript)
+            and id(node) not in in_hints
+            and any(isinstance(n, ast.Name) for n in ast.walk(node.slice))
+        ):
             shown = ast.unparse(node)
             shown = shown if len(shown) <= 40 else shown[:39] + "…"
-            return (f"第 {node.lineno} 行用变量做了下标：{shown}。请不要按编号查表，"
-                    f"用 F.one_hot(ids, V) 做出 one-hot 再乘整张表：{_WHY}")
+            return (
+                f"第 {node.lineno} 行用变量做了下标：{shown}。请不要按编号查表，"
+                f"用 F.one_hot(ids, V) 做出 one-hot 再乘整张表：{_WHY}"
+            )
     return None
 
 

@@ -1,4 +1,5 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/08/experiment.py。"""
+
 import math
 
 import torch
@@ -17,7 +18,7 @@ V, C = weight.shape
 
 # 1. 查表：编号 → 那一行
 ids = torch.tensor(tok.encode("春风月"))  # [T=3]
-vectors = model.characters(ids)           # [3, C]
+vectors = model.characters(ids)  # [3, C]
 show("字向量表形状 [V, C]", [V, C])
 show("春 风 月 的编号", ids.tolist())
 show("查出来的形状 [T, C]", list(vectors.shape))
@@ -25,20 +26,22 @@ show("“春”的前 4 个数", vectors[0, :4])
 show("表里第 18 行的前 4 个数", weight[18, :4])
 
 # 2. 同一件事换个写法：one-hot 向量乘整张表
-one_hot = F.one_hot(ids, V)               # [3, V] 整数：每行只有一个 1
-product = one_hot.float() @ weight        # [3, V] @ [V, C] → [3, C]
+one_hot = F.one_hot(ids, V)  # [3, V] 整数：每行只有一个 1
+product = one_hot.float() @ weight  # [3, V] @ [V, C] → [3, C]
 show("one-hot 形状 [T, V]", list(one_hot.shape))
 show("每行有几个 1", one_hot.sum(1).tolist())
 show("1 所在的列", one_hot.argmax(1).tolist())
 show("one-hot 乘表与查表相同（allclose）", torch.allclose(product, vectors))
 show("最大相差", (product - vectors).abs().max())
-table(["做法", "乘加次数", "经手的数"],
-      [["one-hot 乘整张表", 3 * V * C, 3 * V + V * C],
-       ["直接查表", 0, 3 * C]], title="同样查 3 个字，工作量差多少")
+table(
+    ["做法", "乘加次数", "经手的数"],
+    [["one-hot 乘整张表", 3 * V * C, 3 * V + V * C], ["直接查表", 0, 3 * C]],
+    title="同样查 3 个字，工作量差多少",
+)
 
 # 3. 反向传播只碰被查到的行
 ids = torch.tensor(tok.encode("春风春月"))  # “春”查了两次
-g = torch.randn(len(ids), C)               # 假装下游传回每个位置的梯度 [T, C]
+g = torch.randn(len(ids), C)  # 假装下游传回每个位置的梯度 [T, C]
 model.zero_grad()
 (model.characters(ids) * g).sum().backward()  # 这个损失对查出向量的梯度正好是 g
 touched = weight.grad.abs().sum(1).nonzero().flatten()
@@ -82,6 +85,7 @@ with torch.no_grad():
         # 共享表时，本字的向量和它自己点积最大：看模型有多相信“下一个字还是本字”
         p_self = logits.softmax(-1).gather(-1, x[..., None]).mean()
         rows_out.append([std, logits.std().item(), p_self.item(), loss.item()])
-table(["初始化标准差", "logits 标准差", "P(下一字=本字)", "起步损失"],
-      rows_out, title="表的尺度与起步时的损失（奈特/字）")
+table(
+    ["初始化标准差", "logits 标准差", "P(下一字=本字)", "起步损失"], rows_out, title="表的尺度与起步时的损失（奈特/字）"
+)
 show("均匀猜测的损失 ln V", math.log(V))

@@ -1,4 +1,5 @@
 """第 08 课补全练习：用 one-hot 乘法查字向量表。修改 solve，保持下方检查不变。"""
+
 import torch
 from torch.nn import functional as F
 
@@ -31,7 +32,10 @@ if __name__ == "__main__":
     assert torch.allclose(solve(ids, w), w[ids]), "随机的表上，结果也应等于 weight[ids]"
     # 这一课要你亲手写出 one-hot 乘法；库函数一步做完，练不到本课的东西
     import inspect
+
     body = inspect.getsource(solve).split('"""')[-1]  # 只看文档字符串之后的代码
     for shortcut in ("weight[", "F.embedding", "index_select", "nn.Embedding"):
-        assert shortcut not in body, f"请不要调用 {shortcut}：本课练的是 one-hot 向量乘整张表；直接查表的写法第 09 课以后模型里天天用，这里要亲手看到两者为什么相等"
+        assert shortcut not in body, (
+            f"请不要调用 {shortcut}：本课练的是 one-hot 向量乘整张表；直接查表的写法第 09 课以后模型里天天用，这里要亲手看到两者为什么相等"
+        )
     print("本课补全练习通过。")

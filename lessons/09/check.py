@@ -1,4 +1,5 @@
 """第 09 课差分检查：随机的新字段、位置表与 past，比较两边加上位置后的结果。"""
+
 import torch
 
 # past + T 超过 L 时 solve 应当 raise ValueError：这样的用例比较“是否 raise 了 ValueError”，悄悄截断算错

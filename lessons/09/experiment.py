@@ -1,4 +1,5 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/09/experiment.py。"""
+
 import torch
 from torch.nn import functional as F
 
@@ -13,11 +14,11 @@ tok = default_tokenizer()
 model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
 
 # 1. 同样三个字，换一换前两个的顺序
-a = torch.tensor([tok.encode("春风月")])   # [B=1, T=3]
+a = torch.tensor([tok.encode("春风月")])  # [B=1, T=3]
 b = torch.tensor([tok.encode("风春月")])
 pos = torch.arange(3)
 with torch.no_grad():
-    ha = model.characters(a) + model.positions(pos)   # [1,3,C] + [3,C] → [1,3,C]
+    ha = model.characters(a) + model.positions(pos)  # [1,3,C] + [3,C] → [1,3,C]
     hb = model.characters(b) + model.positions(pos)
 show("字的编号 春风月", a[0].tolist())
 show("字的编号 风春月", b[0].tolist())
@@ -31,9 +32,12 @@ show("换序后位置 0 的前 4 个数", hb[0, 0, :4])
 # 1b. 手算的小例子（宽度 2，位置表 3 行），和 README、练习底部的检查同一组数
 small = torch.tensor([[0.1, 0.2], [0.0, 0.3], [-0.2, 0.1]])
 spring = torch.tensor([0.5, -1.0])
-table(["“春”在", "字向量", "位置表的行", "相加"],
-      [[f"位置 {p}", spring.tolist(), small[p].tolist(), (spring + small[p]).tolist()] for p in range(3)],
-      title="手算的小例子：同一个字，位置不同，向量不同", digits=1)
+table(
+    ["“春”在", "字向量", "位置表的行", "相加"],
+    [[f"位置 {p}", spring.tolist(), small[p].tolist(), (spring + small[p]).tolist()] for p in range(3)],
+    title="手算的小例子：同一个字，位置不同，向量不同",
+    digits=1,
+)
 
 # 2. 只把字向量平均：顺序信息就没了
 show("字向量平均是否相同", torch.allclose(model.characters(a).mean(1), model.characters(b).mean(1)))
@@ -51,9 +55,11 @@ except ValueError as e:
 sin = sinusoidal_positions(L, C)
 learned = model.positions.weight.detach()
 neighbour = lambda t: F.cosine_similarity(t[:-1], t[1:], dim=-1).mean().item()
-table(["位置表", "参数个数", "相邻位置余弦相似度（平均）"],
-      [["可学习（未训练）", learned.numel(), neighbour(learned)],
-       ["正弦", 0, neighbour(sin)]], title="两种位置表")
+table(
+    ["位置表", "参数个数", "相邻位置余弦相似度（平均）"],
+    [["可学习（未训练）", learned.numel(), neighbour(learned)], ["正弦", 0, neighbour(sin)]],
+    title="两种位置表",
+)
 for width in (64, 32):
     periods = 2 * torch.pi * torch.pow(10000.0, torch.arange(0, width, 2) / width)
     show(f"C={width} 的波长范围（位置数）", [periods.min().item(), periods.max().item()], digits=1)

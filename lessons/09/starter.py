@@ -1,4 +1,5 @@
 """第 09 课补全练习：给一段新字选出位置表的行并加上去。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -27,21 +28,31 @@ def solve(words, positions, past):
 
 if __name__ == "__main__":
     # 手算的小例子：宽度 C = 2，位置表只有 3 行
-    table = torch.tensor([[0.1, 0.2],     # 位置 0
-                          [0.0, 0.3],     # 位置 1
-                          [-0.2, 0.1]])   # 位置 2
-    spring = torch.tensor([0.5, -1.0])    # “春”的字向量
-    words = spring.repeat(1, 2, 1)        # [1, 2, 2]：“春春”，从位置 0 开始
+    table = torch.tensor(
+        [
+            [0.1, 0.2],  # 位置 0
+            [0.0, 0.3],  # 位置 1
+            [-0.2, 0.1],
+        ]
+    )  # 位置 2
+    spring = torch.tensor([0.5, -1.0])  # “春”的字向量
+    words = spring.repeat(1, 2, 1)  # [1, 2, 2]：“春春”，从位置 0 开始
     kept = words.clone()
     got = solve(words, table, 0)
     assert got.shape == (1, 2, 2), f"形状应为 (1, 2, 2)，实际是 {tuple(got.shape)}"
-    assert torch.allclose(got[0, 0], torch.tensor([0.6, -0.8])), f"位置 0 的“春”应是 [0.5+0.1, -1.0+0.2] = [0.6, -0.8]，实际是 {got[0, 0].tolist()}"
-    assert torch.allclose(got[0, 1], torch.tensor([0.5, -0.7])), f"位置 1 的“春”应是 [0.5+0.0, -1.0+0.3] = [0.5, -0.7]，实际是 {got[0, 1].tolist()}"
+    assert torch.allclose(got[0, 0], torch.tensor([0.6, -0.8])), (
+        f"位置 0 的“春”应是 [0.5+0.1, -1.0+0.2] = [0.6, -0.8]，实际是 {got[0, 0].tolist()}"
+    )
+    assert torch.allclose(got[0, 1], torch.tensor([0.5, -0.7])), (
+        f"位置 1 的“春”应是 [0.5+0.0, -1.0+0.3] = [0.5, -0.7]，实际是 {got[0, 1].tolist()}"
+    )
     assert torch.equal(words, kept), "solve 不应改动传进来的 words：返回一个新张量"
-    got = solve(spring.view(1, 1, 2), table, 2)   # 前面已有 2 个位置，这个“春”在位置 2
-    assert torch.allclose(got[0, 0], torch.tensor([0.3, -0.9])), f"past=2 时这个字在位置 2，应加第 2 行，得 [0.3, -0.9]，实际是 {got[0, 0].tolist()}"
+    got = solve(spring.view(1, 1, 2), table, 2)  # 前面已有 2 个位置，这个“春”在位置 2
+    assert torch.allclose(got[0, 0], torch.tensor([0.3, -0.9])), (
+        f"past=2 时这个字在位置 2，应加第 2 行，得 [0.3, -0.9]，实际是 {got[0, 0].tolist()}"
+    )
     try:
-        solve(words, table, 2)                    # 位置 2、3：表里没有第 3 行
+        solve(words, table, 2)  # 位置 2、3：表里没有第 3 行
     except ValueError:
         pass
     else:

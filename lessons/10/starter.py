@@ -1,4 +1,5 @@
 """第 10 课补全练习：因果遮挡与 softmax 权重。修改 solve，保持下方检查不变。"""
+
 import torch
 from torch.nn import functional as F
 
@@ -27,7 +28,9 @@ if __name__ == "__main__":
     scores = torch.randn(2, 5, 5)
     kept = scores.clone()
     w = solve(scores)
-    assert torch.equal(scores, kept), "solve 不应改动传进来的注意力分数（masked_fill_ 会原地改）：用 masked_fill 得到新张量"
+    assert torch.equal(scores, kept), (
+        "solve 不应改动传进来的注意力分数（masked_fill_ 会原地改）：用 masked_fill 得到新张量"
+    )
     assert w.dtype == scores.dtype, f"权重应和注意力分数一样是 {scores.dtype}，实际是 {w.dtype}"
     assert w.shape == (2, 5, 5), f"[B, T, T] 的输入应得到同形状的输出，实际是 {tuple(w.shape)}"
     assert torch.equal(w.triu(1), torch.zeros(2, 5, 5)), "带批维度时，后文的权重也应全为 0"

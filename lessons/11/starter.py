@@ -1,4 +1,5 @@
 """第 11 课补全练习：拆分与合并注意力头。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -29,6 +30,7 @@ if __name__ == "__main__":
     assert tuple(back.shape) == (2, 3, 8), f"合头后形状应为 (2, 3, 8)，实际是 {tuple(back.shape)}"
     assert torch.equal(back, x), "先拆再合应原样还原"
     h = torch.arange(4 * 3 * 2.0).view(1, 4, 3, 2)  # 直接给一组头：H=4, T=3, C/H=2
-    assert torch.equal(solve(h, 4)[0, 1], torch.tensor([2.0, 3, 8, 9, 14, 15, 20, 21])), \
+    assert torch.equal(solve(h, 4)[0, 1], torch.tensor([2.0, 3, 8, 9, 14, 15, 20, 21])), (
         "合头时位置 1 应依次接上 4 个头在这个位置上的两个数"
+    )
     print("本课补全练习通过。")

@@ -1,9 +1,11 @@
 """第 12 课差分检查：随机形状与随机权重的前馈网络，比较学习者与参考答案的 solve。"""
+
 import torch
 
 # 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {name: f"请不要调用 {name}：本课练的是用矩阵乘法和 torch.erf 写出 MLP 的每一步"
-             for name in ("gelu", "linear")}
+FORBIDDEN = {
+    name: f"请不要调用 {name}：本课练的是用矩阵乘法和 torch.erf 写出 MLP 的每一步" for name in ("gelu", "linear")
+}
 
 
 def cases(gen):
@@ -13,7 +15,13 @@ def cases(gen):
         B, T, C = (int(torch.randint(1, hi, (1,), generator=gen)) for hi in (4, 8, 17))
         shape = (B, T, C) if i % 3 else (T, C)
         scale = 0.5 + 2 * torch.rand(1, generator=gen).item()  # 让一部分数落在 GELU 弯曲明显的地方
-        out.append((scale * torch.randn(*shape, generator=gen),
-                    torch.randn(4 * C, C, generator=gen) / C ** 0.5, torch.randn(4 * C, generator=gen),
-                    torch.randn(C, 4 * C, generator=gen) / (2 * C ** 0.5), torch.randn(C, generator=gen)))
+        out.append(
+            (
+                scale * torch.randn(*shape, generator=gen),
+                torch.randn(4 * C, C, generator=gen) / C**0.5,
+                torch.randn(4 * C, generator=gen),
+                torch.randn(C, 4 * C, generator=gen) / (2 * C**0.5),
+                torch.randn(C, generator=gen),
+            )
+        )
     return out

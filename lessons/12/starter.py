@@ -1,4 +1,5 @@
 """第 12 课补全练习：前馈网络的前向计算。修改 solve，保持下方检查不变。"""
+
 import math
 
 import torch
@@ -35,10 +36,12 @@ if __name__ == "__main__":
     assert abs(one.item() - 0.841345) < 1e-5, f"GELU(1) 应约为 0.841345（精确形式），实际是 {one.item():.6f}"
     neg = solve(torch.tensor([[-1.0]]), eye, torch.zeros(1), eye, torch.zeros(1))
     assert abs(neg.item() + 0.158655) < 1e-5, f"GELU(-1) 应约为 -0.158655：负数不是直接变 0，实际是 {neg.item():.6f}"
-    assert torch.allclose(solve(x[0, 1], up.weight, up.bias, down.weight, down.bias), y[0, 1], atol=1e-6), \
+    assert torch.allclose(solve(x[0, 1], up.weight, up.bias, down.weight, down.bias), y[0, 1], atol=1e-6), (
         "逐位置：单独算一个位置 [C] 应与整批里那个位置的结果相同"
+    )
     # 这一课要你亲手写出 GELU 和两个线性层；库函数一步做完，练不到本课的东西
     import inspect
+
     body = inspect.getsource(solve).split('"""')[-1]  # 只看文档字符串之后的代码
     for shortcut in ("gelu", "F.linear", "functional.linear", "nn.Linear"):
         assert shortcut not in body, f"请不要调用 {shortcut}：本课练的是用矩阵乘法和 torch.erf 写出 MLP 的每一步"

@@ -1,9 +1,9 @@
 """第 13 课差分检查：随机形状、尺度、weight、bias 与 eps 的层归一化，比较学习者与参考答案的 solve。"""
+
 import torch
 
 # 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {name: f"请不要调用 {name}：本课练的是自己求均值、方差，再缩放平移"
-             for name in ("layer_norm", "layernorm")}
+FORBIDDEN = {name: f"请不要调用 {name}：本课练的是自己求均值、方差，再缩放平移" for name in ("layer_norm", "layernorm")}
 
 
 def cases(gen):
@@ -16,6 +16,12 @@ def cases(gen):
         shift = 4 * torch.randn(1, generator=gen).item()
         scale = 0.05 + 3 * torch.rand(1, generator=gen).item()
         eps = (1e-5, 1e-2, 0.5)[i % 3]  # 大的 eps 能看出有没有把它加对地方
-        out.append((shift + scale * torch.randn(*shape, generator=gen),
-                    1 + 0.5 * torch.randn(C, generator=gen), 0.3 * torch.randn(C, generator=gen), eps))
+        out.append(
+            (
+                shift + scale * torch.randn(*shape, generator=gen),
+                1 + 0.5 * torch.randn(C, generator=gen),
+                0.3 * torch.randn(C, generator=gen),
+                eps,
+            )
+        )
     return out

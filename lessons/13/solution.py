@@ -1,4 +1,5 @@
 """第 13 课补全练习：层归一化 LayerNorm。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -17,8 +18,8 @@ def solve(x, weight, bias, eps):
         与 x 同形状：(x - 均值) / sqrt(方差 + eps) * weight + bias。方差除以 C（不是 C-1），
         与 nn.LayerNorm 相同。
     """
-    mean = x.mean(-1, keepdim=True)                           # [..., 1]
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)            # [..., 1]，除以 C
+    mean = x.mean(-1, keepdim=True)  # [..., 1]
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)  # [..., 1]，除以 C
     return (x - mean) / torch.sqrt(var + eps) * weight + bias
 
 
@@ -26,12 +27,16 @@ if __name__ == "__main__":
     x = torch.tensor([[1.0, 2.0, 3.0, 4.0]])
     y = solve(x, torch.ones(4), torch.zeros(4), 0.0)
     assert tuple(y.shape) == (1, 4), f"形状应为 (1, 4)，实际是 {tuple(y.shape)}"
-    assert torch.allclose(y, torch.tensor([[-1.3416, -0.4472, 0.4472, 1.3416]]), atol=1e-4), \
+    assert torch.allclose(y, torch.tensor([[-1.3416, -0.4472, 0.4472, 1.3416]]), atol=1e-4), (
         f"[1, 2, 3, 4] 归一化后应约为 [-1.3416, -0.4472, 0.4472, 1.3416]（方差除以 C=4），实际是 {y.tolist()}"
+    )
     y = solve(x, torch.full((4,), 2.0), torch.full((4,), 0.5), 0.0)
-    assert torch.allclose(y, torch.tensor([[-2.1833, -0.3944, 1.3944, 3.1833]]), atol=1e-4), "归一化之后再乘 weight、加 bias"
-    assert torch.allclose(solve(torch.zeros(2, 3), torch.ones(3), torch.zeros(3), 1e-5), torch.zeros(2, 3)), \
+    assert torch.allclose(y, torch.tensor([[-2.1833, -0.3944, 1.3944, 3.1833]]), atol=1e-4), (
+        "归一化之后再乘 weight、加 bias"
+    )
+    assert torch.allclose(solve(torch.zeros(2, 3), torch.ones(3), torch.zeros(3), 1e-5), torch.zeros(2, 3)), (
         "全是同一个数时方差为 0：靠 eps 避免除以 0，结果应为 0"
+    )
     x = 3 + 5 * torch.randn(2, 7, 16)
     kept = x.clone()
     w, b = torch.randn(16), torch.randn(16)
@@ -40,6 +45,7 @@ if __name__ == "__main__":
     assert torch.equal(x, kept), "solve 不应改动传进来的 x（x -= … 会原地改）：算出新张量"
     # 这一课要你亲手写出层归一化的每一步；库函数一步做完，练不到本课的东西
     import inspect
+
     body = inspect.getsource(solve).split('"""')[-1]  # 只看文档字符串之后的代码
     for shortcut in ("layer_norm", "LayerNorm"):
         assert shortcut not in body, f"请不要调用 {shortcut}：本课练的是自己求均值、方差，再缩放平移"

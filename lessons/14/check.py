@@ -2,6 +2,7 @@
 
 ``real_count`` 用真正的 PoetryGPT 数同一个配置的参数；tests/lessons/test_14.py 用它确认参考答案与模型一致。
 """
+
 import torch
 
 
@@ -9,15 +10,23 @@ def cases(gen):
     """24 个用例：(vocab_size, context_length, width, n_layers)，含默认配置；其余随机。"""
     out = [(6672, 64, 128, 4)]
     for _ in range(23):
-        out.append((int(torch.randint(8, 9000, (1,), generator=gen)), int(torch.randint(1, 257, (1,), generator=gen)),
-                    int(torch.randint(1, 65, (1,), generator=gen)) * 4, int(torch.randint(0, 13, (1,), generator=gen))))
+        out.append(
+            (
+                int(torch.randint(8, 9000, (1,), generator=gen)),
+                int(torch.randint(1, 257, (1,), generator=gen)),
+                int(torch.randint(1, 65, (1,), generator=gen)) * 4,
+                int(torch.randint(0, 13, (1,), generator=gen)),
+            )
+        )
     return out
 
 
 def real_count(vocab_size, context_length, width, n_layers):
     """在 meta 设备上建一个真正的 PoetryGPT（不分配内存），返回它的 num_parameters()。"""
     from poetry_gpt.model import ModelConfig, PoetryGPT
+
     with torch.device("meta"):
-        model = PoetryGPT(ModelConfig(vocab_size=vocab_size, context_length=context_length, width=width,
-                                      n_layers=n_layers, n_heads=1))
+        model = PoetryGPT(
+            ModelConfig(vocab_size=vocab_size, context_length=context_length, width=width, n_layers=n_layers, n_heads=1)
+        )
     return model.num_parameters()

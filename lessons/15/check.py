@@ -1,4 +1,5 @@
 """第 15 课差分检查：随机的 logits、目标与掩码（含真实诗的掩码），比较两边的带掩码交叉熵。"""
+
 import torch
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；注释与字符串不算；见 grading.rule_problem）。
@@ -6,14 +7,26 @@ import torch
 # cross_entropy / CrossEntropyLoss、nll_loss / NLLLoss（还有 gaussian_nll_loss 这些）、log_softmax / LogSoftmax
 # （含 torch.special.log_softmax 与张量方法 .log_softmax）、logsumexp、torch.distributions 里分布对象的 log_prob。
 _WHY = "本课要从 log-softmax 自己算起（每行减去最大值、再减去 ln Σ exp）：不要用 {}，它替你做完了本课要练的那一步"
-FORBIDDEN = {name: _WHY.format(name) for name in ("cross_entropy", "crossentropy", "nll", "log_softmax", "logsoftmax",
-                                                  "logsumexp", "log_prob", "distributions")}
+FORBIDDEN = {
+    name: _WHY.format(name)
+    for name in (
+        "cross_entropy",
+        "crossentropy",
+        "nll",
+        "log_softmax",
+        "logsoftmax",
+        "logsumexp",
+        "log_prob",
+        "distributions",
+    )
+}
 FORBIDDEN["poetry_gpt"] = "本课要从 log-softmax 自己算起：不要调用课程包 poetry_gpt 里现成的交叉熵"
 
 
 def _real_batch(gen, n):
     """val 里随机 n 首真诗的 (目标, 掩码)：条件区与补齐的格子为 False，各行计分的格子数不同。"""
     from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
+
     poems = load_poems("val")
     picks = torch.randint(0, len(poems), (n,), generator=gen).tolist()
     tok = default_tokenizer()
@@ -40,8 +53,8 @@ def cases(gen):
             out.append((2 * torch.randn(B, T, V, generator=gen), targets, mask))
             continue
         B, T, V = (int(torch.randint(lo, hi, (1,), generator=gen)) for lo, hi in ((2, 6), (3, 9), (2, 13)))
-        mask = torch.rand(B, T, generator=gen) < torch.rand(B, 1, generator=gen)   # 每行计分的比例不同
-        mask[torch.rand(B, generator=gen) < 0.3] = False                          # 整行不计分
+        mask = torch.rand(B, T, generator=gen) < torch.rand(B, 1, generator=gen)  # 每行计分的比例不同
+        mask[torch.rand(B, generator=gen) < 0.3] = False  # 整行不计分
         if kind == 3:
             mask[:] = False
         if not mask.any() or kind == 3:

@@ -1,17 +1,22 @@
 """第 16 课差分检查：PoetryGPT 形状的参数（矩阵、偏置、LayerNorm）、随机的梯度与滑动平均，比较一步 AdamW 之后的参数与 m、v。"""
+
 import torch
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；注释与字符串不算；见 grading.rule_problem）。
 # torch.optim 里的优化器（AdamW、Adam 与它们的 _functional 实现）一步做完了本课要练的更新
-FORBIDDEN = {"optim": "本课要亲手写出 AdamW 的一步：不要用 torch.optim 里现成的优化器，它替你做完了滑动平均、偏差校正和解耦衰减",
-             "poetry_gpt": "本课要亲手写出 AdamW 的一步：不要调用课程包 poetry_gpt 里现成的 make_optimizer、训练步"}
+FORBIDDEN = {
+    "optim": "本课要亲手写出 AdamW 的一步：不要用 torch.optim 里现成的优化器，它替你做完了滑动平均、偏差校正和解耦衰减",
+    "poetry_gpt": "本课要亲手写出 AdamW 的一步：不要调用课程包 poetry_gpt 里现成的 make_optimizer、训练步",
+}
 
 
 def explain(message):
     """子进程出错时补一句：除以 0 多半是偏差校正的 t 从 0 数了。"""
     if "ZeroDivisionError" in message:
-        return ("除以了 0（ZeroDivisionError）：偏差校正用的是做完这一步之后的步数 t = step + 1。第一步 step = 0、t = 1，"
-                "1 − β₁ᵗ = 0.1；把 step 直接当 t，第一步就是 1 − β₁⁰ = 0。")
+        return (
+            "除以了 0（ZeroDivisionError）：偏差校正用的是做完这一步之后的步数 t = step + 1。第一步 step = 0、t = 1，"
+            "1 − β₁ᵗ = 0.1；把 step 直接当 t，第一步就是 1 − β₁⁰ = 0。"
+        )
     return None
 
 
@@ -21,11 +26,18 @@ def _int(gen, lo, hi):
 
 def _shapes(V, L, C):
     """一个 1 层 PoetryGPT 的参数名与形状（与 poetry_gpt.model 的命名相同）：矩阵、偏置与 LayerNorm 都有。"""
-    return {"characters.weight": (V, C), "positions.weight": (L, C),
-            "blocks.0.norm1.weight": (C,), "blocks.0.norm1.bias": (C,),
-            "blocks.0.attention.qkv.weight": (3 * C, C), "blocks.0.attention.qkv.bias": (3 * C,),
-            "blocks.0.mlp.up.weight": (4 * C, C), "blocks.0.mlp.up.bias": (4 * C,),
-            "norm.weight": (C,), "norm.bias": (C,)}
+    return {
+        "characters.weight": (V, C),
+        "positions.weight": (L, C),
+        "blocks.0.norm1.weight": (C,),
+        "blocks.0.norm1.bias": (C,),
+        "blocks.0.attention.qkv.weight": (3 * C, C),
+        "blocks.0.attention.qkv.bias": (3 * C,),
+        "blocks.0.mlp.up.weight": (4 * C, C),
+        "blocks.0.mlp.up.bias": (4 * C,),
+        "norm.weight": (C,),
+        "norm.bias": (C,),
+    }
 
 
 def cases(gen):
@@ -52,8 +64,10 @@ def cases(gen):
         else:
             step = _int(gen, 1, 3000) if i % 3 else _int(gen, 1, 5)
             m = {name: scale * 0.5 * torch.randn(*shape, generator=gen) for name, shape in shapes.items()}
-            v = {name: (scale * torch.randn(*shape, generator=gen)) ** 2 + scale ** 2 * 0.1
-                 for name, shape in shapes.items()}
+            v = {
+                name: (scale * torch.randn(*shape, generator=gen)) ** 2 + scale**2 * 0.1
+                for name, shape in shapes.items()
+            }
         if kind == 2:
             unseen = torch.rand(V, generator=gen) < 0.5
             grads["characters.weight"][unseen] = 0.0

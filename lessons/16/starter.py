@@ -1,4 +1,5 @@
 """第 16 课补全练习：亲手走一步 AdamW，权重衰减只落在矩阵上。修改 solve，保持下方检查不变。"""
+
 import math
 
 import torch
@@ -7,7 +8,7 @@ torch.set_num_threads(2)
 torch.manual_seed(26)
 
 BETAS = (0.9, 0.95)  # 本课程的 beta1、beta2（train.make_optimizer）
-EPS = 1e-8           # 分母里防止除以 0 的 ε（torch.optim.AdamW 的默认值）
+EPS = 1e-8  # 分母里防止除以 0 的 ε（torch.optim.AdamW 的默认值）
 
 
 def solve(params, grads, m, v, step, lr, weight_decay):
@@ -41,24 +42,30 @@ if __name__ == "__main__":
     zeros = {name: torch.zeros_like(p) for name, p in params.items()}
     kept = {name: p.clone() for name, p in params.items()}
     new, m, v = solve(params, grads, zeros, zeros, 0, 0.1, 0.5)
-    assert set(new) == set(params) and set(m) == set(params) and set(v) == set(params), "返回的三个 dict 要有同样的参数名"
+    assert set(new) == set(params) and set(m) == set(params) and set(v) == set(params), (
+        "返回的三个 dict 要有同样的参数名"
+    )
     assert all(torch.equal(params[k], kept[k]) for k in params), "不要改动传进来的参数：返回新张量"
-    assert torch.allclose(m["head.weight"], torch.tensor([[0.05], [0.0]])) and torch.allclose(v["head.bias"], torch.tensor([0.2])), \
-        f"第一步：m = 0.1·g、v = 0.05·g²；实际 m = {m['head.weight'].flatten().tolist()}、v = {v['head.bias'].tolist()}"
+    assert torch.allclose(m["head.weight"], torch.tensor([[0.05], [0.0]])) and torch.allclose(
+        v["head.bias"], torch.tensor([0.2])
+    ), f"第一步：m = 0.1·g、v = 0.05·g²；实际 m = {m['head.weight'].flatten().tolist()}、v = {v['head.bias'].tolist()}"
     # 偏置：一维，不衰减；第一步 m̂/√v̂ = g/|g| = −1（差一个 ε），更新 +lr：1 + 0.1 = 1.1
-    assert abs(new["head.bias"].item() - 1.1) < 1e-5, \
+    assert abs(new["head.bias"].item() - 1.1) < 1e-5, (
         f"偏置不衰减；第一步 m̂ / √v̂ 约为 −1，1 − 0.1 × (−1) = 1.1；实际是 {new['head.bias'].item():.6f}（是不是偏差校正的 t 从 0 数了？）"
+    )
     # 矩阵：先乘以 1 − lr × wd = 0.95，再减 lr × (±1)。第 1 行梯度是 0：m̂ = v̂ = 0，只有衰减
     want = torch.tensor([[0.95 - 0.1], [1.9]])
-    assert torch.allclose(new["head.weight"], want, atol=1e-5), \
-        (f"矩阵先衰减：[1, 2] × 0.95 = [0.95, 1.9]，第 0 行再减 lr × 1；梯度为 0 的第 1 行也被衰减成 1.9。"
-         f"应为 {want.flatten().tolist()}，实际是 {new['head.weight'].flatten().tolist()}")
+    assert torch.allclose(new["head.weight"], want, atol=1e-5), (
+        f"矩阵先衰减：[1, 2] × 0.95 = [0.95, 1.9]，第 0 行再减 lr × 1；梯度为 0 的第 1 行也被衰减成 1.9。"
+        f"应为 {want.flatten().tolist()}，实际是 {new['head.weight'].flatten().tolist()}"
+    )
     # 第二步：动量还在，梯度为 0 的格子照样移动；Adam + L2（把衰减加进梯度）在这里就不一样了
     new2, m2, v2 = solve(new, {k: torch.zeros_like(g) for k, g in grads.items()}, m, v, 1, 0.1, 0.5)
     b1, b2 = BETAS
-    m_hat, v_hat = b1 * 0.05 / (1 - b1 ** 2), b2 * 0.0125 / (1 - b2 ** 2)
+    m_hat, v_hat = b1 * 0.05 / (1 - b1**2), b2 * 0.0125 / (1 - b2**2)
     want = 0.85 * 0.95 - 0.1 * m_hat / (math.sqrt(v_hat) + EPS)
-    assert abs(new2["head.weight"][0, 0].item() - want) < 1e-5, \
-        (f"第二步梯度全是 0：m、v 衰减后 m̂ = {m_hat:.4f}、√v̂ = {math.sqrt(v_hat):.4f}，参数仍要移动："
-         f"应为 {want:.6f}，实际是 {new2['head.weight'][0, 0].item():.6f}")
+    assert abs(new2["head.weight"][0, 0].item() - want) < 1e-5, (
+        f"第二步梯度全是 0：m、v 衰减后 m̂ = {m_hat:.4f}、√v̂ = {math.sqrt(v_hat):.4f}，参数仍要移动："
+        f"应为 {want:.6f}，实际是 {new2['head.weight'][0, 0].item():.6f}"
+    )
     print("本课补全练习通过。")

@@ -1,12 +1,15 @@
 """第 17 课差分检查：随机的小模型参数与批（含真诗），在不裁剪、只有按总范数才裁剪、大幅裁剪三种情形下比较一步训练。"""
+
 import torch
 from torch.nn import functional as F
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；注释与字符串不算；见 grading.rule_problem）。
 # 拦的是一族捷径：torch.nn.utils 里的 clip_grad_norm_、clip_grad_value_、clip_grads_with_norm_（片段 clip_grad），
 # 和替你算总范数的 get_total_norm（片段 total_norm）。自己把各参数的梯度拼成一个向量再求范数是允许的：那正是本课的“总范数”。
-FORBIDDEN = {name: f"本课要自己按总范数裁剪：不要用 torch 里的 {name} 一族，它替你算了总范数、做完了裁剪"
-             for name in ("clip_grad", "total_norm")}
+FORBIDDEN = {
+    name: f"本课要自己按总范数裁剪：不要用 torch 里的 {name} 一族，它替你算了总范数、做完了裁剪"
+    for name in ("clip_grad", "total_norm")
+}
 FORBIDDEN["poetry_gpt"] = "本课要自己按总范数裁剪：不要调用课程包 poetry_gpt 里现成的训练步"
 
 
@@ -21,6 +24,7 @@ def _grad_norms(params, ids, targets):
 def _real_batch(gen):
     """val 里随机 3 首真诗的 (输入, 目标)：条件区与补齐的目标换成 -100。"""
     from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
+
     poems = load_poems("val")
     tok = default_tokenizer()
     picks = torch.randint(0, len(poems), (3,), generator=gen).tolist()
@@ -41,15 +45,20 @@ def cases(gen):
             ids, targets, V = _real_batch(gen)
             C, L = 8, 64
         else:
-            B, T, V, C = (int(torch.randint(lo, hi, (1,), generator=gen)) for lo, hi in ((1, 5), (2, 9), (3, 20), (2, 9)))
+            B, T, V, C = (
+                int(torch.randint(lo, hi, (1,), generator=gen)) for lo, hi in ((1, 5), (2, 9), (3, 20), (2, 9))
+            )
             L = T + int(torch.randint(0, 4, (1,), generator=gen))
             ids = torch.randint(0, V, (B, T), generator=gen)
             targets = torch.randint(0, V, (B, T), generator=gen)
             targets[torch.rand(B, T, generator=gen) < 0.3] = -100
-            targets[0, 0] = int(torch.randint(0, V, (1,), generator=gen))      # 至少一个计分的格子
+            targets[0, 0] = int(torch.randint(0, V, (1,), generator=gen))  # 至少一个计分的格子
         scale = 0.2 + 1.5 * float(torch.rand(1, generator=gen))
-        params = [scale * torch.randn(V, C, generator=gen), scale * torch.randn(L, C, generator=gen),
-                  torch.randn(C, C, generator=gen) / C ** 0.5]
+        params = [
+            scale * torch.randn(V, C, generator=gen),
+            scale * torch.randn(L, C, generator=gen),
+            torch.randn(C, C, generator=gen) / C**0.5,
+        ]
         norms = _grad_norms(params, ids, targets)
         total = sum(n * n for n in norms) ** 0.5
         kind = (i // 4 + i) % 3

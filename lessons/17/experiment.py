@@ -1,4 +1,5 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/17/experiment.py。"""
+
 import torch
 
 from poetry_gpt.data import default_tokenizer, make_batch
@@ -11,7 +12,7 @@ from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimize
 setup_experiment()
 
 tok = default_tokenizer()
-tiny = PRESETS["tiny"]                                   # 1 层、宽 32：几秒内看完一切
+tiny = PRESETS["tiny"]  # 1 层、宽 32：几秒内看完一切
 
 # 1. 取批：第 step 步取哪些诗只由 step 决定
 train_samples = encode_split("train", tok, tiny.train_poems)
@@ -37,12 +38,18 @@ loss.backward()
 norms = {name: p.grad.norm().item() for name, p in model.named_parameters()}
 total = sum(v * v for v in norms.values()) ** 0.5
 show("这一步的损失（奈特/字）", loss)
-table(["参数", "梯度范数"], [[k, v] for k, v in sorted(norms.items(), key=lambda kv: -kv[1])[:4]],
-      title=f"梯度范数最大的 4 个参数张量（共 {len(norms)} 个）")
+table(
+    ["参数", "梯度范数"],
+    [[k, v] for k, v in sorted(norms.items(), key=lambda kv: -kv[1])[:4]],
+    title=f"梯度范数最大的 4 个参数张量（共 {len(norms)} 个）",
+)
 show("总范数 √(Σ 各参数范数²)", total)
 show("各参数范数之和（不是总范数）", sum(norms.values()))
 returned = torch.nn.utils.clip_grad_norm_(model.parameters(), tiny.grad_clip)
-show("clip_grad_norm_ 返回的是裁剪之前的总范数；没超过上限，梯度原样不动", f"{returned.item():.4f}（上限 {tiny.grad_clip}）")
+show(
+    "clip_grad_norm_ 返回的是裁剪之前的总范数；没超过上限，梯度原样不动",
+    f"{returned.item():.4f}（上限 {tiny.grad_clip}）",
+)
 before = model.positions.weight.detach().clone()
 optimizer.step()
 show("optimizer.step() 之后位置表改变了", not torch.equal(before, model.positions.weight))
@@ -62,7 +69,7 @@ for step in range(80):
     loss.backward()
     raw = [p.grad.clone() for p in model.parameters()]
     totals.append(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item())
-    if saved is None and totals[-1] > 1.0:           # 第一次超过上限：留下裁剪前后的梯度
+    if saved is None and totals[-1] > 1.0:  # 第一次超过上限：留下裁剪前后的梯度
         saved = step, raw, [p.grad.clone() for p in model.parameters()]
     optimizer.step()
 line_plot({"这一批的损失": curve}, width=60, height=10, title="同一批 8 首诗训练 80 步（奈特/字）")
@@ -76,14 +83,20 @@ norms = [g.norm().item() for g in raw]
 flat = lambda grads: torch.cat([g.flatten() for g in grads])
 ratios = torch.cat([(c / g)[g != 0] for c, g in zip(clipped, raw)])
 per_param = [g * min(1.0, 1.0 / (g.norm().item() + 1e-6)) for g in raw]
-table(["", "数值"],
-      [["裁剪前的总范数", totals[step]], ["各参数范数之和", sum(norms)],
-       ["最大的三个单个参数范数", sorted(norms)[-3:][::-1]], ["裁剪后的总范数", flat(clipped).norm().item()],
-       ["每个梯度乘的数（最小）", ratios.min().item()],
-       ["每个梯度乘的数（最大）", ratios.max().item()],
-       ["若逐个参数各自裁剪：被裁的参数个数", sum(v > 1.0 for v in norms)],
-       ["逐个裁剪后的总范数", flat(per_param).norm().item()]],
-      title=f"第一次被裁剪的一步：第 {step} 步")
+table(
+    ["", "数值"],
+    [
+        ["裁剪前的总范数", totals[step]],
+        ["各参数范数之和", sum(norms)],
+        ["最大的三个单个参数范数", sorted(norms)[-3:][::-1]],
+        ["裁剪后的总范数", flat(clipped).norm().item()],
+        ["每个梯度乘的数（最小）", ratios.min().item()],
+        ["每个梯度乘的数（最大）", ratios.max().item()],
+        ["若逐个参数各自裁剪：被裁的参数个数", sum(v > 1.0 for v in norms)],
+        ["逐个裁剪后的总范数", flat(per_param).norm().item()],
+    ],
+    title=f"第一次被裁剪的一步：第 {step} 步",
+)
 
 # 4. 验证：eval() 关掉 dropout，no_grad 不建计算图
 x, y, mask = make_batch(val[:32])
@@ -99,7 +112,10 @@ show("dropout=0.1、eval()：同一批算两次", [a, b])
 with torch.no_grad():
     quiet = scored_loss(drop, x, y, mask)
 show("no_grad 里算的损失 requires_grad", quiet.requires_grad)
-show("ModelConfig 的 dropout 默认值 / base 预设设了 dropout 吗", [ModelConfig(vocab_size=1).dropout, "dropout" in PRESETS["base"].model])
+show(
+    "ModelConfig 的 dropout 默认值 / base 预设设了 dropout 吗",
+    [ModelConfig(vocab_size=1).dropout, "dropout" in PRESETS["base"].model],
+)
 
 # 5. 混合精度：矩阵乘法 bf16，权重、softmax 与损失仍是 fp32
 # model 还是第 3 部分在 8 首诗上背熟的那个：val 损失很高，这里只比较两种精度之间的差别
@@ -112,8 +128,17 @@ with torch.no_grad():
         hidden = model.hidden_states(x)
         up = model.blocks[0].mlp.up(hidden)
         mixed = scored_loss(model, x, y, mask)
-table(["张量", "dtype"], [["权重 characters", model.characters.weight.dtype],
-                          ["线性层 mlp.up 的输出", up.dtype], ["LayerNorm 之后的 hidden", hidden.dtype],
-                          ["损失", mixed.dtype]], title="torch.autocast(bfloat16) 里")
-show("这一批的损失：fp32 / bf16 混合精度（末几位随 CPU 而变）", [measured(full.item()), measured(mixed.item())], digits=6)
+table(
+    ["张量", "dtype"],
+    [
+        ["权重 characters", model.characters.weight.dtype],
+        ["线性层 mlp.up 的输出", up.dtype],
+        ["LayerNorm 之后的 hidden", hidden.dtype],
+        ["损失", mixed.dtype],
+    ],
+    title="torch.autocast(bfloat16) 里",
+)
+show(
+    "这一批的损失：fp32 / bf16 混合精度（末几位随 CPU 而变）", [measured(full.item()), measured(mixed.item())], digits=6
+)
 show("  两者相差不到 0.05", abs(full.item() - mixed.item()) < 0.05)

@@ -7,23 +7,33 @@
 边界：stop = 0（还没训练就中断）、stop = total（断在最后）、stop 落在预热里、dropout 为 0（随机数不影响损失）、
 优化器是 AdamW 或带动量的 SGD（两者的状态都要存）。
 """
+
 import ast
 
 import torch
 
 # 源码规则（批改程序在运行练习之前用 ast 查；见 grading.rule_problem 与下面的 source_problem）：
 # 存档要真的变成字节（torch.save）再读回来（torch.load(..., weights_only=True)），不能只在内存里复制一份对象
-FORBIDDEN = {name: f"不要用 {name}：本课的存档要经过 torch.save 写成字节、再用 torch.load(..., weights_only=True) 读回，"
-                   "在内存里复制一份对象，真断电时什么也留不下" for name in ("deepcopy", "pickle", "marshal", "dill")}
+FORBIDDEN = {
+    name: f"不要用 {name}：本课的存档要经过 torch.save 写成字节、再用 torch.load(..., weights_only=True) 读回，"
+    "在内存里复制一份对象，真断电时什么也留不下"
+    for name in ("deepcopy", "pickle", "marshal", "dill")
+}
 FORBIDDEN_NAMES = {"copy": FORBIDDEN["deepcopy"].replace("deepcopy", "copy 模块")}
 FORBIDDEN["poetry_gpt"] = "不要调用课程包 poetry_gpt 里现成的存档函数：本课要你自己决定存档里放哪几样"
 
 
 def _calls(code, name):
     """code 里调用 x.name(...) 或 name(...) 的地方。"""
-    return [node for node in ast.walk(code) if isinstance(node, ast.Call) and (
-        (isinstance(node.func, ast.Attribute) and node.func.attr == name)
-        or (isinstance(node.func, ast.Name) and node.func.id == name))]
+    return [
+        node
+        for node in ast.walk(code)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+            or (isinstance(node.func, ast.Name) and node.func.id == name)
+        )
+    ]
 
 
 def _not_started(code):
@@ -47,8 +57,10 @@ def source_problem(code):
     for call in loads:
         flag = next((k.value for k in call.keywords if k.arg == "weights_only"), None)
         if not (isinstance(flag, ast.Constant) and flag.value is True):
-            return (f"第 {call.lineno} 行的 torch.load 要写明 weights_only=True：它只认张量、数、字符串、列表、字典，"
-                    "别人的 .pt 文件里藏着的代码不会被执行；本课的存档只放这些东西，所以一定读得回来")
+            return (
+                f"第 {call.lineno} 行的 torch.load 要写明 weights_only=True：它只认张量、数、字符串、列表、字典，"
+                "别人的 .pt 文件里藏着的代码不会被执行；本课的存档只放这些东西，所以一定读得回来"
+            )
     return None
 
 
@@ -60,16 +72,20 @@ def compare(expected, got):
         if type(value) is not float:
             return f"第 {step + 1} 步的损失应是 Python 的 float，实际是 {type(value).__name__}"
         if value != want:
-            return (f"第 {step + 1} 步的损失应为 {want!r}，实际是 {value!r}：续训的损失要与从没停过的逐位相同，"
-                    "差一点点也不行——常见原因是存档里的数换了精度（比如存成 half、bfloat16），或少存、放错了某样状态")
+            return (
+                f"第 {step + 1} 步的损失应为 {want!r}，实际是 {value!r}：续训的损失要与从没停过的逐位相同，"
+                "差一点点也不行——常见原因是存档里的数换了精度（比如存成 half、bfloat16），或少存、放错了某样状态"
+            )
     return None
 
 
 def explain(message):
     """子进程出错时补一句：torch.load 读到了文件末尾，多半是忘了 seek(0)。"""
     if "EOFError" in message:
-        return ("torch.load 读到了文件末尾（EOFError）：torch.save 写完之后，io.BytesIO 的读写位置停在末尾，"
-                "读档之前要先 buffer.seek(0) 回到开头。")
+        return (
+            "torch.load 读到了文件末尾（EOFError）：torch.save 写完之后，io.BytesIO 的读写位置停在末尾，"
+            "读档之前要先 buffer.seek(0) 回到开头。"
+        )
     return None
 
 
@@ -88,21 +104,36 @@ def cases(gen):
     prev, target, vocab = _corpus_pairs()
     pick = lambda options: options[int(torch.randint(0, len(options), (1,), generator=gen))]
     plans = [  # (stop, total, dropout, optimizer)
-        (0, 6, 0.2, "adamw"),      # 还没训练就中断
-        (8, 8, 0.2, "adamw"),      # 全部训练完才“中断”：续训 0 步
-        (2, 10, 0.3, "adamw"),     # 断在预热里
-        (5, 12, 0.0, "adamw"),     # 没有 dropout：随机数不影响损失
-        (4, 10, 0.2, "sgd"),       # 带动量的 SGD：动量也是优化器状态
-        (9, 10, 0.1, "adamw"),     # 只剩最后一步
+        (0, 6, 0.2, "adamw"),  # 还没训练就中断
+        (8, 8, 0.2, "adamw"),  # 全部训练完才“中断”：续训 0 步
+        (2, 10, 0.3, "adamw"),  # 断在预热里
+        (5, 12, 0.0, "adamw"),  # 没有 dropout：随机数不影响损失
+        (4, 10, 0.2, "sgd"),  # 带动量的 SGD：动量也是优化器状态
+        (9, 10, 0.1, "adamw"),  # 只剩最后一步
     ]
     for _ in range(8):
         total = int(torch.randint(4, 16, (1,), generator=gen))
-        plans.append((int(torch.randint(1, total, (1,), generator=gen)), total, pick([0.1, 0.2, 0.4]),
-                      pick(["adamw", "adamw", "sgd"])))
+        plans.append(
+            (
+                int(torch.randint(1, total, (1,), generator=gen)),
+                total,
+                pick([0.1, 0.2, 0.4]),
+                pick(["adamw", "adamw", "sgd"]),
+            )
+        )
     out = []
     for stop, total, dropout, optimizer in plans:
-        setup = {"prev": prev, "target": target, "vocab": vocab, "width": 16, "dropout": dropout,
-                 "optimizer": optimizer, "lr": 0.05, "warmup": 3, "batch_size": 32,
-                 "seed": int(torch.randint(0, 10_000, (1,), generator=gen))}
+        setup = {
+            "prev": prev,
+            "target": target,
+            "vocab": vocab,
+            "width": 16,
+            "dropout": dropout,
+            "optimizer": optimizer,
+            "lr": 0.05,
+            "warmup": 3,
+            "batch_size": 32,
+            "seed": int(torch.randint(0, 10_000, (1,), generator=gen)),
+        }
         out.append((setup, stop, total))
     return out

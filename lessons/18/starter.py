@@ -1,4 +1,5 @@
 """第 18 课补全练习：存档与读档往返。修改 solve，保持下方检查不变。"""
+
 import io
 import math
 
@@ -89,8 +90,10 @@ def simulated_run(setup, stop, total):
 
     def train(model, optimizer, done, n):
         if model is runs[0][0] and done + n > stop:
-            raise RuntimeError(f"模拟中断：第一个进程做完第 {stop} 步就断电了，它的模型不能再训练；"
-                               "请把存档读进 new_run() 新建的模型和优化器，再接着训练")
+            raise RuntimeError(
+                f"模拟中断：第一个进程做完第 {stop} 步就断电了，它的模型不能再训练；"
+                "请把存档读进 new_run() 新建的模型和优化器，再接着训练"
+            )
         prev, target = setup["prev"], setup["target"]
         model.train()
         losses = []
@@ -111,16 +114,27 @@ def simulated_run(setup, stop, total):
 
 if __name__ == "__main__":
     g = torch.Generator().manual_seed(7)
-    setup = {"prev": torch.randint(0, 20, (200,), generator=g), "target": torch.randint(0, 20, (200,), generator=g),
-             "vocab": 20, "width": 8, "dropout": 0.2, "optimizer": "adamw", "lr": 0.05, "warmup": 3,
-             "batch_size": 16, "seed": 0}
-    new_run, train = simulated_run(setup, 12, 12)      # 一口气训练完，不中断
+    setup = {
+        "prev": torch.randint(0, 20, (200,), generator=g),
+        "target": torch.randint(0, 20, (200,), generator=g),
+        "vocab": 20,
+        "width": 8,
+        "dropout": 0.2,
+        "optimizer": "adamw",
+        "lr": 0.05,
+        "warmup": 3,
+        "batch_size": 16,
+        "seed": 0,
+    }
+    new_run, train = simulated_run(setup, 12, 12)  # 一口气训练完，不中断
     model, optimizer = new_run()
     straight = train(model, optimizer, 0, 12)
     for stop in (5, 1, 0, 12):
         got = solve(setup, stop, 12)
         assert isinstance(got, list) and len(got) == 12, f"应返回 12 个损失，实际是 {got!r}"
         wrong = [k for k in range(12) if got[k] != straight[k]]
-        assert not wrong, (f"做完 {stop} 步时中断、续训后，第 {wrong[0] + 1} 步的损失是 {got[wrong[0]]:.6f}，不中断时是 "
-                           f"{straight[wrong[0]]:.6f}：存档里是不是少了什么，或者放回的顺序不对？")
+        assert not wrong, (
+            f"做完 {stop} 步时中断、续训后，第 {wrong[0] + 1} 步的损失是 {got[wrong[0]]:.6f}，不中断时是 "
+            f"{straight[wrong[0]]:.6f}：存档里是不是少了什么，或者放回的顺序不对？"
+        )
     print("本课补全练习通过。")

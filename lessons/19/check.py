@@ -7,6 +7,7 @@ NaN（发散）、一路上升、只验证过一次、一次也没验证过、�
 以及连着两次、三次、五次没有更低之后又创新低的台阶（带“耐心”的早停在这里停得太早）。window 有 1、比最低点之前的
 步数还多、恰好等于最低点的步数（平均从第 1 步起），以及随机的 2–40。
 """
+
 import math
 
 import torch
@@ -15,8 +16,11 @@ import torch
 def compare(expected, got):
     """(step, gap) 分两项说：步数错了多半是定义读错了（并列、NaN、早停），差距错了多半是平均的那一段取错了。"""
     if expected is None or got is None:
-        return None if got is expected else (f"应返回 {expected!r}（一次有效的验证都没有时是 None），"
-                                             f"实际是 {str(got)[:80]}")
+        return (
+            None
+            if got is expected
+            else (f"应返回 {expected!r}（一次有效的验证都没有时是 None），实际是 {str(got)[:80]}")
+        )
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         return f"应返回 (step, gap) 两项，实际是 {str(got)[:80]}"
     step, gap = got
@@ -33,8 +37,11 @@ def _log(vals, eval_every, steps, gen):
     """一份日志：每步一条（loss、lr），每 eval_every 步与最后一步带 val。vals 依次填进这些验证。"""
     log, it = [], iter(vals)
     for s in range(1, steps + 1):
-        entry = {"step": s, "loss": round(7.0 * math.exp(-s / 60) + 0.2 * float(torch.rand(1, generator=gen)), 5),
-                 "lr": 1e-3}
+        entry = {
+            "step": s,
+            "loss": round(7.0 * math.exp(-s / 60) + 0.2 * float(torch.rand(1, generator=gen)), 5),
+            "lr": 1e-3,
+        }
         if s % eval_every == 0 or s == steps:
             val = next(it, None)
             if val is not None:
@@ -60,6 +67,7 @@ def _window(gen):
 
 def _shipped_log():
     from poetry_gpt.checkpoint import SHIPPED_MODEL
+
     return torch.load(SHIPPED_MODEL, weights_only=True)["log"]
 
 
@@ -69,20 +77,20 @@ def cases(gen):
     nan = float("nan")
     out = [(_shipped_log(), 200)]
     fixed = [
-        ([5.5, 5.2, 5.0, 5.0, 5.3], 10, 50),            # 两次并列最低：取早的
-        ([5.1, 5.3, 5.1, 5.4], 5, 20),                  # 第一次就是最低，后来又追平一次
-        ([nan, 6.0, 5.8, nan, 5.9], 5, 25),             # 开头就发散过一次
-        ([5.0, 5.2, 5.4, 5.6], 10, 40),                 # 一路上升：第一次验证就是答案
-        ([6.0, 5.5, 5.1, 4.9], 10, 40),                 # 一路下降：最后一次
-        ([5.7], 10, 10),                                # 只验证过一次
-        ([], 10, 9),                                    # 一次也没验证过
-        ([nan, nan], 3, 6),                             # 全部发散
-        ([5.6, 5.4, 5.45], 20, 45),                     # 最后一步（45）也验证：不是 20 的倍数
-        ([5.4, 5.3, 5.31, 5.29, 5.35, 5.6], 5, 30),    # 噪声：第一次回升（第 15 步）不是最低点
-        ([5.5, 5.3, 5.35, 5.4, 5.2, 5.6], 10, 60),     # 连着两次没更低，然后新低（耐心 2 的早停在这里停错）
+        ([5.5, 5.2, 5.0, 5.0, 5.3], 10, 50),  # 两次并列最低：取早的
+        ([5.1, 5.3, 5.1, 5.4], 5, 20),  # 第一次就是最低，后来又追平一次
+        ([nan, 6.0, 5.8, nan, 5.9], 5, 25),  # 开头就发散过一次
+        ([5.0, 5.2, 5.4, 5.6], 10, 40),  # 一路上升：第一次验证就是答案
+        ([6.0, 5.5, 5.1, 4.9], 10, 40),  # 一路下降：最后一次
+        ([5.7], 10, 10),  # 只验证过一次
+        ([], 10, 9),  # 一次也没验证过
+        ([nan, nan], 3, 6),  # 全部发散
+        ([5.6, 5.4, 5.45], 20, 45),  # 最后一步（45）也验证：不是 20 的倍数
+        ([5.4, 5.3, 5.31, 5.29, 5.35, 5.6], 5, 30),  # 噪声：第一次回升（第 15 步）不是最低点
+        ([5.5, 5.3, 5.35, 5.4, 5.2, 5.6], 10, 60),  # 连着两次没更低，然后新低（耐心 2 的早停在这里停错）
         ([5.5, 5.3, 5.32, 5.31, 5.33, 5.1, 5.4], 4, 28),  # 连着三次没更低，然后新低
         ([6.0, 5.8, 5.9, 5.85, 5.95, 5.81, 5.9, 5.7, 5.75], 7, 60),  # 连着五次没更低，然后新低
-        ([5.4, 5.3, 5.3, 5.3, 5.29, 5.5], 3, 18),      # 两次追平（不算更低），再略低一点
+        ([5.4, 5.3, 5.3, 5.3, 5.29, 5.5], 3, 18),  # 两次追平（不算更低），再略低一点
     ]
     windows = [5, 1, 100, 3, 20, 10, 4, 2, 7, 15, 30, 12, 1, 15]  # 第 3 个比最低点之前的步数多；最后一个恰好等于它
     for (vals, every, steps), window in zip(fixed, windows):
@@ -92,16 +100,22 @@ def cases(gen):
         for _ in range(int(torch.randint(2, 5, (1,), generator=gen))):
             level -= 0.05 + 0.2 * float(torch.rand(1, generator=gen))
             vals.append(round(level, 4))
-            vals += [round(level + 0.01 + 0.1 * float(torch.rand(1, generator=gen)), 4)
-                     for _ in range(int(torch.randint(2, 7, (1,), generator=gen)))]
+            vals += [
+                round(level + 0.01 + 0.1 * float(torch.rand(1, generator=gen)), 4)
+                for _ in range(int(torch.randint(2, 7, (1,), generator=gen)))
+            ]
         every = int(torch.randint(1, 12, (1,), generator=gen))
         out.append((_log(vals, every, len(vals) * every, gen), _window(gen)))
     for _ in range(13):
         n = int(torch.randint(3, 30, (1,), generator=gen))
         every = int(torch.randint(1, 12, (1,), generator=gen))
-        vals = _u_curve(n, gen, noise=[0.0, 0.005, 0.02, 0.08][int(torch.randint(0, 4, (1,), generator=gen))],
-                        digits=[2, 3, 5][int(torch.randint(0, 3, (1,), generator=gen))])
-        if float(torch.rand(1, generator=gen)) < 0.5:      # 另一次验证恰好追平最低值（前或后）
+        vals = _u_curve(
+            n,
+            gen,
+            noise=[0.0, 0.005, 0.02, 0.08][int(torch.randint(0, 4, (1,), generator=gen))],
+            digits=[2, 3, 5][int(torch.randint(0, 3, (1,), generator=gen))],
+        )
+        if float(torch.rand(1, generator=gen)) < 0.5:  # 另一次验证恰好追平最低值（前或后）
             vals[int(torch.randint(0, n, (1,), generator=gen))] = min(vals)
         if float(torch.rand(1, generator=gen)) < 0.3:
             vals[int(torch.randint(0, n, (1,), generator=gen))] = nan

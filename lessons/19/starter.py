@@ -1,4 +1,5 @@
 """第 19 课补全练习：找出开始过拟合的一步，并量出那时两条曲线分开了多少。修改 solve，保持下方检查不变。"""
+
 import math
 
 import torch
@@ -33,26 +34,34 @@ def solve(log, window):
 if __name__ == "__main__":
     log = [{"step": s, "loss": 6.0 - s / 10, "lr": 1e-3} for s in range(1, 31)]
     for entry, val in zip(log[4::5], [5.9, 5.6, 5.5, 5.7, 5.5, 5.8]):
-        entry["val"] = val                                      # 第 5、10、15、20、25、30 步验证过
+        entry["val"] = val  # 第 5、10、15、20、25、30 步验证过
     kept = [dict(entry) for entry in log]
     got = solve(log, 4)
-    assert got is not None and got[0] == 15, \
+    assert got is not None and got[0] == 15, (
         f"验证损失在第 15 步最低（5.5），第 25 步只是追平，开始过拟合的一步应是 15，实际是 {got!r}"
+    )
     assert log == kept, "不要修改传进来的日志（不要排序、删改其中的条目）：后面画曲线还要用它"
-    assert isinstance(got[1], float) and abs(got[1] - 0.85) < 1e-9, \
+    assert isinstance(got[1], float) and abs(got[1] - 0.85) < 1e-9, (
         f"window = 4：第 12–15 步的训练损失平均是 4.65，差距应是 5.5 − 4.65 = 0.85，实际是 {got[1]!r}"
+    )
     got = solve(log, 100)
-    assert abs(got[1] - 0.3) < 1e-9, \
+    assert abs(got[1] - 0.3) < 1e-9, (
         f"开头不够 window 步时有几步平均几步：第 1–15 步平均 5.2，差距应是 5.5 − 5.2 = 0.3，实际是 {got[1]!r}"
-    stairs = [{"step": s, "loss": 5.0, "lr": 1e-3, "val": v}
-              for s, v in zip(range(10, 90, 10), (5.6, 5.4, 5.45, 5.5, 5.42, 5.3, 5.31, 5.35))]
+    )
+    stairs = [
+        {"step": s, "loss": 5.0, "lr": 1e-3, "val": v}
+        for s, v in zip(range(10, 90, 10), (5.6, 5.4, 5.45, 5.5, 5.42, 5.3, 5.31, 5.35))
+    ]
     got = solve(stairs, 1)
-    assert got is not None and got[0] == 60, \
+    assert got is not None and got[0] == 60, (
         f"第 30、40、50 步连着三次没有更低，第 60 步又创了新低：开始过拟合的一步是 60，实际是 {got!r}（不是“连着几次没降就停”）"
+    )
     assert solve([{"step": 1, "loss": 6.0, "lr": 1e-3}], 5) is None, "没有一次验证时应返回 None"
-    diverged = [{"step": 5, "loss": 5.0, "lr": 1e-3, "val": float("nan")},
-                {"step": 10, "loss": 4.0, "lr": 1e-3, "val": 5.2},
-                {"step": 15, "loss": 3.0, "lr": 1e-3, "val": 5.3}]
+    diverged = [
+        {"step": 5, "loss": 5.0, "lr": 1e-3, "val": float("nan")},
+        {"step": 10, "loss": 4.0, "lr": 1e-3, "val": 5.2},
+        {"step": 15, "loss": 3.0, "lr": 1e-3, "val": 5.3},
+    ]
     got = solve(diverged, 1)
     assert got is not None and got[0] == 10, f"val 为 NaN 的那次不算，应返回第 10 步，实际是 {got!r}"
     print("本课补全练习通过。")

@@ -1,4 +1,5 @@
 """第 20 课差分检查：随机的与随课程发布的模型真实的 q、k、v，缓存里有 0 到 63 个位置，比较新位置的注意力输出与接好的缓存。"""
+
 import torch
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
@@ -13,8 +14,9 @@ def _random(gen, kind):
     """随机的一头：kind 0 第一次调用（缓存空，T 个位置一起送）；1 逐字生成（T = 1，缓存里 1–40 个）；
     2 缓存接着送一段（T = 2–6，缓存里 1–20 个：新块里面也要遮挡）；3 课程的真实尺寸，正好写到第 64 个位置。"""
     D = _int(gen, 1, 9) if kind != 3 else 32
-    past, T = {0: (0, _int(gen, 1, 8)), 1: (_int(gen, 1, 41), 1), 2: (_int(gen, 1, 21), _int(gen, 2, 7)),
-               3: (63, 1)}[kind]
+    past, T = {0: (0, _int(gen, 1, 8)), 1: (_int(gen, 1, 41), 1), 2: (_int(gen, 1, 21), _int(gen, 2, 7)), 3: (63, 1)}[
+        kind
+    ]
     scale = [0.5, 1.0, 3.0][_int(gen, 0, 3)]
     q, k, v = (scale * torch.randn(T, D, generator=gen) for _ in range(3))
     past_keys, past_values = (scale * torch.randn(past, D, generator=gen) for _ in range(2))
@@ -35,13 +37,22 @@ def _real(gen, n):
         ids = torch.tensor([encode_sample(poems[_int(gen, 0, len(poems))], tok)[:-1]])
         with torch.no_grad():
             x = model.blocks[0].norm1(model.characters(ids) + model.positions(torch.arange(ids.shape[1])))
-            q, k, v = (attention.split_heads(t)[0, _int(gen, 0, attention.n_heads)].clone()
-                       for t in attention.qkv(x).split(x.shape[-1], dim=2))
+            q, k, v = (
+                attention.split_heads(t)[0, _int(gen, 0, attention.n_heads)].clone()
+                for t in attention.qkv(x).split(x.shape[-1], dim=2)
+            )
         S = q.shape[0]
         past = _int(gen, 0, S)
         T = 1 if _int(gen, 0, 2) else _int(gen, 1, S - past + 1)
-        out.append((q[past:past + T].clone(), k[past:past + T].clone(), v[past:past + T].clone(),
-                    k[:past].clone(), v[:past].clone()))
+        out.append(
+            (
+                q[past : past + T].clone(),
+                k[past : past + T].clone(),
+                v[past : past + T].clone(),
+                k[:past].clone(),
+                v[:past].clone(),
+            )
+        )
     return out
 
 

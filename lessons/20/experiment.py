@@ -1,4 +1,5 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/20/experiment.py。"""
+
 import sys
 import time
 
@@ -18,7 +19,7 @@ try:
 except CheckpointError as e:
     sys.exit(f"读不了随课程发布的模型：{e}")
 L = model.config.context_length
-prompt = [BOS, FIVE] + tok.encode("月") + [SEP]   # 条件区：<bos> <5> 月 <sep>
+prompt = [BOS, FIVE] + tok.encode("月") + [SEP]  # 条件区：<bos> <5> 月 <sep>
 
 
 def next_logits(ids):
@@ -38,7 +39,7 @@ def greedy(next_logits, prompt, eos, context_length, record=None):
         if token == eos:
             break
         ids.append(token)
-    return ids[len(prompt):]
+    return ids[len(prompt) :]
 
 
 def greedy_cached(prompt, eos, context_length, record=None):
@@ -56,7 +57,7 @@ def greedy_cached(prompt, eos, context_length, record=None):
             out.append(token)
             if len(prompt) + len(out) == context_length:
                 break
-            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]   # [1, 1]：只有新字
+            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]  # [1, 1]：只有新字
     return out
 
 
@@ -70,8 +71,14 @@ for step, logits in enumerate(full_logits[:6] + full_logits[-1:]):
     probs = torch.softmax(logits, -1)
     top = torch.topk(probs, 3)
     chosen = body[t] if t < len(body) else EOS
-    rows.append([t, len(prompt) + t, " ".join(f"{tok.tokens[i]} {p:.3f}" for p, i in zip(top.values.tolist(), top.indices.tolist())),
-                 tok.tokens[chosen]])
+    rows.append(
+        [
+            t,
+            len(prompt) + t,
+            " ".join(f"{tok.tokens[i]} {p:.3f}" for p, i in zip(top.values.tolist(), top.indices.tolist())),
+            tok.tokens[chosen],
+        ]
+    )
 table(["第几步", "送进模型的位置数 T", "概率最高的 3 个", "选中"], rows, title="前 6 步和最后一步（从 0 数）")
 show("写出的诗", tok.decode(body))
 show("写出的编号个数（不含 <eos>）", len(body))
@@ -86,7 +93,9 @@ repeats = sum(1 for i, ch in enumerate(poem_chars) if ch in poem_chars[:i])
 show(f"贪心诗：{len(poem_chars)} 个字里不同的字", len(set(poem_chars)))
 show("贪心诗：与前面某个字重复的字数", repeats)
 show("贪心诗里“月”出现的次数", poem_chars.count("月"))
-sampled = [write_one(model, tok, "月", form=5, seed=seed, constrained=False) for seed in range(10)]  # 与贪心一样不加约束
+sampled = [
+    write_one(model, tok, "月", form=5, seed=seed, constrained=False) for seed in range(10)
+]  # 与贪心一样不加约束
 distinct = [len(set(ch for ch in p.text if ch not in "，。？！")) for p in sampled]
 show("按概率采样（默认温度与截断，种子 0–9）：不同的字，平均", sum(distinct) / len(distinct), digits=1)
 show("种子 0 写的诗", sampled[0].text)
@@ -109,10 +118,10 @@ n_steps = len(full_logits)
 show("整段重算：送进模型的位置数合计", sum(len(prompt) + t for t in range(n_steps)))
 show("KV 缓存：送进模型的位置数合计", len(prompt) + n_steps - 1)
 prompts = [[BOS, form] + tok.encode(kw) + [SEP] for kw in "月春山雪" for form in (FIVE, SEVEN)]
-greedy(next_logits, prompts[0], EOS, L)       # 先各跑一遍热身，计时更稳
+greedy(next_logits, prompts[0], EOS, L)  # 先各跑一遍热身，计时更稳
 greedy_cached(prompts[0], EOS, L)
 t_full = t_cached = 0.0
-for p in prompts:                             # 两种写法交替计时：机器忙闲对两边影响相同
+for p in prompts:  # 两种写法交替计时：机器忙闲对两边影响相同
     started = time.perf_counter()
     greedy(next_logits, p, EOS, L)
     t_full += time.perf_counter() - started
@@ -122,17 +131,17 @@ for p in prompts:                             # 两种写法交替计时：机�
 show(f"{len(prompts)} 首贪心诗，整段重算（秒）", measured(t_full), digits=3)
 show(f"{len(prompts)} 首贪心诗，KV 缓存（秒）", measured(t_cached), digits=3)
 show("整段重算用时 ÷ KV 缓存用时（本机、同一进程里测）", measured(t_full / t_cached), digits=1)
-with torch.no_grad():                         # 序列越长差得越多：只看第 60 个位置这一步
+with torch.no_grad():  # 序列越长差得越多：只看第 60 个位置这一步
     ids = torch.randint(7, len(tok), (1, 60))
     t_one_full = t_one_cached = 0.0
     for _ in range(10):
         started = time.perf_counter()
-        model(ids)                                     # 整段重算：60 个位置全部再算一遍
+        model(ids)  # 整段重算：60 个位置全部再算一遍
         t_one_full += (time.perf_counter() - started) / 10
         cache = KVCache(model.config.n_layers)
-        model(ids[:, :59], kv_cache=cache)             # 前 59 个位置已在缓存里（不计时）
+        model(ids[:, :59], kv_cache=cache)  # 前 59 个位置已在缓存里（不计时）
         started = time.perf_counter()
-        model(ids[:, 59:], kv_cache=cache)             # KV 缓存：只算第 60 个位置
+        model(ids[:, 59:], kv_cache=cache)  # KV 缓存：只算第 60 个位置
         t_one_cached += (time.perf_counter() - started) / 10
 show("第 60 个位置这一步：整段重算 60 个位置（毫秒）", measured(t_one_full * 1000), digits=2)
 show("第 60 个位置这一步：KV 缓存只算 1 个位置（毫秒）", measured(t_one_cached * 1000), digits=2)
@@ -149,9 +158,18 @@ with torch.no_grad():
     for ids in calls:
         past, T = len(cache), len(ids)
         model(torch.tensor([ids]), kv_cache=cache)
-        rows.append([" ".join(tok.tokens[i] for i in ids), past, T, list(range(past, past + T)),
-                     f"causal[{past}:{past + T}, :{past + T}]"])
-table(["送进的标记", "past", "T", "positions", "因果遮挡取的切片"], rows, title="条件区故意分两次送，之后每次只送一个新字")
+        rows.append(
+            [
+                " ".join(tok.tokens[i] for i in ids),
+                past,
+                T,
+                list(range(past, past + T)),
+                f"causal[{past}:{past + T}, :{past + T}]",
+            ]
+        )
+table(
+    ["送进的标记", "past", "T", "positions", "因果遮挡取的切片"], rows, title="条件区故意分两次送，之后每次只送一个新字"
+)
 causal = model.blocks[0].attention.causal
 show("causal[1:4, :4]（第 2 次调用：3 行新位置 × 4 列全部位置）", causal[1:4, :4].int().tolist())
 show("causal[4:5, :5]（之后每次 1 个新字：能看见全部前文）", causal[4:5, :5].int().tolist())
@@ -162,7 +180,7 @@ with torch.no_grad():
     model(torch.tensor([prompt]), kv_cache=wrong)
     new = torch.tensor([[body[0]]])
     good = model(new, kv_cache=right)[0][0, -1]
-    hidden = model.characters(new) + model.positions(torch.arange(0, 1))   # 忘了 past：新字又从位置 0 算起
+    hidden = model.characters(new) + model.positions(torch.arange(0, 1))  # 忘了 past：新字又从位置 0 算起
     for block in model.blocks:
         hidden = block(hidden, wrong)
     bad = model.head(model.norm(hidden))[0, -1]
@@ -176,7 +194,9 @@ with torch.no_grad():
     T = ids.shape[1]
     short = model.hidden_states(ids[:, : T - 1])
     longer = model.hidden_states(ids)
-show(f"前 {T - 1} 个位置：接上第 {T} 个字前后的表示，最大相差", f"{(short - longer[:, : T - 1]).abs().max().item():.2e}")
+show(
+    f"前 {T - 1} 个位置：接上第 {T} 个字前后的表示，最大相差", f"{(short - longer[:, : T - 1]).abs().max().item():.2e}"
+)
 
 # 6. 前文长度：前文 + 写出的字最多 context_length 个
 print()

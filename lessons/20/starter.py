@@ -1,4 +1,5 @@
 """第 20 课补全练习：带 KV 缓存的一步注意力。修改 solve，保持下方检查不变。"""
+
 import math
 
 import torch
@@ -34,28 +35,36 @@ if __name__ == "__main__":
     q, k, v = torch.tensor([[1.0], [1.0]]), torch.tensor([[0.0], [ln3]]), torch.tensor([[4.0], [0.0]])
     kept = [t.clone() for t in (q, k, v)]
     out, keys, values = solve(q, k, v, empty, empty)
-    assert isinstance(out, torch.Tensor) and out.shape == (2, 1), f"out 的形状应为 [T, D] = [2, 1]，实际是 {getattr(out, 'shape', out)}"
-    assert torch.allclose(out, torch.tensor([[4.0], [1.0]]), atol=1e-5), \
+    assert isinstance(out, torch.Tensor) and out.shape == (2, 1), (
+        f"out 的形状应为 [T, D] = [2, 1]，实际是 {getattr(out, 'shape', out)}"
+    )
+    assert torch.allclose(out, torch.tensor([[4.0], [1.0]]), atol=1e-5), (
         f"第 0 个位置只能看自己（输出 4），第 1 个位置看两个、权重 1/4 与 3/4（输出 1）；实际是 {out.flatten().tolist()}"
+    )
     assert torch.equal(keys, k) and torch.equal(values, v), "缓存是空的：接上之后 keys、values 就是这次的 k、v"
     assert all(torch.equal(a, b) for a, b in zip((q, k, v), kept)), "不要改动传进来的 q、k、v"
     # 缓存里已有 1 个位置，再送 2 个：它们在第 1、2 个位置，第 1 个看 0–1，第 2 个看 0–2
     past_keys, past_values = torch.tensor([[0.0]]), torch.tensor([[4.0]])
-    out, keys, values = solve(torch.tensor([[1.0], [1.0]]), torch.tensor([[ln3], [ln3]]), torch.zeros(2, 1),
-                              past_keys, past_values)
-    assert torch.allclose(out, torch.tensor([[1.0], [4 / 7]]), atol=1e-5), \
-        (f"新位置在第 1、2 个位置（past = 1）：第 1 个看两个位置（权重 1/4、3/4，输出 1），第 2 个看三个"
-         f"（权重 1/7、3/7、3/7，输出 4/7 ≈ 0.5714）；实际是 {out.flatten().tolist()}。遮挡要取 causal[past:past+T, :S]")
-    assert torch.allclose(keys.flatten(), torch.tensor([0.0, ln3, ln3])) and values.flatten().tolist() == [4.0, 0.0, 0.0], \
-        "keys、values 是缓存接上新位置：前文在前，新位置在后"
+    out, keys, values = solve(
+        torch.tensor([[1.0], [1.0]]), torch.tensor([[ln3], [ln3]]), torch.zeros(2, 1), past_keys, past_values
+    )
+    assert torch.allclose(out, torch.tensor([[1.0], [4 / 7]]), atol=1e-5), (
+        f"新位置在第 1、2 个位置（past = 1）：第 1 个看两个位置（权重 1/4、3/4，输出 1），第 2 个看三个"
+        f"（权重 1/7、3/7、3/7，输出 4/7 ≈ 0.5714）；实际是 {out.flatten().tolist()}。遮挡要取 causal[past:past+T, :S]"
+    )
+    assert torch.allclose(keys.flatten(), torch.tensor([0.0, ln3, ln3])) and values.flatten().tolist() == [
+        4.0,
+        0.0,
+        0.0,
+    ], "keys、values 是缓存接上新位置：前文在前，新位置在后"
     # 分几次送和一次送完，结果一样：这就是 KV 缓存省下整段重算的原因
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(5, 4, generator=g) for _ in range(3))
     whole, _, _ = solve(q, k, v, torch.zeros(0, 4), torch.zeros(0, 4))
     first, keys, values = solve(q[:2], k[:2], v[:2], torch.zeros(0, 4), torch.zeros(0, 4))
     parts = [first]
-    for t in range(2, 5):                                       # 之后逐字送：每次 T = 1
-        out, keys, values = solve(q[t:t + 1], k[t:t + 1], v[t:t + 1], keys, values)
+    for t in range(2, 5):  # 之后逐字送：每次 T = 1
+        out, keys, values = solve(q[t : t + 1], k[t : t + 1], v[t : t + 1], keys, values)
         parts.append(out)
     assert torch.allclose(torch.cat(parts), whole, atol=1e-5), "先送 2 个、再逐字送 3 个，应与一次送 5 个的输出相同"
     print("本课补全练习通过。")

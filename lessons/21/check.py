@@ -1,11 +1,14 @@
 """第 21 课差分检查：随课程发布的模型在真诗前文后面给出的真实分数，加上专门造的并列，比较两边截断后的 logits。"""
+
 import torch
 
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import BOS, SEP, default_tokenizer, form_of, keywords_for, load_poems
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {"poetry_gpt": "本课要自己写温度、top-k 与 top-p：不要调用课程包 poetry_gpt 里现成的 filter_logits、sample_next"}
+FORBIDDEN = {
+    "poetry_gpt": "本课要自己写温度、top-k 与 top-p：不要调用课程包 poetry_gpt 里现成的 filter_logits、sample_next"
+}
 
 _SETTINGS = [(0.8, 40, 0.95), (1.0, None, 0.9), (0.5, 5, None), (1.5, 0, 0.8), (0.8, 1, 0.5), (1.2, 200, 0.99)]
 
@@ -72,7 +75,7 @@ def cases(gen):
             temperature = [0.3, 0.7, 1.0, 1.3, 2.0][_int(gen, 0, 5)]
             top_k = [None, 0, 3, 20, 40, 10000][_int(gen, 0, 6)]
             top_p = _away_from_boundary(gen, logits, temperature, top_k)
-        if i in (4, 9):                                    # 像句尾那样只留 3 个字；top_k 比留下的多
+        if i in (4, 9):  # 像句尾那样只留 3 个字；top_k 比留下的多
             allowed = torch.topk(logits, 12).indices[torch.randperm(12, generator=gen)[:3]]
             logits = torch.full_like(logits, float("-inf")).index_copy(0, allowed, logits[allowed])
             top_k = 40
@@ -83,7 +86,7 @@ def cases(gen):
         logits = torch.randint(-3, 4, (V,), generator=gen).float()
         k = _int(gen, 1, V)
         order = torch.sort(logits, descending=True, stable=True).indices
-        logits[order[k]] = logits[order[k - 1]]                  # 第 k+1 大与第 k 大并列（从 1 数）
+        logits[order[k]] = logits[order[k - 1]]  # 第 k+1 大与第 k 大并列（从 1 数）
         out.append((logits, [0.5, 1.0, 2.0][_int(gen, 0, 3)], k, [None, 0.6, 0.9][_int(gen, 0, 3)]))
     for i in range(10):
         m = [2, 4, 8][i % 3]
@@ -91,7 +94,7 @@ def cases(gen):
         logits = -60.0 - 20 * torch.rand(V, generator=gen)
         logits[torch.randperm(V, generator=gen)[:m]] = 0.0
         j = _int(gen, 1, m)
-        top_k = None if i % 2 == 0 else _int(gen, 1, m + 1)    # 不超过并列的个数：top-k 把它们全留下
+        top_k = None if i % 2 == 0 else _int(gen, 1, m + 1)  # 不超过并列的个数：top-k 把它们全留下
         out.append((logits, [1.0, 0.5, 0.25][_int(gen, 0, 3)], top_k, j / m))
     for i in range(6):  # 多于 16 个并列：不稳定的排序会把并列字的先后打乱（16 个以内它碰巧不乱）
         m = [20, 24, 32, 40, 64, 48][i]
@@ -99,6 +102,6 @@ def cases(gen):
         logits = -70.0 - 20 * torch.rand(V, generator=gen)
         logits[torch.randperm(V, generator=gen)[:m]] = 1.5
         j = _int(gen, 1, m)
-        top_p = j / m if m in (32, 64) else (j + 0.5) / m   # 2 的幂：正好在边界上；否则在两个并列字正中间
+        top_p = j / m if m in (32, 64) else (j + 0.5) / m  # 2 的幂：正好在边界上；否则在两个并列字正中间
         out.append((logits, [1.0, 0.5][i % 2], None if i % 3 else m + 5, top_p))
     return out

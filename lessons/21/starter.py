@@ -1,4 +1,5 @@
 """第 21 课补全练习：温度与 top-k / top-p 截断。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -33,10 +34,12 @@ if __name__ == "__main__":
     assert kept(out) == [False, True, True, True, False], "top-k = 2：第 2 大的分数是 2，两个 2 分的字都要留下"
     assert torch.equal(solve(logits, 2.0, None, None), logits / 2), "不截断时只除以温度"
     assert kept(solve(logits, 1.0, 0, 1.0)) == [True] * 5, "top_k = 0、top_p = 1 都表示不截"
-    flat = torch.zeros(4)                                        # 四个字各 1/4
-    assert kept(solve(flat, 1.0, None, 0.5)) == [True, True, False, False], \
+    flat = torch.zeros(4)  # 四个字各 1/4
+    assert kept(solve(flat, 1.0, None, 0.5)) == [True, True, False, False], (
         "排在第 3 个字前面的概率正好是 0.5 ≥ p：丢掉；并列时编号小的排前面"
+    )
     assert kept(solve(flat, 1.0, None, 0.01)) == [True, False, False, False], "排第一的字总会留下"
-    assert kept(solve(torch.tensor([0.0, 0.0, -60.0]), 1.0, 1, 0.5)) == [True, False, False], \
+    assert kept(solve(torch.tensor([0.0, 0.0, -60.0]), 1.0, 1, 0.5)) == [True, False, False], (
         "先 top-k（留下两个并列的 0 分），再在剩下的两个里 top-p"
+    )
     print("本课补全练习通过。")

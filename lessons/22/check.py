@@ -1,11 +1,14 @@
 """第 22 课差分检查：真实汉字表与真实诗句的各种前缀，加上编号打乱的小汉字表，比较两边给出的掩码。"""
+
 import torch
 
 from poetry_gpt.constraints import hanzi_mask
 from poetry_gpt.data import EOS, default_tokenizer, load_poems
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {"poetry_gpt": "本课要自己数出写到了第几句、第几格：不要调用课程包 poetry_gpt 里现成的 hanzi_mask、Constraint"}
+FORBIDDEN = {
+    "poetry_gpt": "本课要自己数出写到了第几句、第几格：不要调用课程包 poetry_gpt 里现成的 hanzi_mask、Constraint"
+}
 # 结果要是新张量：返回 hanzi 本身（或它的视图），解码器以后在结果上划掉字时会连汉字表一起改掉
 FRESH_RESULT = True
 
@@ -25,10 +28,10 @@ def _real(gen, i, poems, question):
     if kind == 0:
         n = 0
     elif kind == 4:
-        n = len(ids)                                      # 四句都写完了
+        n = len(ids)  # 四句都写完了
     else:
         line = _int(gen, 0, 4)
-        if i % 3 == 0 and "？" in text[: 3 * (form + 1)]:    # 带 ？ 的诗：停在 ？ 之后的那一句里
+        if i % 3 == 0 and "？" in text[: 3 * (form + 1)]:  # 带 ？ 的诗：停在 ？ 之后的那一句里
             line = text.index("？") // (form + 1) + 1
         start = line * (form + 1)
         n = start + {1: _int(gen, 0, form - 1), 2: form - 1, 3: form}[kind]
@@ -42,11 +45,11 @@ def _toy(gen, i):
     order = torch.randperm(V, generator=gen).tolist()
     eos, comma, period, question = order[:4]
     hanzi = torch.zeros(V, dtype=torch.bool)
-    hanzi[order[4 + _int(gen, 0, 3):]] = True             # 剩下的编号里，前 0–2 个不是汉字（像 <pad>、<unk>）
+    hanzi[order[4 + _int(gen, 0, 3) :]] = True  # 剩下的编号里，前 0–2 个不是汉字（像 <pad>、<unk>）
     chars = hanzi.nonzero().flatten().tolist()
     form = (5, 7)[_int(gen, 0, 2)]
     written = []
-    n_lines = i % 5                                       # 写完 0–4 句，再写半句
+    n_lines = i % 5  # 写完 0–4 句，再写半句
     for line in range(n_lines):
         written += [chars[_int(gen, 0, len(chars))] for _ in range(form)]
         written.append(question if _int(gen, 0, 3) == 0 else (comma, period)[line % 2])

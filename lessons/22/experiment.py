@@ -1,4 +1,5 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/22/experiment.py。"""
+
 import torch
 
 from poetry_gpt.checkpoint import load_model
@@ -15,7 +16,9 @@ setup_experiment()
 tok = default_tokenizer()
 model, _ = load_model()
 model.eval()
-names = lambda mask: "".join(tok.tokens[i] if len(tok.tokens[i]) == 1 else f" {tok.tokens[i]} " for i in mask.nonzero().flatten().tolist())  # noqa: E731
+names = lambda mask: "".join(
+    tok.tokens[i] if len(tok.tokens[i]) == 1 else f" {tok.tokens[i]} " for i in mask.nonzero().flatten().tolist()
+)  # noqa: E731
 
 # 1. 每一格的掩码：句中只许汉字，句尾只许这一句的标点，写满四句只许 <eos>
 print("1. 允许字的掩码（五言）")
@@ -29,10 +32,16 @@ for step, ch in enumerate("白日依山尽，黄河入海流。欲穷千里目�
     mask = c.allowed()
     line, pos = len(c.lines) - 1, len(c.lines[-1])
     if pos in (0, 4, 5) and line in (0, 1, 3):
-        rows.append([step, f"第 {line} 句第 {pos} 格", int(mask.sum()), names(mask) if mask.sum() < 5 else "全部汉字", ch])
+        rows.append(
+            [step, f"第 {line} 句第 {pos} 格", int(mask.sum()), names(mask) if mask.sum() < 5 else "全部汉字", ch]
+        )
     c.advance(tok.stoi[ch])
 rows.append([step + 1, "写完四句", int(c.allowed().sum()), names(c.allowed()), ""])
-table(["正文第几个编号", "位置（句、格都从 0 数）", "允许几个", "允许哪些", "这首诗写的是"], rows, title="《登鹳雀楼》逐格的掩码")
+table(
+    ["正文第几个编号", "位置（句、格都从 0 数）", "允许几个", "允许哪些", "这首诗写的是"],
+    rows,
+    title="《登鹳雀楼》逐格的掩码",
+)
 
 # 2. 掩码拿走了多少概率：模型自己给合格的字多少概率
 print()
@@ -50,7 +59,7 @@ def write(keywords, form, constrained, seeds, record=None):
     constraints = [Constraint(tok, form, kw, rules=PLAIN) if constrained else None for kw in keywords]
     bodies, done = [[] for _ in range(B)], [False] * B
     with torch.no_grad():
-        logits = model(torch.tensor(prompts), kv_cache=cache)[0][:, -1]       # [B, V]
+        logits = model(torch.tensor(prompts), kv_cache=cache)[0][:, -1]  # [B, V]
         while len(cache) < model.config.context_length and not all(done):
             step = []
             probs = torch.softmax(logits, -1) if record is not None else None

@@ -1,4 +1,5 @@
 """第 22 课补全练习：这一格允许哪些编号。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -32,13 +33,16 @@ if __name__ == "__main__":
     ends = ([1, 3], [2, 3])
     allowed = lambda written: solve(written, 5, hanzi, ends, 0).nonzero().flatten().tolist()  # noqa: E731
     got = solve([], 5, hanzi, ends, 0)
-    assert isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.shape == (10,), \
+    assert isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.shape == (10,), (
         f"应返回 [V] 的 bool 张量，实际是 {getattr(got, 'dtype', type(got).__name__)} {list(getattr(got, 'shape', []))}"
+    )
     assert allowed([]) == [4, 5, 6, 7, 8, 9], "第一个字只能是汉字：不能是标点，也不能是 <eos>"
     assert allowed([4, 5, 6, 7]) == [4, 5, 6, 7, 8, 9], "五言第一句写了 4 个字，第 5 个字还是汉字"
     assert allowed([4, 5, 6, 7, 8]) == [1, 3], "五言第一句写满 5 个字，下一格只能是第一句的句尾 ，或 ？"
     assert allowed([4, 5, 6, 7, 8, 1, 9, 9, 9, 9, 9]) == [2, 3], "第二句写满，句尾只能是 。或 ？"
-    assert allowed([4, 5, 6, 7, 8, 3, 9, 9, 9, 9, 9]) == [2, 3], "第一句以 ？ 结尾也算写完一句：数句尾标点的个数，不看是哪一个"
+    assert allowed([4, 5, 6, 7, 8, 3, 9, 9, 9, 9, 9]) == [2, 3], (
+        "第一句以 ？ 结尾也算写完一句：数句尾标点的个数，不看是哪一个"
+    )
     poem = [4, 5, 6, 7, 8, 1, 9, 9, 9, 9, 9, 2, 4, 4, 4, 4, 4, 3, 5, 5, 5, 5, 5]
     assert allowed(poem) == [2, 3], "第四句写满，句尾只能是 。或 ？"
     assert allowed(poem + [2]) == [0], "写完四句只剩 <eos>"

@@ -1,4 +1,5 @@
 """第 23 课差分检查：真诗做“本来会写的字”，真实的藏头字与必含字，加上必含字比自由格子还多的小例子。"""
+
 import torch
 
 from poetry_gpt.data import default_tokenizer, keywords_for, load_poems, split_lines
@@ -45,8 +46,8 @@ def cases(gen):
         acrostic = [] if i % 3 == 0 else torch.randint(40, 50, (4,), generator=gen).tolist()
         free = 4 * form - len(acrostic)
         pool = [t for t in (torch.randperm(47, generator=gen) + 3).tolist() if t not in acrostic]
-        required = pool[: free + _int(gen, 1, 4)]          # 互不相同、都不是藏头字：比自由格子多 1–3 个
-        if acrostic:                                        # 再混进一个藏头字和一个重复的字：还差的字不因它们变多
+        required = pool[: free + _int(gen, 1, 4)]  # 互不相同、都不是藏头字：比自由格子多 1–3 个
+        if acrostic:  # 再混进一个藏头字和一个重复的字：还差的字不因它们变多
             required.insert(_int(gen, 0, len(required) + 1), acrostic[_int(gen, 0, 4)])
             required.insert(_int(gen, 0, len(required) + 1), required[_int(gen, 0, len(required))])
         out.append((form, acrostic, required, wanted))

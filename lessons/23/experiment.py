@@ -1,4 +1,5 @@
 """本课独立实验；在仓库根目录执行 .venv/bin/python lessons/23/experiment.py。"""
+
 import torch
 
 from poetry_gpt.checkpoint import load_model
@@ -46,26 +47,33 @@ rows = []
 with torch.no_grad():
     logits = model(torch.tensor([ids]), kv_cache=cache)[0][0, -1]
     for step, ch in enumerate(poem.text):
-        if step % 6 == 0:                                  # 每句第 0 格：藏头字
+        if step % 6 == 0:  # 每句第 0 格：藏头字
             probs = torch.softmax(logits, -1)
             t = tok.stoi[ch]
             rank = int((probs > probs[t]).sum()) + 1
             top = tok.tokens[int(probs.argmax())]
             rows.append([step // 6, ch, probs[t].item(), rank, f"{top} {probs.max().item():.3f}"])
         logits = model(torch.tensor([[tok.stoi[ch]]]), kv_cache=cache)[0][0, -1]
-table(["第几句", "藏头字", "模型给它的概率", "排第几", "模型最想写的字"], rows,
-      title="藏头格：掩码之后概率是 1，掩码之前是这些", digits=4)
+table(
+    ["第几句", "藏头字", "模型给它的概率", "排第几", "模型最想写的字"],
+    rows,
+    title="藏头格：掩码之后概率是 1，掩码之前是这些",
+    digits=4,
+)
 
 # 4. 正文要从训练时的位置开始：条件区 1–3 个字
 print()
 print("4. 条件区的长度：训练时 1–3 个关键词，正文从第 4–6 个位置开始（从 0 数是 3 + k）")
-val = [p for p in load_poems("val", 300)
-       if all(line[0] in tok for line in split_lines(p["text"]))][:256]   # 句首字都在汉字表里的 256 首
-heads = ["".join(line[0] for line in split_lines(p["text"])) for p in val]   # 每首诗自己的“藏头字”
+val = [p for p in load_poems("val", 300) if all(line[0] in tok for line in split_lines(p["text"]))][
+    :256
+]  # 句首字都在汉字表里的 256 首
+heads = ["".join(line[0] for line in split_lines(p["text"])) for p in val]  # 每首诗自己的“藏头字”
 rows = []
-for name, kws in (("训练时的排法：keywords_for（1–3 个字）", [keywords_for(p) for p in val]),
-                  ("四个句首字都放进条件区（4 个字）", [list(dict.fromkeys(h)) for h in heads]),
-                  (f"condition() 挑出的 ≤ {MAX_CONDITION} 个句首字", [list(condition("", h, tok)) for h in heads])):
+for name, kws in (
+    ("训练时的排法：keywords_for（1–3 个字）", [keywords_for(p) for p in val]),
+    ("四个句首字都放进条件区（4 个字）", [list(dict.fromkeys(h)) for h in heads]),
+    (f"condition() 挑出的 ≤ {MAX_CONDITION} 个句首字", [list(condition("", h, tok)) for h in heads]),
+):
     samples = [encode_sample(p, tok, keywords=k) for p, k in zip(val, kws)]
     starts = sorted({s.index(SEP) + 1 for s in samples})
     rows.append([name, f"{starts[0]}–{starts[-1]}", evaluate(model, samples)])
@@ -82,10 +90,17 @@ for step, ch in enumerate("春日依山尽，夏河入海流。秋穷千里目�
     mask = c.allowed()
     if line == 3 and 0 < pos < 5 or (line, pos) == (2, 4):
         n = int(mask.sum())
-        rows.append([f"第 {line} 句第 {pos} 格", c._free_slots_left(), len(c.missing), n,
-                     "".join(tok.tokens[t] for t in mask.nonzero().flatten().tolist()) if n < 5 else "全部汉字"])
+        rows.append(
+            [
+                f"第 {line} 句第 {pos} 格",
+                c._free_slots_left(),
+                len(c.missing),
+                n,
+                "".join(tok.tokens[t] for t in mask.nonzero().flatten().tolist()) if n < 5 else "全部汉字",
+            ]
+        )
     if mask[tok.stoi[ch]]:
         c.advance(tok.stoi[ch])
-    else:                                                  # 被强制：写允许的字里的第一个
+    else:  # 被强制：写允许的字里的第一个
         c.advance(int(mask.nonzero()[0]))
 table(["格子", "还剩的自由格子", "还差几个字", "允许几个", "允许哪些"], rows, title="最后几格")

@@ -1,4 +1,5 @@
 """第 23 课补全练习：藏头字与必含字的强制日程。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -29,13 +30,13 @@ def solve(form, acrostic, required, wanted):
     body = []
     for line in range(4):
         for pos in range(form):
-            free_left = (4 - line) * form - pos                      # 包括这一格在内还没写的格子
+            free_left = (4 - line) * form - pos  # 包括这一格在内还没写的格子
             if acrostic:
-                free_left -= 4 - line - (1 if pos > 0 else 0)        # 其中的藏头格不算自由格子
+                free_left -= 4 - line - (1 if pos > 0 else 0)  # 其中的藏头格不算自由格子
             if acrostic and pos == 0:
                 token = acrostic[line]
             elif missing and free_left <= len(missing):
-                token = missing[0]                                   # 没有余地了：只能写还差的字
+                token = missing[0]  # 没有余地了：只能写还差的字
             else:
                 token = wanted[line * form + pos]
             body.append(token)
@@ -56,17 +57,22 @@ if __name__ == "__main__":
     got = solve(5, [1, 2, 3, 4], [], w)
     assert got[::5] == [1, 2, 3, 4] and got.count(0) == 16, f"藏头字在每句第 0 格（第 0、5、10、15 格），实际是 {got}"
     got = solve(5, [1, 2, 3, 4], [2, 9], w)
-    assert got[-1] == 9 and got.count(2) == 1, f"必含字 2 也是藏头字：不算还差的字，只有 9 被强制到最后一格，实际是 {got}"
+    assert got[-1] == 9 and got.count(2) == 1, (
+        f"必含字 2 也是藏头字：不算还差的字，只有 9 被强制到最后一格，实际是 {got}"
+    )
     got = solve(5, [1, 2, 3, 4], [8, 9], w)
-    assert got == [1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 4, 0, 0, 8, 9], \
+    assert got == [1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 4, 0, 0, 8, 9], (
         f"还差 8、9，最后一句的第 0 格是藏头字：只有第 18、19 格是自由格子，依次强制 8、9，实际是 {got}"
-    many = list(range(10, 28))                               # 18 个必含字，自由格子只有 16 个
+    )
+    many = list(range(10, 28))  # 18 个必含字，自由格子只有 16 个
     got = solve(5, [1, 2, 3, 4], many, w)
-    assert [t for i, t in enumerate(got) if i % 5] == many[:16], \
+    assert [t for i, t in enumerate(got) if i % 5] == many[:16], (
         f"必含字比自由格子还多：从第一个自由格子起每格都被强制，依次写前 16 个，剩下 2 个没有格子可放，实际是 {got}"
-    got = solve(5, [1, 2, 3, 4], [4] + list(range(10, 25)), w)   # 15 个还差的字 + 最后一句的藏头字 4
-    assert got[1] == 0 and got[2:5] == [10, 11, 12], \
+    )
+    got = solve(5, [1, 2, 3, 4], [4] + list(range(10, 25)), w)  # 15 个还差的字 + 最后一句的藏头字 4
+    assert got[1] == 0 and got[2:5] == [10, 11, 12], (
         f"藏头字 4 不算还差的字：还差 15 个、自由格子 16 个，第 1 格还能自由写，从第 2 格起才强制，实际是 {got[:5]}"
+    )
     w2 = [0] * 3 + [9] + [0] * 16
     assert solve(5, [], [9], w2) == w2, "必含字在第 3 格自己出现了：之后就不再强制"
     assert w == kept, "solve 不应改动传进来的 wanted"

@@ -1,16 +1,31 @@
 """第 24 课差分检查：语料里的真诗逐字查出平仄（句中按句中的读法，句尾按全部读音），比较两边找出的孤平、三平尾。"""
+
 import torch
 
 from poetry_gpt.data import load_poems, split_lines
 from poetry_gpt.prosody import ZE, poem_tones, rhyme_groups, tail_fault
 
 # 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
-FORBIDDEN = {name: (f"请不要用 {name}：本课要你自己看每句的后五字、数平声字，找出孤平与三平尾——"
-                    "调用课程包里现成的判断（prosody.tail_fault、tone_report），就练不到这一步")
-             for name in ("poetry_gpt", "prosody", "tail_fault", "tone_report")}
+FORBIDDEN = {
+    name: (
+        f"请不要用 {name}：本课要你自己看每句的后五字、数平声字，找出孤平与三平尾——"
+        "调用课程包里现成的判断（prosody.tail_fault、tone_report），就练不到这一步"
+    )
+    for name in ("poetry_gpt", "prosody", "tail_fault", "tone_report")
+}
 
-_KINDS = ("val", "五言孤平", "七言孤平（前两字有平）", "三平尾", "孤平拗救", "句中两读", "三平尾位置上两读",
-         "仄声收尾", "有查不到的字", "首句只与第四句同韵")
+_KINDS = (
+    "val",
+    "五言孤平",
+    "七言孤平（前两字有平）",
+    "三平尾",
+    "孤平拗救",
+    "句中两读",
+    "三平尾位置上两读",
+    "仄声收尾",
+    "有查不到的字",
+    "首句只与第四句同韵",
+)
 """轮换取诗的十组，见 :func:`cases`。"""
 
 
@@ -44,18 +59,18 @@ def _pools():
             if t[0] == ZE and t[1] == "平" and t[2] == "平" and t[3] == ZE and t[4] != ZE:
                 pools["孤平拗救"].append((lines, tones))
             if t[4] != ZE and "平仄" in t[:4] and sum(x != ZE for x in t[:4]) == 2 and t[3] == ZE:
-                pools["句中两读"].append((lines, tones))   # 把两读当仄就成了孤平
+                pools["句中两读"].append((lines, tones))  # 把两读当仄就成了孤平
             if t[4] != ZE and {t[2], t[3]} == {"平", "平仄"}:
-                pools["三平尾位置上两读"].append((lines, tones))   # 把两读当平就成了三平尾
+                pools["三平尾位置上两读"].append((lines, tones))  # 把两读当平就成了三平尾
             if t[4] == ZE and (tail_fault(t[:4] + ["平"]) is not None):
-                pools["仄声收尾"].append((lines, tones))   # 句尾换成平声就犯了：不能不看句尾
+                pools["仄声收尾"].append((lines, tones))  # 句尾换成平声就犯了：不能不看句尾
             if "未知" in t[:4] and t[4] != ZE:
                 pools["有查不到的字"].append((lines, tones))
         if faults[0] and tones[0][-1] != ZE:
             pools["首句入韵且犯了"].append((lines, tones))
         first, second, fourth = (set(rhyme_groups(line[-1])) for line in (lines[0], lines[1], lines[3]))
         if first & fourth and not first & second:
-            pools["首句只与第四句同韵"].append((lines, tones))   # 第一句与第四句同韵，与第二句不同韵
+            pools["首句只与第四句同韵"].append((lines, tones))  # 第一句与第四句同韵，与第二句不同韵
     return pools
 
 
@@ -85,11 +100,11 @@ def cases(gen):
 def compare(expected, got):
     """说清是哪一句、该报什么：参考答案是 [(第几句, 毛病), …]。"""
     if not isinstance(got, (list, tuple)):
-        return f"应返回列表（每项是 (第几句, \"孤平\" 或 \"三平尾\")），实际是 {type(got).__name__}"
+        return f'应返回列表（每项是 (第几句, "孤平" 或 "三平尾")），实际是 {type(got).__name__}'
     try:
         items = [tuple(x) for x in got]
     except TypeError:
-        return "列表里的每一项应是 (第几句, \"孤平\" 或 \"三平尾\") 两项"
+        return '列表里的每一项应是 (第几句, "孤平" 或 "三平尾") 两项'
     want = [tuple(x) for x in expected]
     if items == want:
         return None

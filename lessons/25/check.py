@@ -1,4 +1,5 @@
 """第 25 课差分检查：val 里的真诗（含 ？ 结尾的句子）、重复的诗、截断的诗与空列表，比较两边的 distinct-n。"""
+
 import math
 
 import torch
@@ -7,15 +8,19 @@ from poetry_gpt.data import load_poems
 
 # 源码规则（批改程序在运行练习之前用 ast 查名字，删掉底部的可见检查也躲不过；注释、字符串与自己定义的名字不算；
 # 见 grading.rule_problem）
-FORBIDDEN = {name: f"请不要用 {name}：本课要你自己切句、数 n 字组合，而不是调用课程包里的 distinct_n"
-             for name in ("poetry_gpt", "distinct_n", "metrics", "split_lines")}
+FORBIDDEN = {
+    name: f"请不要用 {name}：本课要你自己切句、数 n 字组合，而不是调用课程包里的 distinct_n"
+    for name in ("poetry_gpt", "distinct_n", "metrics", "split_lines")
+}
 
 
 def compare(expected, got):
     """distinct-n 是一个比例：必须是 Python 的 float（没有组合时是 0.0，不是整数 0），与参考答案相差不到 1e-9。"""
     if type(got) is not float:
-        return (f"应返回 Python 的 float（0 到 1 之间的比例；一个组合也没有时返回 0.0，不是整数 0），"
-                f"实际是 {type(got).__name__} {got!r}"[:300])
+        return (
+            f"应返回 Python 的 float（0 到 1 之间的比例；一个组合也没有时返回 0.0，不是整数 0），"
+            f"实际是 {type(got).__name__} {got!r}"[:300]
+        )
     if not math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
         return f"distinct-n 应为 {expected!r}，实际是 {got!r}"
     return None
@@ -59,13 +64,13 @@ def cases(gen):
                 out.append(([], 2))
             elif edge == "cut":
                 texts = _pick(gen, val, _int(gen, 2, 8))
-                cut = [t[:_int(gen, 1, len(t))] for t in texts]   # 截在随机的一个字后：多半留下一段没有标点的残段
+                cut = [t[: _int(gen, 1, len(t))] for t in texts]  # 截在随机的一个字后：多半留下一段没有标点的残段
                 out.append((texts[:1] + cut, 2))
             elif edge == "twice":
                 texts = []
                 for t in _pick(gen, val, _int(gen, 2, 8)):
-                    texts.append(t[: t.index("，") + 1] + t)       # 第一句写了两遍：五句，组合重复
+                    texts.append(t[: t.index("，") + 1] + t)  # 第一句写了两遍：五句，组合重复
                 out.append((texts, 2))
             else:
-                out.append((_pick(gen, val, _int(gen, 2, 8)), 6))   # 只有七言的句子有 6 字组合（每句 2 个）
+                out.append((_pick(gen, val, _int(gen, 2, 8)), 6))  # 只有七言的句子有 6 字组合（每句 2 个）
     return out

@@ -1,4 +1,5 @@
 """第 25 课补全练习：一组诗的 distinct-n。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -33,13 +34,20 @@ if __name__ == "__main__":
     assert got == 1.0, f"《静夜思》四句各 4 个两字组合，16 个互不相同：distinct-2 应为 1.0，实际是 {got}"
     assert solve([jingye, jingye], 2) == 0.5, "同一首诗放两遍：总数 32，不同的仍是 16 种，应为 0.5——去重要在整组诗里做"
     empty = solve([], 2)
-    assert empty == 0.0 and type(empty) is float, f"空列表没有任何组合，应返回 float 0.0（不是整数 0），实际是 {empty!r}"
-    assert abs(solve([jingye], 1) - 18 / 20) < 1e-9, "n = 1 就是不同的字：20 个字里月、头各用两次，不同的 18 种，应为 0.9"
+    assert empty == 0.0 and type(empty) is float, (
+        f"空列表没有任何组合，应返回 float 0.0（不是整数 0），实际是 {empty!r}"
+    )
+    assert abs(solve([jingye], 1) - 18 / 20) < 1e-9, (
+        "n = 1 就是不同的字：20 个字里月、头各用两次，不同的 18 种，应为 0.9"
+    )
     assert solve(["花花，花花。"], 2) == 0.5, "两字组合不跨过标点：“花花，花花。”只有两个组合（都是“花花”），应为 0.5"
     assert solve(["山山？山山。"], 2) == 0.5, "？ 也是句尾：“山山？山山。”是两句，各一个“山山”，应为 0.5"
-    assert solve(["明月照高楼，明月照"], 2) == 1.0, "结尾没有标点的“明月照”不算一句：只数“明月照高楼”的 4 个组合，应为 1.0"
+    assert solve(["明月照高楼，明月照"], 2) == 1.0, (
+        "结尾没有标点的“明月照”不算一句：只数“明月照高楼”的 4 个组合，应为 1.0"
+    )
     assert solve(["白日依山尽，黄河入海流。"], 6) == 0.0, "每句只有 5 个字，没有 6 字组合，应返回 0.0"
-    assert abs(solve(["春风又绿江南岸，春风不度玉门关。"], 2) - 11 / 12) < 1e-9, \
+    assert abs(solve(["春风又绿江南岸，春风不度玉门关。"], 2) - 11 / 12) < 1e-9, (
         "两句各 6 个两字组合，“春风”出现两次：12 个里不同的 11 种"
+    )
     assert poems == [jingye], "solve 不应改动传进来的 texts"
     print("本课补全练习通过。")

@@ -1,4 +1,5 @@
 """第 26 课差分检查：随机的参数预算与尺寸，比较两边选出的 (宽度, 参数个数)。"""
+
 import torch
 
 from poetry_gpt.data import default_tokenizer
@@ -6,8 +7,10 @@ from poetry_gpt.data import default_tokenizer
 # 源码规则（批改程序在运行练习之前用 ast 查名字，删掉底部的可见检查也躲不过；注释与字符串不算；见 grading.rule_problem）。
 # FORBIDDEN 按片段、不分大小写："poetrygpt" 拦下 PoetryGPT，"numel" 拦下 .numel()。FORBIDDEN_NAMES 只拦一模一样的名字：
 # "nn" 拦下 torch.nn、from torch import nn，却不拦 from __future__ import annotations 这类碰巧含有 nn 的名字。
-_WHY = ("请不要用 {}：本课要你只用第 14 课的公式，在训练之前算出配置——建一个模型再数它的参数，"
-        "是把第 14 课的答案当成这一课的一步，也练不到“哪一项占了大头”")
+_WHY = (
+    "请不要用 {}：本课要你只用第 14 课的公式，在训练之前算出配置——建一个模型再数它的参数，"
+    "是把第 14 课的答案当成这一课的一步，也练不到“哪一项占了大头”"
+)
 FORBIDDEN = {name: _WHY.format(name) for name in ("poetry_gpt", "poetrygpt", "num_parameters", "numel", "nelement")}
 FORBIDDEN_NAMES = {name: _WHY.format(name) for name in ("nn", "meta")}
 # 连最窄的宽度都超出预算时，solve 应当 raise ValueError：这样的用例比较“是否 raise 了 ValueError”

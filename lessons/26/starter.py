@@ -1,4 +1,5 @@
 """第 26 课补全练习：按参数预算选宽度。修改 solve，保持下方检查不变。"""
+
 import torch
 
 torch.set_num_threads(2)
@@ -24,6 +25,7 @@ def solve(budget, vocab_size, context_length, n_layers, n_heads):
     Raises:
         ValueError: 连最窄的宽度 C = n_heads 都超出预算。
     """
+
     raise NotImplementedError("请补全 solve，然后运行 ./poet check 26 检查；卡住时运行 ./poet hint 26 看提示。")
 
 
@@ -31,15 +33,20 @@ if __name__ == "__main__":
     got = solve(240_000, 6672, 48, 1, 2)
     assert isinstance(got, tuple) and len(got) == 2, f"应返回 (width, n_parameters) 两个数，实际是 {got!r}"
     assert all(type(x) is int for x in got), f"宽度和参数个数都应是 int，实际是 {[type(x).__name__ for x in got]}"
-    assert got == (32, 227_808), f"预算 24 万、V=6672、L=48、1 层、2 头时应选宽 32（tiny 预设），共 227,808 个参数，实际是 {got}"
-    assert solve(1_655_552, 6672, 64, 4, 4) == (128, 1_655_552), \
+    assert got == (32, 227_808), (
+        f"预算 24 万、V=6672、L=48、1 层、2 头时应选宽 32（tiny 预设），共 227,808 个参数，实际是 {got}"
+    )
+    assert solve(1_655_552, 6672, 64, 4, 4) == (128, 1_655_552), (
         "预算正好是 1,655,552（ModelConfig 的默认尺寸，4 层、宽 128）时应选宽 128：正好等于预算也算在预算之内"
+    )
     width, n = solve(1_000_000, 6672, 64, 4, 4)
     assert (width, n) == (88, 969_232), f"预算 100 万、4 层、4 头时应选宽 88，共 969,232 个参数，实际是 {(width, n)}"
     assert 6672 * width / n > 0.6, "宽 88 时字向量表 V·C 占六成以上：预算小时，大半参数都在字向量表里"
-    width, _ = solve(900_000, 6672, 64, 4, 3)   # 不管头数的话能宽到 83
+    width, _ = solve(900_000, 6672, 64, 4, 3)  # 不管头数的话能宽到 83
     assert width % 3 == 0 and width == 81, f"预算 90 万、3 个头时宽度要能被 3 整除，应是 81，实际是 {width}"
-    assert solve(10, 5, 2, 0, 1) == (1, 9), "V=5、L=2、没有 Block：宽 1 有 5 + 2 + 2 = 9 个参数，宽 2 就有 18 个，预算 10 只够宽 1"
+    assert solve(10, 5, 2, 0, 1) == (1, 9), (
+        "V=5、L=2、没有 Block：宽 1 有 5 + 2 + 2 = 9 个参数，宽 2 就有 18 个，预算 10 只够宽 1"
+    )
     try:
         solve(100, 6672, 64, 4, 4)
     except ValueError:

@@ -4,6 +4,7 @@
 别处不再另存课程列表，也不写死课数。导入本模块不读文件：SECTIONS、CATALOGUE、BY_NUMBER 第一次用到时才读课表。
 学习进度的读写在 progress.py。
 """
+
 from __future__ import annotations
 
 import functools
@@ -99,17 +100,27 @@ def load_manifest(path: Path = MANIFEST) -> tuple[dict[str, str], list[Lesson]]:
         if wrong or extra:
             raise ManifestError(f"课表 {path} 第 {i} 个 [[lesson]]：缺少或写错 {wrong}，多出 {extra}。")
         if row["number"] != i:
-            raise ManifestError(f"课表 {path} 第 {i} 个 [[lesson]] 的 number 是 {row['number']}：课号要从 1 起按顺序连续。")
+            raise ManifestError(
+                f"课表 {path} 第 {i} 个 [[lesson]] 的 number 是 {row['number']}：课号要从 1 起按顺序连续。"
+            )
         if row["section"] not in sections:
             raise ManifestError(f"课表 {path} 第 {i} 课的 section {row['section']!r} 不在 [[section]] 里。")
-        lessons.append(Lesson(**{k: row[k].strip() if isinstance(row[k], str) else row[k]
-                                  for k in LESSON_FIELDS + OPTIONAL_FIELDS if k in row}))
+        lessons.append(
+            Lesson(
+                **{
+                    k: row[k].strip() if isinstance(row[k], str) else row[k]
+                    for k in LESSON_FIELDS + OPTIONAL_FIELDS
+                    if k in row
+                }
+            )
+        )
     if not lessons:
         raise ManifestError(f"课表 {path} 里一课也没有。")
     return sections, lessons
 
 
 LESSON_FILES = ("README.md", "experiment.py", "starter.py", "solution.py", "check.py")
+
 
 @functools.cache
 def _manifest() -> tuple[dict[str, str], list[Lesson], dict[int, Lesson]]:
@@ -147,13 +158,11 @@ def parse_lesson(text: str, require_available: bool = True) -> Lesson:
     m = re.fullmatch(r"(?:lesson[-_]?)?0*(\d{1,2})", str(text).strip(), flags=re.IGNORECASE)
     number = int(m.group(1)) if m else None
     if number not in by_number:
-        raise LessonNumberError(f"“{text}”不是有效的课号：请写 1 到 {len(lessons)} 之间的数，"
-                                f"例如 9、09 或 lesson-09。")
+        raise LessonNumberError(f"“{text}”不是有效的课号：请写 1 到 {len(lessons)} 之间的数，例如 9、09 或 lesson-09。")
     lesson = by_number[number]
     if require_available and not lesson.available:
         ready = "、".join(l.code for l in lessons if l.available) or "暂无"
-        raise LessonNumberError(f"第 {lesson.code} 课《{lesson.title}》即将推出，还不能使用。"
-                                f"现在可以学的课：{ready}。")
+        raise LessonNumberError(f"第 {lesson.code} 课《{lesson.title}》即将推出，还不能使用。现在可以学的课：{ready}。")
     return lesson
 
 

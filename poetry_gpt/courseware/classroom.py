@@ -8,6 +8,7 @@ bwrap 时关在沙箱里，班级文件夹在沙箱里根本不存在；另有�
 学习者文件在开始批改前就整份读进内存，所以即使在没有沙箱的机器上，一个学习者的程序改写或删除
 班级文件夹里别人的文件，也改变不了别人的判定。
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -157,8 +158,10 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
     class_dir = Path(class_dir)
     if not class_dir.is_dir():
         what = "不是文件夹" if class_dir.exists() else "不存在"
-        raise ClassroomError(f"班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)} {what}。用法：./poet grade 班级文件夹，"
-                             f"里面每个学习者一个文件夹，放 NN.py 或 lessons/NN/{EXERCISE}。")
+        raise ClassroomError(
+            f"班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)} {what}。用法：./poet grade 班级文件夹，"
+            f"里面每个学习者一个文件夹，放 NN.py 或 lessons/NN/{EXERCISE}。"
+        )
     wanted = {lesson.number for lesson in lessons}
     roster = Roster()
     try:
@@ -251,7 +254,9 @@ def _not_looked_at(folder: Path, learner: str, roster: Roster) -> None:
             elif path.is_dir() and (depth == 1 or (depth == 0 and path.name == "lessons")):
                 walk(path, depth + 1)
             else:
-                roster.ignored.append(f"{learner}/{rel}{'/' if path.is_dir() else ''}：不是 NN.py 或 lessons/NN/{EXERCISE}")
+                roster.ignored.append(
+                    f"{learner}/{rel}{'/' if path.is_dir() else ''}：不是 NN.py 或 lessons/NN/{EXERCISE}"
+                )
 
     walk(folder, 0)
 
@@ -269,7 +274,9 @@ def grade_one(sub: Submission, limits: Limits, seed: int | None = None) -> Verdi
         return Verdict("error", safe_text(f"批改程序出错（不是学习者的错，请报告）：{type(e).__name__}: {e}", 2000))
 
 
-def grade(roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None) -> dict[tuple[str, str], Verdict]:
+def grade(
+    roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None
+) -> dict[tuple[str, str], Verdict]:
     """并行批改 roster 里的每份提交，随机用例都由 seed 生成（None：与 ./poet check 相同的每课固定种子）。
 
     ./poet grade 每次给一个新的随机 seed：学习者反复 ./poet check、把报出的“应为”抄成一张表，
@@ -325,8 +332,10 @@ def lessons_to_grade(lessons_text: str | None, limits: Limits, jobs: int) -> lis
     if not limits.timeout > 0 or jobs < 1:
         raise ClassroomError("--timeout 要大于 0 秒，--jobs 至少为 1。")
     if limits.memory_mb < MIN_MEMORY_MB:
-        raise ClassroomError(f"--memory {limits.memory_mb} MiB 太低：检查进程至少要 {MIN_MEMORY_MB} MiB 才能导入 torch、"
-                             f"跑完参考答案。低于这个数，诚实的练习也会因内存不够而失败。")
+        raise ClassroomError(
+            f"--memory {limits.memory_mb} MiB 太低：检查进程至少要 {MIN_MEMORY_MB} MiB 才能导入 torch、"
+            f"跑完参考答案。低于这个数，诚实的练习也会因内存不够而失败。"
+        )
     if lessons_text is not None and not lessons_text.strip():
         raise ClassroomError("--lessons 是空的。请写成 8-10,14 这样；不写这个选项就批改全部课。")
     return parse_lessons(lessons_text) if lessons_text else [l for l in CATALOGUE if l.available]
@@ -339,8 +348,10 @@ def columns_of(roster: Roster, lessons: list[Lesson], lessons_text: str | None, 
         ClassroomError: 班级文件夹里没有学习者，或找到的文件都不在所选的课里。
     """
     if not roster.learners:
-        raise ClassroomError(f"{shown_name(class_dir, SHOWN_PATH)} 里没有找到学习者：每个学习者一个文件夹，"
-                             f"放 NN.py 或 lessons/NN/{EXERCISE}。")
+        raise ClassroomError(
+            f"{shown_name(class_dir, SHOWN_PATH)} 里没有找到学习者：每个学习者一个文件夹，"
+            f"放 NN.py 或 lessons/NN/{EXERCISE}。"
+        )
     columns = lessons if lessons_text else lessons_in(roster, lessons)
     if not columns:
         raise ClassroomError("没有要批改的练习：找到的文件都不在所选的课里。")

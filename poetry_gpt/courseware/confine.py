@@ -11,6 +11,7 @@
 
 每种情形下每个进程另有 RLIMIT_CPU（学习者自己用掉的 CPU 秒数，不是墙上的时间）、RLIMIT_AS、RLIMIT_FSIZE。
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -178,7 +179,7 @@ class Confinement:
     def drain(self, seconds: float = 10.0) -> bool:
         """杀掉 cgroup 里剩下的每个进程，等到一个都不剩（最多 seconds 秒）。返回是否已经空了。"""
         deadline = time.monotonic() + seconds
-        while (left := self.pids()):
+        while left := self.pids():
             for pid in left:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, 9)
@@ -204,8 +205,10 @@ class Confinement:
 def describe(kind: str, memory_mb: int) -> str:
     """给 doctor、check、grade 看的一句：这台机器上一次检查的内存与进程数由什么管住。"""
     if kind == "none":
-        return (f"没有可用的 cgroup：每个进程内存 {memory_mb} MiB、最多 {MAX_PROCESSES} 个进程、每块内存盘有大小上限"
-                f"（合计可超过 {memory_mb} MiB）")
+        return (
+            f"没有可用的 cgroup：每个进程内存 {memory_mb} MiB、最多 {MAX_PROCESSES} 个进程、每块内存盘有大小上限"
+            f"（合计可超过 {memory_mb} MiB）"
+        )
     return f"{kind}：这次检查的全部进程连同内存盘合计不超过 {memory_mb} MiB、最多 {MAX_PROCESSES} 个进程"
 
 
@@ -218,8 +221,11 @@ def sweep_stale() -> None:
         parents.append(CGROUP_ROOT / own.lstrip("/"))
     for parent in parents:
         try:
-            stale = [d for d in parent.glob("poet-*-*") if d.name.split("-")[1].isdigit()
-                     and not Path(f"/proc/{d.name.split('-')[1]}").exists()]
+            stale = [
+                d
+                for d in parent.glob("poet-*-*")
+                if d.name.split("-")[1].isdigit() and not Path(f"/proc/{d.name.split('-')[1]}").exists()
+            ]
         except OSError:
             continue
         for d in stale:

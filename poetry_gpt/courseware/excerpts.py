@@ -13,6 +13,7 @@ experiment.py、solution.py、check.py）里连续的几行，就是“原文”
 
 标了“简化自”的代码块若其实与原文一字不差，也报错（去掉标记就好）：标记只说实话。
 """
+
 from __future__ import annotations
 
 import ast
@@ -31,7 +32,9 @@ SKETCH = "（示意，不是课程包里的代码）"
 
 def course_files() -> list[Path]:
     """原文可以出自哪些文件。"""
-    lessons = sorted(p for name in ("experiment.py", "solution.py", "check.py") for p in (ROOT / "lessons").glob(f"*/{name}"))
+    lessons = sorted(
+        p for name in ("experiment.py", "solution.py", "check.py") for p in (ROOT / "lessons").glob(f"*/{name}")
+    )
     return sorted((ROOT / "poetry_gpt").rglob("*.py")) + lessons
 
 
@@ -70,7 +73,7 @@ def find_verbatim(lines: list[str]) -> tuple[Path, int] | None:
     """代码块（非空、去掉首尾空白的各行）在哪个课程文件的第几行起一字不差地出现；没有时 None。"""
     for path, i in _index().get(lines[0], []):
         text, numbers = _stripped(path)
-        if list(text[i:i + len(lines)]) == lines:
+        if list(text[i : i + len(lines)]) == lines:
             return path, numbers[i]
     return None
 
@@ -80,11 +83,23 @@ def defines(path: Path, name: str) -> bool:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     scope = tree.body
     for part in name.split("."):
-        found = next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                      and n.name == part), None)
+        found = next(
+            (
+                n
+                for n in scope
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part
+            ),
+            None,
+        )
         if found is None:
-            found = next((n for n in scope if isinstance(n, ast.Assign)
-                          and any(isinstance(t, ast.Name) and t.id == part for t in n.targets)), None)
+            found = next(
+                (
+                    n
+                    for n in scope
+                    if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == part for t in n.targets)
+                ),
+                None,
+            )
             return found is not None and part == name.split(".")[-1]
         scope = found.body
     return True
@@ -139,8 +154,10 @@ def check_excerpts(path: str) -> ExcerptReport:
         elif mark:
             source = ROOT / mark["path"]
             if found:
-                problems.append(f"{where}：代码块与 {found[0].relative_to(ROOT)} 第 {found[1]} 行起一字不差，"
-                                f"去掉上一行的“简化自”标记")
+                problems.append(
+                    f"{where}：代码块与 {found[0].relative_to(ROOT)} 第 {found[1]} 行起一字不差，"
+                    f"去掉上一行的“简化自”标记"
+                )
             elif not source.is_file():
                 problems.append(f"{where}：标记里的 {mark['path']} 不存在")
             elif mark["name"] and not defines(source, mark["name"]):
@@ -151,6 +168,8 @@ def check_excerpts(path: str) -> ExcerptReport:
             counts["verbatim"] += 1
         else:
             first = block.lines[0] if block.lines else ""
-            problems.append(f"{where}：代码块（{first[:40]}…）不是课程代码的原文。课程代码改过了，就照着改代码块；"
-                            f"是有意简化的，在它上一行写“（简化自 文件 的 函数）”，演示用的写“{SKETCH}”")
+            problems.append(
+                f"{where}：代码块（{first[:40]}…）不是课程代码的原文。课程代码改过了，就照着改代码块；"
+                f"是有意简化的，在它上一行写“（简化自 文件 的 函数）”，演示用的写“{SKETCH}”"
+            )
     return ExcerptReport(path, counts["verbatim"], counts["simplified"], counts["sketches"], tuple(problems))

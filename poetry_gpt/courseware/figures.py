@@ -14,6 +14,7 @@ data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/fig
 一字不差的一段文字（全文只能出现一次）和理由；这一段里的数都放行。数改了，这段文字就对不上，放行随之失效，照样报错；
 一条 allow 在课文里找不到、或找到的那段里没有数，也报错——放行的条目不会悄悄过期。
 """
+
 from __future__ import annotations
 
 import re
@@ -32,8 +33,10 @@ MEASURED = re.compile(r"⟨[^⟩]*⟩")
 HEADER = "# "
 """记录文件开头以“# ”起头的几行是说明（机器、线程数），不是输出，里面的数不算来源。"""
 
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-−+])([-−](?=\d))?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
-                     r"(%|\s?×\s?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|e[-+]?\d+)?(?![A-Za-z0-9_]|\.\d)")
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.\-−+])([-−](?=\d))?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
+    r"(%|\s?×\s?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|e[-+]?\d+)?(?![A-Za-z0-9_]|\.\d)"
+)
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")  # 2.0.1 这样的版本号不是数
 _SOURCE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?%?")
 _SUPERSCRIPT = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
@@ -198,9 +201,15 @@ def config_for(text: str) -> TextConfig:
     allow = data.get("allow", [])
     if not (isinstance(extra, list) and all(isinstance(s, str) for s in extra)):
         raise FiguresError(f"{config}：sources 应是路径的列表。")
-    if not (isinstance(allow, list) and all(isinstance(a, dict) and set(a) == {"text", "reason"}
-                                            and all(isinstance(v, str) and v.strip() for v in a.values())
-                                            for a in allow)):
+    if not (
+        isinstance(allow, list)
+        and all(
+            isinstance(a, dict)
+            and set(a) == {"text", "reason"}
+            and all(isinstance(v, str) and v.strip() for v in a.values())
+            for a in allow
+        )
+    ):
         raise FiguresError(f"{config}：每条 [[allow]] 要有而且只有 text 与 reason 两项（都是非空的文字）。")
     missing = [s for s in extra if not (ROOT / s).is_file()]
     if missing:
@@ -273,12 +282,22 @@ def check_text(path: str, sources: list[Source] | None = None, text: str | None 
     spans = {}  # 行号 → 放行的 (起, 止)
     used = set()
     for allow in config.allow:
-        places = [(n, start) for n, line in enumerate(lines, start=1)
-                  for start in range(len(line)) if line.startswith(allow.text, start)]
+        places = [
+            (n, start)
+            for n, line in enumerate(lines, start=1)
+            for start in range(len(line))
+            if line.startswith(allow.text, start)
+        ]
         if len(places) > 1:  # 一条放行只管一处：否则一段短短的“1.5”会放过全文每一个 1.5
             where = "、".join(f"第 {n} 行" for n, _ in places)
-            report.stale.append(Stale(config.config, 0, "", f"放行的“{allow.text}”在 {path} 里出现了 {len(places)} 次"
-                                                            f"（{where}）：写长一点，让它只对上一处"))
+            report.stale.append(
+                Stale(
+                    config.config,
+                    0,
+                    "",
+                    f"放行的“{allow.text}”在 {path} 里出现了 {len(places)} 次（{where}）：写长一点，让它只对上一处",
+                )
+            )
             used.add(allow)
             continue
         for n, start in places:
@@ -295,14 +314,26 @@ def check_text(path: str, sources: list[Source] | None = None, text: str | None 
             continue
         near = nearest(fig.number, sources)
         hint = f"；现在印出的数里最近的是 {near}" if near is not None else ""
-        report.stale.append(Stale(path, fig.line, fig.number.written,
-                                  f"课文写的 {fig.number.written} 不在 {names} 里{hint}。"
-                                  f"数变了就改课文；它本来就不是来自运行的（年份、手算的例子），就在 {config.config} 里放行",
-                                  near))
+        report.stale.append(
+            Stale(
+                path,
+                fig.line,
+                fig.number.written,
+                f"课文写的 {fig.number.written} 不在 {names} 里{hint}。"
+                f"数变了就改课文；它本来就不是来自运行的（年份、手算的例子），就在 {config.config} 里放行",
+                near,
+            )
+        )
     for allow in config.allow:
         if allow not in used:
-            report.stale.append(Stale(config.config, 0, "", f"放行的“{allow.text}”在 {path} 里找不到，或那一段里没有数："
-                                                            f"课文改了，就删掉或改写这一条"))
+            report.stale.append(
+                Stale(
+                    config.config,
+                    0,
+                    "",
+                    f"放行的“{allow.text}”在 {path} 里找不到，或那一段里没有数：课文改了，就删掉或改写这一条",
+                )
+            )
     return report
 
 

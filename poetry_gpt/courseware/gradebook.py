@@ -2,6 +2,7 @@
 
 CSV 里像公式的格子加 ' 前缀；报告批改开始之前就确认写得进去、不会盖掉学习者的作业，写时原子地替换。
 """
+
 from __future__ import annotations
 
 import csv
@@ -54,8 +55,16 @@ def report_csv(learners: list[str], lessons: list[Lesson], results: dict) -> str
     return out.getvalue()
 
 
-def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results: dict,
-                limits: Limits, jobs: int, wall_seconds: float, seed: int | None = None) -> str:
+def report_json(
+    class_dir: Path,
+    roster: Roster,
+    lessons: list[Lesson],
+    results: dict,
+    limits: Limits,
+    jobs: int,
+    wall_seconds: float,
+    seed: int | None = None,
+) -> str:
     """全部判定（含消息与用时）、限制设置、随机用例的种子与课程列表。"""
     cells = []
     for name in roster.learners:
@@ -63,9 +72,17 @@ def report_json(class_dir: Path, roster: Roster, lessons: list[Lesson], results:
             sub = roster.submissions.get((name, lesson.code))
             v = results.get((name, lesson.code))
             rel, why = roster.untouched.get((name, lesson.code), (None, "没有交这一课"))
-            cells.append({"learner": name, "lesson": lesson.code, "file": sub.rel if sub else rel,
-                          "kind": v.kind if v else "missing", "label": label(v),
-                          "message": v.message if v else why, "seconds": v.seconds if v else 0.0})
+            cells.append(
+                {
+                    "learner": name,
+                    "lesson": lesson.code,
+                    "file": sub.rel if sub else rel,
+                    "kind": v.kind if v else "missing",
+                    "label": label(v),
+                    "message": v.message if v else why,
+                    "seconds": v.seconds if v else 0.0,
+                }
+            )
     data = {
         "class": shown_name(str(Path(class_dir).resolve())),
         "sandbox": sandbox.unavailable_reason() is None and limits.sandbox,
@@ -106,7 +123,9 @@ def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | N
         if target.suffix.lower() != suffix:
             raise ClassroomError(f"报告 {path} 要以 {suffix} 结尾（免得把别的文件当成报告盖掉），如 {example}")
         if target.resolve().is_relative_to(class_dir.resolve()):
-            raise ClassroomError(f"报告 {path} 在班级文件夹 {class_dir} 里面：那里是学习者的作业，请写到别处，如 ./{example}")
+            raise ClassroomError(
+                f"报告 {path} 在班级文件夹 {class_dir} 里面：那里是学习者的作业，请写到别处，如 ./{example}"
+            )
         parent = next((p for p in [target.parent, *target.parent.parents] if p.exists()), Path("."))
         if not parent.is_dir() or not os.access(parent, os.W_OK):
             raise ClassroomError(f"写不了报告 {path}：{parent} 不是可写的文件夹")
@@ -118,8 +137,10 @@ def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, js
     Raises:
         ClassroomError: 写不进去（消息写明路径与原因）。
     """
-    for path, write in ((csv_path, lambda p: atomic_write_bytes(p, csv_text.encode("utf-8-sig"))),
-                        (json_path, lambda p: atomic_write_text(p, json_text))):
+    for path, write in (
+        (csv_path, lambda p: atomic_write_bytes(p, csv_text.encode("utf-8-sig"))),
+        (json_path, lambda p: atomic_write_text(p, json_text)),
+    ):
         if path:
             try:
                 write(path)
@@ -129,9 +150,14 @@ def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, js
 
 def pass_rates(learners: list[str], lessons: list[Lesson], results: dict) -> dict[str, tuple[int, int, int]]:
     """课号 → (通过人数, 交了的人数, 全班人数)：通过率可以只算交了的人，也可以把没交的算作没通过。"""
-    return {l.code: (sum(bool((v := results.get((n, l.code))) and v.passed) for n in learners),
-                     sum((n, l.code) in results for n in learners), len(learners))
-            for l in lessons}
+    return {
+        l.code: (
+            sum(bool((v := results.get((n, l.code))) and v.passed) for n in learners),
+            sum((n, l.code) in results for n in learners),
+            len(learners),
+        )
+        for l in lessons
+    }
 
 
 def kind_counts(results: dict) -> dict[str, int]:

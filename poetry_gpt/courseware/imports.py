@@ -4,6 +4,7 @@
 tests/courseware/test_architecture.py 用同一份导入图（imports_of）检查分层、循环导入与 CLI 启动时不碰 torch。
 模块一律写全名，如 "poetry_gpt.courseware.catalogue"。
 """
+
 from __future__ import annotations
 
 import ast
@@ -59,7 +60,7 @@ def _statements(path: Path, top_level: bool) -> Iterator[tuple[str, list[str]]]:
             if not node.level:
                 yield node.module or "", [a.name for a in node.names]
             elif inside and node.level - 1 < len(package):
-                base = list(package[:len(package) - (node.level - 1)])
+                base = list(package[: len(package) - (node.level - 1)])
                 yield ".".join(base + ([node.module] if node.module else [])), [a.name for a in node.names]
 
 

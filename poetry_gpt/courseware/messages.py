@@ -3,41 +3,57 @@
 ./poet check、./poet grade（grading.source_problem）与 ./poet diff 都用它；只收常见的几种，
 认不出的消息原样返回。消息的原文以 Python 3.10–3.13 的写法为准。
 """
+
 from __future__ import annotations
 
 import re
 
-_SYNTAX = [(re.compile(pattern), chinese) for pattern, chinese in (
-    # 中文学习者最常见的：用了全角标点
-    (r"invalid character '(.)' \(U\+[0-9A-F]+\)", r'代码里不能用字符“\1”：标点要用英文半角（， → ,  （ → (  ： → :  “ → "）'),
-    (r"invalid non-printable character U\+([0-9A-F]+)", r"有一个看不见的字符 U+\1（常是从网页或聊天软件复制时带进来的）：删掉重打这一行"),
-    (r"inconsistent use of tabs and spaces in indentation", "缩进里混用了制表符（Tab）和空格：请统一用 4 个空格"),
-    (r"unindent does not match any outer indentation level", "这一行的缩进对不上外面任何一层：数一数空格"),
-    (r"unexpected indent", "这一行多了缩进"),
-    (r"expected an indented block after '(\w+)' statement on line (\d+)", r"第 \2 行的 \1 语句后面要有缩进的代码块"),
-    (r"expected an indented block after function definition on line (\d+)", r"第 \1 行的 def 后面要有缩进的函数体"),
-    (r"expected an indented block after class definition on line (\d+)", r"第 \1 行的 class 后面要有缩进的类体"),
-    (r"expected an indented block.*", "这里要有缩进的代码块"),
-    (r"too many levels of indentation", "缩进的层数太多"),
-    (r"expected ':'", "这里少了冒号 :"),
-    (r"'(.)' was never closed", r"“\1”没有配对的右括号"),
-    (r"unmatched '(.)'", r"“\1”没有配对的左括号"),
-    (r"closing parenthesis '(.)' does not match opening parenthesis '(.)'.*", r"右括号“\1”和左括号“\2”配不上"),
-    (r"unterminated triple-quoted string literal.*", "三引号字符串没有结束：少了结尾的三个引号"),
-    (r"unterminated string literal.*", "字符串没有结束：少了结尾的引号"),
-    (r"unexpected EOF while parsing", "代码没写完文件就结束了（常是括号没有配对）"),
-    (r"invalid syntax\. Perhaps you forgot a comma\?", "语法错误：是不是漏了逗号？"),
-    (r"invalid syntax\. Maybe you meant '==' or ':=' instead of '='\?", "语法错误：比较是否相等要写 =="),
-    (r"invalid syntax", "语法错误"),
-    (r"invalid decimal literal", "数字的写法不对：数字后面紧跟着字母（变量名不能以数字开头）"),
-    (r"Missing parentheses in call to '(\w+)'.*", r"调用 \1 要加括号，例如 \1(...)"),
-    (r"'return' outside function", "return 写在了函数外面"),
-    (r"'(break|continue)' (?:not properly in|outside) loop", r"\1 写在了循环外面"),
-    (r"cannot assign to .*", "等号左边的东西不能被赋值（比较是否相等要写 ==）"),
-    (r"expected 'except' or 'finally' block", "try 后面要有 except 或 finally"),
-    (r"unexpected character after line continuation character", "续行的反斜杠 \\ 后面不能再有字符"),
-    (r"source code (?:string )?cannot contain null bytes", "文件里有空字符（NUL）：常见原因是文件被存成了 UTF-16，请用 UTF-8 另存"),
-)]
+_SYNTAX = [
+    (re.compile(pattern), chinese)
+    for pattern, chinese in (
+        # 中文学习者最常见的：用了全角标点
+        (
+            r"invalid character '(.)' \(U\+[0-9A-F]+\)",
+            r'代码里不能用字符“\1”：标点要用英文半角（， → ,  （ → (  ： → :  “ → "）',
+        ),
+        (
+            r"invalid non-printable character U\+([0-9A-F]+)",
+            r"有一个看不见的字符 U+\1（常是从网页或聊天软件复制时带进来的）：删掉重打这一行",
+        ),
+        (r"inconsistent use of tabs and spaces in indentation", "缩进里混用了制表符（Tab）和空格：请统一用 4 个空格"),
+        (r"unindent does not match any outer indentation level", "这一行的缩进对不上外面任何一层：数一数空格"),
+        (r"unexpected indent", "这一行多了缩进"),
+        (
+            r"expected an indented block after '(\w+)' statement on line (\d+)",
+            r"第 \2 行的 \1 语句后面要有缩进的代码块",
+        ),
+        (r"expected an indented block after function definition on line (\d+)", r"第 \1 行的 def 后面要有缩进的函数体"),
+        (r"expected an indented block after class definition on line (\d+)", r"第 \1 行的 class 后面要有缩进的类体"),
+        (r"expected an indented block.*", "这里要有缩进的代码块"),
+        (r"too many levels of indentation", "缩进的层数太多"),
+        (r"expected ':'", "这里少了冒号 :"),
+        (r"'(.)' was never closed", r"“\1”没有配对的右括号"),
+        (r"unmatched '(.)'", r"“\1”没有配对的左括号"),
+        (r"closing parenthesis '(.)' does not match opening parenthesis '(.)'.*", r"右括号“\1”和左括号“\2”配不上"),
+        (r"unterminated triple-quoted string literal.*", "三引号字符串没有结束：少了结尾的三个引号"),
+        (r"unterminated string literal.*", "字符串没有结束：少了结尾的引号"),
+        (r"unexpected EOF while parsing", "代码没写完文件就结束了（常是括号没有配对）"),
+        (r"invalid syntax\. Perhaps you forgot a comma\?", "语法错误：是不是漏了逗号？"),
+        (r"invalid syntax\. Maybe you meant '==' or ':=' instead of '='\?", "语法错误：比较是否相等要写 =="),
+        (r"invalid syntax", "语法错误"),
+        (r"invalid decimal literal", "数字的写法不对：数字后面紧跟着字母（变量名不能以数字开头）"),
+        (r"Missing parentheses in call to '(\w+)'.*", r"调用 \1 要加括号，例如 \1(...)"),
+        (r"'return' outside function", "return 写在了函数外面"),
+        (r"'(break|continue)' (?:not properly in|outside) loop", r"\1 写在了循环外面"),
+        (r"cannot assign to .*", "等号左边的东西不能被赋值（比较是否相等要写 ==）"),
+        (r"expected 'except' or 'finally' block", "try 后面要有 except 或 finally"),
+        (r"unexpected character after line continuation character", "续行的反斜杠 \\ 后面不能再有字符"),
+        (
+            r"source code (?:string )?cannot contain null bytes",
+            "文件里有空字符（NUL）：常见原因是文件被存成了 UTF-16，请用 UTF-8 另存",
+        ),
+    )
+]
 
 
 def syntax_message(message: str) -> str:
@@ -54,8 +70,9 @@ def syntax_message(message: str) -> str:
 
 def not_utf8(line: int) -> str:
     """文件在第 line 行起读不成 UTF-8 时的说明。"""
-    return (f"第 {line} 行不是 UTF-8 编码（常见于记事本或中文 Windows 默认的 GBK/ANSI 编码）："
-            "请把文件另存为 UTF-8 后再检查")
+    return (
+        f"第 {line} 行不是 UTF-8 编码（常见于记事本或中文 Windows 默认的 GBK/ANSI 编码）：请把文件另存为 UTF-8 后再检查"
+    )
 
 
 # 控制字符、双向控制符与看不见的字符（U+061C 阿拉伯字母标记、U+00AD 软连字符、U+200B–U+200F 零宽字符、
@@ -69,8 +86,9 @@ _LINE_BREAKS = {"\t": "\\t", "\n": "\\n"}
 
 def _escaped(text: str, one_line: bool) -> str:
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                        text)
+    text = _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
     return "".join(_LINE_BREAKS.get(ch, ch) for ch in text) if one_line else text
 
 
@@ -87,9 +105,9 @@ def safe_text(text: str, limit: int | None = None, *, one_line: bool = False, ke
         text = _escaped(text, one_line)
         if limit is None or len(text) <= limit:
             return text
-        return f"{text[:limit * 2 // 3]}…（共 {len(text)} 个字符）…{text[-(limit // 3):]}"
+        return f"{text[: limit * 2 // 3]}…（共 {len(text)} 个字符）…{text[-(limit // 3) :]}"
     if limit is not None and len(text) > limit:
-        text = text[:limit + 1]
+        text = text[: limit + 1]
     text = _escaped(text, one_line)
     if limit is not None and len(text) > limit:
         text = text[:limit] + " …（后面省略）"

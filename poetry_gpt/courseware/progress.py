@@ -2,6 +2,7 @@
 
 读时不信任文件（可能是管道、很大、看不懂、有几项写错），写时先写临时文件再改名（原子地）。
 """
+
 from __future__ import annotations
 
 import json
@@ -36,9 +37,14 @@ class ProgressError(ValueError):
 def _fits(entry) -> bool:
     """一课的进度记录合不合格式：{"status": "passed" 或 "started", 可选 "updated": 时间, 可选 "last_verdict": 标签}。"""
     fields = {"status": None, "updated": _STAMP, "last_verdict": _VERDICT}
-    return (isinstance(entry, dict) and entry.get("status") in ("passed", "started")
-            and all(key in fields and (fields[key] is None or isinstance(value, str) and fields[key].fullmatch(value))
-                    for key, value in entry.items()))
+    return (
+        isinstance(entry, dict)
+        and entry.get("status") in ("passed", "started")
+        and all(
+            key in fields and (fields[key] is None or isinstance(value, str) and fields[key].fullmatch(value))
+            for key, value in entry.items()
+        )
+    )
 
 
 def _set_aside(path: Path, kept: dict) -> str:
@@ -87,8 +93,11 @@ def load_progress(path: Path | None = None) -> dict:
     if len(progress) < len(data):
         bad = sorted(safe_text(k, 20, one_line=True) for k in data if k not in progress)  # 键原样到不了终端
         dropped = "、".join(bad[:10]) + (f" 等 {len(bad)} 项" if len(bad) > 10 else "")
-        print(f"警告：进度文件 {path.name} 里这几项记录看不懂，已不算数：{dropped}；{_set_aside(path, progress)}，"
-              f"其余的课照常记着。", file=sys.stderr)
+        print(
+            f"警告：进度文件 {path.name} 里这几项记录看不懂，已不算数：{dropped}；{_set_aside(path, progress)}，"
+            f"其余的课照常记着。",
+            file=sys.stderr,
+        )
     return progress
 
 

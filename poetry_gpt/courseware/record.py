@@ -12,6 +12,7 @@
 （比如带 AMX 的）差得更多时报“与记录不同”：在那台机器上重新 --record，课文里的数只有在四舍五入到课文的位数
 之后也变了时才需要改（--record 会列出来）。
 """
+
 from __future__ import annotations
 
 import datetime
@@ -54,9 +55,17 @@ def run_experiment(lesson: Lesson, timeout: float, threads: int | None) -> subpr
         subprocess.TimeoutExpired: 超过 timeout 秒。
     """
     env = {**os.environ, **RUN_ENV, **({} if threads is None else {"OMP_NUM_THREADS": str(threads)})}
-    return subprocess.run([sys.executable, str(lesson.folder / "experiment.py")], cwd=ROOT, timeout=timeout,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
-                          errors="replace", env=env)
+    return subprocess.run(
+        [sys.executable, str(lesson.folder / "experiment.py")],
+        cwd=ROOT,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        env=env,
+    )
 
 
 def header(what: str, threads: int | None) -> str:
@@ -64,9 +73,11 @@ def header(what: str, threads: int | None) -> str:
     import torch
 
     used = "默认" if threads is None else str(threads)
-    return (f"{HEADER}{what}：./poet verify --record 写的，不要手改（课文里的数由 ./poet verify 对照它检查）。\n"
-            f"{HEADER}机器：{cpu_name()}；计算线程：{used}；torch {torch.__version__}；{datetime.date.today()}。\n"
-            f"{HEADER}⟨…⟩ 里的是计时之类随机器而变的量，比较时不看，课文也不该引用。\n")
+    return (
+        f"{HEADER}{what}：./poet verify --record 写的，不要手改（课文里的数由 ./poet verify 对照它检查）。\n"
+        f"{HEADER}机器：{cpu_name()}；计算线程：{used}；torch {torch.__version__}；{datetime.date.today()}。\n"
+        f"{HEADER}⟨…⟩ 里的是计时之类随机器而变的量，比较时不看，课文也不该引用。\n"
+    )
 
 
 def body(text: str) -> list[str]:
@@ -85,8 +96,10 @@ def output_problem(lesson: Lesson, stdout: str) -> str | None:
     old, new = body(path.read_text(encoding="utf-8")), body(stdout)
     for n, (a, b) in enumerate(zip(old, new), start=1):
         if not same_line(a, b):
-            return (f"实验输出与 {path.relative_to(ROOT)} 不同（输出的第 {n} 行）：\n  记录：{a.strip()}\n"
-                    f"  现在：{b.strip()}\n模型或实验改过了，就运行 ./poet verify --record，再按它列出的改课文")
+            return (
+                f"实验输出与 {path.relative_to(ROOT)} 不同（输出的第 {n} 行）：\n  记录：{a.strip()}\n"
+                f"  现在：{b.strip()}\n模型或实验改过了，就运行 ./poet verify --record，再按它列出的改课文"
+            )
     if len(old) != len(new):
         return f"实验输出有 {len(new)} 行，{path.relative_to(ROOT)} 记录的是 {len(old)} 行：运行 ./poet verify --record"
     return None
@@ -125,7 +138,9 @@ def write_output(lesson: Lesson, stdout: str, threads: int | None) -> None:
     path = lesson.folder / OUTPUT
     if path.is_file() and body(path.read_text(encoding="utf-8")) == body(stdout):
         return
-    atomic_write_text(lesson.folder / OUTPUT, header(f"第 {lesson.code} 课实验的输出", threads) + "\n".join(lines) + "\n")
+    atomic_write_text(
+        lesson.folder / OUTPUT, header(f"第 {lesson.code} 课实验的输出", threads) + "\n".join(lines) + "\n"
+    )
 
 
 def model_sha256(path: Path | None = None) -> str:
@@ -144,15 +159,17 @@ def model_log_text(path: Path | None = None) -> str:
     state = read_checkpoint(path)
     log = state["log"]
     size = path.stat().st_size
-    lines = [f"{HEADER}随课程发布的模型存档里的训练日志：./poet verify --record 写的，不要手改。",
-             f"{HEADER}模型 sha256：{model_sha256(path)}",
-             f"文件大小：{size} 字节（{size / 1e6:.6f} MB）",
-             f"参数个数：{(n := load_model(path)[0].num_parameters())}（约 {n / 1e4:.1f} 万）",
-             f"模型设置：{json.dumps(state['model_config'], ensure_ascii=False)}",
-             f"训练设置：{json.dumps(state['train_config'], ensure_ascii=False)}",
-             f"步数：{state['step']}",
-             f"第 {log[0]['step']} 步的训练损失：{log[0]['loss']}",
-             f"第 {log[-1]['step']} 步的训练损失：{log[-1]['loss']}"]
+    lines = [
+        f"{HEADER}随课程发布的模型存档里的训练日志：./poet verify --record 写的，不要手改。",
+        f"{HEADER}模型 sha256：{model_sha256(path)}",
+        f"文件大小：{size} 字节（{size / 1e6:.6f} MB）",
+        f"参数个数：{(n := load_model(path)[0].num_parameters())}（约 {n / 1e4:.1f} 万）",
+        f"模型设置：{json.dumps(state['model_config'], ensure_ascii=False)}",
+        f"训练设置：{json.dumps(state['train_config'], ensure_ascii=False)}",
+        f"步数：{state['step']}",
+        f"第 {log[0]['step']} 步的训练损失：{log[0]['loss']}",
+        f"第 {log[-1]['step']} 步的训练损失：{log[-1]['loss']}",
+    ]
     tail = [e["loss"] for e in log if e["step"] > log[-1]["step"] - 200]
     lines.append(f"最后 200 步训练损失的平均：{sum(tail) / len(tail):.5f}")
     best = min((e for e in log if "val" in e), key=lambda e: e["val"], default=None)
@@ -168,9 +185,15 @@ def eval_text(flags: list[str], timeout: float) -> str:
     Raises:
         RuntimeError: eval 退出码非零（消息里是它的最后几行）。
     """
-    run = subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", "eval", "--json", *flags], cwd=ROOT,
-                         capture_output=True, text=True, encoding="utf-8", timeout=timeout,
-                         env={**os.environ, **RUN_ENV})
+    run = subprocess.run(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", "eval", "--json", *flags],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env={**os.environ, **RUN_ENV},
+    )
     if run.returncode != 0:
         raise RuntimeError("\n".join((run.stdout + run.stderr).strip().splitlines()[-5:]))
     result = json.loads(run.stdout)

@@ -13,6 +13,7 @@ solve 在某个用例上 raise 了其中之一时，这个用例的结果记作 
 这个进程只交回“答案”：参考答案、比较与判定都在父进程里。学习者的代码与这个进程权限相同，
 能改写这里的任何东西——所以父进程把交回来的一切都当作不可信的，逐项核对格式之后才拿去比较。
 """
+
 import builtins
 import errno
 import importlib.util
@@ -37,8 +38,11 @@ def learner_traceback(exc, learner_path):
     """只保留学习者自己文件里的栈帧，一帧一行写成“文件 第 N 行（在 solve 里）：源码”，外加最后的错误行
     （异常的类名是 Python 的名字，保留原样；消息是谁写的就是什么语言）。批改程序把临时副本的路径换成学习者的文件名。"""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
-    lines = [f"  {learner_path} 第 {f.lineno} 行（{'顶层代码' if f.name == '<module>' else f'在 {f.name} 里'}）："
-             f"{(f.line or '').strip()}" for f in frames]
+    lines = [
+        f"  {learner_path} 第 {f.lineno} 行（{'顶层代码' if f.name == '<module>' else f'在 {f.name} 里'}）："
+        f"{(f.line or '').strip()}"
+        for f in frames
+    ]
     return "\n".join(lines + ["".join(traceback.format_exception_only(type(exc), exc)).rstrip()])
 
 
@@ -53,8 +57,10 @@ def failure(exc, learner_path, stage):
     if isinstance(exc, MemoryError):
         return "crashed", f"{stage}：内存超过上限"
     if isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == "poetry_gpt":
-        return "crashed", (f"{stage}：检查时练习文件导入不了课程包 poetry_gpt——练习只用标准库与 torch，"
-                           f"要亲手写出这一步，不能调用包里现成的实现：\n{learner_traceback(exc, learner_path)}")
+        return "crashed", (
+            f"{stage}：检查时练习文件导入不了课程包 poetry_gpt——练习只用标准库与 torch，"
+            f"要亲手写出这一步，不能调用包里现成的实现：\n{learner_traceback(exc, learner_path)}"
+        )
     if isinstance(exc, AssertionError) and stage == "可见检查":
         return "wrong", f"可见检查没通过：\n{learner_traceback(exc, learner_path)}"
     return "crashed", f"{stage}出错：\n{learner_traceback(exc, learner_path)}"
@@ -68,8 +74,12 @@ def shared_argument(output, args):
         if not isinstance(out, Tensor):
             continue
         for k, arg in enumerate(args):
-            if isinstance(arg, Tensor) and out.numel() and arg.numel() and \
-                    out.untyped_storage().data_ptr() == arg.untyped_storage().data_ptr():
+            if (
+                isinstance(arg, Tensor)
+                and out.numel()
+                and arg.numel()
+                and out.untyped_storage().data_ptr() == arg.untyped_storage().data_ptr()
+            ):
                 return k
     return None
 
@@ -134,7 +144,7 @@ def main():
     except BaseException as e:  # 结果本身编码不了（比如 __iter__ 抛错的列表子类）
         data = memoryview(encode({"status": "crashed", "message": f"交回结果时出错：{type(e).__name__}"}))
     while data:
-        data = data[write(answer_fd, data):]
+        data = data[write(answer_fd, data) :]
     exit_now(0)
 
 

@@ -18,6 +18,7 @@ check.py）、.git、班级文件夹、家目录都不存在于沙箱里：学�
 检查退回“按进程隔离”：子进程照样有时间、内存、输出上限，判定照样只由批改程序作出，
 但学习者的代码能读写当前用户能碰到的文件，也能留下脱离了进程组的后台进程。
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -37,17 +38,26 @@ SCRATCH_BYTES = 64 << 20  # 工作文件夹与 /tmp 各自的大小上限：写�
 SHM_BYTES = 16 << 20  # /dev/shm 的大小上限
 SANDBOX_UID = 65534  # 学习者的代码在沙箱里的 uid 与 gid（nobody/nogroup）
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-                "/etc/passwd", "/etc/group", "/etc/nsswitch.conf")
+SYSTEM_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+)
 CLONE_NEWUSER = 0x10000000
 # 沙箱里最先运行的几行（可信：学习者的代码还没加载）：root 情形下降到 SANDBOX_UID，再限进程数，然后 exec 真正的命令。
 # RLIMIT_NPROC 在用户命名空间里只数这次检查自己的进程
-PRELUDE = ("import os, resource, sys\n"
-           "uid, nproc = int(sys.argv[1]), int(sys.argv[2])\n"
-           "if os.getuid() != uid:\n"
-           "    os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)\n"
-           "resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))\n"
-           "os.execv(sys.argv[3], sys.argv[3:])\n")
+PRELUDE = (
+    "import os, resource, sys\n"
+    "uid, nproc = int(sys.argv[1]), int(sys.argv[2])\n"
+    "if os.getuid() != uid:\n"
+    "    os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)\n"
+    "resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))\n"
+    "os.execv(sys.argv[3], sys.argv[3:])\n"
+)
 libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -63,8 +73,13 @@ def as_root() -> bool:
 
 def _python_dirs() -> list[str]:
     """运行 Python 需要的文件夹：解释器安装位置与虚拟环境（含 site-packages）。"""
-    dirs = {sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix,
-            os.path.dirname(os.path.realpath(sys.executable))}
+    dirs = {
+        sys.base_prefix,
+        sys.base_exec_prefix,
+        sys.prefix,
+        sys.exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+    }
     return sorted(d for d in dirs if d and os.path.isdir(d))
 
 
@@ -87,19 +102,37 @@ def _system_mounts(bound: list[str]) -> list[str]:
     return args
 
 
-def command(argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: int = MAX_PROCESSES,
-            info_fd: int | None = None) -> list[str]:
+def command(
+    argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: int = MAX_PROCESSES, info_fd: int | None = None
+) -> list[str]:
     """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
     readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径；nproc 是
     用户命名空间里的进程数上限；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
     以 root 运行时，bwrap 前面还有 ENTER_USER_NAMESPACE 这一段。"""
-    args = [bwrap_path() or "bwrap", *(["--info-fd", str(info_fd)] if info_fd is not None else []), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    args = [
+        bwrap_path() or "bwrap",
+        *(["--info-fd", str(info_fd)] if info_fd is not None else []),
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+    ]
     if as_root():  # 已在 ENTER_USER_NAMESPACE 建的命名空间里：留下降 uid 要的两项能力，PRELUDE 降完就全没了
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
-        args += ["--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-                 "--cap-drop", "ALL"]
+        args += [
+            "--unshare-user",
+            "--disable-userns",
+            "--uid",
+            str(SANDBOX_UID),
+            "--gid",
+            str(SANDBOX_UID),
+            "--cap-drop",
+            "ALL",
+        ]
     bound: list[str] = []
     made: set[str] = set()
 
@@ -119,10 +152,33 @@ def command(argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: in
     # /proc/sys 整个只读地盖上一层：连沙箱自己的命名空间里的设置（kernel.msgmax、pid_max……）也不许改
     # /proc/keys、/proc/key-users 盖成空文件：以普通用户批改时，前一位学习者留在内核里的钥匙（同一个宿主 uid）
     # 的名字在这里看得见，不盖上就是一条传话的路
-    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
-             "--ro-bind-try", "/dev/null", "/proc/keys", "--ro-bind-try", "/dev/null", "/proc/key-users", "--dev", "/dev",
-             "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
-             "--size", str(SCRATCH_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
+    args += [
+        "--proc",
+        "/proc",
+        "--ro-bind",
+        "/proc/sys",
+        "/proc/sys",
+        "--ro-bind-try",
+        "/dev/null",
+        "/proc/keys",
+        "--ro-bind-try",
+        "/dev/null",
+        "/proc/key-users",
+        "--dev",
+        "/dev",
+        "--size",
+        str(SHM_BYTES),
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/dev/shm",
+        "--size",
+        str(SCRATCH_BYTES),
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+    ]
     made.update({"/proc", "/dev", "/tmp"})
     python = _python_dirs()
     for d in python:
@@ -185,16 +241,25 @@ os.execv(sys.argv[1], sys.argv[1:])
 def _probe(bwrap: str | None, root: bool) -> str | None:
     if bwrap is None:
         return "本机没有 bubblewrap（bwrap）"
-    code = ("import os; w = []\nfor p in ('/proc/sys/kernel/core_pattern', '/proc/sys/vm/overcommit_memory'):\n"
-            "    try:\n        os.close(os.open(p, os.O_WRONLY)); w.append(p)\n    except OSError:\n        pass\n"
-            "print(os.getuid(), os.getgid(), ','.join(w) or '-')")
+    code = (
+        "import os; w = []\nfor p in ('/proc/sys/kernel/core_pattern', '/proc/sys/vm/overcommit_memory'):\n"
+        "    try:\n        os.close(os.open(p, os.O_WRONLY)); w.append(p)\n    except OSError:\n        pass\n"
+        "print(os.getuid(), os.getgid(), ','.join(w) or '-')"
+    )
     try:
-        probe = subprocess.run(command([sys.executable, "-I", "-c", code], Path("/tmp/poet-probe")),
-                               capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+        probe = subprocess.run(
+            command([sys.executable, "-I", "-c", code], Path("/tmp/poet-probe")),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError) as e:
         return f"bwrap 启动不了（{e}）"
     if probe.returncode != 0 or probe.stdout.split() != [str(SANDBOX_UID), str(SANDBOX_UID), "-"]:
-        why = (probe.stderr.strip().splitlines() or [f"退出码 {probe.returncode}，输出 {probe.stdout.strip()[:200]!r}"])[-1]
+        why = (
+            probe.stderr.strip().splitlines() or [f"退出码 {probe.returncode}，输出 {probe.stdout.strip()[:200]!r}"]
+        )[-1]
         return f"bwrap 在这台机器上用不了（{why}）"
     return None
 
@@ -215,8 +280,12 @@ def identity() -> str:
 def protection(memory_mb: int) -> str:
     """一句话：学习者的代码以谁的身份运行、这次检查的内存与进程数由什么管住（check、grade 的输出里都说）。"""
     from .confine import available_kind, describe
-    who = f"学习者的代码以 uid {SANDBOX_UID} 运行（不是 root）" if unavailable_reason() is None else \
-        f"没有沙箱，学习者的代码以你的身份（uid {os.geteuid()}）运行"
+
+    who = (
+        f"学习者的代码以 uid {SANDBOX_UID} 运行（不是 root）"
+        if unavailable_reason() is None
+        else f"没有沙箱，学习者的代码以你的身份（uid {os.geteuid()}）运行"
+    )
     return f"{who}；{describe(available_kind(), memory_mb)}；CPU 时间每次检查最多 --timeout 秒"
 
 
@@ -225,5 +294,7 @@ def fallback_notice() -> str | None:
     why = unavailable_reason()
     if why is None:
         return None
-    return (f"注意：{why}，检查退回“按进程隔离”——学习者的代码仍有时间、内存、输出上限，判定仍只由批改程序作出，"
-            f"但它能读写你能碰到的文件。Linux 上安装 bubblewrap 即可启用沙箱（Debian/Ubuntu：apt-get install bubblewrap）。")
+    return (
+        f"注意：{why}，检查退回“按进程隔离”——学习者的代码仍有时间、内存、输出上限，判定仍只由批改程序作出，"
+        f"但它能读写你能碰到的文件。Linux 上安装 bubblewrap 即可启用沙箱（Debian/Ubuntu：apt-get install bubblewrap）。"
+    )

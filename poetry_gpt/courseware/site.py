@@ -9,6 +9,7 @@
 页面之间全用相对链接，直接双击 index.html（file://）离线也能看。
 构建时检查每个站内链接；有断开的链接或缺文件时不生成网站，报出文件与链接。
 """
+
 from __future__ import annotations
 
 import functools
@@ -67,6 +68,7 @@ def _rel(path: Path) -> str:
 
 # ---------- 页面骨架 ----------
 
+
 def page(title: str, body: str, description: str = "") -> str:
     return f"""<!doctype html>
 <html lang="zh-CN">
@@ -93,31 +95,41 @@ def page(title: str, body: str, description: str = "") -> str:
 
 # ---------- 课程地图 ----------
 
+
 def index_page() -> str:
     ready = sum(lesson.available for lesson in CATALOGUE)
-    parts = [f"""<section class="hero">
+    parts = [
+        f"""<section class="hero">
 <p class="path"><span>课程地图</span><span>{ready} / {len(CATALOGUE)} 课已写好</span></p>
 <h1>一字一诗</h1>
 <p class="lead">给模型一个字，它还你一首绝句。{len(CATALOGUE)} 课里，你从张量的形状讲起，亲手写出汉字表、\
 注意力和训练循环，用真实的唐宋绝句训练它，最后学会控制体裁、藏头与押韵。</p>
-</section>"""]
+</section>"""
+    ]
     for key, name in SECTIONS.items():
         items = []
         for lesson in (l for l in CATALOGUE if l.section == key):
-            inner = (f'<span class="num">{lesson.code}</span><span class="t">{escape(lesson.title)}</span>'
-                     f'<span class="g">{escape(lesson.goal)}</span>')
+            inner = (
+                f'<span class="num">{lesson.code}</span><span class="t">{escape(lesson.title)}</span>'
+                f'<span class="g">{escape(lesson.goal)}</span>'
+            )
             if lesson.available:
                 items.append(f'<li id="lesson-{lesson.code}"><a href="{lesson_page(lesson)}">{inner}</a></li>')
             else:
-                items.append(f'<li id="lesson-{lesson.code}" class="soon"><div>{inner}'
-                             f'<span class="badge">即将推出</span></div></li>')
-        parts.append(f'<section class="map-section"><h2><span class="num">{key}</span>{escape(name)}</h2>'
-                     f'<ol class="map">{"".join(items)}</ol></section>')
+                items.append(
+                    f'<li id="lesson-{lesson.code}" class="soon"><div>{inner}'
+                    f'<span class="badge">即将推出</span></div></li>'
+                )
+        parts.append(
+            f'<section class="map-section"><h2><span class="num">{key}</span>{escape(name)}</h2>'
+            f'<ol class="map">{"".join(items)}</ol></section>'
+        )
     parts.append('<p class="aside">全课一个概念只用一个名字，见 <a href="glossary.html">术语表</a>。</p>')
     return page("一字一诗 · 课程地图", "\n".join(parts), "一字一诗：亲手搭一个写绝句的小 GPT")
 
 
 # ---------- 每一课 ----------
+
 
 def _link_mapping(base: Path):
     """base 文件夹里的 Markdown 中的相对链接（指向 lessons/ 下的文件）→ 网站里的页面。
@@ -144,36 +156,46 @@ def _link_mapping(base: Path):
 
 def figure_html(figure: Figure) -> str:
     steps = "".join(f"<li>{escape(s)}</li>" for s in figure.steps)
-    return (f'<figure class="fig"><div class="fig-svg scroll-x">{figure.svg}'
-            f'<figcaption>{escape(figure.title)}（构建网站时由仓库里的代码现算）</figcaption></div>'
-            f'<div class="fig-walk"><h3>用文字逐步读这张图</h3><ol>{steps}</ol></div></figure>')
+    return (
+        f'<figure class="fig"><div class="fig-svg scroll-x">{figure.svg}'
+        f"<figcaption>{escape(figure.title)}（构建网站时由仓库里的代码现算）</figcaption></div>"
+        f'<div class="fig-walk"><h3>用文字逐步读这张图</h3><ol>{steps}</ol></div></figure>'
+    )
 
 
 def code_blocks(lesson: Lesson) -> str:
     """下载链接，以及折叠起来的三个代码文件（构建时从文件读入，不会与文件不一致）。"""
-    links = "\n".join(f'<a class="download" href="{lesson.code}/{name}" download>{label}</a>'
-                       for name, label, _ in CODE_FILES)
+    links = "\n".join(
+        f'<a class="download" href="{lesson.code}/{name}" download>{label}</a>' for name, label, _ in CODE_FILES
+    )
     folded = []
     for name, _, summary in CODE_FILES:
         source = (lesson.folder / name).read_text(encoding="utf-8")
-        folded.append(f'<details class="code-file"><summary>{escape(summary)}</summary>'
-                      f'{highlight(source, "python")}</details>')
+        folded.append(
+            f'<details class="code-file"><summary>{escape(summary)}</summary>{highlight(source, "python")}</details>'
+        )
     return f'<p class="downloads">{links}</p>\n' + "\n".join(folded)
 
 
 def pager(lesson: Lesson) -> str:
     i = CATALOGUE.index(lesson)
     cells = []
-    for other, label, cls in ((CATALOGUE[i - 1] if i > 0 else None, "上一课", "prev"),
-                              (CATALOGUE[i + 1] if i + 1 < len(CATALOGUE) else None, "下一课", "next")):
+    for other, label, cls in (
+        (CATALOGUE[i - 1] if i > 0 else None, "上一课", "prev"),
+        (CATALOGUE[i + 1] if i + 1 < len(CATALOGUE) else None, "下一课", "next"),
+    ):
         if other is None:
             cells.append(f'<span class="{cls} none"></span>')
         elif other.available:
-            cells.append(f'<a class="{cls}" rel="{cls}" href="{lesson_page(other)}"><small>{label} · 第 {other.code} 课'
-                         f'</small>{escape(other.title)}</a>')
+            cells.append(
+                f'<a class="{cls}" rel="{cls}" href="{lesson_page(other)}"><small>{label} · 第 {other.code} 课'
+                f"</small>{escape(other.title)}</a>"
+            )
         else:
-            cells.append(f'<a class="{cls} soon" href="index.html#lesson-{other.code}"><small>{label} · 第 {other.code} 课'
-                         f'（即将推出）</small>{escape(other.title)}</a>')
+            cells.append(
+                f'<a class="{cls} soon" href="index.html#lesson-{other.code}"><small>{label} · 第 {other.code} 课'
+                f"（即将推出）</small>{escape(other.title)}</a>"
+            )
     return f'<nav class="pager" aria-label="上一课 · 下一课">{"".join(cells)}</nav>'
 
 
@@ -183,8 +205,11 @@ def lesson_html(lesson: Lesson, glossary: Glossary, figure: Figure | None) -> st
     tokens = parse(md, readme.read_text(encoding="utf-8"))
     rewrite_links(tokens, _link_mapping(lesson.folder))
     head, sections = split_sections(tokens)
-    head = [t for i, t in enumerate(head)  # 去掉课文的一级标题：网页用课表里的标题
-            if not (t.type.startswith("heading") or (i > 0 and head[i - 1].type == "heading_open"))]
+    head = [
+        t
+        for i, t in enumerate(head)  # 去掉课文的一级标题：网页用课表里的标题
+        if not (t.type.startswith("heading") or (i > 0 and head[i - 1].type == "heading_open"))
+    ]
     body = []
     for title, toks in sections:
         if title in SKIPPED_SECTIONS:
@@ -198,14 +223,20 @@ def lesson_html(lesson: Lesson, glossary: Glossary, figure: Figure | None) -> st
         body.append(f'<section class="lesson-section">{html}</section>')
     if head:
         body.insert(0, md.renderer.render(head, md.options, {}))
-    header = (f'<p class="path"><span>学习路径/{lesson.section} / {escape(SECTIONS[lesson.section])}</span>'
-              f'<span>LESSON {lesson.code} / {len(CATALOGUE)}</span></p>'
-              f'<h1>{escape(lesson.title)}</h1><p class="lead">{escape(lesson.goal)}</p>')
-    return page(f"第 {lesson.code} 课 · {lesson.title} · 一字一诗",
-                header + "\n" + "\n".join(body) + "\n" + pager(lesson), lesson.goal)
+    header = (
+        f'<p class="path"><span>学习路径/{lesson.section} / {escape(SECTIONS[lesson.section])}</span>'
+        f"<span>LESSON {lesson.code} / {len(CATALOGUE)}</span></p>"
+        f'<h1>{escape(lesson.title)}</h1><p class="lead">{escape(lesson.goal)}</p>'
+    )
+    return page(
+        f"第 {lesson.code} 课 · {lesson.title} · 一字一诗",
+        header + "\n" + "\n".join(body) + "\n" + pager(lesson),
+        lesson.goal,
+    )
 
 
 # ---------- 术语表 ----------
+
 
 def read_glossary() -> tuple[Glossary, list]:
     """读 lessons/GLOSSARY.md：返回词条锚点和解析好的 token（稍后渲染，那时已知道每个词在哪些课里用到）。"""
@@ -245,8 +276,7 @@ def glossary_html(glossary: Glossary, tokens: list[Token]) -> str:
         if not (tok.type.startswith("heading") or (i > 0 and tokens[i - 1].type == "heading_open")):
             out.append(tok)
     html = md.renderer.render(out, md.options, {})
-    header = ('<p class="path"><span>术语表</span><span>' + f"{len(glossary.anchors)} 个词条</span></p>"
-              "<h1>术语表</h1>")
+    header = '<p class="path"><span>术语表</span><span>' + f"{len(glossary.anchors)} 个词条</span></p><h1>术语表</h1>"
     return page("术语表 · 一字一诗", header + f'<div class="glossary">{html}</div>', "一字一诗的术语表")
 
 
@@ -257,6 +287,7 @@ def _html(content: str, block: bool = False) -> Token:
 
 
 # ---------- 链接检查 ----------
+
 
 class _Links(HTMLParser):
     """收集一页里的链接（href、src）和元素 id。"""
@@ -300,6 +331,7 @@ def check_links(folder: Path, sources: dict[str, Path]) -> list[str]:
 
 # ---------- 生成 ----------
 
+
 def build(out: Path | None = None) -> BuildResult:
     """生成整个网站到 out（默认仓库里的 site/）。
 
@@ -313,8 +345,10 @@ def build(out: Path | None = None) -> BuildResult:
     if out.exists() and not out.is_dir():
         raise SiteError(f"{out} 是一个文件，不是文件夹；请用 --out 换一个位置。")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
-        raise SiteError(f"{out} 里已经有别的文件，而且不是 ./poet site 生成的；为了不覆盖它们，网站没有生成。"
-                        "请用 --out 指定一个新的或空的文件夹。")
+        raise SiteError(
+            f"{out} 里已经有别的文件，而且不是 ./poet site 生成的；为了不覆盖它们，网站没有生成。"
+            "请用 --out 指定一个新的或空的文件夹。"
+        )
     css = ASSETS / "style.css"
     if not css.is_file():
         raise SiteError(f"找不到样式文件 {_rel(css)}，网站没有生成。")
@@ -324,8 +358,9 @@ def build(out: Path | None = None) -> BuildResult:
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         (tmp / MARKER).write_text("由 ./poet site 生成；重新生成时整个文件夹会被替换。\n", encoding="utf-8")
-        (tmp / "style.css").write_text(css.read_text(encoding="utf-8") + "\n/* 代码上色（pygments） */\n"
-                                       + code_css() + "\n", encoding="utf-8")
+        (tmp / "style.css").write_text(
+            css.read_text(encoding="utf-8") + "\n/* 代码上色（pygments） */\n" + code_css() + "\n", encoding="utf-8"
+        )
         sources = {"index.html": ROOT / "poetry_gpt/courseware/catalogue.py", "glossary.html": GLOSSARY_FILE}
         for lesson in lessons:
             figure = FIGURES[lesson.number]() if lesson.number in FIGURES else None

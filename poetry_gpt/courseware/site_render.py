@@ -1,6 +1,7 @@
 """把课文的 Markdown 变成网页片段：markdown-it-py 解析，pygments 在构建时上色，
 课文里的相对链接改指网站里的页面，术语表里的词链到术语表。
 """
+
 from __future__ import annotations
 
 import re
@@ -138,7 +139,7 @@ class Glossary:
                 continue
             linked.add(term)
             if m.start() > pos:
-                pieces.append(_text_token(text[pos:m.start()]))
+                pieces.append(_text_token(text[pos : m.start()]))
             link = Token("link_open", "a", 1)
             link.attrs = {"href": f"{href}#{self.anchors[term]}", "class": "term", "title": "术语表"}
             pieces += [link, _text_token(term), Token("link_close", "a", -1)]

@@ -5,6 +5,7 @@
 tests/lessons/test_all_lessons.py 检查每一课提交的 starter.py 与生成的一字不差。学习者的文件从不被它改动：
 ``./poet start N`` 复制的是提交进仓库的 starter.py。
 """
+
 from __future__ import annotations
 
 import ast
@@ -26,8 +27,9 @@ def starter_text(lesson: Lesson) -> str:
         ValueError: solution.py 里没有顶层的 ``def solve``。
     """
     text = (lesson.folder / "solution.py").read_text(encoding="utf-8")
-    solve = next((node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef) and node.name == "solve"),
-                 None)
+    solve = next(
+        (node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef) and node.name == "solve"), None
+    )
     if solve is None:
         raise ValueError(f"{lesson.folder / 'solution.py'} 里没有顶层的 def solve")
     body = solve.body
@@ -35,7 +37,7 @@ def starter_text(lesson: Lesson) -> str:
         body = body[1:]  # 文档字符串留在起始代码里：它就是题目
     lines = text.splitlines(keepends=True)
     indent = " " * body[0].col_offset
-    return "".join(lines[: body[0].lineno - 1]) + indent + stub(lesson) + "\n" + "".join(lines[solve.end_lineno:])
+    return "".join(lines[: body[0].lineno - 1]) + indent + stub(lesson) + "\n" + "".join(lines[solve.end_lineno :])
 
 
 def write_starters(lessons) -> list[Lesson]:

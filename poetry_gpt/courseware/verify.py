@@ -8,6 +8,7 @@ Python 代码块是课程代码的原文或标明了简化（excerpts.py）；so
 通过的课按“文件指纹”记在 runs/verify-cache.json：课程文件夹、它用到的 poetry_gpt 模块与 data/
 都没变时，下次直接记为通过（表里标“未变”），改了一两课后重跑只要几秒；--fresh 忽略缓存全部重跑。
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,8 +30,15 @@ from .imports import module_file, package_imports
 
 CACHE_FILE = ROOT / "runs" / "verify-cache.json"
 CHECKS = ("files", "readme", "experiment", "output", "figures", "solution", "starter")
-CHECK_TITLES = {"files": "五个文件", "readme": "课文小节", "experiment": "实验", "output": "输出与记录",
-                "figures": "课文的数与代码", "solution": "参考答案", "starter": "起始代码"}
+CHECK_TITLES = {
+    "files": "五个文件",
+    "readme": "课文小节",
+    "experiment": "实验",
+    "output": "输出与记录",
+    "figures": "课文的数与代码",
+    "solution": "参考答案",
+    "starter": "起始代码",
+}
 THREADS = 1
 """实验（连同记录）总用一个计算线程，--jobs 1 时也是：换了线程数，第 07、15、17 课印出的数或图就差在最后一位、
 一个点上（见 record.py），输出就不能与记录一字一字地比了。"""
@@ -78,8 +86,9 @@ def readme_problem(lesson: Lesson) -> str | None:
     return None
 
 
-def experiment_problem(lesson: Lesson, timeout: float, threads: int | None = None,
-                       record: bool = False) -> tuple[str | None, str | None]:
+def experiment_problem(
+    lesson: Lesson, timeout: float, threads: int | None = None, record: bool = False
+) -> tuple[str | None, str | None]:
     """在仓库根目录运行 experiment.py（环境见 record.RUN_ENV），返回 (实验的问题, 输出与记录的差别)：
     超时或退出码非零时前者是原因（带输出的最后几行）；正常结束时后者比较输出与 lessons/NN/output.txt
     （record 为真时改为重写这个文件，后者为 None）。
@@ -107,8 +116,11 @@ def figures_problem(lesson: Lesson) -> str | None:
     from .excerpts import check_excerpts
     from .figures import FiguresError, check_text
 
-    path = str((lesson.folder / "README.md").relative_to(ROOT)) if lesson.folder.is_relative_to(ROOT) \
+    path = (
+        str((lesson.folder / "README.md").relative_to(ROOT))
+        if lesson.folder.is_relative_to(ROOT)
         else str(lesson.folder / "README.md")
+    )
     try:
         problems = [str(s) for s in check_text(path).stale] + list(check_excerpts(path).problems)
     except FiguresError as e:
@@ -144,21 +156,30 @@ def settings_problem(lesson: Lesson) -> str | None:
         body = ast.parse(path.read_bytes(), str(path)).body
     except (SyntaxError, ValueError, OSError):
         return None
-    unknown = [(node.lineno, name.id) for node in body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-               for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-               for name in ast.walk(target)
-               if isinstance(name, ast.Name) and _UPPER.fullmatch(name.id) and name.id not in CHECK_SETTINGS]
+    unknown = [
+        (node.lineno, name.id)
+        for node in body
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        for name in ast.walk(target)
+        if isinstance(name, ast.Name) and _UPPER.fullmatch(name.id) and name.id not in CHECK_SETTINGS
+    ]
     if not unknown:
         return None
-    return "；".join(f"check.py 第 {line} 行的 {name} 不是批改程序认得的名字" for line, name in unknown) + \
-        f"（认得的只有 {'、'.join(CHECK_SETTINGS)}；课内自用的常量请以 _ 开头）"
+    return (
+        "；".join(f"check.py 第 {line} 行的 {name} 不是批改程序认得的名字" for line, name in unknown)
+        + f"（认得的只有 {'、'.join(CHECK_SETTINGS)}；课内自用的常量请以 _ 开头）"
+    )
 
 
 def stray_folders() -> list[str]:
     """lessons/ 下不在课表里的文件夹名。"""
     codes = {lesson.code for lesson in CATALOGUE}
-    return sorted(p.name for p in catalogue.LESSONS_DIR.iterdir()
-                  if p.is_dir() and not p.name.startswith((".", "_")) and p.name not in codes)
+    return sorted(
+        p.name
+        for p in catalogue.LESSONS_DIR.iterdir()
+        if p.is_dir() and not p.name.startswith((".", "_")) and p.name not in codes
+    )
 
 
 # check_file 本身用到的模块（包连同它导入的各个模块）
@@ -234,8 +255,9 @@ def _quick_checks(lesson: Lesson, cache: dict, record: bool) -> tuple[LessonRepo
     return report, key, True
 
 
-def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
-           codes: set[str] | None = None, record: bool = False) -> tuple[list[LessonReport], list[str]]:
+def verify(
+    jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE, codes: set[str] | None = None, record: bool = False
+) -> tuple[list[LessonReport], list[str]]:
     """检查每一个有文件夹的课（给了 codes 就只查这几课，如 {"05", "09"}）。cache_path 为 None 时不读也不写缓存。
     jobs > 1 时实验与检查都只用一个计算线程（见 :func:`experiment_problem`）。record 为真时不用缓存，
     实验的输出写进 lessons/NN/output.txt（“输出与记录”一项记为通过），不查参考答案与起始代码；“课文的数
@@ -265,8 +287,13 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
             problem = work()
         except Exception as e:  # 课程文件本身坏了（读不出、check.py 出错）：记为这一项不通过
             problem = f"检查时出错：{type(e).__name__}: {e}"
-        found = dict(zip(("experiment", "output"), problem)) if name == "experiment" and isinstance(problem, tuple) \
-            else {name: problem} if name != "experiment" else {"experiment": problem, "output": problem}
+        found = (
+            dict(zip(("experiment", "output"), problem))
+            if name == "experiment" and isinstance(problem, tuple)
+            else {name: problem}
+            if name != "experiment"
+            else {"experiment": problem, "output": problem}
+        )
         with lock:
             report.problems.update(found)
             report.seconds += time.monotonic() - began
@@ -277,7 +304,9 @@ def verify(jobs: int, timeout: float, cache_path: Path | None = CACHE_FILE,
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for report, key in pending:  # 实验通常最慢，先排
             lesson = report.lesson
-            pool.submit(run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout, THREADS, record))
+            pool.submit(
+                run, report, key, "experiment", lambda l=lesson: experiment_problem(l, timeout, THREADS, record)
+            )
             if not record:  # 重新记录只关心实验的输出，参考答案与起始代码留给平常的 ./poet verify
                 pool.submit(run, report, key, "solution", lambda l=lesson: solution_problem(l, limits))
                 pool.submit(run, report, key, "starter", lambda l=lesson: starter_problem(l, limits))
@@ -312,9 +341,18 @@ def record_all(jobs: int, timeout: float, with_eval: bool = True):
             guess = None
             if item.figure:
                 figure = parse_number(item.figure)
-                guess = next((c for source in config.sources
-                              if (c := candidate(figure, old.get(source) or Source(source),
-                                                      next(s for s in new if s.path == source)))), None)
+                guess = next(
+                    (
+                        c
+                        for source in config.sources
+                        if (
+                            c := candidate(
+                                figure, old.get(source) or Source(source), next(s for s in new if s.path == source)
+                            )
+                        )
+                    ),
+                    None,
+                )
             stale.append((item, guess))
         stale += [(problem, None) for problem in check_excerpts(text).problems]
     return reports, strays, stale

@@ -9,6 +9,7 @@
 {"x": [dtype, 形状, 步长, 偏移]} 是张量；{"u": "说明"} 是子进程交不回来的值（说明写它的真实类型与原因）。
 这个文件既被批改程序导入，也被 runner.py 在子进程里直接导入，所以只依赖标准库和 torch。
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -23,9 +24,21 @@ MAX_ITEMS = 1_000_000  # 节点总数上限
 MAX_HEAD = 4 << 20  # JSON 头的字节数上限（最大的一课交回的头约 0.55 MiB）：解码它的时间与内存因此有界
 MAX_DIMS = 8  # 张量的维数上限
 MAX_EXTENT = 1 << 40  # 每一维的长度与步长都小于它：torch 的 int64 算术不会溢出
-DTYPES = {str(d).removeprefix("torch."): d for d in (
-    torch.float64, torch.float32, torch.float16, torch.bfloat16,
-    torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)}
+DTYPES = {
+    str(d).removeprefix("torch."): d
+    for d in (
+        torch.float64,
+        torch.float32,
+        torch.float16,
+        torch.bfloat16,
+        torch.int64,
+        torch.int32,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+        torch.bool,
+    )
+}
 
 
 class WireError(ValueError):
@@ -59,6 +72,7 @@ def raised_name(value) -> str | None:
     if type(value) is dict and len(value) == 1 and type(value.get(RAISED)) is str:
         return value[RAISED]
     return None
+
 
 def type_name(value) -> str:
     """值的真实类型名：内置类型只写名字，别的带上模块，如 numpy.ndarray。"""
@@ -131,7 +145,9 @@ class _Encoder:
         flat = torch.as_strided(t, (span,), (1,), t.storage_offset()) if span else t.new_empty(0)
         logical = t.numel() * t.element_size()  # 与 decode 一样按逻辑大小算：步长为 0 的巨型视图也算“太大”
         if self.size + logical > self.limit:
-            raise WireError(f"张量 {list(t.shape)} 太大（{logical / 2 ** 20:.1f} MiB，交回的总量上限 {self.limit >> 20} MiB）")
+            raise WireError(
+                f"张量 {list(t.shape)} 太大（{logical / 2**20:.1f} MiB，交回的总量上限 {self.limit >> 20} MiB）"
+            )
         flat = flat.contiguous()
         data = ctypes.string_at(flat.data_ptr(), span * flat.element_size()) if span else b""  # 不依赖 numpy
         offset = self.blob_size
@@ -159,23 +175,22 @@ def encode(value, limit: int = 24 << 20) -> bytes:
 def decode(data: bytes | bytearray, limit: int = 32 << 20):
     """把 encode 写的字节串读回来；任何不合格式之处都抛 WireError（中文原因）。"""
     if len(data) > limit:
-        raise WireError(f"交回的数据太大（{len(data) / 2 ** 20:.1f} MiB，上限 {limit >> 20} MiB）")
+        raise WireError(f"交回的数据太大（{len(data) / 2**20:.1f} MiB，上限 {limit >> 20} MiB）")
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 8:
         raise WireError("交回的数据开头不对")
     start = len(MAGIC) + 8
-    size = int.from_bytes(data[len(MAGIC):start], "big")
+    size = int.from_bytes(data[len(MAGIC) : start], "big")
     if size > len(data) - start:
         raise WireError("交回的数据不完整")
     if size > MAX_HEAD:
-        raise WireError(f"交回的数据里文字部分太大（{size / 2 ** 20:.1f} MiB，上限 {MAX_HEAD >> 20} MiB）")
+        raise WireError(f"交回的数据里文字部分太大（{size / 2**20:.1f} MiB，上限 {MAX_HEAD >> 20} MiB）")
     try:
-        head = json.loads(bytes(data[start:start + size]).decode("utf-8"),
-                          object_pairs_hook=_one_key)
+        head = json.loads(bytes(data[start : start + size]).decode("utf-8"), object_pairs_hook=_one_key)
     except RecursionError:
         raise WireError("交回的数据嵌套太深") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise WireError(f"交回的数据不是合法的格式（{type(e).__name__}）") from None
-    blob = memoryview(bytearray(data[start + size:]))
+    blob = memoryview(bytearray(data[start + size :]))
     counter = [0, 0, limit]  # 节点数、张量的逻辑字节数、字节数上限
     return _build(head, blob, 0, counter)
 
@@ -223,11 +238,19 @@ def _build(node, blob: memoryview, depth: int, counter: list[int]):
 def _tensor(body, blob: memoryview, counter: list[int]) -> torch.Tensor:
     """按描述 [dtype, 形状, 步长, 偏移] 从 blob 里取出张量。torch 见到描述之前先逐项核对：维数、每维的长度与步长
     （非负、小于 MAX_EXTENT）、元素个数乘字节数（计入总量上限）、用到的那段存储在 blob 之内；不合就是 WireError。"""
-    if (type(body) is not list or len(body) != 4 or type(body[0]) is not str or body[0] not in DTYPES
-            or type(body[1]) is not list or type(body[2]) is not list or len(body[1]) > MAX_DIMS
-            or len(body[2]) != len(body[1])
-            or any(type(n) is not int or not 0 <= n < MAX_EXTENT for n in body[1] + body[2])
-            or type(body[3]) is not int or not 0 <= body[3] < MAX_EXTENT):
+    if (
+        type(body) is not list
+        or len(body) != 4
+        or type(body[0]) is not str
+        or body[0] not in DTYPES
+        or type(body[1]) is not list
+        or type(body[2]) is not list
+        or len(body[1]) > MAX_DIMS
+        or len(body[2]) != len(body[1])
+        or any(type(n) is not int or not 0 <= n < MAX_EXTENT for n in body[1] + body[2])
+        or type(body[3]) is not int
+        or not 0 <= body[3] < MAX_EXTENT
+    ):
         raise WireError("交回的张量描述不对")
     dtype, shape, stride, offset = DTYPES[body[0]], body[1], body[2], body[3]
     itemsize = torch.empty((), dtype=dtype).element_size()

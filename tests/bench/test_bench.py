@@ -1,4 +1,5 @@
 """bench/train_speed.py：能跑通，JSON 里的数字自洽（速度本身不在测试里断言，只由基准脚本报告）。"""
+
 import json
 import subprocess
 import sys
@@ -7,9 +8,28 @@ from conftest import ROOT
 
 
 def test_train_speed_bench_reports_both_steps_and_their_ratio():
-    done = subprocess.run([sys.executable, "bench/train_speed.py", "--preset", "tiny", "--rounds", "1", "--steps", "1",
-                           "--batch-size", "8", "--precision", "fp32", "--json"],
-                          cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "bench/train_speed.py",
+            "--preset",
+            "tiny",
+            "--rounds",
+            "1",
+            "--steps",
+            "1",
+            "--batch-size",
+            "8",
+            "--precision",
+            "fp32",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["batch_size"] == 8 and result["precision"] == "fp32" and result["preset"] == "tiny"
@@ -24,6 +44,12 @@ def test_train_speed_bench_reports_both_steps_and_their_ratio():
 
 def test_bench_scripts_refuse_non_positive_counts_in_chinese():
     for script in ("bench/train_speed.py", "bench/attention_precision.py"):
-        done = subprocess.run([sys.executable, script, "--rounds", "0"], cwd=ROOT, capture_output=True, text=True,
-                              encoding="utf-8", timeout=120)
+        done = subprocess.run(
+            [sys.executable, script, "--rounds", "0"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=120,
+        )
         assert done.returncode == 2 and "要是正整数，收到 0" in done.stderr and "Traceback" not in done.stderr

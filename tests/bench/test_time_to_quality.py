@@ -3,6 +3,7 @@
 
 谁更低不在测试里断言（那要几分钟的训练，由基准脚本报告）。
 """
+
 import json
 import math
 import subprocess
@@ -24,9 +25,26 @@ from poetry_gpt.train import PRESETS  # noqa: E402
 
 def test_both_models_train_for_the_budget_and_are_scored_on_the_same_characters():
     # 一个线程：tiny 模型用不上两个，机器忙时两个线程互相等反而更慢
-    done = subprocess.run([sys.executable, "bench/time_to_quality.py", "--preset", "tiny", "--minutes", "0.02",
-                           "--val-poems", "16", "--threads", "1", "--json"],
-                          cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "bench/time_to_quality.py",
+            "--preset",
+            "tiny",
+            "--minutes",
+            "0.02",
+            "--val-poems",
+            "16",
+            "--threads",
+            "1",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["preset"] == "tiny" and result["precision"] == "fp32" and result["threads"] == 1
@@ -40,16 +58,18 @@ def test_both_models_train_for_the_budget_and_are_scored_on_the_same_characters(
         assert r["scored_chars"] == expected, name
         assert math.isfinite(r["val_nats_per_char"]) and 0 < r["val_nats_per_char"] < result["uniform"], name
         # JSON 里的三个数各自四舍五入到 4 位：用取整后的数重算比值，最后一位可以差 1
-        assert r["ratio_to_bigram"] == pytest.approx(r["val_nats_per_char"] / result["bigram"]["val_nats_per_char"],
-                                                     abs=2e-4)
+        assert r["ratio_to_bigram"] == pytest.approx(
+            r["val_nats_per_char"] / result["bigram"]["val_nats_per_char"], abs=2e-4
+        )
     for name in ("ours", "reference"):  # 日程走完了：走的步数就是最后排定的步数，且多于量用时的那几步
         r = result[name]
         assert r["steps"] == r["planned_steps"] > PLAN_AT and r["seconds"] > 0, name
     assert result["reference"]["train_chars"] == result["reference"]["steps"] * tiny.batch_size * BLOCK
     per_poem = result["ours"]["train_chars"] / (result["ours"]["steps"] * tiny.batch_size)
     assert 25 <= per_poem <= 33  # 五言 24 + 1，七言 32 + 1
-    assert result["ours_below_reference"] == (result["ours"]["val_nats_per_char"]
-                                              < result["reference"]["val_nats_per_char"])
+    assert result["ours_below_reference"] == (
+        result["ours"]["val_nats_per_char"] < result["reference"]["val_nats_per_char"]
+    )
 
 
 def test_reference_batches_are_aligned_64_character_blocks_of_the_body_stream():
@@ -93,9 +113,21 @@ def test_reference_score_does_not_depend_on_padding_or_batching():
 
 
 def test_bad_minutes_are_refused_in_chinese():
-    done = subprocess.run([sys.executable, "bench/time_to_quality.py", "--minutes", "0"], cwd=ROOT,
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    done = subprocess.run(
+        [sys.executable, "bench/time_to_quality.py", "--minutes", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
     assert done.returncode == 2 and "--minutes 要大于 0，收到 0" in done.stderr and "Traceback" not in done.stderr
-    done = subprocess.run([sys.executable, "bench/time_to_quality.py", "--keyword-dropout", "1.5"], cwd=ROOT,
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    done = subprocess.run(
+        [sys.executable, "bench/time_to_quality.py", "--keyword-dropout", "1.5"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
     assert done.returncode == 2 and "--keyword-dropout 最多 1" in done.stderr and "Traceback" not in done.stderr

@@ -1,5 +1,6 @@
 """学习者的命令：课号解析、lesson、start 不覆盖、check 的各种判定与进度、hint、solution、diff、doctor、
 合乎 JSON 却不合格式的进度文件、读不了的练习文件的中文说明。"""
+
 import io
 import json
 import re
@@ -56,10 +57,16 @@ def test_ctrl_c_during_a_lesson_stops_the_experiment_without_a_traceback():
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "lesson", "19"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
-                            start_new_session=True,  # 自己一个进程组，像终端里的一条命令
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # 后台启动时也收得到
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", "lesson", "19"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        start_new_session=True,  # 自己一个进程组，像终端里的一条命令
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # 后台启动时也收得到
     shown = ""
     while "experiment.py" not in shown:  # 实验进程已经启动
         shown += proc.stdout.readline()
@@ -99,9 +106,12 @@ def test_check_records_progress(poet, workspace):
     progress = json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))
     assert progress["09"]["status"] == "started" and progress["09"]["last_verdict"] == "未完成"
     mine = workspace / "lessons" / "09" / "my_exercise.py"
-    mine.write_text(mine.read_text(encoding="utf-8").replace(
-        '    raise NotImplementedError("请补全 solve', GOOD + '\n    raise NotImplementedError("'),
-        encoding="utf-8")
+    mine.write_text(
+        mine.read_text(encoding="utf-8").replace(
+            '    raise NotImplementedError("请补全 solve', GOOD + '\n    raise NotImplementedError("'
+        ),
+        encoding="utf-8",
+    )
     passed = poet("check", "9")
     assert passed.returncode == 0 and "通过" in passed.stdout and "28 个随机用例" in passed.stdout
     assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["09"]["status"] == "passed"
@@ -109,15 +119,26 @@ def test_check_records_progress(poet, workspace):
     assert "已通过 1 课" in table.stdout
 
 
-@pytest.mark.parametrize("body, verdict, detail", [
-    ("def solve(words, positions, past):\n    if past + words.shape[1] > positions.shape[0]:\n        raise ValueError\n"
-     "    return words - positions[past:past + words.shape[1]]\n", "答案错误", "个用例不对"),
-    ("def solve(words, positions, past):\n    return words.undefined()\n", "崩溃", "AttributeError"),
-    ("def solve(words, positions, past)\n    return words\n", "语法错误", "第 1 行"),
-    ("import torch\ndef solve(words, positions, past):\n    return torch.cat([words, positions])\n", "崩溃", "torch.cat"),
-    ("import os\nos._exit(3)\n", "崩溃", "退出码 3"),
-    (b"\xff\xfe\x00bad", "语法错误", "UTF-8"),
-])
+@pytest.mark.parametrize(
+    "body, verdict, detail",
+    [
+        (
+            "def solve(words, positions, past):\n    if past + words.shape[1] > positions.shape[0]:\n        raise ValueError\n"
+            "    return words - positions[past:past + words.shape[1]]\n",
+            "答案错误",
+            "个用例不对",
+        ),
+        ("def solve(words, positions, past):\n    return words.undefined()\n", "崩溃", "AttributeError"),
+        ("def solve(words, positions, past)\n    return words\n", "语法错误", "第 1 行"),
+        (
+            "import torch\ndef solve(words, positions, past):\n    return torch.cat([words, positions])\n",
+            "崩溃",
+            "torch.cat",
+        ),
+        ("import os\nos._exit(3)\n", "崩溃", "退出码 3"),
+        (b"\xff\xfe\x00bad", "语法错误", "UTF-8"),
+    ],
+)
 def test_check_verdicts(poet, tmp_path, body, verdict, detail):
     path = tmp_path / "learner.py"
     path.write_bytes(body if isinstance(body, bytes) else body.encode("utf-8"))
@@ -157,8 +178,9 @@ def test_doctor_reports_an_unusable_bwrap(poet, tmp_path):
     所以只是提醒（退出码 0），最后一行说明没有沙箱。"""
     fake = tmp_path / "bin"
     fake.mkdir()
-    (fake / "bwrap").write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
-                                encoding="utf-8")
+    (fake / "bwrap").write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n", encoding="utf-8"
+    )
     (fake / "bwrap").chmod(0o755)
     doctor = poet("doctor", env={"COLUMNS": "300", "PATH": f"{fake}:/usr/bin:/bin"})
     row = next(line for line in doctor.stdout.splitlines() if "沙箱 bubblewrap" in line)
@@ -179,12 +201,17 @@ def test_force_twice_in_one_second_keeps_every_backup(poet, workspace):
 
 def test_files_from_windows_and_files_that_delete_their_folder(poet, tmp_path):
     bom = tmp_path / "bom.py"  # 记事本的“UTF-8 带 BOM”，换行是 CRLF
-    bom.write_bytes(b"\xef\xbb\xbfimport torch\r\ndef solve(words, positions, past):\r\n    if past + words.shape[1] > positions.shape[0]:\r\n"
-                    b"        raise ValueError('too long')\r\n    return words + positions[past:past + words.shape[1]]\r\n")
+    bom.write_bytes(
+        b"\xef\xbb\xbfimport torch\r\ndef solve(words, positions, past):\r\n    if past + words.shape[1] > positions.shape[0]:\r\n"
+        b"        raise ValueError('too long')\r\n    return words + positions[past:past + words.shape[1]]\r\n"
+    )
     assert poet("check", "9", str(bom)).returncode == 0
     wiper = tmp_path / "wiper.py"
-    wiper.write_text("import os\nfor f in os.listdir('.'):\n    os.remove(f)\n"
-                     "def solve(words, positions, past):\n    return words - positions[past:past + words.shape[1]]\n", encoding="utf-8")
+    wiper.write_text(
+        "import os\nfor f in os.listdir('.'):\n    os.remove(f)\n"
+        "def solve(words, positions, past):\n    return words - positions[past:past + words.shape[1]]\n",
+        encoding="utf-8",
+    )
     run = poet("check", "9", str(wiper))
     # 删掉自己所在文件夹的练习：判为不通过（答案错误，或在沙箱里删掉了被检查的文件而崩溃），不会因此通过
     assert run.returncode == 1 and ("答案错误" in run.stdout or "崩溃" in run.stdout)
@@ -197,14 +224,17 @@ def test_launcher_works_from_any_folder(tmp_path):
     import subprocess
 
     from conftest import ROOT
-    run = subprocess.run([str(ROOT / "poet"), "hint", "9"], cwd=tmp_path, capture_output=True, text=True,
-                         encoding="utf-8", timeout=60)
+
+    run = subprocess.run(
+        [str(ROOT / "poet"), "hint", "9"], cwd=tmp_path, capture_output=True, text=True, encoding="utf-8", timeout=60
+    )
     assert run.returncode == 0 and "广播" in run.stdout
 
 
 def test_reading_a_lesson_marks_the_folded_answers(capsys):
     """--read：网页上折起来的答案在终端里前面有一行标记，不是紧跟在题目后面的一段话。"""
     from poetry_gpt.courseware.cli import display
+
     display.lesson_text("1. 题目？\n\n   <details><summary>查看答案</summary>\n\n   答案在这里。\n\n   </details>\n")
     shown = capsys.readouterr().out
     assert "【查看答案】往下就是答案" in shown and "details" not in shown
@@ -230,16 +260,33 @@ def run_main(monkeypatch, *argv, encoding="utf-8"):
 STAMP = "2025-03-01 09:30:00"
 
 
-@pytest.mark.parametrize("data, kept, dropped", [
-    ({"01": {"status": "passed"}, "02": 5}, {"01": {"status": "passed"}}, "02"),
-    ({"01": {"status": "passed", "updated": 5}, "03": {"status": "started", "updated": STAMP}},
-     {"03": {"status": "started", "updated": STAMP}}, "01"),
-    ({"01": {"status": ["x"]}, "09": {"status": "passed", "last_verdict": "通过"}},
-     {"09": {"status": "passed", "last_verdict": "通过"}}, "01"),
-    ({"01": {"status": "bogus"}, "02": {"status": "started"}}, {"02": {"status": "started"}}, "01"),
-    ({"99": {"status": "passed"}, "\x1b[2J": {"status": "passed"}, "02": {"status": "passed", "extra": 1},
-      "04": {"status": "passed", "last_verdict": "\x1b[31m红"}}, {}, "02、04、99、\\x1b[2J"),
-])
+@pytest.mark.parametrize(
+    "data, kept, dropped",
+    [
+        ({"01": {"status": "passed"}, "02": 5}, {"01": {"status": "passed"}}, "02"),
+        (
+            {"01": {"status": "passed", "updated": 5}, "03": {"status": "started", "updated": STAMP}},
+            {"03": {"status": "started", "updated": STAMP}},
+            "01",
+        ),
+        (
+            {"01": {"status": ["x"]}, "09": {"status": "passed", "last_verdict": "通过"}},
+            {"09": {"status": "passed", "last_verdict": "通过"}},
+            "01",
+        ),
+        ({"01": {"status": "bogus"}, "02": {"status": "started"}}, {"02": {"status": "started"}}, "01"),
+        (
+            {
+                "99": {"status": "passed"},
+                "\x1b[2J": {"status": "passed"},
+                "02": {"status": "passed", "extra": 1},
+                "04": {"status": "passed", "last_verdict": "\x1b[31m红"},
+            },
+            {},
+            "02、04、99、\\x1b[2J",
+        ),
+    ],
+)
 def test_progress_entries_that_do_not_fit_are_dropped_once(monkeypatch, tmp_path, data, kept, dropped):
     path = tmp_path / ".progress.json"
     original = json.dumps(data).encode("utf-8")
@@ -252,7 +299,9 @@ def test_progress_entries_that_do_not_fit_are_dropped_once(monkeypatch, tmp_path
     assert progress.load_progress() == kept
     backups = list(tmp_path.glob(".progress.json.broken-*"))
     assert len(backups) == 1 and backups[0].read_bytes() == original  # 原文件一字不动地留着
-    assert f"看不懂，已不算数：{dropped}；原文件已另存为 {backups[0].name}" in run_main_first_warning(monkeypatch, tmp_path, data)
+    assert f"看不懂，已不算数：{dropped}；原文件已另存为 {backups[0].name}" in run_main_first_warning(
+        monkeypatch, tmp_path, data
+    )
     summary = run_main(monkeypatch, "progress")[1].decode("utf-8")
     passed = sum(e["status"] == "passed" for e in kept.values())
     started = len(kept) - passed
@@ -272,8 +321,10 @@ def run_main_first_warning(monkeypatch, tmp_path, data) -> str:
 
 def test_progress_text_is_shown_as_text(monkeypatch, tmp_path):
     path = tmp_path / ".progress.json"
-    path.write_text(json.dumps({"09": {"status": "started", "last_verdict": "[red]答案错误[/]", "updated": STAMP}}),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"09": {"status": "started", "last_verdict": "[red]答案错误[/]", "updated": STAMP}}),
+        encoding="utf-8",
+    )
     monkeypatch.setattr(catalogue, "workspace", lambda: tmp_path)
     code, out, err = run_main(monkeypatch, "progress")
     assert code == 0 and err == "" and "[red]答案错误[/]" in out.decode("utf-8")  # 方括号不是 rich 的标记
@@ -290,14 +341,29 @@ def test_diff_explains_files_it_cannot_parse(monkeypatch, tmp_path):
     assert code == 2 and "第 2 行：代码里不能用字符“，”" in err and "（invalid character '，' (U+FF0C)）" in err, err
 
 
-@pytest.mark.parametrize("content, words", [
-    ("def solve(words, positions, past):\n    return '位置'\n".encode("gbk"),
-     ["第 2 行不是 UTF-8 编码（常见于记事本或中文 Windows 默认的 GBK/ANSI 编码）：请把文件另存为 UTF-8"]),
-    (b"def solve(words, positions, past):\n\tx = 1\n        return x\n",
-     ["第 3 行：缩进里混用了制表符（Tab）和空格：请统一用 4 个空格（inconsistent use of tabs and spaces in indentation）"]),
-    ("def solve(words, positions, past)：\n    return words\n".encode(),
-     ["第 1 行：代码里不能用字符“：”", "（invalid character '：' (U+FF1A)）", "def solve(words, positions, past)："]),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (
+            "def solve(words, positions, past):\n    return '位置'\n".encode("gbk"),
+            ["第 2 行不是 UTF-8 编码（常见于记事本或中文 Windows 默认的 GBK/ANSI 编码）：请把文件另存为 UTF-8"],
+        ),
+        (
+            b"def solve(words, positions, past):\n\tx = 1\n        return x\n",
+            [
+                "第 3 行：缩进里混用了制表符（Tab）和空格：请统一用 4 个空格（inconsistent use of tabs and spaces in indentation）"
+            ],
+        ),
+        (
+            "def solve(words, positions, past)：\n    return words\n".encode(),
+            [
+                "第 1 行：代码里不能用字符“：”",
+                "（invalid character '：' (U+FF1A)）",
+                "def solve(words, positions, past)：",
+            ],
+        ),
+    ],
+)
 def test_check_explains_encoding_and_syntax_in_chinese(monkeypatch, tmp_path, content, words):
     path = tmp_path / "mine.py"
     path.write_bytes(content)

@@ -1,4 +1,5 @@
 """模型的命令（train、write、eval）：输出、选项与它们的错误、存档的错误、Ctrl-C、80 列的表。"""
+
 import io
 import json
 import os
@@ -52,11 +53,14 @@ def test_write_command(poet, checkpoint):
 
 def test_write_command_rhyme_and_tones_flags(poet, checkpoint):
     """同一个种子：--no-rhyme --tones off 写出的随机模型的诗不押韵，默认的押韵；--tones strict 每字都合格式。"""
+
     def write(*flags):
-        done = poet("write", "山", "--checkpoint", str(checkpoint), "--seed", "3", "--form", "7", "-n", "3",
-                    "--json", *flags)
+        done = poet(
+            "write", "山", "--checkpoint", str(checkpoint), "--seed", "3", "--form", "7", "-n", "3", "--json", *flags
+        )
         assert done.returncode == 0, done.stderr
         return [p["prosody"] for p in json.loads(done.stdout)]
+
     assert all(r["rhyme"]["rhymes"] and r["tones"]["score"] == 1.0 for r in write())
     loose = write("--no-rhyme", "--tones", "off")
     assert not all(r["rhyme"]["rhymes"] for r in loose) and min(r["tones"]["score"] for r in loose) < 0.9
@@ -65,9 +69,15 @@ def test_write_command_rhyme_and_tones_flags(poet, checkpoint):
     assert done.returncode == 2 and "Traceback" not in done.stderr and "strict" in done.stderr
 
 
-@pytest.mark.parametrize("args, message", [
-    (["abc"], "“a”"), (["😀"], "“😀”"), ([""], "至少一个汉字"), (["月", "--acrostic", "春夏"], "正好 4 个"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["abc"], "“a”"),
+        (["😀"], "“😀”"),
+        ([""], "至少一个汉字"),
+        (["月", "--acrostic", "春夏"], "正好 4 个"),
+    ],
+)
 def test_write_command_errors(poet, checkpoint, args, message):
     done = poet("write", *args, "--checkpoint", str(checkpoint))
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stdout + done.stderr
@@ -82,8 +92,7 @@ def test_write_command_checkpoint_errors(poet, tmp_path, checkpoint):
 
 
 def test_eval_command_json(poet, checkpoint):
-    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "4", "--val-poems", "40", "--json",
-                timeout=300)
+    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "4", "--val-poems", "40", "--json", timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
     assert result["prompts"] == 4 and result["val_poems"] == 40
@@ -95,16 +104,34 @@ def test_eval_command_json(poet, checkpoint):
     assert [result["human"][k]["poems"] for k in ("五言", "七言")] == [2, 2]
     assert reader["藏头"]["format_rate"] == 1.0 and reader["四个关键词"]["keyword_hit"] == 1.0
     assert reader["五言"]["rhyme"] == 1.0 and reader["五言"]["char_3"] == 0.0  # 诗律解码：随机模型也押韵、不乱重复
-    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "4", "--val-poems", "40", "--markdown", "--plain",
-                timeout=300)
-    assert done.returncode == 0 and done.stdout.startswith("| 项目 | 五言（2） | 五言·人（2） |"), done.stdout + done.stderr
+    done = poet(
+        "eval",
+        "--checkpoint",
+        str(checkpoint),
+        "--prompts",
+        "4",
+        "--val-poems",
+        "40",
+        "--markdown",
+        "--plain",
+        timeout=300,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("| 项目 | 五言（2） | 五言·人（2） |"), (
+        done.stdout + done.stderr
+    )
     assert len(done.stdout.splitlines()) == 2 + len(READER_ROWS)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--temperature", "nan"], "有限数"), (["--temperature", "inf"], "有限数"), (["--top-p", "nan"], "top-p"),
-    (["--seed", "99999999999999999999"], "种子"), (["-n", "1000"], "最多 100"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--temperature", "nan"], "有限数"),
+        (["--temperature", "inf"], "有限数"),
+        (["--top-p", "nan"], "top-p"),
+        (["--seed", "99999999999999999999"], "种子"),
+        (["-n", "1000"], "最多 100"),
+    ],
+)
 def test_write_command_refuses_bad_numbers(poet, checkpoint, args, message):
     done = poet("write", "月", *args, "--checkpoint", str(checkpoint))
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stdout + done.stderr
@@ -130,8 +157,17 @@ def test_write_and_eval_refuse_garbage_and_accept_a_training_folder(poet, tmp_pa
 
 
 def test_eval_table_fits_80_columns(poet, checkpoint):
-    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "1", "--val-poems", "10",
-                env={"COLUMNS": "80"}, timeout=300)
+    done = poet(
+        "eval",
+        "--checkpoint",
+        str(checkpoint),
+        "--prompts",
+        "1",
+        "--val-poems",
+        "10",
+        env={"COLUMNS": "80"},
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "（第07课）" in re.sub(r"[\s│]", "", done.stdout)  # 折行可以，截掉不行
 
@@ -163,9 +199,14 @@ def test_ctrl_c_writes_a_checkpoint_and_exits_cleanly(tmp_path):
 
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     ckpt = tmp_path / "checkpoint.pt"
-    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "train", "--preset", "tiny", "--out",
-                             str(tmp_path)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", "train", "--preset", "tiny", "--out", str(tmp_path)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 240
     while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)  # 第 40 步验证时会存第一次档
@@ -234,31 +275,64 @@ def test_traditional_characters_are_written_as_simplified(monkeypatch):
 
 # ---------- ./poet eval 的表在 80 列里 ----------
 
+
 def test_eval_tables_read_well_at_80_columns(monkeypatch):
     from poetry_gpt.courseware.cli.reader_table import READER_ROWS
 
     def group(poems, keywords):
         values = {"pct": 0.875, "num": 0.927, "dist": [0.0, 0.75, 0.25, 0.0]}
-        return {"poems": poems, **{key: values[kind] for key, _, kind in READER_ROWS
-                                   if keywords or not key.startswith(("keyword", "format"))}}
+        return {
+            "poems": poems,
+            **{
+                key: values[kind]
+                for key, _, kind in READER_ROWS
+                if keywords or not key.startswith(("keyword", "format"))
+            },
+        }
 
-    reader = {"五言": group(100, True), "七言": group(100, True), "藏头": group(40, True), "四个关键词": group(60, True)}
-    result = {"val_cross_entropy": 4.2, "bigram_cross_entropy": 5.85, "ratio_to_bigram": 0.718, "val_poems": 4000,
-              "format_rate": 1.0, "format_rate_free": 0.93, "keyword_hit_rate": 1.0, "keyword_hit_rate_free": 0.6,
-              "copy_rate": 0.01, "distinct_2": 0.91, "seconds_per_poem": 0.09, "prompts": 200,
-              "rules": {"rhyme": True, "tones": "lenient", "repetition": True}, "reader": reader,
-              "human": {"五言": group(100, False), "七言": group(100, False)}, "examples": ["床前明月光，疑是地上霜。"]}
+    reader = {
+        "五言": group(100, True),
+        "七言": group(100, True),
+        "藏头": group(40, True),
+        "四个关键词": group(60, True),
+    }
+    result = {
+        "val_cross_entropy": 4.2,
+        "bigram_cross_entropy": 5.85,
+        "ratio_to_bigram": 0.718,
+        "val_poems": 4000,
+        "format_rate": 1.0,
+        "format_rate_free": 0.93,
+        "keyword_hit_rate": 1.0,
+        "keyword_hit_rate_free": 0.6,
+        "copy_rate": 0.01,
+        "distinct_2": 0.91,
+        "seconds_per_poem": 0.09,
+        "prompts": 200,
+        "rules": {"rhyme": True, "tones": "lenient", "repetition": True},
+        "reader": reader,
+        "human": {"五言": group(100, False), "七言": group(100, False)},
+        "examples": ["床前明月光，疑是地上霜。"],
+    }
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(display.console, "_width", 80)
     tables.eval_table(result, "data/model.pt")
     lines = out.buffer.getvalue().decode("utf-8").splitlines()
     assert all(cell_len(line) <= 80 for line in lines)
-    grid = lines[next(i for i, line in enumerate(lines) if line.startswith("读者看得到的")):]
+    grid = lines[next(i for i, line in enumerate(lines) if line.startswith("读者看得到的")) :]
     head = next(line for line in grid if line.startswith("项目"))
     assert head.split() == ["项目", "五言", "五言·人", "七言", "七言·人", "藏头", "关键词"]  # 列名不折断，不带首数
     assert grid[grid.index(head) - 1].split() == ["四个"]  # 长列名分两行
-    assert next(line for line in grid if line.startswith("首数")).split() == ["首数", "100", "100", "100", "100", "40", "60"]
+    assert next(line for line in grid if line.startswith("首数")).split() == [
+        "首数",
+        "100",
+        "100",
+        "100",
+        "100",
+        "40",
+        "60",
+    ]
     for key, label, kind in READER_ROWS:  # 每个行名都在一行里，后面是六个数
         if kind == "dist":
             continue

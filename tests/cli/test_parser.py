@@ -2,6 +2,7 @@
 
 能在进程里调用 main 的都在进程里调用（每个 ./poet 子进程要 1.5 秒）。
 """
+
 import io
 import re
 import sys
@@ -46,22 +47,26 @@ def run_main(monkeypatch, *argv, encoding="utf-8"):
 
 # ---------- 超长与奇怪的参数 ----------
 
-@pytest.mark.parametrize("argv, words", [
-    (["write", "月" * 10_000], ["第 2 个参数太长（10000 个字符）", "共 10000 个字符"]),
-    (["write", "月" * 50], ["关键词太长：50 个字符", "共 50 个字符"]),
-    (["write", "--acrostic", "春" * 41], ["藏头字太长", "共 41 个字符"]),
-    (["write", "月\x00"], ["第 2 个参数", "空字符 \\x00"]),
-    (["write", "\x1b[2J月"], ["控制字符 \\x1b"]),
-    (["write", "😀"], ["“😀”不是汉字"]),
-    (["lesson", "9" * 200], ["不是有效的课号", "共 200 个字符"]),
-    (["check", "9", "/tmp/" + "x" * 300 + ".py"], ["第 3 个参数太长", "每个文件名最长 255 字节"]),
-    (["check", "9", "/tmp/no-such" + "/长" * 80 * 3 + ".py"], ["找不到文件", "共 495 个字符"]),
-    (["write", "月", "--checkpoint", "/tmp/" + "d/" * 1000], ["找不到模型存档", "共 2004 个字符"]),
-    (["grade", "/tmp/" + "班" * 100], ["第 2 个参数太长"]),
-    (["train", "--out", "x" * (MAX_ARGUMENT + 1)], ["第 3 个参数太长"]),
-    (["write", "月", "--top-k", "9" * 200 + "x"], ["不是整数", "共 201 个字符"]),
-    (["write", "月", "--form", "6" * 200], ["只能从 5、7 中选", "共 200 个字符"]),
-])
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["write", "月" * 10_000], ["第 2 个参数太长（10000 个字符）", "共 10000 个字符"]),
+        (["write", "月" * 50], ["关键词太长：50 个字符", "共 50 个字符"]),
+        (["write", "--acrostic", "春" * 41], ["藏头字太长", "共 41 个字符"]),
+        (["write", "月\x00"], ["第 2 个参数", "空字符 \\x00"]),
+        (["write", "\x1b[2J月"], ["控制字符 \\x1b"]),
+        (["write", "😀"], ["“😀”不是汉字"]),
+        (["lesson", "9" * 200], ["不是有效的课号", "共 200 个字符"]),
+        (["check", "9", "/tmp/" + "x" * 300 + ".py"], ["第 3 个参数太长", "每个文件名最长 255 字节"]),
+        (["check", "9", "/tmp/no-such" + "/长" * 80 * 3 + ".py"], ["找不到文件", "共 495 个字符"]),
+        (["write", "月", "--checkpoint", "/tmp/" + "d/" * 1000], ["找不到模型存档", "共 2004 个字符"]),
+        (["grade", "/tmp/" + "班" * 100], ["第 2 个参数太长"]),
+        (["train", "--out", "x" * (MAX_ARGUMENT + 1)], ["第 3 个参数太长"]),
+        (["write", "月", "--top-k", "9" * 200 + "x"], ["不是整数", "共 201 个字符"]),
+        (["write", "月", "--form", "6" * 200], ["只能从 5、7 中选", "共 200 个字符"]),
+    ],
+)
 def test_odd_arguments_get_a_short_chinese_message(monkeypatch, argv, words):
     code, out, err = run_main(monkeypatch, *argv)
     assert code == 2, err
@@ -72,52 +77,73 @@ def test_odd_arguments_get_a_short_chinese_message(monkeypatch, argv, words):
 
 # ---------- 数值参数 ----------
 
-@pytest.mark.parametrize("option, value, words", [
-    ("--temperature", "10.5", "在 0.01 到 10 之间，收到 10.5"),
-    ("--temperature", "1e300", "在 0.01 到 10 之间"),
-    ("--temperature", "-1", "温度不能是负数：0 表示每步取最可能的字，其余要不小于 0.01，收到 -1"),
-    ("--temperature", "0.001", "在 0.01 到 10 之间，收到 0.001（小于 0.01 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0"),
-    ("--temperature", "nan", "有限数"),
-    ("--temperature", "-inf", "有限数"),
-    ("--top-k", "-1", "至少为 0"),
-    ("--top-k", "nan", "不是整数"),
-    ("--top-p", "0", "大于 0"),
-    ("--top-p", "1.01", "最多 1"),
-    ("--top-p", "inf", "有限数"),
-    ("-n", "0", "正整数"),
-    ("--seed", "-1", "随机种子"),
-])
+
+@pytest.mark.parametrize(
+    "option, value, words",
+    [
+        ("--temperature", "10.5", "在 0.01 到 10 之间，收到 10.5"),
+        ("--temperature", "1e300", "在 0.01 到 10 之间"),
+        ("--temperature", "-1", "温度不能是负数：0 表示每步取最可能的字，其余要不小于 0.01，收到 -1"),
+        (
+            "--temperature",
+            "0.001",
+            "在 0.01 到 10 之间，收到 0.001（小于 0.01 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0",
+        ),
+        ("--temperature", "nan", "有限数"),
+        ("--temperature", "-inf", "有限数"),
+        ("--top-k", "-1", "至少为 0"),
+        ("--top-k", "nan", "不是整数"),
+        ("--top-p", "0", "大于 0"),
+        ("--top-p", "1.01", "最多 1"),
+        ("--top-p", "inf", "有限数"),
+        ("-n", "0", "正整数"),
+        ("--seed", "-1", "随机种子"),
+    ],
+)
 def test_write_number_ranges(monkeypatch, option, value, words):
     code, _, err = run_main(monkeypatch, "write", "月", f"{option}={value}")  # -inf 这样的值要用 = 连上
     assert code == 2 and words in err and option in err, err
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["train", "--steps", "0"], "正整数"), (["train", "--steps", "nan"], "不是整数"),
-    (["train", "--minutes", "0"], "大于 0"), (["train", "--minutes", "inf"], "有限数"),
-    (["train", "--minutes", "nan"], "有限数"), (["train", "--minutes", "1e9"], "最多 10080"),
-    (["check", "9", "--timeout", "nan"], "有限数"), (["grade", ".", "--jobs", "0"], "正整数"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["train", "--steps", "0"], "正整数"),
+        (["train", "--steps", "nan"], "不是整数"),
+        (["train", "--minutes", "0"], "大于 0"),
+        (["train", "--minutes", "inf"], "有限数"),
+        (["train", "--minutes", "nan"], "有限数"),
+        (["train", "--minutes", "1e9"], "最多 10080"),
+        (["check", "9", "--timeout", "nan"], "有限数"),
+        (["grade", ".", "--jobs", "0"], "正整数"),
+    ],
+)
 def test_other_number_ranges(monkeypatch, argv, words):
     code, _, err = run_main(monkeypatch, *argv)
     assert code == 2 and words in err, err
 
 
-@pytest.mark.parametrize("value, right, wrong", [
-    ("-1", "温度不能是负数：0 表示每步取最可能的字，其余要不小于 0.01", "几乎没有分别"),
-    ("-0.001", "温度不能是负数", "几乎没有分别"),
-    ("0.001", "小于 0.01 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0", "负数"),
-])
+@pytest.mark.parametrize(
+    "value, right, wrong",
+    [
+        ("-1", "温度不能是负数：0 表示每步取最可能的字，其余要不小于 0.01", "几乎没有分别"),
+        ("-0.001", "温度不能是负数", "几乎没有分别"),
+        ("0.001", "小于 0.01 的温度写出来与每步取最可能的字几乎没有分别，要这样就给 0", "负数"),
+    ],
+)
 def test_negative_temperature_has_its_own_message(monkeypatch, value, right, wrong):
     # 负数不是“太接近贪心”：它另有一句说明，0 < T < 0.01 的那句说明不变
     code, _, err = run_main(monkeypatch, "write", "月", f"--temperature={value}")
     assert code == 2 and right in err and wrong not in err, err
 
 
-@pytest.mark.parametrize("argv, usage", [
-    (["write", "月", "extra"], "用法：./poet write"),
-    (["check", "9", "a.py", "b.py"], "用法：./poet check"),
-])
+@pytest.mark.parametrize(
+    "argv, usage",
+    [
+        (["write", "月", "extra"], "用法：./poet write"),
+        (["check", "9", "a.py", "b.py"], "用法：./poet check"),
+    ],
+)
 def test_extra_arguments_are_reported_by_the_subcommand(monkeypatch, argv, usage):
     # 多出来的参数由子命令报错，印它自己的用法与帮助，不印 poet 的总用法
     code, _, err = run_main(monkeypatch, *argv)
@@ -129,26 +155,55 @@ def test_temperature_bounds_are_inclusive():
     assert temperature("0") == 0 and temperature("0.01") == 0.01 and temperature("10") == 10
 
 
-@pytest.mark.parametrize("command", [[], *([c] for c in ("lesson", "start", "check", "hint", "solution", "diff", "progress",
-                                                         "doctor", "train", "write", "eval", "grade", "verify", "site"))])
+@pytest.mark.parametrize(
+    "command",
+    [
+        [],
+        *(
+            [c]
+            for c in (
+                "lesson",
+                "start",
+                "check",
+                "hint",
+                "solution",
+                "diff",
+                "progress",
+                "doctor",
+                "train",
+                "write",
+                "eval",
+                "grade",
+                "verify",
+                "site",
+            )
+        ),
+    ],
+)
 def test_help_headings_are_full_width(monkeypatch, command):
     code, out, _ = run_main(monkeypatch, *command, "--help")
     text = out.decode("utf-8")
     assert code == 0 and text.startswith("用法：./poet") and "\n选项：\n" in text
     assert not re.search(r"^\S[^\n]*[^:\s]:$", text, flags=re.M), text  # 没有以半角冒号结尾的标题
-    assert ("\n参数：\n" in text) == (command not in ([], ["progress"], ["doctor"], ["train"], ["eval"], ["verify"], ["site"]))
+    assert ("\n参数：\n" in text) == (
+        command not in ([], ["progress"], ["doctor"], ["train"], ["eval"], ["verify"], ["site"])
+    )
 
 
 # ---------- 消息：参数名与取值的写法、中文的参数名、语法错误的中文说明 ----------
 
-@pytest.mark.parametrize("argv, words", [
-    (["foo"], "命令写得不对：命令不能是“foo”，只能从 lesson、start、"),
-    (["train", "--preset", "huge"], "--preset 不能是“huge”，只能从 tiny、base、verse 中选"),
-    (["write", "月", "--form", "6"], "--form 不能是“6”，只能从 5、7 中选"),
-    (["grade"], "缺少参数：班级文件夹\n用法：./poet grade"),
-    (["check"], "缺少参数：课号\n用法：./poet check [-h] [--timeout 秒数] 课号 [文件]"),
-    (["write", "月", "--top-k", "x"], "--top-k “x”不是整数"),
-])
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["foo"], "命令写得不对：命令不能是“foo”，只能从 lesson、start、"),
+        (["train", "--preset", "huge"], "--preset 不能是“huge”，只能从 tiny、base、verse 中选"),
+        (["write", "月", "--form", "6"], "--form 不能是“6”，只能从 5、7 中选"),
+        (["grade"], "缺少参数：班级文件夹\n用法：./poet grade"),
+        (["check"], "缺少参数：课号\n用法：./poet check [-h] [--timeout 秒数] 课号 [文件]"),
+        (["write", "月", "--top-k", "x"], "--top-k “x”不是整数"),
+    ],
+)
 def test_argument_errors_quote_once_and_name_things_in_chinese(monkeypatch, argv, words):
     code, _, err = run_main(monkeypatch, *argv)
     assert code == 2 and words in err, err

@@ -1,4 +1,5 @@
 """老师的命令 ./poet grade：成绩表走 display，忽略的每一项都写明原因、名字里的控制字符写成转义。"""
+
 import io
 import re
 import sys
@@ -20,17 +21,32 @@ def solve(words, positions, past):
 
 # ---------- 成绩表走 display；帮助的标题用全角冒号 ----------
 
+
 def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
     out = io.TextIOWrapper(io.BytesIO(), encoding="gbk", errors="strict", write_through=True)
     monkeypatch.setattr(sys, "stdout", out)
     display.tolerant_output()
     nine, ten = BY_NUMBER[9], BY_NUMBER[10]
-    results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("wrong", ""), ("乙", "09"): Verdict("timeout", "")}
-    tables.grade_table(["甲", "乙"], [nine, ten], results, {"09": (1, 2, 2), "10": (0, 1, 2)},
-                        {"通过": 1, "答案错误": 1, "超时": 1}, 20, "缺", 3.25)
+    results = {
+        ("甲", "09"): Verdict("passed", ""),
+        ("甲", "10"): Verdict("wrong", ""),
+        ("乙", "09"): Verdict("timeout", ""),
+    }
+    tables.grade_table(
+        ["甲", "乙"],
+        [nine, ten],
+        results,
+        {"09": (1, 2, 2), "10": (0, 1, 2)},
+        {"通过": 1, "答案错误": 1, "超时": 1},
+        20,
+        "缺",
+        3.25,
+    )
     text = out.buffer.getvalue().decode("gbk")
     assert "成绩表" in text and "√" in text and "× 答案错误" in text and "× 超时" in text and "缺" in text
-    assert re.search(r"交了的通过率 \W+ 1/2 50% \W+ 0/1 0% ", text) and re.search(r"全班通过率 \W+ 1/2 50% \W+ 0/2 0% ", text)
+    assert re.search(r"交了的通过率 \W+ 1/2 50% \W+ 0/1 0% ", text) and re.search(
+        r"全班通过率 \W+ 1/2 50% \W+ 0/2 0% ", text
+    )
     assert "全班通过率：没交的算作没通过" in text and "判定统计：通过 1，答案错误 1，超时 1。用时 3.2 秒" in text
     for name in ("classroom.py", "gradebook.py"):  # 批改逻辑与报告本身不画表
         source = (ROOT / "poetry_gpt" / "courseware" / name).read_text(encoding="utf-8")
@@ -39,29 +55,42 @@ def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
 
 # ---------- 批改：忽略的每一项都有原因，名字里的控制字符写成转义 ----------
 
+
 def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path):
     from poetry_gpt.courseware.classroom import find_submissions
     from poetry_gpt.courseware.gradebook import pass_rates
 
     root = tmp_path / "class"
-    for rel, text in (("amy/lessons/09/my_exercise.py", GOOD), ("amy/lessons/09/README.md", "笔记"), ("amy/notes.txt", "笔记"),
-                      ("amy/notes/a.py", GOOD), ("amy/.DS_Store", ""), ("b\tc/09.py", GOOD), ("d\ne/09.py", GOOD),
-                      ("zed/99.py", GOOD), ("zed/lessons/readme.txt", ""), ("__MACOSX/amy/09.py", GOOD), ("名单.txt", "")):
+    for rel, text in (
+        ("amy/lessons/09/my_exercise.py", GOOD),
+        ("amy/lessons/09/README.md", "笔记"),
+        ("amy/notes.txt", "笔记"),
+        ("amy/notes/a.py", GOOD),
+        ("amy/.DS_Store", ""),
+        ("b\tc/09.py", GOOD),
+        ("d\ne/09.py", GOOD),
+        ("zed/99.py", GOOD),
+        ("zed/lessons/readme.txt", ""),
+        ("__MACOSX/amy/09.py", GOOD),
+        ("名单.txt", ""),
+    ):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     (root / "amy" / "lessons" / "10").mkdir()
     (root / "amy" / "lessons" / "08").symlink_to(root / "amy" / "notes")
     found = find_submissions(root, [BY_NUMBER[9]])
     assert found.learners == ["amy", "b\tc", "d\ne"] and found.hidden == 2  # __MACOSX 与 .DS_Store
-    assert found.ignored == ["amy/lessons/08：符号链接，不批改",
-                             "amy/lessons/09/README.md：不是 NN.py 或 lessons/NN/my_exercise.py",
-                             "amy/lessons/10/：空文件夹",
-                             "amy/notes/：不是 NN.py 或 lessons/NN/my_exercise.py",
-                             "amy/notes.txt：不是 NN.py 或 lessons/NN/my_exercise.py",
-                             "zed/99.py：第 99 课不在课表里或还没写好",
-                             "zed/lessons/readme.txt：不是 NN.py 或 lessons/NN/my_exercise.py",
-                             "zed/：里面没有认得出的练习文件",
-                             "名单.txt：不是学习者文件夹"]
+    assert found.ignored == [
+        "amy/lessons/08：符号链接，不批改",
+        "amy/lessons/09/README.md：不是 NN.py 或 lessons/NN/my_exercise.py",
+        "amy/lessons/10/：空文件夹",
+        "amy/notes/：不是 NN.py 或 lessons/NN/my_exercise.py",
+        "amy/notes.txt：不是 NN.py 或 lessons/NN/my_exercise.py",
+        "zed/99.py：第 99 课不在课表里或还没写好",
+        "zed/lessons/readme.txt：不是 NN.py 或 lessons/NN/my_exercise.py",
+        "zed/：里面没有认得出的练习文件",
+        "名单.txt：不是学习者文件夹",
+    ]
     results = {(name, "09"): Verdict("passed", "") for name in found.learners[:2]}
     assert pass_rates(found.learners, [BY_NUMBER[9]], results) == {"09": (2, 2, 3)}
 

@@ -4,6 +4,7 @@
 
 终端编码在进程里用一个按该编码、errors="strict" 打开的 stdout 代替——与 PYTHONIOENCODING=gbk 时 Python 给的一样。
 """
+
 import io
 import json
 import os
@@ -60,8 +61,9 @@ def test_fold_lines_breaks_only_between_names_and_characters():
     title = "最简单的语言模型：二元统计"
     assert [title[a:b] for a, b in display.fold_lines(title, 20, phrase=True)] == ["最简单的语言模型：", "二元统计"]
     code = "再 smoothed / smoothed.sum(dim=1, keepdim=True)。"
-    assert all("smoothed.sum(dim=1," in code[a:b] or "smoothed.sum" not in code[a:b]
-               for a, b in display.fold_lines(code, 30))
+    assert all(
+        "smoothed.sum(dim=1," in code[a:b] or "smoothed.sum" not in code[a:b] for a, b in display.fold_lines(code, 30)
+    )
 
 
 def test_fold_code_keeps_names_whole():
@@ -102,13 +104,16 @@ def test_diff_at_80_columns_marks_every_line_and_keeps_code_whole(screen):
     ref = display_source(lesson.folder / "solution.py")
     display.solve_diff(lesson, mine, ref)
     out = screen().splitlines()
-    body = out[out.index("+++ 参考答案") + 1:]
+    body = out[out.index("+++ 参考答案") + 1 :]
     assert body and all(line[:1] in " +-@" for line in body), body
     continued = [line for line in body if line[1:4] == "  ↪"]
     assert continued, "参考答案里有一行比 80 列长，应该折开并标出 ↪"
     import difflib
+
     changed = "\n".join(difflib.unified_diff(mine.splitlines(), ref.splitlines(), lineterm=""))
-    assert_whole([n for n in NAME.findall(changed) if len(n) > 1], "\n".join(line[1:].removeprefix("  ↪ ") for line in body))
+    assert_whole(
+        [n for n in NAME.findall(changed) if len(n) > 1], "\n".join(line[1:].removeprefix("  ↪ ") for line in body)
+    )
     assert "放不下并排的两栏" in "\n".join(out[:3])
 
 
@@ -121,8 +126,11 @@ def test_diff_side_by_side_when_it_fits(screen):
 def test_write_says_what_its_seconds_measure(screen):
     from poetry_gpt.generate import Poem
 
-    display.poem(Poem(text="床前明月光，疑是地上霜。举头望明月，低头思故乡。", form=5, seed=3560311985, seconds=0.2),
-                 "，。", first=True)
+    display.poem(
+        Poem(text="床前明月光，疑是地上霜。举头望明月，低头思故乡。", form=5, seed=3560311985, seconds=0.2),
+        "，。",
+        first=True,
+    )
     out = screen()
     assert "生成用时 0.20 秒" in out and "不含启动 Python、载入 torch 与模型" in out
     assert all(display.cell_len(line) <= 80 for line in out.splitlines())
@@ -131,6 +139,7 @@ def test_write_says_what_its_seconds_measure(screen):
 
 def display_source(path) -> str:
     from poetry_gpt.courseware.cli.learner import solve_source
+
     return solve_source(path)
 
 
@@ -186,6 +195,7 @@ def test_no_spinner_off_a_terminal(monkeypatch):
 def test_diff_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch):
     from poetry_gpt.courseware.catalogue import BY_NUMBER
     from poetry_gpt.courseware.cli import display
+
     monkeypatch.setattr(display.console, "width", 80)
     mine = "def solve(x):\n    return x  # " + "很长的注释" * 12 + "末尾\n"
     display.solve_diff(BY_NUMBER[1], mine, "def solve(x):\n    return x\n")
@@ -222,11 +232,13 @@ def run_main(monkeypatch, *argv, encoding="utf-8"):
 
 def subprocess_poet(*args, env=None, **kwargs):
     full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "PYTHONIOENCODING")} | (env or {})
-    return subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full,
-                          timeout=120, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full, timeout=120, **kwargs
+    )
 
 
 # ---------- GBK 与 ASCII 终端 ----------
+
 
 @pytest.fixture(scope="module")
 def learner_file(tmp_path_factory):
@@ -303,16 +315,19 @@ def test_grade_works_in_a_gbk_terminal(monkeypatch, tmp_path):
     code, out, err = run_main(monkeypatch, "grade", str(tmp_path), "--lessons", "9", "--jobs", "2", encoding="gbk")
     text = out.decode("gbk")
     assert code == 0, err
-    table = text[text.index("成绩表"):]
+    table = text[text.index("成绩表") :]
     assert "乙、甲" in text and "√" in table and "× 答案错误" in table and "1/2 50%" in table, text
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("env, args", [
-    ({"PYTHONIOENCODING": "ascii"}, ["write", "月", "--seed", "2"]),
-    ({"PYTHONIOENCODING": "gbk"}, ["lesson", "9"]),  # 实验在子进程里：它的输出也要降级
-    ({"LANG": "C", "LC_ALL": "C"}, ["progress"]),
-])
+@pytest.mark.parametrize(
+    "env, args",
+    [
+        ({"PYTHONIOENCODING": "ascii"}, ["write", "月", "--seed", "2"]),
+        ({"PYTHONIOENCODING": "gbk"}, ["lesson", "9"]),  # 实验在子进程里：它的输出也要降级
+        ({"LANG": "C", "LC_ALL": "C"}, ["progress"]),
+    ],
+)
 def test_real_terminal_encodings(workspace, env, args):
     run = subprocess_poet(*args, env={"POET_WORKSPACE": str(workspace), **env}, capture_output=True)
     err = run.stderr.decode("utf-8", "replace")
@@ -325,6 +340,7 @@ def test_real_terminal_encodings(workspace, env, args):
 
 
 # ---------- 提前关掉的管道 ----------
+
 
 @pytest.mark.parametrize("args", [["write", "月"], ["progress"], ["lesson", "9"], ["--help"]])
 def test_a_reader_that_is_already_gone_is_not_an_error(workspace, args):
@@ -341,8 +357,14 @@ def test_a_reader_that_is_already_gone_is_not_an_error(workspace, args):
 
 def test_head_one_through_the_launcher(workspace):
     script = f'"{ROOT}/poet" progress | head -1; echo "rc=${{PIPESTATUS[0]}}"'
-    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, encoding="utf-8", timeout=60,
-                         env={**os.environ, "POET_WORKSPACE": str(workspace)})
+    run = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        env={**os.environ, "POET_WORKSPACE": str(workspace)},
+    )
     lines = run.stdout.splitlines()
     assert lines[0].strip() == "学习进度" and lines[-1] == "rc=0", run.stdout
     assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr
@@ -350,9 +372,21 @@ def test_head_one_through_the_launcher(workspace):
 
 # ---------- 80 列终端里的训练进度条 ----------
 
+
 def test_train_progress_line_fits_80_columns(tmp_path):
-    run = subprocess_poet("train", "--preset", "tiny", "--steps", "2", "--out", str(tmp_path / "run"),
-                          env={"COLUMNS": "80", "FORCE_COLOR": "1"}, capture_output=True, text=True, encoding="utf-8")
+    run = subprocess_poet(
+        "train",
+        "--preset",
+        "tiny",
+        "--steps",
+        "2",
+        "--out",
+        str(tmp_path / "run"),
+        env={"COLUMNS": "80", "FORCE_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
     assert run.returncode == 0, run.stderr
     lines = [line for line in re.split(r"[\r\n]", ANSI.sub("", run.stdout)) if line.startswith("训练 ")]
     assert lines, run.stdout  # FORCE_COLOR 让 rich 像在终端里一样画进度条
@@ -362,6 +396,7 @@ def test_train_progress_line_fits_80_columns(tmp_path):
 
 
 # ---------- 输出管道关掉了，命令照样做完 ----------
+
 
 def nobody_reads(monkeypatch) -> None:
     """标准输出换成一个没有人读的管道（与 ./poet … | head -1 读完一行就走一样，但不靠运气）。
@@ -387,9 +422,12 @@ def test_grade_writes_its_reports_when_nobody_reads(monkeypatch, tmp_path):
     (tmp_path / "class" / "甲").mkdir(parents=True)
     (tmp_path / "class" / "甲" / "09.py").write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
     csv_path, json_path = tmp_path / "g.csv", tmp_path / "g.json"
-    assert main(["grade", str(tmp_path / "class"), "--jobs", "1", "--csv", str(csv_path), "--json", str(json_path)]) == 0
-    assert csv_path.read_bytes().decode("utf-8-sig") == ("学习者,第09课,通过数\r\n甲,通过,1\r\n"
-                                                               "交了的通过率,1/1 100%,\r\n全班通过率,1/1 100%,\r\n")
+    assert (
+        main(["grade", str(tmp_path / "class"), "--jobs", "1", "--csv", str(csv_path), "--json", str(json_path)]) == 0
+    )
+    assert csv_path.read_bytes().decode("utf-8-sig") == (
+        "学习者,第09课,通过数\r\n甲,通过,1\r\n交了的通过率,1/1 100%,\r\n全班通过率,1/1 100%,\r\n"
+    )
     assert json.loads(json_path.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed"
 
 

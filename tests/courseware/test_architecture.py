@@ -2,6 +2,7 @@
 
 用 ast 读源码（不运行），所以函数里的延迟导入也算在内。
 """
+
 import re
 import sys
 
@@ -84,10 +85,21 @@ def test_the_cli_starts_without_torch():
     assert "poetry_gpt.settings" in seen
 
 
-READING = {"load_model", "read_checkpoint", "save_checkpoint", "validate_checkpoint", "export_model",
-           "CheckpointError", "SHIPPED_MODEL", "CHECKPOINT_NAME"}
-LESSON_FILES = sorted(p for p in LESSONS_DIR.glob("[0-9][0-9]/*.py")
-                      if p.name in ("experiment.py", "starter.py", "solution.py", "check.py"))  # 学习者的练习不算
+READING = {
+    "load_model",
+    "read_checkpoint",
+    "save_checkpoint",
+    "validate_checkpoint",
+    "export_model",
+    "CheckpointError",
+    "SHIPPED_MODEL",
+    "CHECKPOINT_NAME",
+}
+LESSON_FILES = sorted(
+    p
+    for p in LESSONS_DIR.glob("[0-9][0-9]/*.py")
+    if p.name in ("experiment.py", "starter.py", "solution.py", "check.py")
+)  # 学习者的练习不算
 
 
 @pytest.mark.parametrize("path", LESSON_FILES, ids=[f"{p.parent.name}/{p.name}" for p in LESSON_FILES])
@@ -108,10 +120,13 @@ def test_every_module_is_on_the_map():
     """ARCHITECTURE.md 的地图里有每一个模块（新加的模块要画上去）。"""
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     a = text.index("```")
-    drawn = set(re.findall(r"[a-z_]+", text[a:text.index("```", a + 3)]))
+    drawn = set(re.findall(r"[a-z_]+", text[a : text.index("```", a + 3)]))
     modules = {p.stem for p in (ROOT / "poetry_gpt").rglob("*.py") if p.stem not in ("__init__", "__main__")}
     modules -= {p.stem for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")}  # cli/ 的房间在地图下面一段
     assert not sorted(modules - drawn)
-    cli = text[text.index("`poetry_gpt/courseware/cli/`"):]
-    assert all(f"`{p.name}`" in cli for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")
-               if p.stem not in ("__init__", "__main__"))
+    cli = text[text.index("`poetry_gpt/courseware/cli/`") :]
+    assert all(
+        f"`{p.name}`" in cli
+        for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")
+        if p.stem not in ("__init__", "__main__")
+    )

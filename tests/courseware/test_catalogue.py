@@ -1,4 +1,5 @@
 """课表 lessons/manifest.toml：读出来的课表完整、连续；写错的课表给出中文错误。"""
+
 import re
 
 import pytest
@@ -25,7 +26,7 @@ def test_parse_lesson_uses_the_manifest_count():
         parse_lesson(str(last.number + 1))
 
 
-GOOD = '''format = 1
+GOOD = """format = 1
 [[section]]
 code = "01"
 title = "起步"
@@ -36,19 +37,22 @@ title = "t"
 goal = "g"
 exercise = "e"
 hint = "h"
-'''
+"""
 
 
-@pytest.mark.parametrize("text, message", [
-    (GOOD.replace("format = 1", "format = 2"), "format"),
-    (GOOD.replace('hint = "h"\n', ""), "hint"),
-    (GOOD.replace("number = 1", "number = 2"), "连续"),
-    (GOOD.replace('section = "01"', 'section = "09"'), "section"),
-    (GOOD + 'colour = "red"\n', "colour"),
-    (GOOD + "more = 3\n", "more"),
-    (GOOD.replace("[[lesson]]", "[[lesson]"), "读不了"),
-    ("format = 1\n", "一课也没有"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (GOOD.replace("format = 1", "format = 2"), "format"),
+        (GOOD.replace('hint = "h"\n', ""), "hint"),
+        (GOOD.replace("number = 1", "number = 2"), "连续"),
+        (GOOD.replace('section = "01"', 'section = "09"'), "section"),
+        (GOOD + 'colour = "red"\n', "colour"),
+        (GOOD + "more = 3\n", "more"),
+        (GOOD.replace("[[lesson]]", "[[lesson]"), "读不了"),
+        ("format = 1\n", "一课也没有"),
+    ],
+)
 def test_broken_manifests_raise_in_chinese(tmp_path, text, message):
     path = tmp_path / "manifest.toml"
     path.write_text(text, encoding="utf-8")
@@ -68,9 +72,11 @@ def test_the_readme_map_agrees_with_the_manifest():
     """README 的课程地图：每一节一行，列出这一节的每一课“NN 标题”，与课表相同。"""
     from poetry_gpt.common import ROOT
 
-    rows = {line.split("|")[1].strip(): line.split("|")[2].strip()
-            for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-            if line.startswith("| 0") and line.count("|") == 3}
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2].strip()
+        for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| 0") and line.count("|") == 3
+    }
     for key, name in SECTIONS.items():
         want = " · ".join(f"{l.code} {l.title}" for l in CATALOGUE if l.section == key)
         assert rows.get(f"{key} {name}") == want, key
@@ -79,7 +85,9 @@ def test_the_readme_map_agrees_with_the_manifest():
 def test_more_is_optional_and_multi_line_hints_are_trimmed(tmp_path):
     """more 可有可无；写成多行字符串的 hint、more 去掉首尾的换行。课表里的课（第 24 课另议）都是“点拨 + 完整的做法”。"""
     path = tmp_path / "manifest.toml"
-    path.write_text(GOOD.replace('hint = "h"', 'hint = """\n先看哪里\n"""\nmore = """\n完整的做法\n"""'), encoding="utf-8")
+    path.write_text(
+        GOOD.replace('hint = "h"', 'hint = """\n先看哪里\n"""\nmore = """\n完整的做法\n"""'), encoding="utf-8"
+    )
     (lesson,) = load_manifest(path)[1]
     assert (lesson.hint, lesson.more) == ("先看哪里", "完整的做法")
     path.write_text(GOOD, encoding="utf-8")

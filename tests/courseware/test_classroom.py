@@ -1,5 +1,6 @@
 """./poet grade 与 ./poet verify：一个在 tmp_path 里搭起来的班级，里面有对的、错的、会崩的、
 死循环的、语法错误的和各种“捣乱”的第 09 课练习；每份都要得到正确的判定，整轮有时间上界。"""
+
 import json
 import math
 import os
@@ -16,7 +17,7 @@ from poetry_gpt.courseware.grading import Verdict, wall_seconds
 
 TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
 JOBS = 2
-VISIBLE = '''
+VISIBLE = """
 
 if __name__ == "__main__":
     x = torch.zeros(2, 3, 4)
@@ -25,7 +26,7 @@ if __name__ == "__main__":
     assert y.shape == (2, 3, 4)
     assert torch.equal(y[0], p), "字向量全为 0 时，结果应正好等于位置表"
     print("本课补全练习通过。")
-'''
+"""
 
 
 def exercise(body: str, top: str = "") -> str:
@@ -41,9 +42,11 @@ RIGHT = exercise(GUARD + f"return words + {ROWS}")
 def build_class(root, victim_dir=None):
     """学习者名 → (相对路径, 内容, 期望的判定标签)。victim_dir 给“往外写文件”的那份练习用。"""
     outside = (victim_dir or root) / "outside.txt"
-    writer_top = (f"from pathlib import Path\n"
-                  f"Path({str(outside)!r}).write_text('来过', encoding='utf-8')\n"
-                  f"Path({str(root / 'bai' / '09.py')!r}).write_text('def solve(w, p):\\n    return w\\n', encoding='utf-8')\n")
+    writer_top = (
+        f"from pathlib import Path\n"
+        f"Path({str(outside)!r}).write_text('来过', encoding='utf-8')\n"
+        f"Path({str(root / 'bai' / '09.py')!r}).write_text('def solve(w, p):\\n    return w\\n', encoding='utf-8')\n"
+    )
     learners = {
         "ada": ("lessons/09/my_exercise.py", RIGHT, "通过"),
         "bai": ("09.py", RIGHT, "通过"),  # ren 会在运行时改写这个文件
@@ -53,12 +56,25 @@ def build_class(root, victim_dir=None):
         "gao": ("09.py", exercise("return words @ positions"), "崩溃"),
         "he": ("09.py", exercise("while True:\n    pass"), "超时"),
         "jin": ("09.py", exercise("return words +"), "语法错误"),
-        "lu": ("09.py", exercise("return repr(Loop())", "import sys\nsys.setrecursionlimit(10**8)\n\n\n"
-                                 "class Loop:\n    def __repr__(self):\n        return repr(self)"), "崩溃"),  # 栈溢出
+        "lu": (
+            "09.py",
+            exercise(
+                "return repr(Loop())",
+                "import sys\nsys.setrecursionlimit(10**8)\n\n\n"
+                "class Loop:\n    def __repr__(self):\n        return repr(self)",
+            ),
+            "崩溃",
+        ),  # 栈溢出
         "ni": ("09.py", exercise(f"return words + {ROWS}  # 位置表沿批维度广播").encode("gbk"), "语法错误"),
         "ou": ("09.py", "", "缺"),  # 空文件算作没交
-        "qin": ("09.py", exercise("return reference(words, positions, past)", "import sys\nsys.path.insert(0, 'lessons/09')\n"
-                                  "from solution import solve as reference"), "崩溃"),
+        "qin": (
+            "09.py",
+            exercise(
+                "return reference(words, positions, past)",
+                "import sys\nsys.path.insert(0, 'lessons/09')\nfrom solution import solve as reference",
+            ),
+            "崩溃",
+        ),
         # 沙箱里班级文件夹与 tmp_path 都不存在：写文件失败，程序崩溃，别人的文件不受影响
         "ren": ("lessons/09/my_exercise.py", exercise(f"return words + {ROWS}", writer_top), "崩溃"),
     }
@@ -86,9 +102,24 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     root, learners = klass
     csv_path, json_path = tmp_path / "out" / "成绩.csv", tmp_path / "out" / "成绩.json"
     started = time.monotonic()
-    run = poet("grade", str(root), "--lessons", "9", "--timeout", str(TIMEOUT), "--memory", "1024",
-               "--jobs", str(JOBS), "--csv", str(csv_path), "--json", str(json_path), timeout=600,
-               env={"COLUMNS": "200"})
+    run = poet(
+        "grade",
+        str(root),
+        "--lessons",
+        "9",
+        "--timeout",
+        str(TIMEOUT),
+        "--memory",
+        "1024",
+        "--jobs",
+        str(JOBS),
+        "--csv",
+        str(csv_path),
+        "--json",
+        str(json_path),
+        timeout=600,
+        env={"COLUMNS": "200"},
+    )
     wall = time.monotonic() - started
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
@@ -98,7 +129,11 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     assert wall < bound, (wall, bound)
 
     rows = [f"{name},{label},{int(label == '通过')}" for name, (_, _, label) in learners.items()]
-    expected = "\ufeff" + "\r\n".join(["学习者,第09课,通过数", *rows, "交了的通过率,2/12 17%,", "全班通过率,2/13 15%,"]) + "\r\n"
+    expected = (
+        "\ufeff"
+        + "\r\n".join(["学习者,第09课,通过数", *rows, "交了的通过率,2/12 17%,", "全班通过率,2/13 15%,"])
+        + "\r\n"
+    )
     assert csv_path.read_bytes().decode("utf-8") == expected
 
     report = json.loads(json_path.read_text(encoding="utf-8"))
@@ -121,9 +156,13 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     assert not (tmp_path / "outside.txt").exists()
     assert (root / "bai" / "09.py").read_text(encoding="utf-8") == RIGHT
     assert "outside.txt" in by_name["ren"]["message"]
-    assert set(report["ignored"]) == {"empty/：里面没有认得出的练习文件", "名单.txt：不是学习者文件夹",
-                                      "ada/notes.py：不是 NN.py 或 lessons/NN/my_exercise.py",
-                                      "zed/99.py：第 99 课不在课表里或还没写好", "zed/：里面没有认得出的练习文件"}
+    assert set(report["ignored"]) == {
+        "empty/：里面没有认得出的练习文件",
+        "名单.txt：不是学习者文件夹",
+        "ada/notes.py：不是 NN.py 或 lessons/NN/my_exercise.py",
+        "zed/99.py：第 99 课不在课表里或还没写好",
+        "zed/：里面没有认得出的练习文件",
+    }
     out = run.stdout
     assert "找到 13 名学习者" in out and "NN.py 10 份，lessons/NN/my_exercise.py 2 份" in out
     assert "算作没交 1 份（空文件，或与起始代码一字不差）：ou/09.py" in out
@@ -133,21 +172,30 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
 
 def test_csv_marks_missing_lessons_and_counts_passes():
     nine, ten = BY_NUMBER[9], BY_NUMBER[10]
-    results = {("甲", "09"): Verdict("passed", ""), ("甲", "10"): Verdict("timeout", ""),
-               ("乙", "10"): Verdict("passed", "")}
+    results = {
+        ("甲", "09"): Verdict("passed", ""),
+        ("甲", "10"): Verdict("timeout", ""),
+        ("乙", "10"): Verdict("passed", ""),
+    }
     assert report_csv(["甲", "乙"], [nine, ten], results) == (
         "学习者,第09课,第10课,通过数\r\n甲,通过,超时,1\r\n乙,缺,通过,1\r\n"
-        "交了的通过率,1/1 100%,1/2 50%,\r\n全班通过率,1/2 50%,1/2 50%,\r\n")
+        "交了的通过率,1/1 100%,1/2 50%,\r\n全班通过率,1/2 50%,1/2 50%,\r\n"
+    )
 
 
 def test_empty_files_and_unchanged_starters_count_as_not_handed_in(tmp_path):
     """空文件、原样交回的起始代码（换了 Windows 换行、加了 BOM 与行尾空格也算原样）不算交了：
     不进批改、不进“交了的通过率”的分母；另一种布局里动过的那份照样批改。"""
     starter = (BY_NUMBER[9].folder / "starter.py").read_text(encoding="utf-8")
-    files = {"empty/09.py": b"", "blank/09.py": b"\n  \n", "same/09.py": starter.encode("utf-8"),
-             "crlf/lessons/09/my_exercise.py": ("\ufeff" + starter.replace("\n", "  \r\n")).encode("utf-8"),
-             "both/09.py": RIGHT.encode("utf-8"), "both/lessons/09/my_exercise.py": starter.encode("utf-8"),
-             "edited/09.py": (starter + "# 我改了一行\n").encode("utf-8")}
+    files = {
+        "empty/09.py": b"",
+        "blank/09.py": b"\n  \n",
+        "same/09.py": starter.encode("utf-8"),
+        "crlf/lessons/09/my_exercise.py": ("\ufeff" + starter.replace("\n", "  \r\n")).encode("utf-8"),
+        "both/09.py": RIGHT.encode("utf-8"),
+        "both/lessons/09/my_exercise.py": starter.encode("utf-8"),
+        "edited/09.py": (starter + "# 我改了一行\n").encode("utf-8"),
+    }
     for rel, data in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_bytes(data)
@@ -155,10 +203,12 @@ def test_empty_files_and_unchanged_starters_count_as_not_handed_in(tmp_path):
     assert found.learners == ["blank", "both", "crlf", "edited", "empty", "same"]
     assert sorted(found.submissions) == [("both", "09"), ("edited", "09")]
     assert found.submissions[("both", "09")].rel == "09.py"
-    assert found.untouched == {("blank", "09"): ("09.py", "空文件，算作没交"),
-                               ("crlf", "09"): ("lessons/09/my_exercise.py", "与起始代码一字不差，算作没交"),
-                               ("empty", "09"): ("09.py", "空文件，算作没交"),
-                               ("same", "09"): ("09.py", "与起始代码一字不差，算作没交")}
+    assert found.untouched == {
+        ("blank", "09"): ("09.py", "空文件，算作没交"),
+        ("crlf", "09"): ("lessons/09/my_exercise.py", "与起始代码一字不差，算作没交"),
+        ("empty", "09"): ("09.py", "空文件，算作没交"),
+        ("same", "09"): ("09.py", "与起始代码一字不差，算作没交"),
+    }
     results = {("both", "09"): Verdict("passed", ""), ("edited", "09"): Verdict("not_implemented", "")}
     lines = report_csv(found.learners, [BY_NUMBER[9]], results).splitlines()
     assert lines[1:3] == ["blank,缺,0", "both,通过,1"]
@@ -183,14 +233,17 @@ def test_lesson_ranges():
             parse_lessons(bad)
 
 
-@pytest.mark.parametrize("args, words", [
-    (["grade", "/no/such/class"], "不存在"),
-    (["grade", "poet"], "不是文件夹"),
-    (["grade", ".", "--lessons", "x"], "--lessons 写法不对"),
-    (["grade", "tests", "--timeout", "0"], "--timeout 要大于 0"),
-    (["grade", "tests", "--memory", "512"], "--memory 512 MiB 太低"),
-    (["grade", "tests", "--json", "tests"], "是一个文件夹"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["grade", "/no/such/class"], "不存在"),
+        (["grade", "poet"], "不是文件夹"),
+        (["grade", ".", "--lessons", "x"], "--lessons 写法不对"),
+        (["grade", "tests", "--timeout", "0"], "--timeout 要大于 0"),
+        (["grade", "tests", "--memory", "512"], "--memory 512 MiB 太低"),
+        (["grade", "tests", "--json", "tests"], "是一个文件夹"),
+    ],
+)
 def test_bad_grade_input_is_a_chinese_message(poet, args, words):
     run = poet(*args)
     assert run.returncode == 2
@@ -205,10 +258,12 @@ def test_reports_never_overwrite_a_learner_file(poet, tmp_path):
     exercise_file.write_text(RIGHT, encoding="utf-8")
     mine = tmp_path / "my_exercise.py"
     mine.write_text(RIGHT, encoding="utf-8")
-    for args, words in ((["--csv", str(exercise_file)], "要以 .csv 结尾"),
-                        (["--json", str(mine)], "要以 .json 结尾"),
-                        (["--csv", str(root / "成绩.csv")], "在班级文件夹"),
-                        (["--csv", str(tmp_path / "r.csv"), "--json", str(tmp_path / "r.csv")], "同一个文件")):
+    for args, words in (
+        (["--csv", str(exercise_file)], "要以 .csv 结尾"),
+        (["--json", str(mine)], "要以 .json 结尾"),
+        (["--csv", str(root / "成绩.csv")], "在班级文件夹"),
+        (["--csv", str(tmp_path / "r.csv"), "--json", str(tmp_path / "r.csv")], "同一个文件"),
+    ):
         run = poet("grade", str(root), *args)
         assert run.returncode == 2 and words in run.stderr and "Traceback" not in run.stderr, (args, run.stderr)
     assert exercise_file.read_text(encoding="utf-8") == RIGHT and mine.read_text(encoding="utf-8") == RIGHT
@@ -237,8 +292,12 @@ def test_grade_does_not_follow_symlinks(tmp_path):
     roster = find_submissions(root, [BY_NUMBER[n] for n in (2, 9, 10)])
     assert roster.learners == ["via"] and list(roster.submissions) == [("via", "09")]
     assert roster.submissions[("via", "09")].rel == "09.py"
-    assert {"sly/10.py：符号链接，不批改", "ok/02.py：符号链接，不批改",
-            "via/lessons/09/my_exercise.py：符号链接，不批改", "carol：符号链接，不批改"} <= set(roster.ignored)
+    assert {
+        "sly/10.py：符号链接，不批改",
+        "ok/02.py：符号链接，不批改",
+        "via/lessons/09/my_exercise.py：符号链接，不批改",
+        "carol：符号链接，不批改",
+    } <= set(roster.ignored)
     assert "root:x" not in "".join(roster.ignored)
 
 
@@ -246,17 +305,21 @@ def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path)
     """把 ./poet check 的固定用例的答案抄成一张表：check 判通过，grade（每次新的随机种子）判答案错误；
     给回 check 的种子（--seed）就重现出“通过”——种子印在输出与 JSON 里。"""
     from poetry_gpt.courseware.grading import default_seed, reference
+
     lesson = BY_NUMBER[14]
     _, answers = reference(lesson, default_seed(lesson))
     learner = tmp_path / "klass" / "抄表的人"
     learner.mkdir(parents=True)
-    (learner / "14.py").write_text(f"ANSWERS = iter({answers!r})\n\n\ndef solve(*args):\n    return next(ANSWERS)\n",
-                                   encoding="utf-8")
+    (learner / "14.py").write_text(
+        f"ANSWERS = iter({answers!r})\n\n\ndef solve(*args):\n    return next(ANSWERS)\n", encoding="utf-8"
+    )
     assert poet("check", "14", str(learner / "14.py")).returncode == 0
     report = tmp_path / "g.json"
     done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1")
     data = json.loads(report.read_text(encoding="utf-8"))
     assert done.returncode == 0 and data["verdicts"][0]["kind"] == "wrong", done.stdout
     assert f"--seed {data['seed']}" in done.stdout
-    done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1", "--seed", str(default_seed(lesson)))
+    done = poet(
+        "grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1", "--seed", str(default_seed(lesson))
+    )
     assert json.loads(report.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed", done.stdout

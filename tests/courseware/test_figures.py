@@ -3,6 +3,7 @@
 这些检查不运行任何实验（只读记录），全部加起来一两秒；记录与实验现在的输出是否相同，由
 tests/lessons/test_all_lessons.py 里 verify 跑实验时一并比较（test_output_matches_the_recording）。
 """
+
 import pytest
 
 from poetry_gpt.common import ROOT
@@ -43,22 +44,54 @@ def test_recordings_say_where_they_come_from():
         assert body(path.read_text(encoding="utf-8")), path
 
 
-@pytest.mark.parametrize("figure, printed, ok", [
-    ("0.97", "0.9702", True), ("0.98", "0.9702", False), ("0.9702", "0.97", False),  # 课文的位数不能比输出多
-    ("88.5%", "0.885", True), ("88.5%", "0.8849", True), ("88.6%", "0.885", False), ("0.783", "78.3%", True),
-    ("−0.38", "-0.381", True), ("−0.38", "0.381", False), ("0.38", "-0.381", True),
-    ("6,024", "6024", True), ("47117", "47117.2", True), ("1.5 × 10⁻⁸", "1.5e-08", True),
-    ("0.922", "0.9225", True), ("0.920", "0.9225", False), ("2.5e-10", "2.5e-10", True), ("2.5e-10", "2.9e-10", False),
-])
+@pytest.mark.parametrize(
+    "figure, printed, ok",
+    [
+        ("0.97", "0.9702", True),
+        ("0.98", "0.9702", False),
+        ("0.9702", "0.97", False),  # 课文的位数不能比输出多
+        ("88.5%", "0.885", True),
+        ("88.5%", "0.8849", True),
+        ("88.6%", "0.885", False),
+        ("0.783", "78.3%", True),
+        ("−0.38", "-0.381", True),
+        ("−0.38", "0.381", False),
+        ("0.38", "-0.381", True),
+        ("6,024", "6024", True),
+        ("47117", "47117.2", True),
+        ("1.5 × 10⁻⁸", "1.5e-08", True),
+        ("0.922", "0.9225", True),
+        ("0.920", "0.9225", False),
+        ("2.5e-10", "2.5e-10", True),
+        ("2.5e-10", "2.9e-10", False),
+    ],
+)
 def test_a_figure_matches_a_printed_number_only_when_it_rounds_to_it(figure, printed, ok):
     assert parse_number(printed).rounds_to(parse_number(figure)) is ok
 
 
 def test_which_numbers_in_a_text_are_figures():
-    text = "\n".join([
-        "第 09 课有 16 首、48 步，8192 个参数，0.97，1.57%，2.0.1 版，fp32，distinct-2，`--steps 300`，6.0e-8，",
-        "```python", "x = 0.125", "```", "```text", "图里 3.938", "```", "[链接](../19/README.md) 6,024 步 −0.38"])
-    assert [f.number.written for f in figures_in(text)] == ["8192", "0.97", "1.57%", "6.0e-8", "3.938", "6,024", "−0.38"]
+    text = "\n".join(
+        [
+            "第 09 课有 16 首、48 步，8192 个参数，0.97，1.57%，2.0.1 版，fp32，distinct-2，`--steps 300`，6.0e-8，",
+            "```python",
+            "x = 0.125",
+            "```",
+            "```text",
+            "图里 3.938",
+            "```",
+            "[链接](../19/README.md) 6,024 步 −0.38",
+        ]
+    )
+    assert [f.number.written for f in figures_in(text)] == [
+        "8192",
+        "0.97",
+        "1.57%",
+        "6.0e-8",
+        "3.938",
+        "6,024",
+        "−0.38",
+    ]
 
 
 def test_a_changed_figure_fails_with_the_line_and_the_printed_value():
@@ -82,15 +115,17 @@ def test_an_allowed_figure_that_changes_is_no_longer_allowed():
     changed = text.replace(entry.text, entry.text.replace(figure, figure + "1", 1))
     problems = [str(s) for s in check_text(path, text=changed).stale]
     assert any(entry.text in p and "找不到" in p for p in problems), problems  # 放行失效
-    assert any(figure + "1" in p for p in problems), problems                  # 改过的数照样报
+    assert any(figure + "1" in p for p in problems), problems  # 改过的数照样报
 
 
 def test_a_block_marked_simplified_must_name_code_that_exists(tmp_path):
     from poetry_gpt.courseware import excerpts
 
-    text = ("（简化自 poetry_gpt/model.py 的 NoSuchThing）\n```python\nx = 1\n```\n\n"
-            "```python\ndef nothing_like_this():\n    return 42\n```\n\n"
-            f"{SKETCH}\n```python\ny = 2\n```\n")
+    text = (
+        "（简化自 poetry_gpt/model.py 的 NoSuchThing）\n```python\nx = 1\n```\n\n"
+        "```python\ndef nothing_like_this():\n    return 42\n```\n\n"
+        f"{SKETCH}\n```python\ny = 2\n```\n"
+    )
     path = tmp_path / "README.md"
     path.write_text(text, encoding="utf-8")
     assert len(python_blocks(text)) == 3
@@ -100,7 +135,9 @@ def test_a_block_marked_simplified_must_name_code_that_exists(tmp_path):
 
 
 def test_shown_writes_a_candidate_like_the_text():
-    assert shown(parse_number("0.9225"), parse_number("0.920")) == "0.922"  # 四舍五入的边上按十进制：0.9225 → 0.922 或 0.923 都对得上
+    assert (
+        shown(parse_number("0.9225"), parse_number("0.920")) == "0.922"
+    )  # 四舍五入的边上按十进制：0.9225 → 0.922 或 0.923 都对得上
     assert shown(parse_number("0.8849"), parse_number("88.5%")) == "88.5%"
     assert shown(parse_number("6024"), parse_number("7,535")) == "6,024"
     assert shown(parse_number("2.9e-10"), parse_number("2.5e-10")) == "2.9e-10"
@@ -112,9 +149,9 @@ def test_outputs_compare_with_the_stated_tolerance():
 
     # 1 个与 2 个线程时第 07 课印的困惑度（见 record.RELATIVE）
     assert same_line("│ 一元：只看字频 │ 6.5639 │ 709.0126 │", "│  一元：只看字频 │  6.5639 │ 709.0129 │")
-    assert same_line("相似度：0.0233", "相似度：0.0234")          # 四舍五入的边上差最后一位
+    assert same_line("相似度：0.0233", "相似度：0.0234")  # 四舍五入的边上差最后一位
     assert not same_line("相似度：0.0233", "相似度：0.0236")
-    assert not same_line("损失：3.9245", "损失：3.92")              # 位数变了
+    assert not same_line("损失：3.9245", "损失：3.92")  # 位数变了
     assert not same_line("第 1 名：见", "第 1 名：闻")
     assert same_line("用时：⟨⟩ 秒", "用时：⟨⟩ 秒")
 

@@ -1,5 +1,6 @@
 """批改一份练习（check_file）：源码规则不靠可见检查、学习者的错误用中文指出行号、换进来的符号链接不跟、
 批改程序自己的开销有上界。"""
+
 import json
 from pathlib import Path
 from textwrap import indent
@@ -10,7 +11,7 @@ from conftest import ROOT
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.grading import SYMLINK, Limits, check_file, read_inside, read_source, rule_problem
 
-VISIBLE = '''
+VISIBLE = """
 
 if __name__ == "__main__":
     x = torch.zeros(2, 3, 4)
@@ -19,7 +20,7 @@ if __name__ == "__main__":
     assert y.shape == (2, 3, 4)
     assert torch.equal(y[0], p), "字向量全为 0 时，结果应正好等于位置表"
     print("本课补全练习通过。")
-'''
+"""
 
 
 def exercise(body: str, top: str = "") -> str:
@@ -51,20 +52,26 @@ def test_a_symlink_swapped_in_after_the_check_is_not_followed(tmp_path):
     assert read_source(learner / "09.py") == "老师的文件".encode()
 
 
-@pytest.mark.parametrize("number, body, words", [
-    (1, "p = torch.softmax(logits, 0)\nreturn [(chars[0], p[0].item())]", "softmax"),
-    (13, "return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias, eps)", "layer_norm"),
-    (15, "return F.cross_entropy(logits[mask], targets[mask])", "cross_entropy"),
-    (24, "from poetry_gpt.prosody import tail_fault\nreturn [(k + 1, f) for k, t in enumerate(tones) if (f := tail_fault(t))]",
-     "poetry_gpt"),
-    (26, "import torch.nn as nn\nreturn budget, 0", "nn"),
-])
+@pytest.mark.parametrize(
+    "number, body, words",
+    [
+        (1, "p = torch.softmax(logits, 0)\nreturn [(chars[0], p[0].item())]", "softmax"),
+        (13, "return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias, eps)", "layer_norm"),
+        (15, "return F.cross_entropy(logits[mask], targets[mask])", "cross_entropy"),
+        (
+            24,
+            "from poetry_gpt.prosody import tail_fault\nreturn [(k + 1, f) for k, t in enumerate(tones) if (f := tail_fault(t))]",
+            "poetry_gpt",
+        ),
+        (26, "import torch.nn as nn\nreturn budget, 0", "nn"),
+    ],
+)
 def test_source_rules_hold_without_the_visible_checks(number, body, words, tmp_path):
     """删掉底部的可见检查再用本课说不要用的捷径：批改程序自己查源码（运行之前），判“答案错误”并说明原因。"""
     starter = (BY_NUMBER[number].folder / "starter.py").read_text(encoding="utf-8")
-    head = starter[:starter.index('if __name__ == "__main__":')]
+    head = starter[: starter.index('if __name__ == "__main__":')]
     start = head.index("    raise NotImplementedError(")
-    text = head[:start] + indent(body, "    ") + head[head.index("\n", start):]
+    text = head[:start] + indent(body, "    ") + head[head.index("\n", start) :]
     text = text.replace("import torch\n", "import torch\nfrom torch.nn import functional as F\n", 1)
     path = tmp_path / f"{number:02d}.py"
     path.write_text(text, encoding="utf-8")
@@ -74,8 +81,10 @@ def test_source_rules_hold_without_the_visible_checks(number, body, words, tmp_p
 
 def test_learner_errors_name_the_line_in_chinese(tmp_path):
     """可见检查没通过、solve 崩溃：消息指出学习者文件的第几行、在哪个函数里，不印英文的 Python traceback。"""
-    cases = {"wrong": (exercise(f"return words + {ROWS} + 1"), "顶层代码", "assert torch.equal(y[0], p)"),
-             "crashed": (exercise("return words @ positions"), "在 solve 里", "return words @ positions")}
+    cases = {
+        "wrong": (exercise(f"return words + {ROWS} + 1"), "顶层代码", "assert torch.equal(y[0], p)"),
+        "crashed": (exercise("return words @ positions"), "在 solve 里", "return words @ positions"),
+    }
     for kind, (text, where, source) in cases.items():
         path = tmp_path / f"{kind}.py"
         path.write_text(text, encoding="utf-8")
@@ -93,7 +102,9 @@ def test_source_rules_ignore_comments_strings_and_the_given_checks():
     quiet = 'import torch\n# 不用 gelu\ndef solve(x):\n    """不调用 F.gelu。"""\n    return "gelu", x\n'
     assert rule_problem(twelve, quiet) is None
     assert rule_problem(one, "def softmax(x):\n    return x\n\ndef solve(l, c, k):\n    return softmax(l)\n") is None
-    assert "softmax" in rule_problem(one, "import torch\ndef solve(l, c, k):\n    return getattr(torch, 'softmax')(l, 0)\n")
+    assert "softmax" in rule_problem(
+        one, "import torch\ndef solve(l, c, k):\n    return getattr(torch, 'softmax')(l, 0)\n"
+    )
     assert "softmax" in rule_problem(one, "from torch import *\ndef solve(l, c, k):\n    return softmax(l, 0)\n")
     added = (twelve.folder / "solution.py").read_text(encoding="utf-8") + "    torch.g = torch.nn.functional.gelu\n"
     assert "gelu" in rule_problem(twelve, added)  # 加在可见检查那段里的语句照样查
@@ -101,7 +112,7 @@ def test_source_rules_ignore_comments_strings_and_the_given_checks():
     assert "weight[" in rule_problem(eight, "def solve(ids, weight):\n    return weight[ids]\n")
 
 
-GRADER_COST = '''
+GRADER_COST = """
 import json, resource, sys
 from pathlib import Path
 from poetry_gpt.courseware.catalogue import BY_NUMBER
@@ -117,15 +128,17 @@ for name in sys.argv[1:]:
                             "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
                             "grown_mb": (after.ru_maxrss - before.ru_maxrss) / 1024}
 print(json.dumps(out))
-'''
-BIG_ANSWER = "import torch\n\n\ndef solve(*args):\n    return torch.zeros(256 * 1024 - 64)  # 24 个用例合计正好不到 24 MiB\n"
-BIG_MESSAGE = '''import json, os, sys
+"""
+BIG_ANSWER = (
+    "import torch\n\n\ndef solve(*args):\n    return torch.zeros(256 * 1024 - 64)  # 24 个用例合计正好不到 24 MiB\n"
+)
+BIG_MESSAGE = """import json, os, sys
 sys.path.insert(0, os.path.dirname(sys.argv[0]))
 import wire
 head = json.dumps({"d": [["status", "crashed"], ["message", TEXT]]}).encode()
 os.write(int(sys.argv[-1]), wire.MAGIC + len(head).to_bytes(8, "big") + head)
 os._exit(0)
-'''
+"""
 
 
 def test_the_graders_own_cost_is_bounded(tmp_path):
@@ -133,13 +146,21 @@ def test_the_graders_own_cost_is_bounded(tmp_path):
     花的 CPU 与多占的内存都很小，与学习者交了多少无关（实测约 0.06–0.09 秒、多占 11–72 MiB）。"""
     import subprocess
     import sys
-    files = {"answer": BIG_ANSWER,  # 头部 4 MiB 之内最长的消息，与 31 MiB 的
-             "message": BIG_MESSAGE.replace("TEXT", '"\\x01\\u202e" * ((4 << 20) // 13)'),
-             "huge_message": BIG_MESSAGE.replace("TEXT", '"\\x01" * ((31 << 20) // 6)')}
+
+    files = {
+        "answer": BIG_ANSWER,  # 头部 4 MiB 之内最长的消息，与 31 MiB 的
+        "message": BIG_MESSAGE.replace("TEXT", '"\\x01\\u202e" * ((4 << 20) // 13)'),
+        "huge_message": BIG_MESSAGE.replace("TEXT", '"\\x01" * ((31 << 20) // 6)'),
+    }
     for name, text in files.items():
         (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
-    run = subprocess.run([sys.executable, "-c", GRADER_COST, *(str(tmp_path / f"{n}.py") for n in files)],
-                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    run = subprocess.run(
+        [sys.executable, "-c", GRADER_COST, *(str(tmp_path / f"{n}.py") for n in files)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     cost = json.loads(run.stdout.strip().splitlines()[-1])
     assert cost["answer"]["kind"] == "wrong" and cost["message"]["kind"] == cost["huge_message"]["kind"] == "crashed"
     assert cost["message"]["chars"] < 4100  # 4 MiB 的控制字符：截短、转义后只显示这么多

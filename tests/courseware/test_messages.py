@@ -1,4 +1,5 @@
 """学习者看的消息：语法错误有中文说明，后面附着 Python 的原文。"""
+
 import pytest
 
 SYNTAX_ERRORS = [  # (源代码, 中文说明里的一段)

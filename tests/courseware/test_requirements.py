@@ -1,4 +1,5 @@
 """requirements.txt（.venv-setup.sh 照它安装）与 pyproject.toml 的依赖一致。"""
+
 from poetry_gpt.common import ROOT, read_toml
 
 

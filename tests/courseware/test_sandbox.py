@@ -1,4 +1,5 @@
 """沙箱：先铺好空的 /tmp 再启动 Python，课程包看不见。"""
+
 from poetry_gpt.courseware import sandbox
 
 

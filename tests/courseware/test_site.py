@@ -1,4 +1,5 @@
 """课程网站：每课一页、HTML 能解析、站内链接都通、第 09 课页面的各部分都在、坏链接让构建失败。"""
+
 from __future__ import annotations
 
 import os
@@ -156,8 +157,11 @@ def test_lesson_09_page(built):
     assert anchors.get("09/starter.py") == "下载起始代码"
     assert anchors.get("09/solution.py") == "下载参考答案"
     # 折叠的答案：课文“小练习与答案”里的 <details>，以及从文件读进来的整份参考答案
-    assert html.count("<summary>查看答案</summary>") == (BY_NUMBER[9].folder / "README.md").read_text(
-        encoding="utf-8").count("<summary>查看答案</summary>") >= 1
+    assert (
+        html.count("<summary>查看答案</summary>")
+        == (BY_NUMBER[9].folder / "README.md").read_text(encoding="utf-8").count("<summary>查看答案</summary>")
+        >= 1
+    )
     answers = [d for d in page.details if d.startswith("查看答案")]
     assert answers and all(len(a) > 20 for a in answers)
     solution = (BY_NUMBER[9].folder / "solution.py").read_text(encoding="utf-8")
@@ -192,8 +196,9 @@ def test_index_marks_lessons_not_yet_written(built):
     assert html.count("即将推出") == len(missing)
     for lesson in CATALOGUE:
         assert f'id="lesson-{lesson.code}"' in html and lesson.title in html
-    assert sum(h == f"{l.code}.html" for h, _ in pages["index.html"].anchors for l in CATALOGUE if l.available) \
-        == sum(l.available for l in CATALOGUE)
+    assert sum(h == f"{l.code}.html" for h, _ in pages["index.html"].anchors for l in CATALOGUE if l.available) == sum(
+        l.available for l in CATALOGUE
+    )
 
 
 def test_glossary_terms_are_linked_from_lessons(built):
@@ -238,9 +243,15 @@ def test_refuses_to_overwrite_a_foreign_folder(tmp_path):
 
 
 def run_experiment(number: int) -> str:
-    out = subprocess.run([sys.executable, str(BY_NUMBER[number].folder / "experiment.py")], cwd=ROOT,
-                         capture_output=True, text=True, encoding="utf-8", timeout=120,
-                         env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+    out = subprocess.run(
+        [sys.executable, str(BY_NUMBER[number].folder / "experiment.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -268,14 +279,21 @@ def test_lesson_11_figure_counts_the_previous_position_like_lesson_10():
 
 def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):
     poet = [sys.executable, "-m", "poetry_gpt.courseware.cli", "site"]
-    ok = subprocess.run(poet + ["--out", str(tmp_path / "web")], cwd=ROOT, capture_output=True, text=True,
-                        encoding="utf-8", timeout=120)
+    ok = subprocess.run(
+        poet + ["--out", str(tmp_path / "web")], cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=120
+    )
     assert ok.returncode == 0, ok.stderr
     assert "已生成" in ok.stdout and (tmp_path / "web" / "09.html").is_file()
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "a.txt").write_text("别删我", encoding="utf-8")
-    bad = subprocess.run(poet + ["--out", str(tmp_path / "notes")], cwd=ROOT, capture_output=True, text=True,
-                         encoding="utf-8", timeout=120)
+    bad = subprocess.run(
+        poet + ["--out", str(tmp_path / "notes")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
     assert bad.returncode == 1
     assert "不会覆盖" in bad.stderr or "不覆盖" in bad.stderr
     assert "Traceback" not in bad.stderr
@@ -283,6 +301,7 @@ def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):
 
 
 # ---------- 插图里的数与实验打印的数相同 ----------
+
 
 def test_every_figure_is_an_svg_with_steps(built):
     result, pages = built
@@ -298,6 +317,7 @@ def test_lesson_16_figure_marks_the_steps_of_the_experiment_table():
     printed = run_experiment(16)
     figure = lesson16()
     from poetry_gpt.train import PRESETS
+
     base = PRESETS["base"]
     middle = base.warmup + (base.steps - base.warmup) // 2
     for step in (base.warmup - 1, middle, base.steps):
@@ -308,6 +328,7 @@ def test_lesson_16_figure_marks_the_steps_of_the_experiment_table():
 
 # 第 21、22 课的实验要跑一两分钟（tests/lessons/test_all_lessons.py 已经逐课跑过），
 # 这里按实验的写法在测试里重算一遍要比的数
+
 
 def test_lesson_21_figure_is_the_step_the_experiment_samples():
     """实验第 3 部分：温度 0.8 → top-k 40 → top-p 0.95 之后，诗里那个字的名次与概率。"""
@@ -347,7 +368,11 @@ def test_lesson_22_figure_is_the_allowed_mass_the_experiment_records():
     tok = default_tokenizer()
     model, _ = load_model()
     model.eval()
-    gen, cache, c = torch.Generator().manual_seed(0), KVCache(model.config.n_layers), Constraint(tok, 5, "月", rules=PLAIN)
+    gen, cache, c = (
+        torch.Generator().manual_seed(0),
+        KVCache(model.config.n_layers),
+        Constraint(tok, 5, "月", rules=PLAIN),
+    )
     record, body = [], []
     with torch.no_grad():
         logits = model(torch.tensor([[BOS, FIVE] + tok.encode("月") + [SEP]]), kv_cache=cache)[0][0, -1]
@@ -372,7 +397,9 @@ def test_lesson_23_figure_has_the_forced_probabilities_of_the_experiment():
     rows = re.findall(r"│\s*(\d) │\s*(\S) │\s*([0-9.]+) │\s*(\d+) │\s*(\S) ([0-9.]+) │", printed)
     assert len(rows) == 4, printed
     for line, ch, p, rank, top, top_p in rows:
-        assert f"第 {line} 句“{ch}”：模型给它 {p}，排第 {rank}；它最想写“{top}”（{top_p}）" in figure.steps[2 + int(line)]
+        assert (
+            f"第 {line} 句“{ch}”：模型给它 {p}，排第 {rank}；它最想写“{top}”（{top_p}）" in figure.steps[2 + int(line)]
+        )
 
 
 def test_lesson_24_figure_scores_shan_xing_like_the_experiment():
@@ -382,13 +409,14 @@ def test_lesson_24_figure_scores_shan_xing_like_the_experiment():
     lenient = re.search(r"宽式（一三五不论）得分：([0-9.]+)", printed)
     assert f"最合的一种：{best.group(1)}" in figure.steps[1] and f"得分 {best.group(2)}" in figure.steps[1]
     assert f"得分 {lenient.group(1)}" in figure.steps[3]
-    marks = re.findall(r"第 \d 句：\S+  \S+  要\S+  (\S+)", printed)[:4]         # 《山行》四句逐字的 ○ ×
+    marks = re.findall(r"第 \d 句：\S+  \S+  要\S+  (\S+)", printed)[:4]  # 《山行》四句逐字的 ○ ×
     wrong = [(i + 1, j + 1) for i, m in enumerate(marks) for j, c in enumerate(m) if c == "×"]
     assert [tuple(map(int, w)) for w in re.findall(r"第 (\d) 句第 (\d) 字", figure.steps[2])] == wrong
     assert figure.svg.count('fill="#f1d2c7"') == len(wrong)
 
 
 # 下面几课的图对照 ./poet verify --record 记下的输出（lessons/NN/output.txt），不在测试里重跑实验
+
 
 def recorded(number: int) -> str:
     """第 number 课实验记下的输出（去掉开头的 # 说明行）。"""
@@ -409,8 +437,12 @@ def test_lesson_12_figure_has_the_gelu_values_of_the_experiment_table():
 
 def test_lesson_14_figure_has_the_parameter_table_of_the_experiment():
     text = recorded(14)
-    rows = {name: (n, share) for name, n, share in re.findall(
-        r"│\s*(characters|positions|attention|mlp|norms) │\s*(\d+) │[^│]*│\s*([0-9.]+%) │", text)}
+    rows = {
+        name: (n, share)
+        for name, n, share in re.findall(
+            r"│\s*(characters|positions|attention|mlp|norms) │\s*(\d+) │[^│]*│\s*([0-9.]+%) │", text
+        )
+    }
     total = re.search(r"│\s*合计 │\s*(\d+) │", text).group(1)
     assert len(rows) == 5
     figure = lesson14()
@@ -432,7 +464,9 @@ def test_lesson_02_figure_has_the_ids_of_the_experiment():
     logits = re.search(r"logits 形状 \[B, T, V\]：(\[[0-9, ]+\])", text).group(1)
     flat = re.search(r"摊平成 \[B\*T, V\]：(\[[0-9, ]+\])", text).group(1)
     assert f">{logits}<" in figure.svg and f">{flat}<" in figure.svg
-    assert "ids[3, 4] 是 " + re.search(r"ids\[3, 4\]（一格，0 维张量）：(\d+ → \S+)，", text).group(1) in figure.steps[1]
+    assert (
+        "ids[3, 4] 是 " + re.search(r"ids\[3, 4\]（一格，0 维张量）：(\d+ → \S+)，", text).group(1) in figure.steps[1]
+    )
 
 
 def test_lesson_03_figure_has_the_coverage_of_the_experiment():
@@ -500,11 +534,11 @@ def test_lesson_06_figure_has_the_layout_and_mask_of_the_experiment():
     rows = re.findall(r"│\s*(\d+) │\s*(\S+) │\s*(\S+) │\s*(是|—) │", text)
     figure = lesson06()
     assert len(rows) == int(re.search(r"样本长度 / 输入长度 T：\[\d+, (\d+)\]", text).group(1))
-    cells = re.findall(r'<text [^>]*>([^<]+)</text>', figure.svg.split("位置</text>", 1)[1])
+    cells = re.findall(r"<text [^>]*>([^<]+)</text>", figure.svg.split("位置</text>", 1)[1])
     assert sum(scored == "是" for *_, scored in rows) == figure.svg.count('stroke="#8c2f1b"')
     for t, given, target, scored in rows:
-        i = cells.index(t)                                     # 位置号，后面是输入、箭头、目标
-        assert cells[i + 1: i + 4] == [escape(given), "↓", escape(target)], t
+        i = cells.index(t)  # 位置号，后面是输入、箭头、目标
+        assert cells[i + 1 : i + 4] == [escape(given), "↓", escape(target)], t
     assert f"共 {sum(s == '是' for *_, s in rows)} 格（红框）" in figure.steps[3]
 
 
@@ -530,7 +564,7 @@ def test_lesson_26_figure_has_the_budget_table_of_the_experiment():
     figure = lesson26()
     svg = figure.svg
     for budget, width, _total, table_share, _positions, blocks in rows:
-        svg = svg.split(f">{budget}</text>", 1)[1]                             # 按表的顺序往下找
+        svg = svg.split(f">{budget}</text>", 1)[1]  # 按表的顺序往下找
         assert re.match(rf".*?>C = {width}<.*?>{table_share}<.*?>{blocks}<", svg), budget
     assert f"C = {rows[0][1]}，字向量表占 {rows[0][3]}" in figure.steps[1]
     assert f"C = {rows[-1][1]}，Block 占 {rows[-1][5]}" in figure.steps[2]
@@ -599,10 +633,10 @@ def test_lesson_01_figure_follows_the_pipeline_of_the_experiment():
     seen = re.search(r"前 8 个是 (.+?) → \[([0-9, ]+)\]", figure.steps[1]).groups()
     shown = dict(zip(seen[0].split(" "), seen[1].split(", ")))
     common = [t for t in tokens if t in shown]
-    assert len(common) >= 4 and all(shown[t] == i for t, i in zip(tokens, ids) if t in shown)   # <bos> 月 <sep> …
+    assert len(common) >= 4 and all(shown[t] == i for t, i in zip(tokens, ids) if t in shown)  # <bos> 月 <sep> …
     V = re.search(r"汉字表 V = (\d+)", text).group(1)
     prefix = re.search(r"1\. 文本：前文（正文部分）：(\S+)", text).group(1)
-    assert re.search(r"\[B, T\]：\[1, (\d+)\]", text).group(1) == str(4 + len(prefix))          # 条件区 4 个标记
+    assert re.search(r"\[B, T\]：\[1, (\d+)\]", text).group(1) == str(4 + len(prefix))  # 条件区 4 个标记
     poem = next(p for p in load_poems() if p["title"] == "枫桥夜泊" and p["author"] == "张继")
     T = 4 + len(poem["text"]) - 2
     assert f">[1, {T}]<" in figure.svg and re.search(rf">\[1, {T}, {V}\]<", figure.svg)
@@ -623,9 +657,9 @@ def test_lesson_17_figure_has_the_step_of_the_experiment():
     top = re.findall(r"│\s*([a-z0-9_.]+) │\s*([0-9.]+) │", text.split("梯度范数最大的 4 个")[1].split("总范数")[0])
     assert len(top) == 4
     svg = figure.svg
-    for name, norm in top:                                      # 横条按范数从大到小，与实验的表同序
+    for name, norm in top:  # 横条按范数从大到小，与实验的表同序
         svg = svg.split(f">{name}</text>", 1)[1]
-        assert re.match(rf'.*?>{norm}</text>', svg), name
+        assert re.match(rf".*?>{norm}</text>", svg), name
     total = re.search(r"总范数 √\(Σ 各参数范数²\)：([0-9.]+)", text).group(1)
     summed = re.search(r"各参数范数之和（不是总范数）：([0-9.]+)", text).group(1)
     assert f"总范数 {total} ≤ 1.0" in figure.svg and f"直接相加是 {summed}" in figure.steps[4]
@@ -644,12 +678,21 @@ def test_lesson_18_figure_has_the_runs_of_the_experiment():
     assert "16 步的损失全都相同：True" in text and "逐位相同" in figure.steps[1]
     val = re.search(r"第 16 步的验证损失：不中断 / 续训：\[([0-9.]+), ([0-9.]+)\]", text).groups()
     assert f"都是 {val[0]} / {val[1]}" in figure.steps[1]
-    rows = {name: values for name, *values in re.findall(
-        r"│\s*(\S+) │\s*([0-9.]+) │\s*([0-9.]+) │\s*([0-9.]+) │\s*([0-9.]+) │", text.split("哪一样都不能少")[1])}
-    labels = {"全部放回": "续训", "不放回优化器状态": "不放回优化器", "不放回随机数状态": "不放回随机数", "对照：不中断": "不中断"}
+    rows = {
+        name: values
+        for name, *values in re.findall(
+            r"│\s*(\S+) │\s*([0-9.]+) │\s*([0-9.]+) │\s*([0-9.]+) │\s*([0-9.]+) │", text.split("哪一样都不能少")[1]
+        )
+    }
+    labels = {
+        "全部放回": "续训",
+        "不放回优化器状态": "不放回优化器",
+        "不放回随机数状态": "不放回随机数",
+        "对照：不中断": "不中断",
+    }
     assert set(rows) == set(labels)
     for name, label in labels.items():
-        assert f">{label} {rows[name][2]}<" in figure.svg, name                     # 第 16 步的损失
+        assert f">{label} {rows[name][2]}<" in figure.svg, name  # 第 16 步的损失
     assert f"第 10 步起就岔开（{rows['不放回优化器状态'][1]}，不中断是 {rows['对照：不中断'][1]}）" in figure.steps[3]
     assert f"第 9 步已是 {rows['不放回随机数状态'][0]}（不中断 {rows['对照：不中断'][0]}）" in figure.steps[4]
     params = re.search(r"共 ([0-9,]+) 个参数", text).group(1)
@@ -661,4 +704,3 @@ def test_lesson_18_figure_has_the_runs_of_the_experiment():
     assert f"{params} 个参数" in figure.svg and f">{weight_bytes:,} 字节<" in figure.svg
     assert f">{opt_bytes:,} 字节<" in figure.svg and f"torch 发生器 {rng} 字节 + Python {ints} 个整数" in figure.svg
     assert f">{vocab_hash}<" in figure.svg
-

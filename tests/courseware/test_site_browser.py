@@ -7,6 +7,7 @@
 Selenium 直接用系统的 /usr/bin/chromedriver，不会去网上下载驱动。
 只有本机确实没装 Chromium 时才跳过；CI（.ci/run）会先装好 chromium、chromium-driver 和字体。
 """
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,10 @@ CHROMIUM = next((Path(p) for p in ("/usr/lib/chromium/chromium", "/usr/bin/chrom
 SCREENSHOTS = ROOT / "runs" / "site-screenshots"
 LESSONS = [lesson for lesson in CATALOGUE if lesson.available]
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None or not CHROMEDRIVER.exists(),
-                                reason="本机没有安装 chromium 与 chromium-driver（apt-get install chromium chromium-driver）")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or not CHROMEDRIVER.exists(),
+    reason="本机没有安装 chromium 与 chromium-driver（apt-get install chromium chromium-driver）",
+)
 
 LAYOUT = """
 const page = document.documentElement;
@@ -66,8 +69,15 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--hide-scrollbars", "--no-first-run", "--disable-extensions"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--no-first-run",
+        "--disable-extensions",
+    ):
         options.add_argument(arg)
     # 指明驱动路径：Selenium Manager 不会启动，也就不会联网下载驱动
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
@@ -84,8 +94,10 @@ def built(tmp_path_factory):
 
 
 def viewport(browser, width: int, height: int = 900) -> None:
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
 
 
 @pytest.mark.parametrize("width", [390, 1280])

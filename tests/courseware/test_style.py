@@ -3,6 +3,7 @@
 这些毛病在 ./poet lesson N --read 和网站上都看得见：硬换行变成句中多余的空格，
 同一个概念换个名字，学习者会以为是两样东西。
 """
+
 import re
 
 import pytest
@@ -50,17 +51,27 @@ def code_free(line):
 @pytest.mark.parametrize("path", READMES, ids=[p.parent.name for p in READMES])
 def test_no_hard_wraps_inside_chinese_paragraphs(path):
     lines = list(prose(path))
-    wrapped = [number for (number, line), (next_number, following) in zip(lines, lines[1:])
-               if next_number == number + 1 and line.strip() and following.strip()
-               and HANZI.search(line) and not line.lstrip().startswith(("|", "#"))
-               and not NEW_BLOCK.match(following)]
+    wrapped = [
+        number
+        for (number, line), (next_number, following) in zip(lines, lines[1:])
+        if next_number == number + 1
+        and line.strip()
+        and following.strip()
+        and HANZI.search(line)
+        and not line.lstrip().startswith(("|", "#"))
+        and not NEW_BLOCK.match(following)
+    ]
     assert not wrapped, f"{path.parent.name}/README.md 第 {wrapped} 行在段落中间换了行：把下一行接上来"
 
 
 @pytest.mark.parametrize("path", READMES, ids=[p.parent.name for p in READMES])
 def test_no_stray_synonyms(path):
-    found = [(number, word, right) for number, line in prose(path) for word, right in STRAY.items()
-             if word in code_free(line)]
+    found = [
+        (number, word, right)
+        for number, line in prose(path)
+        for word, right in STRAY.items()
+        if word in code_free(line)
+    ]
     assert not found, "课文用了术语表以外的说法：" + "；".join(f"第 {n} 行“{w}”应为“{r}”" for n, w, r in found)
 
 
@@ -70,8 +81,12 @@ def test_attention_scores_are_named_in_full(path):
     for number, line in prose(path):
         for sentence in re.split(r"[。；！？\n]", code_free(line)):
             rest = sentence.replace("注意力分数", "")
-            if "分数" in rest and "logits" not in sentence and "输出层" not in sentence \
-                    and any(word in sentence for word in ATTENTION_WORDS):
+            if (
+                "分数" in rest
+                and "logits" not in sentence
+                and "输出层" not in sentence
+                and any(word in sentence for word in ATTENTION_WORDS)
+            ):
                 bare.append(number)
     assert not bare, f"{path.parent.name}/README.md 第 {sorted(set(bare))} 行：注意力里的分数要写全“注意力分数”"
 
@@ -108,7 +123,6 @@ def test_glossary_has_one_row_per_term():
     assert len(terms) == len(set(terms)), [t for t in terms if terms.count(t) > 1]
 
 
-
 # 第 15–26 课（议题 26 §6）：一段最多 600 个字符，和 01–10 课的密度相近；代码块与表格不算段落
 MAX_PARAGRAPH = 600
 LATER = [p for p in READMES if 15 <= int(p.parent.name) <= 26]
@@ -119,19 +133,25 @@ def long_paragraphs(text, limit=MAX_PARAGRAPH):
     from markdown_it import MarkdownIt
 
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
-    return [(opening.map[0] + 1, len(inline.content)) for opening, inline in zip(tokens, tokens[1:])
-            if opening.type == "paragraph_open" and len(inline.content) > limit]
+    return [
+        (opening.map[0] + 1, len(inline.content))
+        for opening, inline in zip(tokens, tokens[1:])
+        if opening.type == "paragraph_open" and len(inline.content) > limit
+    ]
 
 
 @pytest.mark.parametrize("path", LATER, ids=[p.parent.name for p in LATER])
 def test_no_paragraph_longer_than_600_characters(path):
     long = long_paragraphs(path.read_text(encoding="utf-8"))
-    assert not long, (f"{path.parent.name}/README.md 有超过 {MAX_PARAGRAPH} 个字符的段落（行号, 字符数）：{long}；"
-                      "拆成两段，意思不变")
+    assert not long, (
+        f"{path.parent.name}/README.md 有超过 {MAX_PARAGRAPH} 个字符的段落（行号, 字符数）：{long}；拆成两段，意思不变"
+    )
 
 
 def test_the_paragraph_rule_sees_long_paragraphs_and_skips_code_and_tables():
-    text = ("短的一段。\n\n" + "字" * 601 + "\n\n- " + "句" * 650 + "\n\n```python\n" + "x = 1\n" * 200 + "```\n\n"
-            "| a |\n|---|\n| " + "字" * 700 + " |\n")
+    text = (
+        "短的一段。\n\n" + "字" * 601 + "\n\n- " + "句" * 650 + "\n\n```python\n" + "x = 1\n" * 200 + "```\n\n"
+        "| a |\n|---|\n| " + "字" * 700 + " |\n"
+    )
     assert long_paragraphs(text) == [(3, 601), (5, 650)]
     assert long_paragraphs("字" * 600) == []

@@ -1,5 +1,6 @@
 """./poet verify：坏掉的课、check.py 里不认得的名字都报出来；批改程序的代码在每一课的指纹里；
 并行的实验各用一个线程。"""
+
 import re
 import shutil
 
@@ -44,7 +45,9 @@ def test_verify_reports_unknown_names_in_check_py(tmp_path, monkeypatch):
     lessons = tmp_path / "lessons"
     shutil.copytree(BY_NUMBER[9].folder, lessons / "09", ignore=shutil.ignore_patterns("my_exercise*", "__pycache__"))
     check = lessons / "09" / "check.py"
-    check.write_text(check.read_text(encoding="utf-8") + '\nFORBIDEN = {"softmax": "不要用"}\n_OWN = 1\n', encoding="utf-8")
+    check.write_text(
+        check.read_text(encoding="utf-8") + '\nFORBIDEN = {"softmax": "不要用"}\n_OWN = 1\n', encoding="utf-8"
+    )
     monkeypatch.setattr(course, "LESSONS_DIR", lessons)
     problem = verify.settings_problem(BY_NUMBER[9])
     assert problem and "FORBIDEN" in problem and "_OWN" not in problem and "FORBIDDEN、" in problem
@@ -55,8 +58,11 @@ def test_verify_reports_unknown_names_in_check_py(tmp_path, monkeypatch):
 def test_check_settings_are_what_the_grader_reads():
     """verify 认得的大写名字正是批改程序从 check.py 里读的那些；课程自己的 check.py 里没有别的。"""
     package = imports.PACKAGE / "courseware" / "grading"
-    read = {m for p in package.glob("*.py") for m in re.findall(r'getattr\((?:check|lesson_check\(lesson\)), "([A-Z_]+)"',
-                                                                  p.read_text(encoding="utf-8"))}
+    read = {
+        m
+        for p in package.glob("*.py")
+        for m in re.findall(r'getattr\((?:check|lesson_check\(lesson\)), "([A-Z_]+)"', p.read_text(encoding="utf-8"))
+    }
     assert read == set(verify.CHECK_SETTINGS)
     assert [(l.code, p) for l in course.CATALOGUE if l.folder.is_dir() and (p := verify.settings_problem(l))] == []
 
@@ -71,9 +77,11 @@ def test_the_grader_package_is_in_every_fingerprint():
 def test_experiments_run_in_parallel_get_one_thread_each(tmp_path, monkeypatch):
     """verify 同时跑几个实验时给每个 OMP_NUM_THREADS=1，setup_experiment 听它的；一个一个跑时照旧两个线程。"""
     (tmp_path / "09").mkdir()
-    (tmp_path / "09" / "experiment.py").write_text("import sys, torch\nfrom poetry_gpt.labs import setup_experiment\n"
-                                                   "setup_experiment()\nsys.exit(10 + torch.get_num_threads())\n",
-                                                   encoding="utf-8")
+    (tmp_path / "09" / "experiment.py").write_text(
+        "import sys, torch\nfrom poetry_gpt.labs import setup_experiment\n"
+        "setup_experiment()\nsys.exit(10 + torch.get_num_threads())\n",
+        encoding="utf-8",
+    )
     monkeypatch.setattr(course, "LESSONS_DIR", tmp_path)
     assert "退出码 11" in verify.experiment_problem(BY_NUMBER[9], 60, threads=1)[0]
     assert "退出码 12" in verify.experiment_problem(BY_NUMBER[9], 60, threads=2)[0]

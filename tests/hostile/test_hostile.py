@@ -4,6 +4,7 @@
 没有留下进程、没有留下临时文件夹。沙箱相关的几类（读参考答案、写仓库、写别人的文件夹、后台进程、
 网络）只在 bwrap 能用时跑——没有沙箱时它们真的会得逞；退回“按进程隔离”的那条路另有测试（把 bwrap 藏起来）。
 """
+
 import hashlib
 import json
 import os
@@ -39,16 +40,32 @@ def expectation(path: Path) -> str:
 def poet(*args, env=None, timeout=600, **kw):
     full = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full,
-                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", *args],
+        cwd=ROOT,
+        env=full,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=timeout,
+        **kw,
+    )
 
 
 def snapshot_files(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
-TARGETS = ("lessons/05/solution.py", "lessons/09/solution.py", "poetry_gpt/courseware/grading/checking.py")  # 攻击文件想改的
+TARGETS = (
+    "lessons/05/solution.py",
+    "lessons/09/solution.py",
+    "poetry_gpt/courseware/grading/checking.py",
+)  # 攻击文件想改的
 
 
 def repo_state() -> tuple[str, dict[str, str]]:
@@ -114,8 +131,13 @@ def solution(code: str) -> bytes:
 
 def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, str]:
     """班级文件夹：每份捣乱文件一个学习者，外加诚实的学习者与按字节造的文件。返回 学习者 → 期望。"""
-    subs = {"{{REPO}}": str(ROOT), "{{CLASS}}": str(root), "{{TOKEN}}": TOKEN, "{{PORT}}": str(port),
-            "{{OUTSIDE}}": str(outside)}
+    subs = {
+        "{{REPO}}": str(ROOT),
+        "{{CLASS}}": str(root),
+        "{{TOKEN}}": TOKEN,
+        "{{PORT}}": str(port),
+        "{{OUTSIDE}}": str(outside),
+    }
     expected = {}
 
     def put(learner: str, code: str, data: bytes, expect: str):
@@ -183,16 +205,40 @@ def graded(tmp_path_factory):
     before_repo = repo_state()
     csv_path, json_path = base / "成绩.csv", base / "成绩.json"
     started = time.monotonic()
-    run = poet("grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS),
-               "--csv", str(csv_path), "--json", str(json_path), env={"TMPDIR": str(tmp), "COLUMNS": "200"})
+    run = poet(
+        "grade",
+        str(root),
+        "--timeout",
+        str(TIMEOUT),
+        "--memory",
+        "1024",
+        "--jobs",
+        str(JOBS),
+        "--csv",
+        str(csv_path),
+        "--json",
+        str(json_path),
+        env={"TMPDIR": str(tmp), "COLUMNS": "200"},
+    )
     wall = time.monotonic() - started
     left_at_once = leftover_processes()  # 判定给出的那一刻：05_fork_sleepers 开的几十个 sleep 已经一个不剩
     left = wait_no_leftovers()
     listener.close()
-    yield dict(run=run, expected=expected, root=root, outside=outside, tmp=tmp, wall=wall, left=left,
-               left_at_once=left_at_once,
-               received=listener.received, before_class=before_class, before_repo=before_repo,
-               csv=csv_path, json=json_path)
+    yield dict(
+        run=run,
+        expected=expected,
+        root=root,
+        outside=outside,
+        tmp=tmp,
+        wall=wall,
+        left=left,
+        left_at_once=left_at_once,
+        received=listener.received,
+        before_class=before_class,
+        before_repo=before_repo,
+        csv=csv_path,
+        json=json_path,
+    )
 
 
 def verdicts(graded) -> dict[str, dict]:
@@ -252,8 +298,11 @@ def test_symlinks_are_listed_not_followed(graded):
     assert {f"{link}：符号链接，不批改" for link in LINKS} <= set(report["ignored"])
     assert not {"link_solution", "link_secret", "link_dir"} & set(report["learners"])
     assert SECRET not in graded["json"].read_text(encoding="utf-8") + graded["run"].stdout + graded["run"].stderr
-    assert {(v["learner"], v["lesson"]) for v in report["verdicts"] if v["learner"] == "honest_09" and v["kind"] != "missing"} \
-        == {("honest_09", "09")}
+    assert {
+        (v["learner"], v["lesson"])
+        for v in report["verdicts"]
+        if v["learner"] == "honest_09" and v["kind"] != "missing"
+    } == {("honest_09", "09")}
 
 
 @needs_sandbox
@@ -289,12 +338,14 @@ def test_messages_name_real_types_and_escape_controls(graded):
 
 def confinement_kind() -> str:
     from poetry_gpt.courseware.confine import available_kind
+
     return available_kind()
 
 
 def assert_second_round(got: dict, kind: str) -> None:
     """第二轮的几类攻击（issue 23）的判定：got 是 learner → {"label", "message"}（只查 got 里有的）；
     kind 是这次检查用上的 cgroup（"cgroup v2"、"cgroup v1" 或 "none"）。"""
+
     def message(name):
         return got[name]["message"] if name in got else None
 
@@ -334,9 +385,19 @@ def test_second_round_in_grade(graded):
     assert_second_round(verdicts(graded), kind_in(out))
 
 
-SECOND_ROUND = ("05_writes_proc_sys", "05_fills_every_tmpfs", "05_memory_in_children", "05_spins_in_children",
-                "09_forge_huge_stride", "09_forge_bad_descriptor", "05_forge_huge_message",
-                "05_long_exception", "05_keyring_writer", "05_keyring_reader", "05_fork_sleepers")
+SECOND_ROUND = (
+    "05_writes_proc_sys",
+    "05_fills_every_tmpfs",
+    "05_memory_in_children",
+    "05_spins_in_children",
+    "09_forge_huge_stride",
+    "09_forge_bad_descriptor",
+    "05_forge_huge_message",
+    "05_long_exception",
+    "05_keyring_writer",
+    "05_keyring_reader",
+    "05_fork_sleepers",
+)
 
 
 def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, prefix=(), env=None) -> dict[str, dict]:
@@ -345,15 +406,40 @@ def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, prefi
     got = {}
     for kind in kinds:
         path = root / kind / f"{kind[:2]}.py"
-        run = subprocess.run([*prefix, sys.executable, "-m", "poetry_gpt.courseware.cli", "check", kind[:2], str(path),
-                              "--timeout", str(timeout)], cwd=ROOT, capture_output=True, text=True, encoding="utf-8",
-                             errors="replace", timeout=300,
-                             env={**os.environ, "POET_WORKSPACE": str(workspace), "TMPDIR": str(workspace),
-                                  "HOME": str(workspace), "COLUMNS": "3000", "NO_COLOR": "1", **(env or {})})
+        run = subprocess.run(
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "poetry_gpt.courseware.cli",
+                "check",
+                kind[:2],
+                str(path),
+                "--timeout",
+                str(timeout),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=300,
+            env={
+                **os.environ,
+                "POET_WORKSPACE": str(workspace),
+                "TMPDIR": str(workspace),
+                "HOME": str(workspace),
+                "COLUMNS": "3000",
+                "NO_COLOR": "1",
+                **(env or {}),
+            },
+        )
         assert "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout, run.stdout + run.stderr
         assert leftover_processes() == [], kind  # 判定给出的那一刻，这次检查的进程已经一个不剩
         head, _, body = run.stdout.partition("╮")
-        label = next(l for l in ("通过", "未完成", "答案错误", "崩溃", "超时", "语法错误", "批改出错") if f"：{l}（" in head)
+        label = next(
+            l for l in ("通过", "未完成", "答案错误", "崩溃", "超时", "语法错误", "批改出错") if f"：{l}（" in head
+        )
         lines = [line.strip().strip("│").strip() for line in body.split("╰")[0].splitlines()]
         got[kind] = {"label": label, "message": "\n".join(l for l in lines if l), "stdout": run.stdout}
     return got
@@ -388,9 +474,11 @@ def test_cpu_time_not_wall_clock(tmp_path):
 
 def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
     honest = solution("05")
-    cases = {"nul.py": (honest.replace(b"import torch", b"import\0torch"), "空字符（NUL"),
-             "big.py": (honest + b"#" * (1 << 20), "1 MiB"),
-             "utf16.py": (honest.decode("utf-8").encode("utf-16"), "第 1 行有一个空字符")}
+    cases = {
+        "nul.py": (honest.replace(b"import torch", b"import\0torch"), "空字符（NUL"),
+        "big.py": (honest + b"#" * (1 << 20), "1 MiB"),
+        "utf16.py": (honest.decode("utf-8").encode("utf-16"), "第 1 行有一个空字符"),
+    }
     for name, (data, words) in cases.items():
         (tmp_path / name).write_bytes(data)
         run = poet("check", "5", str(tmp_path / name), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
@@ -404,25 +492,49 @@ def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
 
 
 @needs_sandbox
-@pytest.mark.parametrize("kind", ["05_forge_frame_ok_garbage", "05_atexit_forge", "09_reads_solution",
-                                  "05_terminal_escapes", "05_detached_grandchild", "24_imports_prosody_hidden"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "05_forge_frame_ok_garbage",
+        "05_atexit_forge",
+        "09_reads_solution",
+        "05_terminal_escapes",
+        "05_detached_grandchild",
+        "24_imports_prosody_hidden",
+    ],
+)
 def test_check_command_with_hostile_files(tmp_path, kind):
     listener = Listener()
     root = tmp_path / "class"
     build_class(root, tmp_path / "outside.txt", listener.port, kinds={kind})
     path = root / kind / f"{kind[:2]}.py"
     before = path.read_bytes()
-    run = poet("check", kind[:2], str(path), "--timeout", str(TIMEOUT),
-               env={"POET_WORKSPACE": str(tmp_path), "TMPDIR": str(tmp_path)}, timeout=120)
+    run = poet(
+        "check",
+        kind[:2],
+        str(path),
+        "--timeout",
+        str(TIMEOUT),
+        env={"POET_WORKSPACE": str(tmp_path), "TMPDIR": str(tmp_path)},
+        timeout=120,
+    )
     listener.close()
     assert run.returncode == 1 and "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout
     assert path.read_bytes() == before and wait_no_leftovers() == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["class"]  # 临时文件夹都删掉了
 
 
-FALLBACK_KINDS = {"05_forge_frame_ok_garbage", "05_forge_status_passed", "05_atexit_forge", "09_patch_torch_compare",
-                  "09_tensor_subclass_eq", "05_returns_deep", "05_terminal_escapes", "09_forge_stride_bomb",
-                  "25_imports_package"}  # 源码规则在父进程里查，没有沙箱也照样拦下
+FALLBACK_KINDS = {
+    "05_forge_frame_ok_garbage",
+    "05_forge_status_passed",
+    "05_atexit_forge",
+    "09_patch_torch_compare",
+    "09_tensor_subclass_eq",
+    "05_returns_deep",
+    "05_terminal_escapes",
+    "09_forge_stride_bomb",
+    "25_imports_package",
+}  # 源码规则在父进程里查，没有沙箱也照样拦下
 
 
 def test_fallback_without_bwrap_still_decides_alone(tmp_path):
@@ -432,13 +544,29 @@ def test_fallback_without_bwrap_still_decides_alone(tmp_path):
     expected = build_class(root, tmp_path / "outside.txt", listener.port, kinds=FALLBACK_KINDS)
     listener.close()
     json_path = tmp_path / "r.json"
-    run = poet("grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS),
-               "--json", str(json_path), env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
+    run = poet(
+        "grade",
+        str(root),
+        "--timeout",
+        str(TIMEOUT),
+        "--memory",
+        "1024",
+        "--jobs",
+        str(JOBS),
+        "--json",
+        str(json_path),
+        env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"},
+    )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert run.stdout.count("没有 bubblewrap") == 1 and "按进程隔离" in run.stdout
-    got = {v["learner"]: v["label"] for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"]
-           if v["kind"] != "missing"}
-    assert {n: got[n] for n, e in expected.items() if e == "通过"} == {n: "通过" for n, e in expected.items() if e == "通过"}
+    got = {
+        v["learner"]: v["label"]
+        for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"]
+        if v["kind"] != "missing"
+    }
+    assert {n: got[n] for n, e in expected.items() if e == "通过"} == {
+        n: "通过" for n, e in expected.items() if e == "通过"
+    }
     assert [n for n, e in expected.items() if e != "通过" and got[n] == "通过"] == []
     doctor = poet("doctor", env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
     assert "没有 bubblewrap" in doctor.stdout
@@ -456,9 +584,28 @@ def test_interrupting_grade_ends_every_learner_process(tmp_path, how):
         (root / name / "05.py").write_text(sleeper, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env["TMPDIR"] = str(tmp)
-    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--timeout", "120",
-                             "--jobs", "2", "--memory", "1024"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "poetry_gpt.courseware.cli",
+            "grade",
+            str(root),
+            "--timeout",
+            "120",
+            "--jobs",
+            "2",
+            "--memory",
+            "1024",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
     deadline = time.monotonic() + 90
     while len(leftover_processes()) < 6 and time.monotonic() < deadline:  # 两份同时在跑，各开了 3 个 sleep
         time.sleep(0.3)
@@ -473,7 +620,7 @@ def test_interrupting_grade_ends_every_learner_process(tmp_path, how):
     assert list(tmp.iterdir()) == []
 
 
-@pytest.mark.parametrize("content", [b"{\"05\": ", b"\xff\xfe\x00", b"[1, 2]"])
+@pytest.mark.parametrize("content", [b'{"05": ', b"\xff\xfe\x00", b"[1, 2]"])
 def test_unreadable_progress_is_kept_aside(tmp_path, content):
     (tmp_path / ".progress.json").write_bytes(content)
     run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
@@ -500,7 +647,9 @@ def test_progress_that_is_not_a_small_regular_file_is_kept_aside(tmp_path, kind)
 
 def test_invisible_characters_in_a_progress_key_are_escaped(tmp_path):
     key = "0\u202e5\u2028\u200b\ufeff\u00ad\u061c"
-    (tmp_path / ".progress.json").write_text(json.dumps({key: {"status": "passed"}}, ensure_ascii=False), encoding="utf-8")
+    (tmp_path / ".progress.json").write_text(
+        json.dumps({key: {"status": "passed"}}, ensure_ascii=False), encoding="utf-8"
+    )
     run = poet("progress", env={"POET_WORKSPACE": str(tmp_path)}, timeout=60)
     assert run.returncode == 0 and "警告：进度文件" in run.stderr
     assert not set("\u202e\u2028\u200b\ufeff\u00ad\u061c") & set(run.stderr), ascii(run.stderr)
@@ -518,13 +667,23 @@ def test_interrupting_check_ends_the_learner_process(tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     path = tmp_path / "05.py"
-    path.write_text(f'import subprocess, time\nkids = [subprocess.Popen(["sleep", "{TOKEN}"]) for _ in range(3)]\n'
-                    f'while True:\n    time.sleep(1)\n', encoding="utf-8")
+    path.write_text(
+        f'import subprocess, time\nkids = [subprocess.Popen(["sleep", "{TOKEN}"]) for _ in range(3)]\n'
+        f"while True:\n    time.sleep(1)\n",
+        encoding="utf-8",
+    )
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env.update(TMPDIR=str(tmp), POET_WORKSPACE=str(tmp_path))
-    proc = subprocess.Popen([sys.executable, "-m", "poetry_gpt.courseware.cli", "check", "5", str(path), "--timeout", "120"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            encoding="utf-8", errors="replace")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", "check", "5", str(path), "--timeout", "120"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
     deadline = time.monotonic() + 90
     while len(leftover_processes()) < 3 and time.monotonic() < deadline:
         time.sleep(0.3)
@@ -547,11 +706,16 @@ def as_ordinary_user(share: Path) -> list[str]:
     """
     if os.geteuid() != 0:
         return []
+
     def fail(why):
         (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
+
     if subprocess.run(["id", "-u", ORDINARY], capture_output=True).returncode != 0:
-        made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ORDINARY],
-                              capture_output=True, text=True)
+        made = subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ORDINARY],
+            capture_output=True,
+            text=True,
+        )
         if made.returncode != 0:
             fail(f"建不了普通用户 {ORDINARY}：{made.stderr.strip()}")
     uid = int(subprocess.run(["id", "-u", ORDINARY], capture_output=True, text=True).stdout)
@@ -588,8 +752,15 @@ def test_sandbox_as_an_ordinary_user():
         workspace.mkdir(mode=0o777)
         workspace.chmod(0o777)
         root = share / "class"
-        kinds = ("05_writes_proc_sys", "05_fills_every_tmpfs", "05_keyring_writer", "05_keyring_reader",
-                 "05_fork_sleepers", "05_spins_in_children", "09_forge_huge_stride")
+        kinds = (
+            "05_writes_proc_sys",
+            "05_fills_every_tmpfs",
+            "05_keyring_writer",
+            "05_keyring_reader",
+            "05_fork_sleepers",
+            "05_spins_in_children",
+            "09_forge_huge_stride",
+        )
         expected = build_class(root, share / "outside.txt", 9, kinds=set(kinds))
         prefix = as_ordinary_user(share)
         got = check_each(kinds, root, workspace, prefix=prefix)
@@ -597,13 +768,40 @@ def test_sandbox_as_an_ordinary_user():
         assert "学习者的代码以 uid 65534 运行" in out, out
         assert_second_round(got, kind_in(out))
         report = share / "ws" / "r.json"
-        run = subprocess.run([*prefix, sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--timeout",
-                              str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS), "--json", str(report)], cwd=ROOT,
-                             capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=600,
-                             env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"})
-        assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr[-3000:]
+        run = subprocess.run(
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "poetry_gpt.courseware.cli",
+                "grade",
+                str(root),
+                "--timeout",
+                str(TIMEOUT),
+                "--memory",
+                "1024",
+                "--jobs",
+                str(JOBS),
+                "--json",
+                str(report),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=600,
+            env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"},
+        )
+        assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, (
+            run.stdout[-3000:] + run.stderr[-3000:]
+        )
         assert leftover_processes() == []
-        cells = {v["learner"]: v for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"] if v["kind"] != "missing"}
+        cells = {
+            v["learner"]: v
+            for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"]
+            if v["kind"] != "missing"
+        }
         honest = [n for n, e in expected.items() if e == "通过"]
         assert honest and all(cells[n]["label"] == "通过" for n in honest), {n: cells[n] for n in honest}
         assert not [n for n, e in expected.items() if e != "通过" and cells[n]["label"] == "通过"]

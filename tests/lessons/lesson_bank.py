@@ -7,6 +7,7 @@
 一次子进程要一两秒（导入 torch），几百个错解就是几分钟；子进程、沙箱与各种限制另由
 tests/lessons/test_all_lessons.py 与 tests/hostile/test_hostile.py 用真正的 ./poet check 测。
 """
+
 import textwrap
 from pathlib import Path
 
@@ -23,8 +24,9 @@ def wrong_file(number: int, body: str, folder: Path) -> Path:
     start = starter.index("    raise NotImplementedError(")
     end = starter.index("\n", start)
     path = folder / f"wrong_{number:02d}.py"
-    path.write_text(starter[:start] + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + starter[end:],
-                    encoding="utf-8")
+    path.write_text(
+        starter[:start] + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + starter[end:], encoding="utf-8"
+    )
     return path
 
 

@@ -1,6 +1,7 @@
 """第 02 课（张量与形状）：错解库——学习者真会写出来的错误 solve，
 ./poet check 一个都不能判“通过”（见 lesson_bank.py）。
 没有可见检查时，差分检查也认出“原地改了输入”。"""
+
 import pytest
 from lesson_bank import assert_bank_entry_fails, wrong_file
 
@@ -36,7 +37,8 @@ def test_wrong_solution_does_not_pass(name, tmp_path):
 def test_the_grader_catches_an_input_changed_in_place(tmp_path):
     """没有可见检查时，./poet check 的差分检查也认出“原地改了输入”：输出与参考答案一样，但 logits 被改了。"""
     path = wrong_file(2, BANK["原地加到 logits 上"], tmp_path)
-    path.write_text(path.read_text(encoding="utf-8").replace('if __name__ == "__main__":', "if False:"),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('if __name__ == "__main__":', "if False:"), encoding="utf-8"
+    )
     verdict = check_file(BY_NUMBER[2], path)
     assert verdict.kind == "wrong" and "改动了传进来的第 1 个参数" in verdict.message, verdict.message

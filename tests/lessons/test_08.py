@@ -1,6 +1,7 @@
 """第 08 课（给汉字一组可学习的数字）：错解库——学习者真会写出来的错误 solve，
 ./poet check 一个都不能判“通过”（见 lesson_bank.py）。
 照课文做 one-hot 乘法的正确写法不被源码规则误伤。"""
+
 import pytest
 from lesson_bank import assert_bank_entry_fails, wrong_verdict
 

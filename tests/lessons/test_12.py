@@ -1,5 +1,6 @@
 """第 12 课（前馈网络）：错解库——学习者真会写出来的错误 solve，
 ./poet check 一个都不能判“通过”（见 lesson_bank.py）。"""
+
 import pytest
 from lesson_bank import assert_bank_entry_fails
 

@@ -1,6 +1,7 @@
 """第 14 课（组装 PoetryGPT）：错解库——学习者真会写出来的错误 solve，
 ./poet check 一个都不能判“通过”（见 lesson_bank.py）。
 参考答案与真实模型的参数个数一致；沙箱里拼出名字导入课程包，得到中文的说明。"""
+
 import importlib.util
 
 import pytest
@@ -59,6 +60,7 @@ def test_lesson14_solution_matches_real_model_on_check_cases():
 def test_importing_the_course_package_in_the_sandbox_is_explained(tmp_path):
     """沙箱里没有 poetry_gpt：拼出名字去导入它的练习得到“崩溃”，消息用中文说明为什么。"""
     from poetry_gpt.courseware import sandbox
+
     if sandbox.unavailable_reason() is not None:
         pytest.skip("需要能用的 bubblewrap：没有沙箱时包导入得了")
     path = wrong_file(14, '__import__("poetry" + "_gpt.model")\nreturn 0', tmp_path)

@@ -1,4 +1,5 @@
 """第 15 课（交叉熵：给预测打分）：参考答案与包里的代码一致；看似合理的错误答案都过不了 ./poet check。"""
+
 import math
 
 import pytest
@@ -12,15 +13,12 @@ from poetry_gpt.courseware.catalogue import BY_NUMBER
 def load_solution(number):
     """lessons/NN/solution.py 当模块导入（只为取 solve 与辅助函数）。"""
     import importlib.util
+
     path = BY_NUMBER[number].folder / "solution.py"
     spec = importlib.util.spec_from_file_location(f"solution_{number}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-
-
 
 
 # ---------- 第 15 课：带掩码的交叉熵 ----------
@@ -171,6 +169,7 @@ def test_lesson_15_solution_matches_the_package():
     from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
     from poetry_gpt.loss import scored_loss
     from poetry_gpt.model import IGNORE_INDEX, ModelConfig, PoetryGPT
+
     solve = load_solution(15).solve
     tok = default_tokenizer()
     x, y, mask = make_batch([encode_sample(p, tok) for p in load_poems("val")[:6]])
@@ -182,8 +181,8 @@ def test_lesson_15_solution_matches_the_package():
     ours = solve(logits, y, mask)
     assert ours.dim() == 0 and ours.dtype == torch.float32
     assert torch.allclose(ours, loss, atol=1e-5) and torch.allclose(ours, fast, atol=1e-5)
-    assert abs(ours.item() - math.log(len(tok))) < 0.1          # 未训练：约 ln V
-    big = torch.randn(3, 5, 7) * 1000                            # 很大的 logits 也与库函数一致
+    assert abs(ours.item() - math.log(len(tok))) < 0.1  # 未训练：约 ln V
+    big = torch.randn(3, 5, 7) * 1000  # 很大的 logits 也与库函数一致
     t, m = torch.randint(0, 7, (3, 5)), torch.rand(3, 5) < 0.5
     m[0, 0] = True
     assert torch.allclose(solve(big, t, m), F.cross_entropy(big[m], t[m]), rtol=1e-5)

@@ -1,4 +1,5 @@
 """第 16 课（优化器与学习率）：参考答案与包里的代码一致；看似合理的错误答案都过不了 ./poet check。"""
+
 import textwrap
 
 import pytest
@@ -11,6 +12,7 @@ from poetry_gpt.courseware.catalogue import BY_NUMBER
 def load_solution(number):
     """lessons/NN/solution.py 当模块导入（只为取 solve 与辅助函数）。"""
     import importlib.util
+
     path = BY_NUMBER[number].folder / "solution.py"
     spec = importlib.util.spec_from_file_location(f"solution_{number}", path)
     module = importlib.util.module_from_spec(spec)
@@ -20,83 +22,123 @@ def load_solution(number):
 
 # ---------- 第 16 课：AdamW 的一步 ----------
 
-def adamw_16(moments="""
+
+def adamw_16(
+    moments="""
         nm = beta1 * m[name] + (1 - beta1) * g
         nv = beta2 * v[name] + (1 - beta2) * g * g
-""", correct="""
+""",
+    correct="""
         m_hat = nm / (1 - beta1 ** t)
         v_hat = nv / (1 - beta2 ** t)
-""", decay="weight_decay if p.dim() >= 2 else 0.0", update="""
+""",
+    decay="weight_decay if p.dim() >= 2 else 0.0",
+    update="""
         p = p * (1 - lr * decay)
         new_p[name] = p - lr * m_hat / (v_hat.sqrt() + EPS)
-""", t="step + 1", grad="grads[name]"):
+""",
+    t="step + 1",
+    grad="grads[name]",
+):
     """参考答案的写法，换掉其中一段：每个错解只错一处。"""
-    return f"""
+    return (
+        f"""
     beta1, beta2 = BETAS
     t = {t}
     new_p, new_m, new_v = {{}}, {{}}, {{}}
     for name, p in params.items():
         g = {grad}
         decay = {decay}
-""" + textwrap.indent(textwrap.dedent(moments).strip(), " " * 8) + "\n" \
-        + textwrap.indent(textwrap.dedent(correct).strip(), " " * 8) + "\n" \
-        + textwrap.indent(textwrap.dedent(update).strip(), " " * 8) + """
+"""
+        + textwrap.indent(textwrap.dedent(moments).strip(), " " * 8)
+        + "\n"
+        + textwrap.indent(textwrap.dedent(correct).strip(), " " * 8)
+        + "\n"
+        + textwrap.indent(textwrap.dedent(update).strip(), " " * 8)
+        + """
         new_m[name], new_v[name] = nm, nv
     return new_p, new_m, new_v
 """
+    )
 
 
 BANK = {
-    "Adam + L2：把衰减加进梯度": adamw_16(grad="grads[name] + (weight_decay * p if p.dim() >= 2 else 0)", update="""
+    "Adam + L2：把衰减加进梯度": adamw_16(
+        grad="grads[name] + (weight_decay * p if p.dim() >= 2 else 0)",
+        update="""
         new_p[name] = p - lr * m_hat / (v_hat.sqrt() + EPS)
-    """),
+    """,
+    ),
     "偏置与 LayerNorm 也衰减": adamw_16(decay="weight_decay"),
     "按名字里有没有 weight 决定衰减（LayerNorm 的 weight 也衰减了）": adamw_16(
-        decay='weight_decay if name.endswith("weight") else 0.0'),
+        decay='weight_decay if name.endswith("weight") else 0.0'
+    ),
     "只给线性层衰减，两张表（characters、positions）没衰减": adamw_16(
-        decay='weight_decay if p.dim() >= 2 and not name.startswith(("characters", "positions")) else 0.0'),
-    "没有偏差校正": adamw_16(correct="""
+        decay='weight_decay if p.dim() >= 2 and not name.startswith(("characters", "positions")) else 0.0'
+    ),
+    "没有偏差校正": adamw_16(
+        correct="""
         m_hat, v_hat = nm, nv
-    """),
-    "偏差校正的 t 从 0 数（第一步除以 0）": adamw_16(t="step", correct="""
+    """
+    ),
+    "偏差校正的 t 从 0 数（第一步除以 0）": adamw_16(
+        t="step",
+        correct="""
         m_hat = nm * (1 / (1 - beta1 ** t))
         v_hat = nv * (1 / (1 - beta2 ** t))
-    """),
-    "ε 加在开方里面": adamw_16(update="""
+    """,
+    ),
+    "ε 加在开方里面": adamw_16(
+        update="""
         p = p * (1 - lr * decay)
         new_p[name] = p - lr * m_hat / (v_hat + EPS).sqrt()
-    """),
-    "衰减没有乘学习率": adamw_16(update="""
+    """
+    ),
+    "衰减没有乘学习率": adamw_16(
+        update="""
         p = p * (1 - decay)
         new_p[name] = p - lr * m_hat / (v_hat.sqrt() + EPS)
-    """),
-    "先更新、再衰减": adamw_16(update="""
+    """
+    ),
+    "先更新、再衰减": adamw_16(
+        update="""
         new_p[name] = (p - lr * m_hat / (v_hat.sqrt() + EPS)) * (1 - lr * decay)
-    """),
-    "beta1 与 beta2 用反了": adamw_16(moments="""
+    """
+    ),
+    "beta1 与 beta2 用反了": adamw_16(
+        moments="""
         nm = beta2 * m[name] + (1 - beta2) * g
         nv = beta1 * v[name] + (1 - beta1) * g * g
-    """, correct="""
+    """,
+        correct="""
         m_hat = nm / (1 - beta2 ** t)
         v_hat = nv / (1 - beta1 ** t)
-    """),
-    "v 里放的是梯度的绝对值，不是平方": adamw_16(moments="""
+    """,
+    ),
+    "v 里放的是梯度的绝对值，不是平方": adamw_16(
+        moments="""
         nm = beta1 * m[name] + (1 - beta1) * g
         nv = beta2 * v[name] + (1 - beta2) * g.abs()
-    """, update="""
+    """,
+        update="""
         p = p * (1 - lr * decay)
         new_p[name] = p - lr * m_hat / (v_hat + EPS)
-    """),
-    "梯度为 0 的格子跳过不动（只更新查到的行）": adamw_16(update="""
+    """,
+    ),
+    "梯度为 0 的格子跳过不动（只更新查到的行）": adamw_16(
+        update="""
         p = p * (1 - lr * decay)
         moved = p - lr * m_hat / (v_hat.sqrt() + EPS)
         new_p[name] = torch.where(g != 0, moved, params[name])
-    """),
-    "原地更新传进来的参数": adamw_16(update="""
+    """
+    ),
+    "原地更新传进来的参数": adamw_16(
+        update="""
         p.mul_(1 - lr * decay)
         p.sub_(lr * m_hat / (v_hat.sqrt() + EPS))
         new_p[name] = p.clone()
-    """),
+    """
+    ),
     "捷径：torch.optim.AdamW": """
     names = list(params)
     leaves = [params[n].clone().requires_grad_() for n in names]
@@ -135,6 +177,7 @@ def test_lesson_16_solution_is_torch_adamw_with_the_courses_groups():
     每一步的参数与 exp_avg、exp_avg_sq 都相同；学习率按 train.learning_rate 的日程变化。"""
     from poetry_gpt.model import ModelConfig, PoetryGPT
     from poetry_gpt.train import TrainConfig, learning_rate, make_optimizer
+
     solution = load_solution(16)
     torch.manual_seed(0)
     model = PoetryGPT(ModelConfig(vocab_size=20, context_length=8, width=8, n_layers=1, n_heads=2))
@@ -158,4 +201,6 @@ def test_lesson_16_solution_is_torch_adamw_with_the_courses_groups():
         for n, p in model.named_parameters():
             state = optimizer.state[p]
             assert torch.allclose(params[n], p.detach(), atol=1e-6), (step, n)
-            assert torch.allclose(m[n], state["exp_avg"], atol=1e-7) and torch.allclose(v[n], state["exp_avg_sq"], atol=1e-9)
+            assert torch.allclose(m[n], state["exp_avg"], atol=1e-7) and torch.allclose(
+                v[n], state["exp_avg_sq"], atol=1e-9
+            )

@@ -1,4 +1,5 @@
 """第 17 课（训练循环）：参考答案与包里的代码一致；看似合理的错误答案都过不了 ./poet check。"""
+
 import textwrap
 
 import pytest
@@ -12,6 +13,7 @@ from poetry_gpt.courseware.catalogue import BY_NUMBER
 def load_solution(number):
     """lessons/NN/solution.py 当模块导入（只为取 solve 与辅助函数）。"""
     import importlib.util
+
     path = BY_NUMBER[number].folder / "solution.py"
     spec = importlib.util.spec_from_file_location(f"solution_{number}", path)
     module = importlib.util.module_from_spec(spec)
@@ -61,11 +63,14 @@ BANK = {
             g.clamp_(-max_norm, max_norm)
     """),
     "不裁剪": step_17("pass"),
-    "返回裁剪之后的范数": step_17("""
+    "返回裁剪之后的范数": step_17(
+        """
         if total > max_norm:
             for g in grads:
                 g.mul_(max_norm / (total + 1e-6))
-    """, norm="min(total.item(), max_norm)"),
+    """,
+        norm="min(total.item(), max_norm)",
+    ),
     "只看第一个参数的范数": step_17("""
         first = grads[0].norm()
         if first > max_norm:
@@ -191,6 +196,7 @@ def test_lesson_17_solution_is_the_training_step():
     """参考答案 = 训练步里的做法：backward → torch.nn.utils.clip_grad_norm_(全部参数, 上限) → 优化器一步（这里是 SGD）。
     check.py 挑上限用的前向与练习里的 tiny_model 相同。"""
     from importlib.util import module_from_spec, spec_from_file_location
+
     solution = load_solution(17)
     spec = spec_from_file_location("check_17_test", BY_NUMBER[17].folder / "check.py")
     check = module_from_spec(spec)
@@ -198,11 +204,17 @@ def test_lesson_17_solution_is_the_training_step():
     for params, ids, targets, lr, max_norm in check.cases(torch.Generator().manual_seed(1))[:8]:
         loss, total, new = solution.solve(params, ids, targets, lr, max_norm)
         leaves = [p.clone().requires_grad_() for p in params]
-        torch_loss = F.cross_entropy(solution.tiny_model(leaves, ids).flatten(0, 1), targets.flatten(), ignore_index=-100)
+        torch_loss = F.cross_entropy(
+            solution.tiny_model(leaves, ids).flatten(0, 1), targets.flatten(), ignore_index=-100
+        )
         torch_loss.backward()
-        assert [p.grad.norm().item() for p in leaves] == pytest.approx(check._grad_norms(params, ids, targets), rel=1e-5)
+        assert [p.grad.norm().item() for p in leaves] == pytest.approx(
+            check._grad_norms(params, ids, targets), rel=1e-5
+        )
         torch_total = torch.nn.utils.clip_grad_norm_(leaves, max_norm)
         optimizer = torch.optim.SGD(leaves, lr=lr)
         optimizer.step()
-        assert loss == pytest.approx(torch_loss.item(), rel=1e-6) and total == pytest.approx(torch_total.item(), rel=1e-5)
+        assert loss == pytest.approx(torch_loss.item(), rel=1e-6) and total == pytest.approx(
+            torch_total.item(), rel=1e-5
+        )
         assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(new, leaves))

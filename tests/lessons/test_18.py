@@ -1,4 +1,5 @@
 """第 18 课（存档与复现）：练习的错解库；参考答案与包里的存档一致，续训的损失与不中断的一样。"""
+
 import importlib.util
 from dataclasses import replace
 
@@ -17,67 +18,94 @@ _LOAD = "buffer.seek(0)\nstate = torch.load(buffer, weights_only=True)\n"
 
 
 BANK = {
-    "不存优化器状态": _RUN + """losses = train(model, optimizer, 0, stop)
+    "不存优化器状态": _RUN
+    + """losses = train(model, optimizer, 0, stop)
 buffer = io.BytesIO()
 torch.save({"weights": model.state_dict(), "step": stop, "rng": torch.get_rng_state()}, buffer)
 model, optimizer = new_run()
-""" + _LOAD + """model.load_state_dict(state["weights"])
+"""
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "不存随机数状态": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + "model, optimizer = new_run()\n" + _LOAD
+    "不存随机数状态": _RUN
+    + "losses = train(model, optimizer, 0, stop)\n"
+    + _SAVE
+    + "model, optimizer = new_run()\n"
+    + _LOAD
     + """model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "先放回随机数再新建模型": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + _LOAD
+    "先放回随机数再新建模型": _RUN
+    + "losses = train(model, optimizer, 0, stop)\n"
+    + _SAVE
+    + _LOAD
     + """torch.set_rng_state(state["rng"])
 model, optimizer = new_run()
 model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "续训从第 0 步算学习率": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + "model, optimizer = new_run()\n"
-    + _LOAD + """model.load_state_dict(state["weights"])
+    "续训从第 0 步算学习率": _RUN
+    + "losses = train(model, optimizer, 0, stop)\n"
+    + _SAVE
+    + "model, optimizer = new_run()\n"
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, 0, total - stop)""",
-    "随机数状态在训练前取": _RUN + """rng = torch.get_rng_state()
+    "随机数状态在训练前取": _RUN
+    + """rng = torch.get_rng_state()
 losses = train(model, optimizer, 0, stop)
 buffer = io.BytesIO()
 torch.save({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": rng}, buffer)
 model, optimizer = new_run()
-""" + _LOAD + """model.load_state_dict(state["weights"])
+"""
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
     "捷径：不停下，一直训练": _RUN + "return train(model, optimizer, 0, total)",
-    "只留引用，没有真正存下来": _RUN + """losses = train(model, optimizer, 0, stop)
+    "只留引用，没有真正存下来": _RUN
+    + """losses = train(model, optimizer, 0, stop)
 state = {"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()}
 model, optimizer = new_run()
 model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "把整个对象存进去，weights_only=False 读回": _RUN + """losses = train(model, optimizer, 0, stop)
+    "把整个对象存进去，weights_only=False 读回": _RUN
+    + """losses = train(model, optimizer, 0, stop)
 buffer = io.BytesIO()
 torch.save({"model": model, "optimizer": optimizer, "rng": torch.get_rng_state()}, buffer)
 buffer.seek(0)
 state = torch.load(buffer, weights_only=False)
 torch.set_rng_state(state["rng"])
 return losses + train(state["model"], state["optimizer"], stop, total - stop)""",
-    "续训少训练一步": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + "model, optimizer = new_run()\n"
-    + _LOAD + """model.load_state_dict(state["weights"])
+    "续训少训练一步": _RUN
+    + "losses = train(model, optimizer, 0, stop)\n"
+    + _SAVE
+    + "model, optimizer = new_run()\n"
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop + 1, total - stop - 1)""",
-    "权重存成半精度（省一半空间）": _RUN + """losses = train(model, optimizer, 0, stop)
+    "权重存成半精度（省一半空间）": _RUN
+    + """losses = train(model, optimizer, 0, stop)
 buffer = io.BytesIO()
 torch.save({"weights": {k: v.half() for k, v in model.state_dict().items()}, "optimizer": optimizer.state_dict(),
             "rng": torch.get_rng_state()}, buffer)
 model, optimizer = new_run()
-""" + _LOAD + """model.load_state_dict(state["weights"])
+"""
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "优化器状态转成 bfloat16": _RUN + """losses = train(model, optimizer, 0, stop)
+    "优化器状态转成 bfloat16": _RUN
+    + """losses = train(model, optimizer, 0, stop)
 opt = optimizer.state_dict()
 for s in opt["state"].values():
     for k, v in s.items():
@@ -86,17 +114,23 @@ for s in opt["state"].values():
 buffer = io.BytesIO()
 torch.save({"weights": model.state_dict(), "optimizer": opt, "rng": torch.get_rng_state()}, buffer)
 model, optimizer = new_run()
-""" + _LOAD + """model.load_state_dict(state["weights"])
+"""
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "忘了 seek(0)": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + """model, optimizer = new_run()
+    "忘了 seek(0)": _RUN
+    + "losses = train(model, optimizer, 0, stop)\n"
+    + _SAVE
+    + """model, optimizer = new_run()
 state = torch.load(buffer, weights_only=True)
 model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "用 deepcopy 代替存档": _RUN + """import copy
+    "用 deepcopy 代替存档": _RUN
+    + """import copy
 losses = train(model, optimizer, 0, stop)
 state = copy.deepcopy({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()})
 model, optimizer = new_run()
@@ -104,19 +138,27 @@ model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "读档用 weights_only=False": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE + """model, optimizer = new_run()
+    "读档用 weights_only=False": _RUN
+    + "losses = train(model, optimizer, 0, stop)\n"
+    + _SAVE
+    + """model, optimizer = new_run()
 buffer.seek(0)
 state = torch.load(buffer, weights_only=False)
 model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "读档后重设种子，代替放回随机数状态": _RUN + "losses = train(model, optimizer, 0, stop)\n" + _SAVE
-    + "model, optimizer = new_run()\n" + _LOAD + """model.load_state_dict(state["weights"])
+    "读档后重设种子，代替放回随机数状态": _RUN
+    + "losses = train(model, optimizer, 0, stop)\n"
+    + _SAVE
+    + "model, optimizer = new_run()\n"
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.manual_seed(setup["seed"])
 return losses + train(model, optimizer, stop, total - stop)""",
-    "存档写进 pickle": _RUN + """import pickle
+    "存档写进 pickle": _RUN
+    + """import pickle
 losses = train(model, optimizer, 0, stop)
 data = pickle.dumps({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()})
 model, optimizer = new_run()
@@ -155,13 +197,14 @@ def test_lesson_18_missing_seek_is_named_and_half_precision_is_shown_exactly(tmp
 def test_lesson_18_resumed_losses_equal_the_uninterrupted_run():
     """参考答案读档续训后的损失与一口气训练完逐位相同（用 check.py 的真实诗句用例）。"""
     solution = load_solution(18)
-    check = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
-        "check_18", BY_NUMBER[18].folder / "check.py"))
+    check = importlib.util.module_from_spec(
+        spec := importlib.util.spec_from_file_location("check_18", BY_NUMBER[18].folder / "check.py")
+    )
     spec.loader.exec_module(check)
     for setup, stop, total in check.cases(torch.Generator().manual_seed(1))[:6]:
         new_run, train = solution.simulated_run(setup, total, total)
         model, optimizer = new_run()
-        straight = train(model, optimizer, 0, total)                # 一口气训练完，不中断
+        straight = train(model, optimizer, 0, total)  # 一口气训练完，不中断
         assert solution.solve(setup, stop, total) == straight
 
 
@@ -171,13 +214,21 @@ def test_lesson_18_mirrors_the_package_checkpoint(tmp_path):
     from poetry_gpt.train import PRESETS, train
 
     tiny = PRESETS["tiny"]
-    config = replace(tiny, model=dict(tiny.model, dropout=0.1), steps=6, warmup=2, batch_size=8, eval_every=3,
-                     eval_poems=8, train_poems=64)
+    config = replace(
+        tiny,
+        model=dict(tiny.model, dropout=0.1),
+        steps=6,
+        warmup=2,
+        batch_size=8,
+        eval_every=3,
+        eval_poems=8,
+        train_poems=64,
+    )
     straight = train(config, tmp_path / "a", progress=False)
     train(config, tmp_path / "b", stop_at=3, progress=False)
     state = read_checkpoint(tmp_path / "b")
     assert {"weights", "optimizer", "step", "rng"} <= set(state) and state["step"] == 3
-    assert "blocks.0.attention.causal" not in state["weights"]       # 因果遮挡不存（persistent=False）
+    assert "blocks.0.attention.causal" not in state["weights"]  # 因果遮挡不存（persistent=False）
     resumed = train(config, tmp_path / "b", resume=True, progress=False)
     assert [e["loss"] for e in resumed.log] == [e["loss"] for e in straight.log]
     assert resumed.log[-1]["val"] == straight.log[-1]["val"]

@@ -1,4 +1,5 @@
 """第 19 课（读懂损失曲线）：练习的错解库；参考答案与读损失曲线的代码、与实验一致。"""
+
 import importlib.util
 import math
 
@@ -43,7 +44,8 @@ for i, e in enumerate(log):
 
 
 BANK = {
-    "返回序号而不是步数": _BEST + """if best is None:
+    "返回序号而不是步数": _BEST
+    + """if best is None:
     return None
 recent = [e["loss"] for e in log[: best + 1] if e["step"] > log[best]["step"] - window]
 return best, log[best]["val"] - sum(recent) / len(recent)""",
@@ -55,56 +57,67 @@ for i, j in zip(valid, valid[1:]):
     if log[j]["val"] > log[i]["val"]:
         best = i
         break
-""" + _GAP,
+"""
+    + _GAP,
     "直接 min，NaN 没处理": """
 checked = [i for i, e in enumerate(log) if "val" in e]
 best = min(checked, key=lambda i: log[i]["val"]) if checked else None
-""" + _GAP,
+"""
+    + _GAP,
     "早停：连着 2 次没更低就停": _patience(2) + _GAP,
     "早停：连着 3 次没更低就停": _patience(3) + _GAP,
     "早停：连着 5 次没更低就停": _patience(5) + _GAP,
-    "更低要低过 0.01 才算（容差）": _BEST.replace("v < log[best][\"val\"]", "v < log[best][\"val\"] - 0.01") + _GAP,
+    "更低要低过 0.01 才算（容差）": _BEST.replace('v < log[best]["val"]', 'v < log[best]["val"] - 0.01') + _GAP,
     "原地排序了日志": """
 log.sort(key=lambda e: e["val"] if "val" in e and not math.isnan(e["val"]) else math.inf)
 if "val" not in log[0] or math.isnan(log[0]["val"]):
     return None
 return log[0]["step"], log[0]["val"] - log[0]["loss"]""",
-    "差距用这一步的单步训练损失": _BEST + """if best is None:
+    "差距用这一步的单步训练损失": _BEST
+    + """if best is None:
     return None
 return log[best]["step"], log[best]["val"] - log[best]["loss"]""",
-    "平均里没算这一步": _BEST + """if best is None:
+    "平均里没算这一步": _BEST
+    + """if best is None:
     return None
 step = log[best]["step"]
 recent = [e["loss"] for e in log if step - window <= e["step"] < step]
 return step, log[best]["val"] - sum(recent) / len(recent)""",
-    "平均的是整份日志最后 window 步": _BEST + """if best is None:
+    "平均的是整份日志最后 window 步": _BEST
+    + """if best is None:
     return None
 recent = [e["loss"] for e in log[-window:]]
 return log[best]["step"], log[best]["val"] - sum(recent) / len(recent)""",
-    "开头不够 window 步时仍除以 window": _BEST + """if best is None:
+    "开头不够 window 步时仍除以 window": _BEST
+    + """if best is None:
     return None
 step = log[best]["step"]
 recent = [e["loss"] for e in log[: best + 1] if e["step"] > step - window]
 return step, log[best]["val"] - sum(recent) / window""",
-    "只平均验证过的那几步的训练损失": _BEST + """if best is None:
+    "只平均验证过的那几步的训练损失": _BEST
+    + """if best is None:
     return None
 step = log[best]["step"]
 recent = [e["loss"] for e in log[: best + 1] if e["step"] > step - window and "val" in e]
 return step, log[best]["val"] - sum(recent) / len(recent)""",
-    "平均的是之后的 window 步": _BEST + """if best is None:
+    "平均的是之后的 window 步": _BEST
+    + """if best is None:
     return None
 recent = [e["loss"] for e in log[best : best + window]]
 return log[best]["step"], log[best]["val"] - sum(recent) / len(recent)""",
-    "减反了：训练减验证": _BEST + """if best is None:
+    "减反了：训练减验证": _BEST
+    + """if best is None:
     return None
 step = log[best]["step"]
 recent = [e["loss"] for e in log[: best + 1] if e["step"] > step - window]
 return step, sum(recent) / len(recent) - log[best]["val"]""",
-    "按序号切片，开头没有截到 0": _BEST + """if best is None:
+    "按序号切片，开头没有截到 0": _BEST
+    + """if best is None:
     return None
 recent = [e["loss"] for e in log[best - window + 1 : best + 1]]
 return log[best]["step"], log[best]["val"] - sum(recent) / len(recent)""",
-    "差距返回了 0 维张量": _BEST + """if best is None:
+    "差距返回了 0 维张量": _BEST
+    + """if best is None:
     return None
 step = log[best]["step"]
 recent = torch.tensor([e["loss"] for e in log[: best + 1] if e["step"] > step - window], dtype=torch.float64)
@@ -139,8 +152,10 @@ def load_solution(number):
 
 def test_lesson_19_verdicts_name_the_part_that_is_wrong(tmp_path):
     """删掉可见检查后，判定消息分开说是步数错了还是差距错了，张量说出要的是 float。"""
+
     def message(name):
         return verdict_of(19, without_visible_checks(wrong_file(19, BANK[name], tmp_path))).message
+
     assert "开始过拟合的一步" in message("早停：连着 3 次没更低就停")
     assert "差距 gap" in message("平均里没算这一步") and "第 5600 步" in message("平均里没算这一步")
     assert "float" in message("差距返回了 0 维张量")
@@ -161,6 +176,8 @@ def test_lesson_19_solution_agrees_with_the_curve_reader_and_the_experiment():
     tail = [l for s, l in curves["train"] if s > 6024 - 200]
     rising = [dict(e, val=e["val"] - 1.0) if e["step"] == 6024 else e for e in shipped]  # 让最后一步成为最低
     assert solve(rising, 200) == (6024, pytest.approx(val[-1][1] - 1.0 - sum(tail) / 200))
-    log = [{"step": s, "loss": float(s), "lr": 1e-3, **({"val": v} if v is not None else {})}
-           for s, v in enumerate([None, 5.0, 4.0, None, 4.0, math.nan, 4.5], start=1)]
+    log = [
+        {"step": s, "loss": float(s), "lr": 1e-3, **({"val": v} if v is not None else {})}
+        for s, v in enumerate([None, 5.0, 4.0, None, 4.0, math.nan, 4.5], start=1)
+    ]
     assert solve(log, 2) == (3, 1.5) and solve(log, 50) == (3, 2.0) and log[2]["val"] == 4.0

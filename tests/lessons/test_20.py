@@ -1,4 +1,5 @@
 """第 20 课（逐字生成）：练习（带 KV 缓存的注意力）的参考答案与模型一致；错误答案都过不了 ./poet check。"""
+
 import importlib.util
 
 import pytest
@@ -31,15 +32,19 @@ _CAT_20 = """
 
 
 def attend_20(allowed="torch.ones(S, S, dtype=torch.bool).tril()[past:past + T, :S]", dim="-1", head=_CAT_20):
-    return head + f"""
+    return (
+        head
+        + f"""
     allowed = {allowed}
     weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim={dim})
     return weights @ values, keys, values
 """
+    )
 
 
 BANK = {
-    "不加遮挡（新块里的字看见了后文）": _CAT_20 + """
+    "不加遮挡（新块里的字看见了后文）": _CAT_20
+    + """
     return torch.softmax(scores, dim=-1) @ values, keys, values
     """,
     "遮挡取 causal[:T, :S]（忘了 past 的偏移）": attend_20("torch.ones(S, S, dtype=torch.bool).tril()[:T, :S]"),
@@ -51,8 +56,11 @@ BANK = {
     out = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1) @ v
     return out, torch.cat([past_keys, k]), torch.cat([past_values, v])
     """,
-    "接缓存的顺序反了（新的在前）": attend_20(head=_CAT_20.replace("torch.cat([past_keys, k])", "torch.cat([k, past_keys])")
-                                   .replace("torch.cat([past_values, v])", "torch.cat([v, past_values])")),
+    "接缓存的顺序反了（新的在前）": attend_20(
+        head=_CAT_20.replace("torch.cat([past_keys, k])", "torch.cat([k, past_keys])").replace(
+            "torch.cat([past_values, v])", "torch.cat([v, past_values])"
+        )
+    ),
     "没有除以 √D": attend_20(head=_CAT_20.replace(" / math.sqrt(q.shape[-1])", "")),
     "除以 √S 而不是 √D": attend_20(head=_CAT_20.replace("math.sqrt(q.shape[-1])", "math.sqrt(S)")),
     "softmax 做在倒数第二维": attend_20(dim="-2"),
@@ -61,7 +69,8 @@ BANK = {
     keys, values = torch.cat([past_keys, k]), torch.cat([past_values, v])
     return F.scaled_dot_product_attention(q, keys, values, is_causal=True), keys, values
     """,
-    "返回的缓存没接上新位置": _CAT_20 + """
+    "返回的缓存没接上新位置": _CAT_20
+    + """
     allowed = torch.ones(S, S, dtype=torch.bool).tril()[past:past + T, :S]
     weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
     return weights @ values, past_keys, past_values
@@ -111,13 +120,14 @@ def test_lesson_20_cases_cover_the_edges():
 def test_lesson_20_solution_is_the_models_cached_attention():
     """参考答案 = CausalAttention 在 KVCache 上算的那一步（weights(q, k, past) @ v，一个头）= 整段重算的后 T 行。"""
     from poetry_gpt.model import CausalAttention, KVCache
+
     solve = load_solution(20).solve
     torch.manual_seed(0)
     attention = CausalAttention(ModelConfig(vocab_size=10, context_length=16, width=8, n_heads=1)).eval()
     x = torch.randn(1, 11, 8)
     with torch.no_grad():
         q, k, v = (attention.split_heads(t) for t in attention.qkv(x).split(8, dim=2))
-        full = attention.weights(q, k) @ v                                   # 整段重算 [1, 1, 11, 8]
+        full = attention.weights(q, k) @ v  # 整段重算 [1, 1, 11, 8]
         cache = KVCache(1)
         keys, values = torch.zeros(0, 8), torch.zeros(0, 8)
         for start, end in ((0, 4), (4, 5), (5, 8), (8, 9), (9, 10), (10, 11)):
@@ -125,5 +135,7 @@ def test_lesson_20_solution_is_the_models_cached_attention():
             ck, cv = cache.extend(0, k[:, :, start:end], v[:, :, start:end])
             theirs = attention.weights(q[:, :, start:end], ck, past) @ cv
             out, keys, values = solve(q[0, 0, start:end], k[0, 0, start:end], v[0, 0, start:end], keys, values)
-            assert torch.allclose(out, theirs[0, 0], atol=1e-6) and torch.allclose(out, full[0, 0, start:end], atol=1e-5)
+            assert torch.allclose(out, theirs[0, 0], atol=1e-6) and torch.allclose(
+                out, full[0, 0, start:end], atol=1e-5
+            )
             assert torch.equal(keys, ck[0, 0]) and torch.equal(values, cv[0, 0])

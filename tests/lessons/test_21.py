@@ -1,4 +1,5 @@
 """第 21 课（温度与截断采样）：练习（温度之后截断）的参考答案与 filter_logits 一致；错误答案都过不了 ./poet check。"""
+
 import importlib.util
 import textwrap
 
@@ -186,23 +187,25 @@ if top_k:
     kth = torch.topk(out, min(top_k, len(out))).values[-1]
     out = out.masked_fill(out < kth, float("-inf"))
 """
-BANK.update({
-    "排序没写 stable=True（16 个以上的并列被打乱）": step_21(_TOP_K_21, "torch.sort(out, descending=True).indices"),
-    "argsort 没写 stable=True": step_21(_TOP_K_21, "torch.argsort(out, descending=True)"),
-    "温度乘上去而不是除": step_21(_TOP_K_21.replace("logits / temperature", "logits * temperature")),
-    "top-k 的第 k 大取成了排好后的第 k 个（从 0 数，多留一个）": step_21("""
+BANK.update(
+    {
+        "排序没写 stable=True（16 个以上的并列被打乱）": step_21(_TOP_K_21, "torch.sort(out, descending=True).indices"),
+        "argsort 没写 stable=True": step_21(_TOP_K_21, "torch.argsort(out, descending=True)"),
+        "温度乘上去而不是除": step_21(_TOP_K_21.replace("logits / temperature", "logits * temperature")),
+        "top-k 的第 k 大取成了排好后的第 k 个（从 0 数，多留一个）": step_21("""
         out = logits / temperature
         if top_k:
             ranked = torch.sort(out, descending=True).values
             kth = ranked[min(top_k, len(out) - 1)]
             out = out.masked_fill(out < kth, float("-inf"))
     """),
-    "top-k 用 <= 第 k 大（连第 k 大也丢了）": step_21(_TOP_K_21.replace("out < kth", "out <= kth")),
-    "捷径：调用包里的 filter_logits": """
+        "top-k 用 <= 第 k 大（连第 k 大也丢了）": step_21(_TOP_K_21.replace("out < kth", "out <= kth")),
+        "捷径：调用包里的 filter_logits": """
         from poetry_gpt.sampling import filter_logits
         return filter_logits(logits / temperature, top_k, top_p)
     """,
-})
+    }
+)
 
 
 @pytest.mark.parametrize("name", BANK)
@@ -226,7 +229,9 @@ def test_lesson_21_solution_is_filter_logits_after_temperature():
     for logits, temperature, top_k, top_p in cases:
         ours = solve(logits, temperature, top_k, top_p)
         assert torch.equal(ours, filter_logits(logits / temperature, top_k, top_p))
-        if top_k and int(torch.isfinite(filter_logits(logits, top_k)).sum()) > min(top_k, int(torch.isfinite(logits).sum())):
+        if top_k and int(torch.isfinite(filter_logits(logits, top_k)).sum()) > min(
+            top_k, int(torch.isfinite(logits).sum())
+        ):
             more_than_k += 1
         if top_p is not None and top_p < 1 and (logits == 0).sum() > 1:
             boundary += 1

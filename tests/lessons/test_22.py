@@ -1,4 +1,5 @@
 """第 22 课（守住格式）：参考答案与包里的代码一致；错误答案都过不了 ./poet check。"""
+
 import importlib.util
 
 import pytest
@@ -21,12 +22,6 @@ def load_solution(number):
     return module
 
 
-
-
-
-
-
-
 # ---------- 第 22 课：允许字的掩码 ----------
 
 _COUNT = """
@@ -37,7 +32,8 @@ _COUNT = """
         pos = 0 if t in ends else pos + 1
 """
 BANK = {
-    "句尾标点放反（line + 1）": _COUNT + """
+    "句尾标点放反（line + 1）": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[eos] = True
@@ -61,7 +57,8 @@ BANK = {
         mask |= hanzi
     return mask
     """,
-    "句尾早一格（pos == form - 1）": _COUNT + """
+    "句尾早一格（pos == form - 1）": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[eos] = True
@@ -71,7 +68,8 @@ BANK = {
         mask |= hanzi
     return mask
     """,
-    "写完四句不停（没有只许 <eos> 的一支）": _COUNT + """
+    "写完四句不停（没有只许 <eos> 的一支）": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if pos == form:
         mask[line_ends[line % 2]] = True
@@ -79,7 +77,8 @@ BANK = {
         mask |= hanzi
     return mask
     """,
-    "句中也许标点": _COUNT + """
+    "句中也许标点": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[eos] = True
@@ -90,7 +89,8 @@ BANK = {
         mask[line_ends[line % 2]] = True
     return mask
     """,
-    "句尾两组标点都许": _COUNT + """
+    "句尾两组标点都许": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[eos] = True
@@ -101,7 +101,8 @@ BANK = {
         mask |= hanzi
     return mask
     """,
-    "返回 0/1 的整数张量": _COUNT + """
+    "返回 0/1 的整数张量": _COUNT
+    + """
     mask = torch.zeros(hanzi.shape[0], dtype=torch.long)
     if line == 4:
         mask[eos] = 1
@@ -111,14 +112,16 @@ BANK = {
         mask[hanzi] = 1
     return mask
     """,
-    "在 hanzi 上原地改": _COUNT + """
+    "在 hanzi 上原地改": _COUNT
+    + """
     mask = hanzi
     if line == 4 or pos == form:
         mask[:] = False
         mask[eos if line == 4 else line_ends[line % 2]] = True
     return mask
     """,
-    "编号写死（eos = 3，标点按真实汉字表）": _COUNT + """
+    "编号写死（eos = 3，标点按真实汉字表）": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[3] = True
@@ -128,7 +131,8 @@ BANK = {
         mask |= hanzi
     return mask
     """,
-    "句中直接返回 hanzi 本身（没有复制）": _COUNT + """
+    "句中直接返回 hanzi 本身（没有复制）": _COUNT
+    + """
     if line == 4:
         mask = torch.zeros_like(hanzi)
         mask[eos] = True
@@ -139,7 +143,8 @@ BANK = {
         return mask
     return hanzi
     """,
-    "句中返回 hanzi 的视图 hanzi[:]": _COUNT + """
+    "句中返回 hanzi 的视图 hanzi[:]": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[eos] = True
@@ -149,7 +154,8 @@ BANK = {
         mask = hanzi[:]
     return mask
     """,
-    "只有第 0 句用 line_ends[0]（第三句用错）": _COUNT + """
+    "只有第 0 句用 line_ends[0]（第三句用错）": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[eos] = True
@@ -159,7 +165,8 @@ BANK = {
         mask |= hanzi
     return mask
     """,
-    "只有第 1 句用 line_ends[1]（第四句用错）": _COUNT + """
+    "只有第 1 句用 line_ends[1]（第四句用错）": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[eos] = True
@@ -169,7 +176,8 @@ BANK = {
         mask |= hanzi
     return mask
     """,
-    "句中把 <eos> 也放进来": _COUNT + """
+    "句中把 <eos> 也放进来": _COUNT
+    + """
     mask = torch.zeros_like(hanzi)
     if line == 4:
         mask[eos] = True
@@ -180,7 +188,8 @@ BANK = {
         mask[eos] = True
     return mask
     """,
-    "捷径：真实汉字表上用包里的 hanzi_mask": _COUNT + """
+    "捷径：真实汉字表上用包里的 hanzi_mask": _COUNT
+    + """
     from poetry_gpt.data import default_tokenizer
     from poetry_gpt.constraints import hanzi_mask
     tok = default_tokenizer()

@@ -1,4 +1,5 @@
 """第 23 课（藏头诗）：参考答案与包里的代码一致；错误答案都过不了 ./poet check。"""
+
 import importlib.util
 
 import pytest
@@ -51,23 +52,28 @@ BANK = {
                 token = missing[0]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
-    "不含这一格（< 而不是 <=）": _LOOP + """
+"""
+    + _TAIL,
+    "不含这一格（< 而不是 <=）": _LOOP
+    + """
             if acrostic and pos == 0:
                 token = acrostic[line]
             elif missing and free_left < len(missing):
                 token = missing[0]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
-    "只在自由格子正好等于还差的字数时强制（== 而不是 <=）": _LOOP + """
+"""
+    + _TAIL,
+    "只在自由格子正好等于还差的字数时强制（== 而不是 <=）": _LOOP
+    + """
             if acrostic and pos == 0:
                 token = acrostic[line]
             elif missing and free_left == len(missing):
                 token = missing[0]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
+"""
+    + _TAIL,
     "藏头字也算进还差的字": """
     missing = list(dict.fromkeys(required))
     body = []
@@ -82,7 +88,8 @@ BANK = {
                 token = missing[0]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
+"""
+    + _TAIL,
     "没去重": """
     missing = [t for t in required if t not in acrostic]
     body = []
@@ -97,8 +104,10 @@ BANK = {
                 token = missing[0]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
-    "自己写出来的必含字不划掉": _LOOP + """
+"""
+    + _TAIL,
+    "自己写出来的必含字不划掉": _LOOP
+    + """
             if acrostic and pos == 0:
                 token = acrostic[line]
             elif missing and free_left <= len(missing):
@@ -108,22 +117,26 @@ BANK = {
             body.append(token)
     return body
 """,
-    "强制时写最后一个还差的字": _LOOP + """
+    "强制时写最后一个还差的字": _LOOP
+    + """
             if acrostic and pos == 0:
                 token = acrostic[line]
             elif missing and free_left <= len(missing):
                 token = missing[-1]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
-    "必含字比格子多时，从头就只写必含字（连藏头格也占）": _LOOP + """
+"""
+    + _TAIL,
+    "必含字比格子多时，从头就只写必含字（连藏头格也占）": _LOOP
+    + """
             if missing and free_left <= len(missing):
                 token = missing[0]
             elif acrostic and pos == 0:
                 token = acrostic[line]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
+"""
+    + _TAIL,
     "藏头格减多了一格（pos > 0 的修正写反）": """
     missing = [t for t in dict.fromkeys(required) if t not in acrostic]
     body = []
@@ -138,7 +151,8 @@ BANK = {
                 token = missing[0]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
+"""
+    + _TAIL,
     "直接从 required 里划掉（改了输入）": """
     missing = required
     for t in acrostic:
@@ -170,23 +184,33 @@ _PICK_23 = """
             else:
                 token = wanted[line * form + pos]
 """
-BANK.update({
-    "用 set 去重（还差的字的先后丢了）": _LOOP.replace("dict.fromkeys(required)", "set(required)") + _PICK_23 + _TAIL,
-    "先看强制，再看藏头（强制字占了藏头格）": _LOOP + """
+BANK.update(
+    {
+        "用 set 去重（还差的字的先后丢了）": _LOOP.replace("dict.fromkeys(required)", "set(required)")
+        + _PICK_23
+        + _TAIL,
+        "先看强制，再看藏头（强制字占了藏头格）": _LOOP
+        + """
             if missing and free_left <= len(missing):
                 token = missing[0]
             elif acrostic and pos == 0:
                 token = acrostic[line]
             else:
                 token = wanted[line * form + pos]
-""" + _TAIL,
-    "剩下的格子只按整句算（忘了减去这一句已写的）": _LOOP.replace("(4 - line) * form - pos", "(4 - line) * form")
-    + _PICK_23 + _TAIL,
-    "藏头字按格取（acrostic[pos]）": _LOOP + _PICK_23.replace("acrostic[line]", "acrostic[pos]") + _TAIL,
-    "wanted 里已经有的字不算还差": _LOOP.replace("if t not in acrostic]", "if t not in acrostic and t not in wanted]")
-    + _PICK_23 + _TAIL,
-    "捷径：对照包里的规则": "    from poetry_gpt.settings import PLAIN\n" + _LOOP + _PICK_23 + _TAIL,
-})
+"""
+        + _TAIL,
+        "剩下的格子只按整句算（忘了减去这一句已写的）": _LOOP.replace("(4 - line) * form - pos", "(4 - line) * form")
+        + _PICK_23
+        + _TAIL,
+        "藏头字按格取（acrostic[pos]）": _LOOP + _PICK_23.replace("acrostic[line]", "acrostic[pos]") + _TAIL,
+        "wanted 里已经有的字不算还差": _LOOP.replace(
+            "if t not in acrostic]", "if t not in acrostic and t not in wanted]"
+        )
+        + _PICK_23
+        + _TAIL,
+        "捷径：对照包里的规则": "    from poetry_gpt.settings import PLAIN\n" + _LOOP + _PICK_23 + _TAIL,
+    }
+)
 
 
 @pytest.mark.parametrize("name", BANK)
@@ -210,13 +234,18 @@ def test_lesson_23_solution_follows_constraint_slot_by_slot():
         form = len(lines[0])
         wanted = TOK.encode("".join(lines))
         acrostic = "".join(line[0] for line in other) if i % 2 else ""
-        required = "".join(other[-1][-int(torch.randint(1, 4, (1,), generator=gen)):]) + (acrostic[:1] if acrostic else "")
+        required = "".join(other[-1][-int(torch.randint(1, 4, (1,), generator=gen)) :]) + (
+            acrostic[:1] if acrostic else ""
+        )
         c = Constraint(TOK, form, required, acrostic, rules=PLAIN)
         body = []
         for k, want in enumerate(wanted):
             mask = c.allowed()
-            token = want if mask[want] and mask.sum() > len(c.missing) else int(
-                next(t for t in [*c.missing, *c.acrostic] if mask[t]))
+            token = (
+                want
+                if mask[want] and mask.sum() > len(c.missing)
+                else int(next(t for t in [*c.missing, *c.acrostic] if mask[t]))
+            )
             forced_somewhere += token != want
             body.append(token)
             c.advance(token)

@@ -1,5 +1,6 @@
 """第 24 课：参考答案与 prosody.tail_fault 一致；名诗的平仄与押韵有已知答案；诗律解码与课文说的一样；
 错误答案都过不了 ./poet check。"""
+
 import importlib.util
 from collections import Counter
 
@@ -36,13 +37,17 @@ def load_solution():
 
 # ---------- 名诗的已知答案（课文第 2、3 段） ----------
 
-@pytest.mark.parametrize("poem, ends, groups, first_line, level", [
-    (SHAN_XING, "斜家晚花", ("下平声六麻",), True, PING),
-    (CHUN_XIAO, "晓鸟声少", ("上声十七筱",), True, ZE),                      # 仄韵也是韵
-    (QIU_PU, "丈长里霜", ("下平声七阳",), False, PING),                       # 丈与长同在养，却不在共同韵部里
-    (QING_PING, "欢看恨干", ("上平声十四寒", "去声十五翰"), True, BOTH),     # 看、干共有两个韵部
-    (WANG_ZHAO_JUN, "语眉色时", ("上平声四支",), False, PING),               # 第二句以 ？ 结尾
-])
+
+@pytest.mark.parametrize(
+    "poem, ends, groups, first_line, level",
+    [
+        (SHAN_XING, "斜家晚花", ("下平声六麻",), True, PING),
+        (CHUN_XIAO, "晓鸟声少", ("上声十七筱",), True, ZE),  # 仄韵也是韵
+        (QIU_PU, "丈长里霜", ("下平声七阳",), False, PING),  # 丈与长同在养，却不在共同韵部里
+        (QING_PING, "欢看恨干", ("上平声十四寒", "去声十五翰"), True, BOTH),  # 看、干共有两个韵部
+        (WANG_ZHAO_JUN, "语眉色时", ("上平声四支",), False, PING),  # 第二句以 ？ 结尾
+    ],
+)
 def test_famous_poems_rhyme_as_the_lesson_says(poem, ends, groups, first_line, level):
     r = prosody.quatrain_rhyme(poem)
     assert r.endings == tuple(ends)
@@ -61,7 +66,7 @@ def test_shan_xing_tones_character_by_character():
     assert strict.template == "七绝·仄起首句入韵"
     assert (strict.matched, strict.checked) == (25, 28)
     wrong = [(line, i) for line, marks in enumerate(strict.marks) for i, m in enumerate(marks) if m == prosody.MISMATCH]
-    assert wrong == [(1, 0), (1, 2), (3, 0)]                         # 都在第一、三字上
+    assert wrong == [(1, 0), (1, 2), (3, 0)]  # 都在第一、三字上
     assert prosody.tone_report(SHAN_XING, lenient=True).score == 1.0
     assert all(link.ok for link in prosody.nian_dui(SHAN_XING))
     tones = "".join(prosody.tone_class(ch) for ch in "石白叶月")
@@ -93,6 +98,7 @@ def test_rare_readings_in_the_table_and_exercise_one():
 
 
 # ---------- 诗律解码用同样的规则（课文第 5 段与小练习 2） ----------
+
 
 def constraint_after(text, rules):
     c = Constraint(TOK, (text.index("，")), rules=rules)
@@ -134,6 +140,7 @@ def test_a_two_reading_first_line_end_is_not_taken_as_first_line_in_rhyme():
 
 
 # ---------- 参考答案与包里的函数 ----------
+
 
 def faults_of(lines):
     return [(k + 1, f) for k, t in enumerate(prosody.poem_tones(lines)) if (f := prosody.tail_fault(t))]
@@ -194,7 +201,8 @@ _HEAD = """
     for number, line_tones in enumerate(tones, start=1):
 """
 BANK = {
-    "七言看整句（不取后五字）": _HEAD + """
+    "七言看整句（不取后五字）": _HEAD
+    + """
         t = line_tones
         if t[-1] == "仄":
             continue
@@ -204,7 +212,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "五言七言都看前五字": _HEAD + """
+    "五言七言都看前五字": _HEAD
+    + """
         t = line_tones[:5]
         if line_tones[-1] == "仄":
             continue
@@ -214,7 +223,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "孤平时把两读当仄": _HEAD + """
+    "孤平时把两读当仄": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -224,7 +234,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "三平尾把两读当平": _HEAD + """
+    "三平尾把两读当平": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -234,7 +245,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "不看句尾是不是平声": _HEAD + """
+    "不看句尾是不是平声": _HEAD
+    + """
         t = line_tones[-5:]
         if t[2] == "平" and t[3] == "平":
             faults.append((number, "三平尾"))
@@ -242,7 +254,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "只查第二、四句（押韵的句子）": _HEAD + """
+    "只查第二、四句（押韵的句子）": _HEAD
+    + """
         if number not in (2, 4):
             continue
         t = line_tones[-5:]
@@ -254,7 +267,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "查不到的字当仄": _HEAD + """
+    "查不到的字当仄": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -264,7 +278,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "孤平只认 仄平仄仄平": _HEAD + """
+    "孤平只认 仄平仄仄平": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -274,7 +289,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "孤平拗救也判孤平（只看第一字）": _HEAD + """
+    "孤平拗救也判孤平（只看第一字）": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -296,7 +312,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "只返回毛病的名字": _HEAD + """
+    "只返回毛病的名字": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -306,7 +323,8 @@ BANK = {
             faults.append("孤平")
     return faults
     """,
-    "三平尾要求句尾也是纯平（两读收尾漏掉）": _HEAD + """
+    "三平尾要求句尾也是纯平（两读收尾漏掉）": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -318,7 +336,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "在字符串里找“仄平仄”": _HEAD + """
+    "在字符串里找“仄平仄”": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -329,7 +348,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "在 tones 上原地截取后五字": _HEAD + """
+    "在 tones 上原地截取后五字": _HEAD
+    + """
         del line_tones[:-5]
         t = line_tones
         if t[4] == "仄":
@@ -340,7 +360,8 @@ BANK = {
             faults.append((number, "孤平"))
     return faults
     """,
-    "三平尾与孤平反了": _HEAD + """
+    "三平尾与孤平反了": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue
@@ -350,7 +371,8 @@ BANK = {
             faults.append((number, "三平尾"))
     return faults
     """,
-    "孤平数的是整句的平声字（含韵脚）": _HEAD + """
+    "孤平数的是整句的平声字（含韵脚）": _HEAD
+    + """
         t = line_tones[-5:]
         if t[4] == "仄":
             continue

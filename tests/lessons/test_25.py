@@ -1,4 +1,5 @@
 """第 25 课：参考答案就是 ./poet eval 的 distinct-2（metrics.distinct_n）；错误答案都过不了 ./poet check。"""
+
 import importlib.util
 
 import pytest
@@ -81,11 +82,13 @@ BANK = {
                 ratios.append(len(set(grams)) / len(grams))
         return sum(ratios) / len(ratios) if ratios else 0.0
     """,
-    "先把重复的诗去掉": _LINES.replace("for text in texts:", "for text in dict.fromkeys(texts):") + """
+    "先把重复的诗去掉": _LINES.replace("for text in texts:", "for text in dict.fromkeys(texts):")
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     return len(set(grams)) / len(grams) if grams else 0.0
     """,
-    "差一格：range(len(line) - n) 漏掉每句最后一个组合": _LINES + """
+    "差一格：range(len(line) - n) 漏掉每句最后一个组合": _LINES
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n)]
     return len(set(grams)) / len(grams) if grams else 0.0
     """,
@@ -95,19 +98,23 @@ BANK = {
         grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
         return len(set(grams)) / len(grams) if grams else 0.0
     """,
-    "空列表时除以 0": _LINES + """
+    "空列表时除以 0": _LINES
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     return len(set(grams)) / len(grams)
     """,
-    "没有组合时返回 1.0（“没有重复”）": _LINES + """
+    "没有组合时返回 1.0（“没有重复”）": _LINES
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     return len(set(grams)) / len(grams) if grams else 1.0
     """,
-    "n 写死成 2": _LINES + """
+    "n 写死成 2": _LINES
+    + """
     grams = [line[i:i + 2] for line in lines for i in range(len(line) - 1)]
     return len(set(grams)) / len(grams) if grams else 0.0
     """,
-    "分母用句子数 × (每句字数 − 1)，不管 n": _LINES + """
+    "分母用句子数 × (每句字数 − 1)，不管 n": _LINES
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     total = sum(len(line) - 1 for line in lines)
     return len(set(grams)) / total if total > 0 else 0.0
@@ -129,11 +136,13 @@ BANK = {
         from poetry_gpt.metrics import distinct_n
         return distinct_n(texts, n)
     """,
-    "没有组合时返回整数 0": _LINES + """
+    "没有组合时返回整数 0": _LINES
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     return len(set(grams)) / len(grams) if grams else 0
     """,
-    "全都不同时返回整数 1": _LINES + """
+    "全都不同时返回整数 1": _LINES
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     if not grams:
         return 0.0
@@ -141,20 +150,24 @@ BANK = {
         return 1
     return len(set(grams)) / len(grams)
     """,
-    "用 Fraction 算，返回分数": _LINES + """
+    "用 Fraction 算，返回分数": _LINES
+    + """
     from fractions import Fraction
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     return Fraction(len(set(grams)), len(grams)) if grams else 0.0
     """,
-    "四舍五入到两位小数": _LINES + """
+    "四舍五入到两位小数": _LINES
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     return round(len(set(grams)) / len(grams), 2) if grams else 0.0
     """,
-    "返回百分数": _LINES + """
+    "返回百分数": _LINES
+    + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     return 100.0 * len(set(grams)) / len(grams) if grams else 0.0
     """,
-    "句子在整组诗里去重之后再数组合": _LINES + """
+    "句子在整组诗里去重之后再数组合": _LINES
+    + """
     grams = [line[i:i + n] for line in dict.fromkeys(lines) for i in range(len(line) - n + 1)]
     return len(set(grams)) / len(grams) if grams else 0.0
     """,
@@ -174,10 +187,14 @@ def test_an_int_where_a_float_is_due_says_so(tmp_path):
 
 
 def test_a_comment_naming_the_shortcut_is_not_refused(tmp_path):
-    body = "    # 不调用 poetry_gpt.metrics.distinct_n，自己数\n" + _LINES + """
+    body = (
+        "    # 不调用 poetry_gpt.metrics.distinct_n，自己数\n"
+        + _LINES
+        + """
     grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
     return len(set(grams)) / len(grams) if grams else 0.0
     """
+    )
     verdict = wrong_verdict(25, body, tmp_path)
     assert verdict.passed, verdict.message
 
@@ -189,10 +206,10 @@ def test_shortcut_is_refused_with_the_reason(tmp_path):
 def test_cases_cover_the_edge_kinds():
     cases, _ = reference(LESSON, 25 * 1000 + 7)
     texts = [t for c, _ in cases for t in c]
-    assert ([], 2) in [(c, n) for c, n in cases]                                          # 空列表
-    assert any("？" in t[:-1] for t in texts)                                             # ？ 在两句之间
-    assert any(t and t[-1] not in "，。？！" for t in texts)                               # 截断的残段
-    assert any(len(c) != len(set(c)) for c, _ in cases)                                   # 重复的诗
+    assert ([], 2) in [(c, n) for c, n in cases]  # 空列表
+    assert any("？" in t[:-1] for t in texts)  # ？ 在两句之间
+    assert any(t and t[-1] not in "，。？！" for t in texts)  # 截断的残段
+    assert any(len(c) != len(set(c)) for c, _ in cases)  # 重复的诗
     assert {n for _, n in cases} >= {1, 2, 3, 6}
 
 
@@ -208,12 +225,12 @@ def test_solution_is_the_package_distinct_n():
             assert solve(poems, n) == distinct_n(poems, n)
         assert solve(poems[:DISTINCT_POEMS], 2) == reader_report(poems)["distinct_2"]
     val = [p["text"] for p in load_poems("val", 400)]
-    assert solve(val, 2) == distinct_n(val, 2) < solve(val[:40], 2)   # 首数越多，distinct-2 越低
+    assert solve(val, 2) == distinct_n(val, 2) < solve(val[:40], 2)  # 首数越多，distinct-2 越低
 
 
 def test_solution_on_known_poems():
     solve = load_solution().solve
-    tianya = "春日在天涯，天涯日又斜。莺啼如有泪，为湿最高花。"   # 李商隐《天涯》：“天涯”故意写了两遍
+    tianya = "春日在天涯，天涯日又斜。莺啼如有泪，为湿最高花。"  # 李商隐《天涯》：“天涯”故意写了两遍
     assert solve([tianya], 2) == 15 / 16
     assert solve([tianya, tianya], 2) == 15 / 32
     assert solve(["千里隔烟波，孤舟宿何处？遥思耿不眠，淮南夜风雨。"], 2) == 1.0

@@ -1,4 +1,5 @@
 """第 26 课（毕业作品：训练你自己的诗人）：参考答案与包里的代码一致；错误答案都过不了 ./poet check。"""
+
 import importlib.util
 
 import pytest
@@ -39,7 +40,8 @@ BANK = {
         width += n_heads
     return width, count(width)
     """,
-    "用 < 而不是 <=（正好等于预算被拒）": _COUNT26 + """
+    "用 < 而不是 <=（正好等于预算被拒）": _COUNT26
+    + """
     width = n_heads
     if count(width) >= budget:
         raise ValueError("太小")
@@ -47,7 +49,8 @@ BANK = {
         width += n_heads
     return width, count(width)
     """,
-    "宽度一格一格加，不管头数": _COUNT26 + """
+    "宽度一格一格加，不管头数": _COUNT26
+    + """
     width = 1
     if count(n_heads) > budget:
         raise ValueError("太小")
@@ -75,7 +78,8 @@ BANK = {
         width += n_heads
     return width, count(width)
     """,
-    "多走一档（先加宽再判断）": _COUNT26 + """
+    "多走一档（先加宽再判断）": _COUNT26
+    + """
     width = n_heads
     if count(width) > budget:
         raise ValueError("太小")
@@ -92,7 +96,8 @@ BANK = {
         raise ValueError("太小")
     return width, vocab_size * width + context_length * width + n_layers * (12 * width ** 2 + 13 * width) + 2 * width
     """,
-    "只试 2 的幂": _COUNT26 + """
+    "只试 2 的幂": _COUNT26
+    + """
     width = n_heads
     if count(width) > budget:
         raise ValueError("太小")
@@ -100,7 +105,8 @@ BANK = {
         width *= 2
     return width, count(width)
     """,
-    "返回参数个数的剩余（budget - count）": _COUNT26 + """
+    "返回参数个数的剩余（budget - count）": _COUNT26
+    + """
     width = n_heads
     if count(width) > budget:
         raise ValueError("太小")
@@ -114,46 +120,62 @@ _GROW26 = """
         width += n_heads
     return width, count(width)
 """
-BANK.update({
-    "预算太小时返回 (0, 0)": _COUNT26 + """
+BANK.update(
+    {
+        "预算太小时返回 (0, 0)": _COUNT26
+        + """
     width = n_heads
     if count(width) > budget:
         return 0, 0
-""" + _GROW26,
-    "预算太小时返回 None": _COUNT26 + """
+"""
+        + _GROW26,
+        "预算太小时返回 None": _COUNT26
+        + """
     width = n_heads
     if count(width) > budget:
         return None
-""" + _GROW26,
-    "预算太小时照样返回最窄的宽度": _COUNT26 + """
+"""
+        + _GROW26,
+        "预算太小时照样返回最窄的宽度": _COUNT26
+        + """
     width = n_heads
-""" + _GROW26,
-    "用 assert 代替 raise ValueError": _COUNT26 + """
+"""
+        + _GROW26,
+        "用 assert 代替 raise ValueError": _COUNT26
+        + """
     width = n_heads
     assert count(width) <= budget, "预算太小"
-""" + _GROW26,
-    "raise 的是 RuntimeError": _COUNT26 + """
+"""
+        + _GROW26,
+        "raise 的是 RuntimeError": _COUNT26
+        + """
     width = n_heads
     if count(width) > budget:
         raise RuntimeError("预算太小")
-""" + _GROW26,
-    "只在预算不够字向量表 V·C 时才 raise": _COUNT26 + """
+"""
+        + _GROW26,
+        "只在预算不够字向量表 V·C 时才 raise": _COUNT26
+        + """
     width = n_heads
     if vocab_size * width > budget:
         raise ValueError("预算太小")
-""" + _GROW26,
-    "捷径：在 meta 设备上建 nn.Linear 数参数": """
+"""
+        + _GROW26,
+        "捷径：在 meta 设备上建 nn.Linear 数参数": """
     from torch import nn
     def count(C):
         layer = nn.Linear(C, 3 * C, device="meta")
         per_block = 4 * sum(p.numel() for p in layer.parameters()) // 3 * 0 + 12 * C * C + 13 * C
         return vocab_size * C + context_length * C + n_layers * per_block + 2 * C
-""" + """
+"""
+        + """
     width = n_heads
     if count(width) > budget:
         raise ValueError("预算太小")
-""" + _GROW26,
-})
+"""
+        + _GROW26,
+    }
+)
 
 
 @pytest.mark.parametrize("name", BANK)
@@ -169,11 +191,13 @@ def test_lesson_26_error_path_says_a_value_error_is_due(tmp_path):
 
 
 def test_lesson_26_annotations_and_names_containing_nn_are_not_refused(tmp_path):
-    """"nn" 按整个名字查：from __future__ import annotations、名叫 channel 的属性都不误伤。"""
+    """ "nn" 按整个名字查：from __future__ import annotations、名叫 channel 的属性都不误伤。"""
     path = tmp_path / "ok_26.py"
     solution = (BY_NUMBER[26].folder / "solution.py").read_text(encoding="utf-8")
     body = solution.replace('"""第 26 课补全练习', 'from __future__ import annotations\n"""第 26 课补全练习', 1)
-    body = body.replace("    width = n_heads\n", "    class Plan:\n        channel = n_heads\n    width = Plan.channel\n", 1)
+    body = body.replace(
+        "    width = n_heads\n", "    class Plan:\n        channel = n_heads\n    width = Plan.channel\n", 1
+    )
     path.write_text(body, encoding="utf-8")
     verdict = verdict_of(26, path)
     assert verdict.passed, verdict.message
@@ -195,8 +219,9 @@ def test_lesson_26_solution_matches_the_real_model():
             width, n = solve(budget, V, L, n_layers, n_heads)
         except ValueError:
             with torch.device("meta"):
-                model = PoetryGPT(ModelConfig(vocab_size=V, context_length=L, width=n_heads, n_layers=n_layers,
-                                              n_heads=n_heads))
+                model = PoetryGPT(
+                    ModelConfig(vocab_size=V, context_length=L, width=n_heads, n_layers=n_layers, n_heads=n_heads)
+                )
             assert model.num_parameters() > budget
             too_small += 1
             continue
@@ -204,7 +229,9 @@ def test_lesson_26_solution_matches_the_real_model():
         counts = []
         for C in (width, width + n_heads):
             with torch.device("meta"):
-                model = PoetryGPT(ModelConfig(vocab_size=V, context_length=L, width=C, n_layers=n_layers, n_heads=n_heads))
+                model = PoetryGPT(
+                    ModelConfig(vocab_size=V, context_length=L, width=C, n_layers=n_layers, n_heads=n_heads)
+                )
             counts.append(model.num_parameters())
         assert counts[0] == n <= budget < counts[1], (budget, V, L, n_layers, n_heads)
     assert too_small == 6

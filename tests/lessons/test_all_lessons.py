@@ -13,15 +13,21 @@ from poetry_gpt.courseware.verify import readme_problem, stray_folders, verify
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
 ids = [lesson.code for lesson in AVAILABLE]
-RUN_BY_VERIFY = ("test_experiment_runs", "test_output_matches_the_recording",
-                 "test_solution_passes_and_starter_is_not_filled_in")
+RUN_BY_VERIFY = (
+    "test_experiment_runs",
+    "test_output_matches_the_recording",
+    "test_solution_passes_and_starter_is_not_filled_in",
+)
 
 
 @pytest.fixture(scope="module")
 def verified(request) -> dict:
     """``./poet verify --fresh --jobs 2`` 只跑这次选中的课（pytest -k 09 只跑第 09 课）：课号 → LessonReport。"""
-    codes = {item.callspec.params["lesson"].code for item in request.session.items
-             if item.module is request.module and item.originalname in RUN_BY_VERIFY}
+    codes = {
+        item.callspec.params["lesson"].code
+        for item in request.session.items
+        if item.module is request.module and item.originalname in RUN_BY_VERIFY
+    }
     reports, _ = verify(jobs=2, timeout=120, cache_path=None, codes=codes)
     return {report.lesson.code: report for report in reports}
 
@@ -68,7 +74,23 @@ def test_lesson_files_have_the_course_shape(lesson):
     assert 'print("本课补全练习通过。")' in starter and 'if __name__ == "__main__":' in starter
     # 起始文件只依赖标准库和 torch，可以单独下载
     imports = [l.split()[1] for l in starter.splitlines() if l.startswith(("import ", "from "))]
-    assert all(name.split(".")[0] in {"torch", "math", "random", "collections", "itertools", "re", "string",
-                                       "typing", "unicodedata", "functools", "io", "json"} for name in imports), imports
+    assert all(
+        name.split(".")[0]
+        in {
+            "torch",
+            "math",
+            "random",
+            "collections",
+            "itertools",
+            "re",
+            "string",
+            "typing",
+            "unicodedata",
+            "functools",
+            "io",
+            "json",
+        }
+        for name in imports
+    ), imports
     assert readme_problem(lesson) is None
     assert "../GLOSSARY.md" in (lesson.folder / "README.md").read_text(encoding="utf-8")

@@ -1,4 +1,5 @@
 """错解库（lesson_bank.py）：本进程里的判定与 ./poet check 判得一样；每一课的 test_NN.py 都有一份错解库。"""
+
 import ast
 from pathlib import Path
 
@@ -14,8 +15,11 @@ def bank_names(path: Path) -> list[str]:
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["BANK"]:
             names += [ast.literal_eval(k) for k in node.value.keys]
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
-                and ast.unparse(node.value.func) == "BANK.update":
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value.func) == "BANK.update"
+        ):
             names += [ast.literal_eval(k) for k in node.value.args[0].keys]
     return names
 

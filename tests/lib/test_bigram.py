@@ -1,4 +1,5 @@
 """二元基线（poetry_gpt/bigram.py）：概率归一、交叉熵的范围，与逐字手算的结果一致。"""
+
 import math
 from collections import Counter
 

@@ -1,4 +1,5 @@
 """存档：内容与错误、读不了的文件、坏掉的权重与半截存档、与配置或汉字表对不上的存档、带代码的 pickle。"""
+
 import io
 import re
 import sys
@@ -21,8 +22,15 @@ def test_checkpoint_contents_and_errors(tmp_path):
     tok = default_tokenizer()
     model = PoetryGPT(ModelConfig(vocab_size=len(tok), width=16, n_layers=1, n_heads=2))
     path = tmp_path / "c.pt"
-    save_checkpoint(path, model, tok, optimizer=make_optimizer(model, TrainConfig()), step=3,
-                    config=TrainConfig(), log=[{"step": 1, "loss": 8.8}])
+    save_checkpoint(
+        path,
+        model,
+        tok,
+        optimizer=make_optimizer(model, TrainConfig()),
+        step=3,
+        config=TrainConfig(),
+        log=[{"step": 1, "loss": 8.8}],
+    )
     state = torch.load(path, weights_only=True)
     assert {"weights", "model_config", "vocab_hash", "optimizer", "step", "rng", "log", "train_config"} <= set(state)
     assert state["step"] == 3 and state["vocab_hash"] == tok.vocab_hash
@@ -67,8 +75,9 @@ def test_broken_weights_half_checkpoints_and_finished_runs_are_refused(tmp_path)
     save_checkpoint(tmp_path / "weights-only" / "checkpoint.pt", model, tok, step=5, config=PRESETS["tiny"], half=True)
     with pytest.raises(CheckpointError, match="只有权重"):  # 导出的模型没有优化器状态
         train(PRESETS["tiny"], tmp_path / "weights-only", resume=True, progress=False)
-    save_checkpoint(tmp_path / "done" / "checkpoint.pt", model, tok, optimizer=make_optimizer(model, QUICK),
-                    step=30, config=QUICK)
+    save_checkpoint(
+        tmp_path / "done" / "checkpoint.pt", model, tok, optimizer=make_optimizer(model, QUICK), step=30, config=QUICK
+    )
     with pytest.raises(ValueError, match="达到了总步数 30"):
         train(QUICK, tmp_path / "done", resume=True, progress=False)
     state = torch.load(tmp_path / "done" / "checkpoint.pt", weights_only=True)
@@ -105,6 +114,7 @@ def run_main(monkeypatch, *argv, encoding="utf-8"):
 
 # ---------- 与配置或汉字表对不上的存档 ----------
 
+
 @pytest.fixture(scope="module")
 def honest(tmp_path_factory):
     torch.manual_seed(0)
@@ -122,20 +132,36 @@ def doctored(honest, tmp_path, change) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda s: s["model_config"].update(width=32), f"characters.weight 形状是 [{len(TOK)}, 16]，按它记录的模型尺寸应是 [{len(TOK)}, 32]"),
-    (lambda s: s["model_config"].update(context_length=64), "positions.weight 形状是 [48, 16]"),
-    (lambda s: s["model_config"].update(vocab_size=len(TOK) + 1), f"vocab_size 是 {len(TOK) + 1}，当前 data/vocab.json 有 {len(TOK)} 个字"),
-    (lambda s: s["weights"].update({"characters.weight": torch.zeros(len(TOK) - 1, 16)}), f"characters.weight 形状是 [{len(TOK) - 1}, 16]"),
-    (lambda s: s["weights"].update({"blocks.1.mlp.up.weight": torch.zeros(3, 16)}), "blocks.1.mlp.up.weight 形状是 [3, 16]，按它记录的模型尺寸应是 [64, 16]"),
-    (lambda s: s["weights"].pop("blocks.0.mlp.up.bias"), "多出或缺少 blocks.0.mlp.up.bias"),
-    (lambda s: s["weights"].update({"positions.weight": [1, 2]}), "positions.weight 不是张量"),
-    (lambda s: s["model_config"].update(n_layers=10**9), "model_config 损坏了"),  # 不会真去建十亿层
-    (lambda s: s["model_config"].update(n_heads=3), "model_config 损坏了"),
-    (lambda s: s["model_config"].update(extra=1), "model_config 损坏了"),
-])
-def test_checkpoints_that_disagree_with_their_config_or_the_vocabulary_are_refused(monkeypatch, honest, tmp_path,
-                                                                                   change, words):
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (
+            lambda s: s["model_config"].update(width=32),
+            f"characters.weight 形状是 [{len(TOK)}, 16]，按它记录的模型尺寸应是 [{len(TOK)}, 32]",
+        ),
+        (lambda s: s["model_config"].update(context_length=64), "positions.weight 形状是 [48, 16]"),
+        (
+            lambda s: s["model_config"].update(vocab_size=len(TOK) + 1),
+            f"vocab_size 是 {len(TOK) + 1}，当前 data/vocab.json 有 {len(TOK)} 个字",
+        ),
+        (
+            lambda s: s["weights"].update({"characters.weight": torch.zeros(len(TOK) - 1, 16)}),
+            f"characters.weight 形状是 [{len(TOK) - 1}, 16]",
+        ),
+        (
+            lambda s: s["weights"].update({"blocks.1.mlp.up.weight": torch.zeros(3, 16)}),
+            "blocks.1.mlp.up.weight 形状是 [3, 16]，按它记录的模型尺寸应是 [64, 16]",
+        ),
+        (lambda s: s["weights"].pop("blocks.0.mlp.up.bias"), "多出或缺少 blocks.0.mlp.up.bias"),
+        (lambda s: s["weights"].update({"positions.weight": [1, 2]}), "positions.weight 不是张量"),
+        (lambda s: s["model_config"].update(n_layers=10**9), "model_config 损坏了"),  # 不会真去建十亿层
+        (lambda s: s["model_config"].update(n_heads=3), "model_config 损坏了"),
+        (lambda s: s["model_config"].update(extra=1), "model_config 损坏了"),
+    ],
+)
+def test_checkpoints_that_disagree_with_their_config_or_the_vocabulary_are_refused(
+    monkeypatch, honest, tmp_path, change, words
+):
     path = doctored(honest, tmp_path, change)
     assert torch.load(path, weights_only=True)["vocab_hash"] == TOK.vocab_hash  # 指纹对得上，仍要拒绝
     with pytest.raises(CheckpointError, match=re.escape(words)):

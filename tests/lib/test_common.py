@@ -1,4 +1,5 @@
 """共用的读写：JSONL 的坏行报出行号，系统错误用中文说明，原子写出的文件与普通文件一样可读。"""
+
 import pytest
 
 from poetry_gpt.common import DataFileError, os_reason, read_json, read_jsonl
@@ -22,12 +23,16 @@ def test_os_errors_are_explained_in_chinese(tmp_path):
     (tmp_path / "f").write_text("", encoding="utf-8")
     with pytest.raises(OSError) as under_file:
         (tmp_path / "f" / "run").mkdir()
-    assert [os_reason(e.value) for e in (missing, folder, under_file)] == \
-        ["没有这个文件或文件夹", "这是一个文件夹", "路径里有一段不是文件夹"]
+    assert [os_reason(e.value) for e in (missing, folder, under_file)] == [
+        "没有这个文件或文件夹",
+        "这是一个文件夹",
+        "路径里有一段不是文件夹",
+    ]
     assert os_reason(OSError(9999, "Something odd")) == "Something odd"
 
 
 def test_atomic_writes_are_readable_like_normal_files(tmp_path):
     from poetry_gpt.common import atomic_write_text
+
     atomic_write_text(tmp_path / "report.csv", "a,b\n")
     assert (tmp_path / "report.csv").stat().st_mode & 0o777 == 0o644

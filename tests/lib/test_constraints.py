@@ -1,4 +1,5 @@
 """格律约束：句末可选的标点只取汉字表里有的。"""
+
 from poetry_gpt.constraints import LINE_END_CHOICES, Constraint
 from poetry_gpt.data import Tokenizer, default_tokenizer
 from poetry_gpt.settings import PLAIN

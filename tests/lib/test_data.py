@@ -1,4 +1,5 @@
 """数据约定：语料、划分、汉字表、清洗、样本排布。"""
+
 from collections import Counter
 
 import pytest
@@ -55,7 +56,7 @@ def test_split_is_fixed_by_the_id_hash_and_near_twins_share_one(poems):
     for p in poems:
         lines = split_lines(p["text"])
         for drop in range(4):
-            seen.setdefault((drop, *lines[:drop], *lines[drop + 1:]), set()).add(p["split"])
+            seen.setdefault((drop, *lines[:drop], *lines[drop + 1 :]), set()).add(p["split"])
     assert all(len(splits) == 1 for splits in seen.values())
     share = Counter(p["split"] for p in poems)
     assert 0.88 < share["train"] / len(poems) < 0.92
@@ -65,9 +66,9 @@ def test_split_is_fixed_by_the_id_hash_and_near_twins_share_one(poems):
 def test_vocabulary_order_and_round_trip(poems):
     tok = default_tokenizer()
     assert tuple(tok.tokens[: len(SPECIAL)]) == SPECIAL and len(tok) == 6672
-    chars = tok.tokens[len(SPECIAL):]
+    chars = tok.tokens[len(SPECIAL) :]
     keys = [(-tok.counts[tok.stoi[c]], ord(c)) for c in chars]
-    assert keys == sorted(keys) and min(tok.counts[len(SPECIAL):]) >= 2
+    assert keys == sorted(keys) and min(tok.counts[len(SPECIAL) :]) >= 2
     val = [p for p in poems if p["split"] == "val"]
     unknown = 0
     for p in val:
@@ -80,14 +81,17 @@ def test_vocabulary_order_and_round_trip(poems):
     assert unknown / total < 0.002
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("春风吹□柳，明月照高楼。白日依山尽，黄河入海流。", "有缺字"),
-    ("春风吹柳（一作杨），明月照高楼。白日依山尽，黄河入海流。", "有括注"),
-    ("春风吹柳A，明月照高楼。白日依山尽，黄河入海流。", "有拉丁字母或数字"),
-    ("春风吹柳，明月照高楼。白日依山尽，黄河入海流。", "句子长短不一"),
-    ("明月照高楼。白日依山尽，黄河入海流。", "不是四句"),
-    ("春风吹柳绿，明月照高楼。白日依山尽，黄河入海流", "结尾缺少标点"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("春风吹□柳，明月照高楼。白日依山尽，黄河入海流。", "有缺字"),
+        ("春风吹柳（一作杨），明月照高楼。白日依山尽，黄河入海流。", "有括注"),
+        ("春风吹柳A，明月照高楼。白日依山尽，黄河入海流。", "有拉丁字母或数字"),
+        ("春风吹柳，明月照高楼。白日依山尽，黄河入海流。", "句子长短不一"),
+        ("明月照高楼。白日依山尽，黄河入海流。", "不是四句"),
+        ("春风吹柳绿，明月照高楼。白日依山尽，黄河入海流", "结尾缺少标点"),
+    ],
+)
 def test_clean_record_rejects_with_a_reason(text, reason):
     with pytest.raises(BadRecord) as e:
         clean_record({"text": text})
@@ -113,7 +117,7 @@ def test_sample_layout_and_loss_mask(poems):
     assert mask.index(True) == ids.index(SEP)  # 第一个计入损失的目标：<sep> 之后的第一个字
     x, y, m = make_batch([ids, encode_sample(poems[1], tok)], context_length=64)
     assert x.shape == y.shape == m.shape == (2, 64)
-    assert y[0, len(ids) - 2] == EOS and not m[0, len(ids) - 1:].any()
+    assert y[0, len(ids) - 2] == EOS and not m[0, len(ids) - 1 :].any()
     with pytest.raises(ValueError, match="超过前文长度"):
         make_batch([ids], context_length=10)
 
@@ -126,6 +130,7 @@ def test_tone_table_covers_common_characters():
 
 def test_one_form_type_found_by_any_of_its_fields():
     from poetry_gpt.data import FIVE, SEVEN, form_of
+
     five = form_of(name="五言绝句")
     assert (five.line_length, five.token) == (5, FIVE)
     assert form_of(line_length=7) == form_of(token=SEVEN) == form_of(name="七言绝句")
@@ -138,6 +143,7 @@ def test_one_form_type_found_by_any_of_its_fields():
 def test_corpus_has_no_replaced_variants_and_the_rhyme_table_knows_common_characters(poems):
     from poetry_gpt import prosody
     from poetry_gpt.corpus_tables import PINGSHUI_ERRATA, VARIANTS
+
     text = "".join(p["text"] for p in poems)
     assert not set(VARIANTS) & set(text)
     assert not set(VARIANTS.values()) & set(VARIANTS)  # 一步到规范字，没有 A→B→C

@@ -2,6 +2,7 @@
 
 约束的保证不依赖模型好坏，所以这里大多用一个随机初始化的小模型：它最不守规矩，最能考验约束。
 """
+
 import pytest
 import torch
 
@@ -30,7 +31,11 @@ def model():
 
 
 def lines_of(text):
-    return [line for line in text.replace("，", "|").replace("。", "|").replace("？", "|").replace("！", "|").split("|") if line]
+    return [
+        line
+        for line in text.replace("，", "|").replace("。", "|").replace("？", "|").replace("！", "|").split("|")
+        if line
+    ]
 
 
 @pytest.mark.parametrize("form", [5, 7, None])
@@ -104,12 +109,17 @@ def test_bad_options_are_refused(model):
         write_poems(model, TOK, "月", form=6)
 
 
-@pytest.mark.parametrize("option, message", [
-    (dict(seed=2**63), "种子"), (dict(seed=-1), "种子"), (dict(seed=10**20), "种子"),
-    (dict(sampling=SamplingConfig(temperature=0), n=3), "-n 只能是 1"),  # 贪心：每次同一首
-    (dict(sampling=SamplingConfig(top_k=1), n=2), "-n 只能是 1"),
-    (dict(acrostic="春夏秋冬", constrained=False), "--free"),  # 不受约束时藏头无从保证
-])
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (dict(seed=2**63), "种子"),
+        (dict(seed=-1), "种子"),
+        (dict(seed=10**20), "种子"),
+        (dict(sampling=SamplingConfig(temperature=0), n=3), "-n 只能是 1"),  # 贪心：每次同一首
+        (dict(sampling=SamplingConfig(top_k=1), n=2), "-n 只能是 1"),
+        (dict(acrostic="春夏秋冬", constrained=False), "--free"),  # 不受约束时藏头无从保证
+    ],
+)
 def test_non_finite_and_out_of_range_options_are_refused(model, option, message):
     with pytest.raises(GenerationError, match=message):
         write_poems(model, TOK, "月", **option)
@@ -148,6 +158,7 @@ def test_unspecified_form_is_drawn_by_the_corpus_share(model):
 
     from poetry_gpt.data import load_poems
     from poetry_gpt.generate import FORM_SHARE
+
     counts = Counter(p["form"] for p in load_poems("train"))
     total = sum(counts.values())
     assert FORM_SHARE == {5: counts["五言绝句"] / total, 7: counts["七言绝句"] / total}

@@ -1,4 +1,5 @@
 """损失：训练用的分块交叉熵与普通的前向在数值与梯度上一致。"""
+
 import pytest
 import torch
 from torch.nn import functional as F

@@ -1,4 +1,5 @@
 """评价指标：格式、关键词、抄袭率、distinct-n、评估用的开头；损失曲线的读取；二元基线用同一批验证诗。"""
+
 import pytest
 import torch
 

@@ -1,5 +1,6 @@
 """模型：形状、过长输入、因果性、快慢两种注意力一致、KV 缓存一致、weight tying、正弦位置表；
 PoetryGPT.parameter_counts（第 14 课的参数表）与真实模型的参数个数一致。"""
+
 import math
 
 import pytest
@@ -78,7 +79,9 @@ def test_kv_cache_gives_the_same_logits(batch, fast):
     model = small(fast_attention=fast)
     full = model(x)[0]
     cache = KVCache(model.config.n_layers)
-    steps = [model(x[:, :5], kv_cache=cache)[0]] + [model(x[:, t:t + 1], kv_cache=cache)[0] for t in range(5, x.shape[1])]
+    steps = [model(x[:, :5], kv_cache=cache)[0]] + [
+        model(x[:, t : t + 1], kv_cache=cache)[0] for t in range(5, x.shape[1])
+    ]
     assert len(cache) == x.shape[1]
     assert torch.allclose(torch.cat(steps, dim=1), full, atol=1e-5)
 
@@ -92,8 +95,13 @@ def test_sinusoidal_table():
 
 def test_default_model_counts_by_part():
     model = PoetryGPT(ModelConfig(vocab_size=6672))
-    assert model.parameter_counts() == {"characters": 854_016, "positions": 8_192, "attention": 264_192,
-                                        "mlp": 526_848, "norms": 2_304}
+    assert model.parameter_counts() == {
+        "characters": 854_016,
+        "positions": 8_192,
+        "attention": 264_192,
+        "mlp": 526_848,
+        "norms": 2_304,
+    }
     assert model.num_parameters() == 1_655_552
 
 
@@ -101,8 +109,13 @@ def test_default_model_counts_by_part():
 def test_counts_by_part_follow_formulas(V, L, C, layers, heads):
     model = PoetryGPT(ModelConfig(vocab_size=V, context_length=L, width=C, n_layers=layers, n_heads=heads))
     counts = model.parameter_counts()
-    assert counts == {"characters": V * C, "positions": L * C, "attention": layers * (4 * C * C + 4 * C),
-                      "mlp": layers * (8 * C * C + 5 * C), "norms": (2 * layers + 1) * 2 * C}
+    assert counts == {
+        "characters": V * C,
+        "positions": L * C,
+        "attention": layers * (4 * C * C + 4 * C),
+        "mlp": layers * (8 * C * C + 5 * C),
+        "norms": (2 * layers + 1) * 2 * C,
+    }
     assert sum(counts.values()) == model.num_parameters()
 
 

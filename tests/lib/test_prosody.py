@@ -1,4 +1,5 @@
 """平仄与押韵（poetry_gpt.prosody）：名篇的已知答案、入声、多音字、格律模板、语料的押韵率。"""
+
 import ast
 import json
 import sys
@@ -21,13 +22,16 @@ CHU_SAI = "秦时明月汉时关，万里长征人未还。但使龙城飞将在
 NOT_IN_TABLE = "㐀"  # 扩展 A 区的第一个字，平水韵表里没有
 
 
-@pytest.mark.parametrize("poem, ends, groups, first_line, level", [
-    (JING_YE_SI, "光霜月乡", ("下平声七阳",), True, PING),
-    (DENG_GUAN_QUE_LOU, "尽流目楼", ("下平声十一尤",), False, PING),
-    (CHUN_XIAO, "晓鸟声少", ("上声十七筱",), True, ZE),  # 仄韵也是韵，level 记“仄”
-    (FENG_QIAO, "天眠寺船", ("下平声一先",), True, PING),
-    (BAI_DI_CHENG, "间还住山", ("上平声十五删",), True, PING),
-])
+@pytest.mark.parametrize(
+    "poem, ends, groups, first_line, level",
+    [
+        (JING_YE_SI, "光霜月乡", ("下平声七阳",), True, PING),
+        (DENG_GUAN_QUE_LOU, "尽流目楼", ("下平声十一尤",), False, PING),
+        (CHUN_XIAO, "晓鸟声少", ("上声十七筱",), True, ZE),  # 仄韵也是韵，level 记“仄”
+        (FENG_QIAO, "天眠寺船", ("下平声一先",), True, PING),
+        (BAI_DI_CHENG, "间还住山", ("上平声十五删",), True, PING),
+    ],
+)
 def test_famous_quatrains_rhyme_in_known_groups(poem, ends, groups, first_line, level):
     r = prosody.quatrain_rhyme(poem)
     assert r.endings == tuple(ends)
@@ -68,7 +72,11 @@ def test_variant_forms_and_errata_reach_the_table():
 
 def test_lesson_01_rhyme_claims():
     for ch in "看团般弹难":  # 第 01 课：前 5 名都与第一句末的“阑”、第二句末的“寒”同属寒韵
-        assert prosody.share_rhyme(ch, "阑") and prosody.share_rhyme(ch, "寒") and "上平声十四寒" in prosody.rhyme_groups(ch)
+        assert (
+            prosody.share_rhyme(ch, "阑")
+            and prosody.share_rhyme(ch, "寒")
+            and "上平声十四寒" in prosody.rhyme_groups(ch)
+        )
     for ch in "看弹难":  # 第 01 课：“有几个是多音字，另有别的读音”——另一读是去声，在翰韵
         assert "去声十五翰" in prosody.rhyme_groups(ch) and prosody.tone_class(ch) == BOTH
     assert prosody.rhyme_groups("般") == ("上平声十四寒", "上平声十五删")  # 第 24 课：般也属删韵
@@ -138,7 +146,10 @@ def test_tone_template_tie_follows_the_rhyme_report():
 
 def test_nian_dui():
     assert [(l.lines, l.kind, l.ok) for l in prosody.nian_dui(CHU_SAI)] == [
-        ((1, 2), "对", True), ((2, 3), "粘", True), ((3, 4), "对", True)]
+        ((1, 2), "对", True),
+        ((2, 3), "粘", True),
+        ((3, 4), "对", True),
+    ]
     # 《静夜思》是古绝：第四字“月”“上”都仄，一二句不对
     assert [l.ok for l in prosody.nian_dui(JING_YE_SI)][0] is False
     # 把出塞第三句的第二字换成查不到的字：二三句粘说不清，其余照旧
@@ -183,22 +194,39 @@ def test_prosody_needs_no_maintainer_packages_nor_courseware():
 
 def test_build_rhymes_labels_traditional_text_and_unions_variants():
     from poetry_gpt.corpus import build_rhymes, variant_lookup
+
     yang, zhi, zhi_qu, dong = "下平声七阳", "上平声四支", "去声四寘", "上平声二冬"
-    pingshui = {"為": frozenset({zhi, zhi_qu}), "峰": frozenset({dong}), "光": frozenset({yang}),
-                "霜": frozenset({yang}), "鄉": frozenset({yang, "去声二十三漾"}), "月": frozenset({"入声六月"})}
+    pingshui = {
+        "為": frozenset({zhi, zhi_qu}),
+        "峰": frozenset({dong}),
+        "光": frozenset({yang}),
+        "霜": frozenset({yang}),
+        "鄉": frozenset({yang, "去声二十三漾"}),
+        "月": frozenset({"入声六月"}),
+    }
     t2s = {"為": "为", "爲": "为", "鄉": "乡", "峯": "峰"}
     groups_at = variant_lookup(pingshui, lambda s: "".join(t2s.get(c, c) for c in s), variants=[])
     trad, simp = "爲峯明月光，爲峯地上霜。爲峯望明月，爲峯思故鄉。", "为峰明月光，为峰地上霜。为峰望明月，为峰思故乡。"
     table = build_rhymes([({}, trad, simp)], groups_at)
-    assert table["为"] == {"tone": BOTH, "groups": [zhi, zhi_qu], "count": 4, "rhymes": {},
-                           "line_tone": BOTH}  # 爲 查 為；格律句里的票不够，句中仍是两读
+    assert table["为"] == {
+        "tone": BOTH,
+        "groups": [zhi, zhi_qu],
+        "count": 4,
+        "rhymes": {},
+        "line_tone": BOTH,
+    }  # 爲 查 為；格律句里的票不够，句中仍是两读
     assert table["峰"]["groups"] == [dong]  # 峯 查 峰
     assert table["乡"]["rhymes"] == {yang: 1} and table["光"]["rhymes"] == {yang: 1}  # 首句入韵也记
     assert table["月"]["rhymes"] == {} and "明" not in table  # 表里没有的字不进表，不猜
     # strike 去掉诗人不用的读音，记下去掉之前它在那里押韵的次数
     struck = build_rhymes([({}, trad, simp)], groups_at, {"乡": ("去声二十三漾",)})
-    assert struck["乡"] == {"tone": PING, "groups": [yang], "count": 1, "rhymes": {yang: 1},
-                            "struck": {"去声二十三漾": 0}}
+    assert struck["乡"] == {
+        "tone": PING,
+        "groups": [yang],
+        "count": 1,
+        "rhymes": {yang: 1},
+        "struck": {"去声二十三漾": 0},
+    }
 
 
 # ---------- 名诗的平仄与押韵：已知答案（议题 26） ----------
@@ -211,25 +239,30 @@ SHAN_XING = "远上寒山石径斜，白云生处有人家。停车坐爱枫林�
 LE_YOU_YUAN = "向晚意不适，驱车登古原。夕阳无限好，只是近黄昏。"
 
 
-@pytest.mark.parametrize("poem, rhyme, first_line, template, strict, wrong", [
-    # 韵（二、四句共有的韵部的简称，空表示按平水韵不押）、首句入韵、每字都论时最合的格式、得分、不合的字（句, 字，从 0 数）
-    (DENG_GUAN_QUE_LOU, "尤", False, "五绝·仄起首句不入韵", (19, 20), [(2, 0)]),
-    (QING_MING, "元", False, "七绝·平起首句入韵", (24, 28), [(0, 2), (2, 2), (3, 0), (3, 2)]),
-    (LU_ZHAI, "养", False, "五绝·平起首句入韵", (9, 20), None),        # 仄韵古绝：不合近体格式
-    (BAI_DI_CHENG, "删", True, "七绝·平起首句入韵", (27, 28), [(1, 0)]),
-    (JUE_JU, "先", False, "七绝·仄起首句不入韵", (25, 28), [(1, 0), (2, 2), (3, 0)]),
-    (CHU_SAI, "删", True, "七绝·平起首句入韵", (24, 28), [(0, 2), (1, 4), (3, 0), (3, 2)]),
-    (HUI_XIANG, "", False, "七绝·仄起首句入韵", (25, 28), [(2, 4), (3, 2), (3, 4)]),  # 衰在支、来在灰
-    (FENG_QIAO, "先", True, "七绝·仄起首句入韵", (25, 28), [(0, 4), (1, 2), (2, 2)]),
-    (SHAN_XING, "麻", True, "七绝·仄起首句入韵", (25, 28), [(1, 0), (1, 2), (3, 0)]),
-])
+@pytest.mark.parametrize(
+    "poem, rhyme, first_line, template, strict, wrong",
+    [
+        # 韵（二、四句共有的韵部的简称，空表示按平水韵不押）、首句入韵、每字都论时最合的格式、得分、不合的字（句, 字，从 0 数）
+        (DENG_GUAN_QUE_LOU, "尤", False, "五绝·仄起首句不入韵", (19, 20), [(2, 0)]),
+        (QING_MING, "元", False, "七绝·平起首句入韵", (24, 28), [(0, 2), (2, 2), (3, 0), (3, 2)]),
+        (LU_ZHAI, "养", False, "五绝·平起首句入韵", (9, 20), None),  # 仄韵古绝：不合近体格式
+        (BAI_DI_CHENG, "删", True, "七绝·平起首句入韵", (27, 28), [(1, 0)]),
+        (JUE_JU, "先", False, "七绝·仄起首句不入韵", (25, 28), [(1, 0), (2, 2), (3, 0)]),
+        (CHU_SAI, "删", True, "七绝·平起首句入韵", (24, 28), [(0, 2), (1, 4), (3, 0), (3, 2)]),
+        (HUI_XIANG, "", False, "七绝·仄起首句入韵", (25, 28), [(2, 4), (3, 2), (3, 4)]),  # 衰在支、来在灰
+        (FENG_QIAO, "先", True, "七绝·仄起首句入韵", (25, 28), [(0, 4), (1, 2), (2, 2)]),
+        (SHAN_XING, "麻", True, "七绝·仄起首句入韵", (25, 28), [(1, 0), (1, 2), (3, 0)]),
+    ],
+)
 def test_famous_quatrains_known_tones_and_rhymes(poem, rhyme, first_line, template, strict, wrong):
     r = prosody.quatrain_rhyme(poem)
     assert "".join(prosody.rhyme_name(g) for g in r.groups) == rhyme and r.first_line is first_line
     report = prosody.tone_report(poem)
     assert report.template == template and (report.matched, report.checked) == strict
     if wrong is not None:  # 律绝：不合的字都在一三五上，宽式满分，没有孤平、三平尾
-        assert [(i, j) for i, row in enumerate(report.marks) for j, m in enumerate(row) if m == prosody.MISMATCH] == wrong
+        assert [
+            (i, j) for i, row in enumerate(report.marks) for j, m in enumerate(row) if m == prosody.MISMATCH
+        ] == wrong
         assert all(j in (0, 2, 4) for _, j in wrong)
         lenient = prosody.tone_report(poem, lenient=True)
         assert lenient.score == 1.0 and lenient.faults == ()
@@ -258,8 +291,8 @@ def test_gu_ping_and_san_ping_wei_count_against_the_lenient_score():
     assert prosody.tail_fault([PING, PING, ZE, ZE, PING]) is None
     assert prosody.tail_fault([ZE, ZE, ZE, PING, PING]) is None
     assert prosody.tail_fault([ZE, BOTH, ZE, ZE, PING]) == prosody.GU_PING  # 两读的字也只算一个
-    assert prosody.tail_fault([ZE, PING, ZE, ZE, ZE]) is None               # 不以平声收尾：不谈孤平
-    assert prosody.tail_fault([ZE, PING, UNKNOWN, ZE, PING]) is None          # 查不到的字不猜
+    assert prosody.tail_fault([ZE, PING, ZE, ZE, ZE]) is None  # 不以平声收尾：不谈孤平
+    assert prosody.tail_fault([ZE, PING, UNKNOWN, ZE, PING]) is None  # 查不到的字不猜
 
 
 def test_ao_jiu_repairs():
@@ -281,6 +314,7 @@ def test_ao_jiu_repairs():
 
 def test_struck_readings_are_backed_by_the_corpus():
     from poetry_gpt.corpus_tables import PINGSHUI_STRIKE
+
     table = prosody.load_table()
     assert set(PINGSHUI_STRIKE) == {ch for ch, e in table.items() if "struck" in e}
     for ch, groups in PINGSHUI_STRIKE.items():
@@ -305,6 +339,7 @@ def test_line_tone_is_derived_from_the_corpus():
     from collections import Counter
 
     from poetry_gpt.corpus import LINE_VOTES_MIN, LINE_VOTES_SHARE, _line_tone
+
     table = prosody.load_table()
     for ch, e in table.items():
         if e["tone"] == BOTH:
@@ -324,6 +359,7 @@ def test_line_votes_recomputed_from_data_match_the_file():
     # rhymes.json 的 line_votes 由建语料的代码算出（在简体正文上、按去掉读音之前的表）；这里用 data/ 重算几个字
     from poetry_gpt.corpus import line_tone_votes
     from poetry_gpt.corpus_tables import PINGSHUI_STRIKE
+
     table = prosody.load_table()
     union = {}
     for ch, e in table.items():

@@ -1,4 +1,5 @@
 """训练样本（poetry_gpt.samples）与律诗材料（data/verse.txt.gz、corpus.clean_verse）。"""
+
 import random
 from dataclasses import replace
 
@@ -25,7 +26,8 @@ def test_verse_windows_start_at_every_couplet():
     assert [split_lines(w) for w in windows] == [
         ["国破山河在", "城春草木深", "感时花溅泪", "恨别鸟惊心"],
         ["感时花溅泪", "恨别鸟惊心", "烽火连三月", "家书抵万金"],
-        ["烽火连三月", "家书抵万金", "白头搔更短", "浑欲不胜簪"]]
+        ["烽火连三月", "家书抵万金", "白头搔更短", "浑欲不胜簪"],
+    ]
     assert windows[0].endswith("心。") and len(verse_windows(LUSHI[:36])) == 2  # 六句：两个窗口
 
 
@@ -34,17 +36,23 @@ def test_clean_verse_keeps_regular_verse_and_rejects_the_rest():
     none = str.maketrans({})
     assert clean_verse({"paragraphs": [LUSHI[:24], LUSHI[24:]]}, ident, none) == LUSHI
     assert clean_verse({"paragraphs": [LUSHI]}, ident, str.maketrans({"簪": "针"})).endswith("针。")
-    for text, reason in ((LUSHI[:24], "不是六句以上的偶数句"), (LUSHI[:42], "不是六句以上的偶数句"),
-                         (LUSHI[:-6] + "浑欲不胜簪也。", "句子长短不一"), (LUSHI.replace("三", "□"), "有缺字"),
-                         (LUSHI[:-1], "结尾缺少标点")):
+    for text, reason in (
+        (LUSHI[:24], "不是六句以上的偶数句"),
+        (LUSHI[:42], "不是六句以上的偶数句"),
+        (LUSHI[:-6] + "浑欲不胜簪也。", "句子长短不一"),
+        (LUSHI.replace("三", "□"), "有缺字"),
+        (LUSHI[:-1], "结尾缺少标点"),
+    ):
         with pytest.raises(BadRecord) as e:
             clean_verse({"paragraphs": [text]}, ident, none)
         assert e.value.reason == reason, text
 
 
 def test_a_poem_sharing_three_lines_with_a_held_out_quatrain_is_a_twin():
-    records = [{"split": "val", "text": "甲乙丙丁戊，己庚辛壬癸。子丑寅卯辰，巳午未申酉。"},
-               {"split": "train", "text": "国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。"}]
+    records = [
+        {"split": "val", "text": "甲乙丙丁戊，己庚辛壬癸。子丑寅卯辰，巳午未申酉。"},
+        {"split": "train", "text": "国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。"},
+    ]
     where = held_out_lines(records)
     assert shares_held_out("子丑寅卯辰，巳午未申酉。一二三四五，甲乙丙丁戊，六七八九十，百千万亿兆。", where)
     assert not shares_held_out("子丑寅卯辰，巳午未申酉。一二三四五，六七八九十，百千万亿兆，东西南北中。", where)
@@ -74,7 +82,9 @@ def test_draw_keywords_is_weighted_without_replacement_and_seeded():
     draws = [draw_keywords(ids, weights, 2, random.Random(s)) for s in range(200)]
     assert all(len(d) == 2 and len(set(d)) == 2 for d in draws)
     assert sum(13 in d for d in draws) > 190  # 权重大的几乎总被抽中
-    assert draw_keywords(ids, weights, 9, random.Random(1)) and len(draw_keywords(ids, weights, 9, random.Random(1))) == 4
+    assert (
+        draw_keywords(ids, weights, 9, random.Random(1)) and len(draw_keywords(ids, weights, 9, random.Random(1))) == 4
+    )
     assert draw_keywords(ids, weights, 3, random.Random(5)) == draw_keywords(ids, weights, 3, random.Random(5))
 
 
@@ -93,14 +103,18 @@ def test_fresh_keywords_are_redrawn_each_step_and_belong_to_the_poem(fresh):
     for sample in a:
         sep = sample.index(SEP)
         assert sample[0] == BOS and sample[-1] == EOS
-        body = tok.decode(sample[sep + 1:-1])
+        body = tok.decode(sample[sep + 1 : -1])
         keywords = tok.decode(sample[2:sep])
         assert all(ch in body and ch not in FUNCTION_CHARS for ch in keywords), (keywords, body)
         counts.append(len(keywords))
     assert set(counts) <= set(KEYWORD_COUNTS) and len(set(counts)) >= 3
     # 下一轮同一首诗抽到的关键词多半不同（TF-IDF 的固定关键词每轮一样）
-    first = {tok.decode(s[sep + 1:]): s[2:s.index(SEP)] for s in a for sep in [s.index(SEP)]}
-    later = {tok.decode(s[s.index(SEP) + 1:]): s[2:s.index(SEP)] for step in range(60, 130) for s in pool.batch(step, config)}
+    first = {tok.decode(s[sep + 1 :]): s[2 : s.index(SEP)] for s in a for sep in [s.index(SEP)]}
+    later = {
+        tok.decode(s[s.index(SEP) + 1 :]): s[2 : s.index(SEP)]
+        for step in range(60, 130)
+        for s in pool.batch(step, config)
+    }
     same = [first[k] == later[k] for k in first if k in later]
     assert same and sum(same) < len(same)
 
@@ -112,7 +126,9 @@ def test_verse_windows_join_the_pool_until_the_finetune_share(monkeypatch):
     assert len(pool.windows) == 150 and pool.finetune_from(config) == 40
     assert len(pool.everything) == 4 * 100 + 150
     tok = default_tokenizer()
-    seen = lambda step: {"国破山河在" in tok.decode(s) or "烽火连三月" in tok.decode(s) for s in pool.batch(step, config)}  # noqa: E731
+    seen = lambda step: {
+        "国破山河在" in tok.decode(s) or "烽火连三月" in tok.decode(s) for s in pool.batch(step, config)
+    }  # noqa: E731
     assert True in set().union(*(seen(s) for s in range(0, 40, 3)))
     assert set().union(*(seen(s) for s in range(40, 50))) == {False}
 
@@ -121,5 +137,6 @@ def test_classroom_presets_keep_their_fixed_keywords():
     config = replace(PRESETS["tiny"], train_poems=300)
     pool = TrainingSamples(config, default_tokenizer())
     from poetry_gpt.train import encode_split
+
     assert pool.fixed == encode_split("train", default_tokenizer(), 300)
     assert pool.finetune_from(config) == config.steps

@@ -1,4 +1,5 @@
 """采样设置：top-k / top-p 的截断与并列的规则，超出范围的设置被拒绝。"""
+
 import pytest
 import torch
 
@@ -15,14 +16,21 @@ def test_filter_logits_top_k_and_top_p():
     assert kept(filter_logits(logits)) == [True] * 4
 
 
-@pytest.mark.parametrize("option, message", [
-    (dict(temperature=float("nan")), "有限数"), (dict(temperature=float("inf")), "有限数"),
-    (dict(top_p=float("nan")), "top-p"), (dict(top_p=float("inf")), "top-p"), (dict(top_p=0), "top-p"),
-    (dict(top_k=-1), "top-k"),
-    (dict(temperature=1e-40), "在 0.01 到 10 之间"), (dict(temperature=10.5), "在 0.01 到 10 之间，收到 10.5"),
-    (dict(temperature=0.001), "几乎没有分别，要这样就给 0"),  # 课程定的下限：再小就等于贪心，不是除法溢出
-    (dict(temperature=-1.0), "不能是负数：0 表示每步取最可能的字"),
-])
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (dict(temperature=float("nan")), "有限数"),
+        (dict(temperature=float("inf")), "有限数"),
+        (dict(top_p=float("nan")), "top-p"),
+        (dict(top_p=float("inf")), "top-p"),
+        (dict(top_p=0), "top-p"),
+        (dict(top_k=-1), "top-k"),
+        (dict(temperature=1e-40), "在 0.01 到 10 之间"),
+        (dict(temperature=10.5), "在 0.01 到 10 之间，收到 10.5"),
+        (dict(temperature=0.001), "几乎没有分别，要这样就给 0"),  # 课程定的下限：再小就等于贪心，不是除法溢出
+        (dict(temperature=-1.0), "不能是负数：0 表示每步取最可能的字"),
+    ],
+)
 def test_sampling_settings_out_of_range_are_refused(option, message):
     """范围只查一次：SamplingConfig 建的时候（./poet write 的 --temperature 等用 settings 里同样的范围）。"""
     with pytest.raises(ValueError, match=message):

@@ -1,4 +1,5 @@
 """settings.py 是每个默认值与范围唯一的出处：./poet 的选项、模型库与批改都读它，它自己不导入 torch。"""
+
 import argparse
 import subprocess
 import sys
@@ -28,18 +29,21 @@ def test_the_walk_finds_every_command():
     assert {c for c, _ in OPTIONS} >= {"train", "write", "eval", "check", "grade", "verify"}
 
 
-@pytest.mark.parametrize("command, flag, default", [
-    ("write", "--temperature", settings.TEMPERATURE),
-    ("write", "--top-k", settings.TOP_K),
-    ("write", "--top-p", settings.TOP_P),
-    ("write", "--tones", settings.VERSE.tones),
-    ("write", "--rhyme", settings.VERSE.rhyme),
-    ("check", "--timeout", settings.CHECK_TIMEOUT_S),
-    ("grade", "--timeout", settings.CHECK_TIMEOUT_S),
-    ("grade", "--memory", settings.CHECK_MEMORY_MB),
-    ("train", "--device", settings.DEVICES[0]),
-    ("eval", "--prompts", settings.EVAL_PROMPTS),
-])
+@pytest.mark.parametrize(
+    "command, flag, default",
+    [
+        ("write", "--temperature", settings.TEMPERATURE),
+        ("write", "--top-k", settings.TOP_K),
+        ("write", "--top-p", settings.TOP_P),
+        ("write", "--tones", settings.VERSE.tones),
+        ("write", "--rhyme", settings.VERSE.rhyme),
+        ("check", "--timeout", settings.CHECK_TIMEOUT_S),
+        ("grade", "--timeout", settings.CHECK_TIMEOUT_S),
+        ("grade", "--memory", settings.CHECK_MEMORY_MB),
+        ("train", "--device", settings.DEVICES[0]),
+        ("eval", "--prompts", settings.EVAL_PROMPTS),
+    ],
+)
 def test_option_defaults_come_from_settings(command, flag, default):
     action = OPTIONS[command, flag]
     assert action.default == default and type(action.default) is type(default)
@@ -48,12 +52,15 @@ def test_option_defaults_come_from_settings(command, flag, default):
         assert f"默认 {shown}" in action.help, action.help  # 帮助里写的默认值就是实际的默认值
 
 
-@pytest.mark.parametrize("command, flag, choices", [
-    ("train", "--preset", settings.PRESET_NAMES),
-    ("train", "--precision", settings.PRECISIONS),
-    ("train", "--device", settings.DEVICES),
-    ("write", "--tones", settings.TONE_MODES),
-])
+@pytest.mark.parametrize(
+    "command, flag, choices",
+    [
+        ("train", "--preset", settings.PRESET_NAMES),
+        ("train", "--precision", settings.PRECISIONS),
+        ("train", "--device", settings.DEVICES),
+        ("write", "--tones", settings.TONE_MODES),
+    ],
+)
 def test_option_choices_come_from_settings(command, flag, choices):
     assert tuple(OPTIONS[command, flag].choices) == choices
 
@@ -70,8 +77,11 @@ def test_the_library_defaults_are_the_settings():
     from poetry_gpt.courseware.grading import Limits
     from poetry_gpt.sampling import SAMPLING
 
-    assert (SAMPLING.temperature, SAMPLING.top_k, SAMPLING.top_p) == (settings.TEMPERATURE, settings.TOP_K,
-                                                                     settings.TOP_P)
+    assert (SAMPLING.temperature, SAMPLING.top_k, SAMPLING.top_p) == (
+        settings.TEMPERATURE,
+        settings.TOP_K,
+        settings.TOP_P,
+    )
     assert (Limits().timeout, Limits().memory_mb) == (settings.CHECK_TIMEOUT_S, settings.CHECK_MEMORY_MB)
 
 
@@ -109,8 +119,9 @@ def test_cli_and_library_refuse_the_same_temperatures(text):
     assert cli_ok == library_ok == (settings.temperature_problem(float(text)) is None)
 
 
-@pytest.mark.parametrize("kind, text", [("top_k", "0"), ("top_k", "-1"), ("top_p", "1"), ("top_p", "0"),
-                                        ("top_p", "1.01"), ("top_p", "0.5")])
+@pytest.mark.parametrize(
+    "kind, text", [("top_k", "0"), ("top_k", "-1"), ("top_p", "1"), ("top_p", "0"), ("top_p", "1.01"), ("top_p", "0.5")]
+)
 def test_cli_and_library_share_the_top_k_and_top_p_bounds(kind, text):
     from poetry_gpt.sampling import SamplingConfig
 
@@ -131,13 +142,15 @@ def test_cli_and_library_share_the_top_k_and_top_p_bounds(kind, text):
 HEAVY = ("torch", "numpy")
 
 
-@pytest.mark.parametrize("code", [
-    "import poetry_gpt.settings",
-    "from poetry_gpt.courseware.cli.main import build_parser; build_parser()",  # ./poet 启动、解析参数
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import poetry_gpt.settings",
+        "from poetry_gpt.courseware.cli.main import build_parser; build_parser()",  # ./poet 启动、解析参数
+    ],
+)
 def test_settings_and_the_cli_start_without_torch(code):
     probe = f"import sys; {code}; print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r}))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, encoding="utf-8",
-                          timeout=60)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, encoding="utf-8", timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", f"{code} 导入了 {done.stdout.strip()}"

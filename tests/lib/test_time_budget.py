@@ -1,4 +1,5 @@
 """--minutes 的计时：按剩下的时间排定步数，第 2–7 步计时，每次验证之后重排。"""
+
 import pytest
 
 from poetry_gpt.time_budget import MinutesPlanner, planned_steps
@@ -23,6 +24,7 @@ def test_minutes_planner_times_steps_2_to_7_then_replans_after_each_validation()
     per_step, steps = planner.replan(200, 60.4)
     assert per_step == pytest.approx(0.3) and steps == 998
     assert planner.describe(8, 0.25, 1198, warmup=100) == (
-        "第 2–7 步平均每步 0.250 秒，5 分钟排定 1198 步：学习率的余弦在第 1198 步降到最低值")
+        "第 2–7 步平均每步 0.250 秒，5 分钟排定 1198 步：学习率的余弦在第 1198 步降到最低值"
+    )
     assert planner.describe(200, 0.3, 80, warmup=100).startswith("第 2–199 步平均每步 0.300 秒，5 分钟重新排定 80 步")
     assert planner.describe(200, 0.3, 80, warmup=100).endswith("比预热的 100 步还短，学习率来不及降下来，请给更多分钟")

@@ -1,5 +1,6 @@
 """训练：学习率表、AdamW 分组、损失下降与续训、--minutes 照排定的步数训练、拒绝不合的续训、混合精度、
 torchrun 下两进程与单进程一致、关键词的丢弃。"""
+
 import os
 import subprocess
 import sys
@@ -122,12 +123,30 @@ def test_precision_auto_and_a_bf16_run_tracks_fp32(tmp_path):
 def test_two_processes_match_one_process_on_the_combined_batch(tmp_path):
     """torchrun 起 2 个 CPU 进程（gloo），各算半批；一步之后的权重与单进程算整批相同。"""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    for name, launcher in (("ddp", [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                                    "--nproc_per_node=2", "-m"]),
-                           ("single", [sys.executable, "-m"])):
-        done = subprocess.run([*launcher, "poetry_gpt.courseware.cli", "train", "--preset", "tiny", "--steps", "2",
-                               "--device", "cpu", "--out", str(tmp_path / name)],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    for name, launcher in (
+        ("ddp", [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m"]),
+        ("single", [sys.executable, "-m"]),
+    ):
+        done = subprocess.run(
+            [
+                *launcher,
+                "poetry_gpt.courseware.cli",
+                "train",
+                "--preset",
+                "tiny",
+                "--steps",
+                "2",
+                "--device",
+                "cpu",
+                "--out",
+                str(tmp_path / name),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
     ddp = read_checkpoint(tmp_path / "ddp" / "checkpoint.pt")
     single = read_checkpoint(tmp_path / "single" / "checkpoint.pt")
@@ -146,8 +165,14 @@ def test_train_refuses_a_file_as_out_and_a_resume_with_another_model_size(tmp_pa
         train(QUICK, tmp_path / "r.csv", progress=False)
     tok = default_tokenizer()
     model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["tiny"].model))
-    save_checkpoint(tmp_path / "run" / "checkpoint.pt", model, tok, optimizer=make_optimizer(model, QUICK),
-                    step=5, config=PRESETS["tiny"])
+    save_checkpoint(
+        tmp_path / "run" / "checkpoint.pt",
+        model,
+        tok,
+        optimizer=make_optimizer(model, QUICK),
+        step=5,
+        config=PRESETS["tiny"],
+    )
     with pytest.raises(CheckpointError, match="模型尺寸.*不同"):
         train(PRESETS["base"], tmp_path / "run", resume=True, progress=False)
 
@@ -177,6 +202,7 @@ def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_p
 def test_keyword_dropout_leaves_a_fixed_tenth_of_train_without_keywords():
     from poetry_gpt.data import SEP, drops_keywords, load_poems
     from poetry_gpt.train import encode_split
+
     poems = load_poems("train", 4000)
     dropped = [drops_keywords(p, 0.1) for p in poems]
     assert 0.085 < sum(dropped) / len(poems) < 0.115

@@ -2,6 +2,7 @@
 
 规则用查表就能算出答案的字来检查：光、霜、乡同在下平声七阳；月是入声六月（仄）；天在下平声一先。
 """
+
 import pytest
 import torch
 
@@ -115,7 +116,9 @@ def test_repetition_penalty_third_use_and_repeated_bigrams():
     write(verse, ["不见春风不见"])
     logits = torch.zeros(len(TOK))
     adjusted = verse.adjust(logits)
-    assert adjusted[ID["春"]] == pytest.approx(-REPEAT_PENALTY) and adjusted[ID["不"]] == pytest.approx(-2 * REPEAT_PENALTY)
+    assert adjusted[ID["春"]] == pytest.approx(-REPEAT_PENALTY) and adjusted[ID["不"]] == pytest.approx(
+        -2 * REPEAT_PENALTY
+    )
     assert adjusted[ID["月"]] == 0 and logits.eq(0).all()
     mask = verse.narrow(ALL.clone(), 0, 6)
     assert MAX_USES == 2 and not mask[ID["不"]] and not mask[ID["见"]] and mask[ID["风"]] and mask[ID["月"]]
@@ -169,6 +172,7 @@ def test_acrostic_characters_not_yet_written_count_as_used_once():
 
 def test_acrostic_poems_use_no_character_more_than_allowed(shipped):
     from poetry_gpt.generate import write_one
+
     for seed in range(8):
         text = write_one(shipped, TOK, "", acrostic="春夏秋冬", form=5, seed=seed).text
         assert all(text.count(c) <= MAX_USES for c in "春夏秋冬"), text
@@ -202,10 +206,15 @@ def test_reader_metrics_on_known_poems():
     assert char_repeats("山前山一山，山下水潺潺。") == 4
     assert reused_lines([jys, "床前明月光，夜来风雨声。花落知多少，处处闻啼鸟。"]) == pytest.approx(2 / 8)
     assert keyword_counts(jys, "月霜雪") == [2, 1, 0]
-    r = reader_report([jys, "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"], [["月"], ["山", "河"]],
-                      distinct_poems=2)
+    r = reader_report(
+        [jys, "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"], [["月"], ["山", "河"]], distinct_poems=2
+    )
     assert r["rhyme"] == 1.0 and r["same_character_rhyme"] == 0.0 and r["char_3"] == 0.0
-    assert r["bigram_repeat"] == 0.5 and r["keyword_hit"] == 1.0 and r["keyword_counts"] == pytest.approx([0, 2 / 3, 1 / 3, 0])
+    assert (
+        r["bigram_repeat"] == 0.5
+        and r["keyword_hit"] == 1.0
+        and r["keyword_counts"] == pytest.approx([0, 2 / 3, 1 / 3, 0])
+    )
     same = reader_report(["春风吹绿柳，秋雨洒江楼。夜半孤舟客，一声江上楼。"])
     assert same["rhyme"] == 0.0 and same["same_character_rhyme"] == 1.0 and "keyword_hit" not in same
 
@@ -224,9 +233,11 @@ def test_human_rows_are_computed_from_val():
 
 # ---------- 随课程发布的模型：同一组种子，诗律解码前后 ----------
 
+
 @pytest.fixture(scope="module")
 def shipped():
     from poetry_gpt.checkpoint import load_model
+
     return load_model(tokenizer=TOK)[0]
 
 

@@ -2,6 +2,7 @@
 
 命令模块只决定“说什么”，怎么排版都在这里；批改、自检的逻辑本身不画表。
 """
+
 from __future__ import annotations
 
 import difflib
@@ -23,9 +24,28 @@ from ... import labs
 from ...common import ROOT
 from ...labs import fold_atoms, fold_lines
 
-__all__ = ["console", "error_console", "tolerant_output", "stop_printing", "reader_gone", "busy", "write_json", "write_text",
-           "course_map", "progress_table", "lesson_banner", "verdict", "hint", "solution", "solve_diff", "checklist",
-           "poem", "marks", "error", "notice"]
+__all__ = [
+    "console",
+    "error_console",
+    "tolerant_output",
+    "stop_printing",
+    "reader_gone",
+    "busy",
+    "write_json",
+    "write_text",
+    "course_map",
+    "progress_table",
+    "lesson_banner",
+    "verdict",
+    "hint",
+    "solution",
+    "solve_diff",
+    "checklist",
+    "poem",
+    "marks",
+    "error",
+    "notice",
+]
 
 console = Console(highlight=False)
 """poet 的标准输出。"""
@@ -35,6 +55,7 @@ error_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 # ---------- 各种终端 ----------
+
 
 def tolerant_output() -> None:
     """让输出在任何终端上都写得出来（每个命令开头调用一次）。
@@ -115,6 +136,7 @@ def shown(path: Path) -> str:
 
 # ---------- 在窄终端里折行：只在词与短语的边界 ----------
 
+
 class Prose:
     """一段要在窄终端里折行的文字（rich 的可渲染对象，放进 Panel、Table 都行）。
 
@@ -127,8 +149,9 @@ class Prose:
 
     def __rich_measure__(self, console, options) -> Measurement:
         plain = self.text.plain
-        widest = max((cell_len(plain[a:b]) for line in plain.split("\n") for a, b in fold_atoms(line, self.phrase)),
-                     default=1)
+        widest = max(
+            (cell_len(plain[a:b]) for line in plain.split("\n") for a, b in fold_atoms(line, self.phrase)), default=1
+        )
         longest = max((cell_len(line) for line in plain.split("\n")), default=1)
         return Measurement(min(widest, options.max_width), min(longest, options.max_width))
 
@@ -144,8 +167,14 @@ def fold_code(line: str, width: int) -> list[str]:
     实在没有这样的位置（一个名字比整行还长）才硬折。"""
     pieces: list[str] = []
     while cell_len(line) > width:
-        cut = max((i + 1 for i, ch in enumerate(line) if ch in " ,([" and cell_len(line[:i + 1]) <= width
-                   and line[:i + 1].strip()), default=0)
+        cut = max(
+            (
+                i + 1
+                for i, ch in enumerate(line)
+                if ch in " ,([" and cell_len(line[: i + 1]) <= width and line[: i + 1].strip()
+            ),
+            default=0,
+        )
         if not cut:
             cut = next(i for i in range(len(line), 0, -1) if cell_len(line[:i]) <= width)
         pieces.append(line[:cut].rstrip())
@@ -168,8 +197,9 @@ def notice(message: str) -> None:
 
 def course_map(sections: dict[str, str], lessons: Sequence, status: dict[str, str | None]) -> None:
     """./poet：按节列出每一课与学习者的状态（status：课号 → passed / started / None）；最后说下一步做什么。"""
-    console.print(Panel.fit(f"[bold]一字一诗[/bold]：从零搭一个会写绝句的小 GPT（共 {len(lessons)} 课）",
-                            border_style="cyan"))
+    console.print(
+        Panel.fit(f"[bold]一字一诗[/bold]：从零搭一个会写绝句的小 GPT（共 {len(lessons)} 课）", border_style="cyan")
+    )
     next_lesson = None
     for key, name in sections.items():
         t = Table(title=f"学习路径/{key} · {name}", title_justify="left", show_header=False, box=None, pad_edge=False)
@@ -181,14 +211,18 @@ def course_map(sections: dict[str, str], lessons: Sequence, status: dict[str, st
                 mark = "[dim]即将推出[/dim]"
             else:
                 state = status.get(lesson.code)
-                mark = {"passed": f"[green]{marks()[0]} 已通过[/green]", "started": "[yellow]… 已开始[/yellow]"}.get(state, "未开始")
+                mark = {"passed": f"[green]{marks()[0]} 已通过[/green]", "started": "[yellow]… 已开始[/yellow]"}.get(
+                    state, "未开始"
+                )
                 if state != "passed" and next_lesson is None:
                     next_lesson = lesson
             title = lesson.title if lesson.available else f"[dim]{lesson.title}[/dim]"
             t.add_row(lesson.code, title, mark)
         console.print(t)
     if next_lesson:
-        console.print(f"\n下一步：[bold]./poet lesson {next_lesson.number}[/bold]（第 {next_lesson.code} 课《{next_lesson.title}》）")
+        console.print(
+            f"\n下一步：[bold]./poet lesson {next_lesson.number}[/bold]（第 {next_lesson.code} 课《{next_lesson.title}》）"
+        )
     else:
         console.print("\n已写好的课你都通过了。")
 
@@ -267,14 +301,26 @@ def lesson_banner(lesson) -> None:
     text = Text()
     text.append(lesson.title, style="bold")
     text.append("\n" + lesson.goal)
-    console.print(Panel(Prose(text, phrase=True), title=f"第 {lesson.code} 课 · {lesson.section_title}", title_align="left",
-                        border_style="cyan"))
+    console.print(
+        Panel(
+            Prose(text, phrase=True),
+            title=f"第 {lesson.code} 课 · {lesson.section_title}",
+            title_align="left",
+            border_style="cyan",
+        )
+    )
 
 
 def verdict(lesson, v) -> None:
     """./poet check 的判定：通过为绿框，其余为红框。v 是 grading.Verdict。"""
-    console.print(Panel(Prose(v.message), title=f"第 {lesson.code} 课：{v.label}（{v.seconds:.1f} 秒）",
-                        title_align="left", border_style="green" if v.passed else "red"))
+    console.print(
+        Panel(
+            Prose(v.message),
+            title=f"第 {lesson.code} 课：{v.label}（{v.seconds:.1f} 秒）",
+            title_align="left",
+            border_style="green" if v.passed else "red",
+        )
+    )
 
 
 def hint(lesson, more: bool = False) -> None:
@@ -313,8 +359,14 @@ def solve_diff(lesson, mine: str, ref: str) -> None:
         t.add_row(Syntax(mine, "python"), Syntax(ref, "python"))
         console.print(t)
     else:
-        console.print(Prose(f"第 {lesson.code} 课：你的 solve 与参考答案（终端宽 {console.width} 列，放不下并排的两栏，"
-                            f"只列差异；较长的行折开，↪ 表示接着上一行）", phrase=True, style="bold"))
+        console.print(
+            Prose(
+                f"第 {lesson.code} 课：你的 solve 与参考答案（终端宽 {console.width} 列，放不下并排的两栏，"
+                f"只列差异；较长的行折开，↪ 表示接着上一行）",
+                phrase=True,
+                style="bold",
+            )
+        )
     styles = {"+": "green", "-": "red", "@": "cyan"}
     for line in difflib.unified_diff(mine.splitlines(), ref.splitlines(), "你的代码", "参考答案", lineterm=""):
         style = "bold" if line.startswith(("+++", "---")) else styles.get(line[:1], "")
@@ -325,8 +377,9 @@ def solve_diff(lesson, mine: str, ref: str) -> None:
             console.print(Text(f"{head}  ↪ {piece}", style=style), no_wrap=True, overflow="ignore")
 
 
-def checklist(title: str, rows: Sequence[tuple[str, bool, str]], ok_line: str, bad_line: str,
-              advisory: Sequence[str] = ()) -> None:
+def checklist(
+    title: str, rows: Sequence[tuple[str, bool, str]], ok_line: str, bad_line: str, advisory: Sequence[str] = ()
+) -> None:
     """./poet doctor 这类清单：每行 (项目, 是否正常, 详情)。advisory 里的项目不正常时只打 ✗、不算“有问题”。"""
     t = Table(title=title, title_justify="left")
     for h in ("项目", "", "详情"):
@@ -345,5 +398,10 @@ def poem(p, line_ends: str, first: bool) -> None:
     console.print(Text("".join(ch + "\n" if ch in line_ends else ch for ch in p.text).rstrip()))
     kind = {5: "五言", 7: "七言"}[p.form] + ("藏头" if p.acrostic else "")
     # 用时只算生成这首诗：不含启动 Python、载入 torch 与模型（命令的总时间比它长好几秒）
-    console.print(Prose(f"{kind} · 种子 {p.seed} · 生成用时 {p.seconds:.2f} 秒（不含启动 Python、载入 torch 与模型）",
-                        phrase=True, style="dim"))
+    console.print(
+        Prose(
+            f"{kind} · 种子 {p.seed} · 生成用时 {p.seconds:.2f} 秒（不含启动 Python、载入 torch 与模型）",
+            phrase=True,
+            style="dim",
+        )
+    )

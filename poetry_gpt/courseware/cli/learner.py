@@ -1,4 +1,5 @@
 """学习者的命令：课程地图、上课、开始练习、检查、提示、参考答案、对照、进度、环境检查。"""
+
 from __future__ import annotations
 
 import ast
@@ -45,7 +46,9 @@ def lesson_arg(text: str):
 def exercise_path(lesson, given: str | None) -> Path:
     path = Path(given) if given else lesson.exercise_file
     if given and path.is_dir():
-        raise CliError(f"{safe_text(given, 120, one_line=True, keep_end=True)} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}")
+        raise CliError(
+            f"{safe_text(given, 120, one_line=True, keep_end=True)} 是一个文件夹，请给出练习文件本身，例如 lessons/{lesson.code}/{EXERCISE}"
+        )
     if not path.is_file():
         if given:
             raise CliError(f"找不到文件：{safe_text(given, 120, one_line=True, keep_end=True)}")
@@ -89,8 +92,11 @@ def cmd_progress(args) -> int:
             counts[status] = counts.get(status, 0) + 1
         label = STATUS_LABEL.get(status, "未开始") if lesson.available else "即将推出"
         rows.append((lesson.code, lesson.title, label, entry.get("last_verdict", ""), entry.get("updated", "")))
-    display.progress_table(rows, f"已通过 {counts['passed']} 课，已开始 {counts['started']} 课，未开始 {counts[None]} 课"
-                                 f"（已写好 {sum(l.available for l in CATALOGUE)} / {len(CATALOGUE)} 课）。")
+    display.progress_table(
+        rows,
+        f"已通过 {counts['passed']} 课，已开始 {counts['started']} 课，未开始 {counts[None]} 课"
+        f"（已写好 {sum(l.available for l in CATALOGUE)} / {len(CATALOGUE)} 课）。",
+    )
     return 0
 
 
@@ -114,8 +120,10 @@ def cmd_lesson(args) -> int:
         raise BrokenPipeError
     if code != 0:
         raise CliError(f"实验没有正常结束（退出码 {code}）。", code=1)
-    console.print(f"[dim]实验用时 {time.monotonic() - started:.1f} 秒（机器空闲时的参考用时见 README.md 的“用时”）。\n"
-                  f"读全文：./poet lesson {lesson.number} --read；做练习：./poet start {lesson.number}[/dim]")
+    console.print(
+        f"[dim]实验用时 {time.monotonic() - started:.1f} 秒（机器空闲时的参考用时见 README.md 的“用时”）。\n"
+        f"读全文：./poet lesson {lesson.number} --read；做练习：./poet start {lesson.number}[/dim]"
+    )
     return 0
 
 
@@ -146,16 +154,17 @@ def cmd_start(args) -> int:
     rel = shown(target)
     if target.exists():
         if not args.force:
-            raise CliError(f"{rel} 已经存在，为了不覆盖你的代码，什么也没改。\n"
-                           f"要重新开始，请加 --force（会先把旧文件备份）。", code=1)
+            raise CliError(
+                f"{rel} 已经存在，为了不覆盖你的代码，什么也没改。\n要重新开始，请加 --force（会先把旧文件备份）。",
+                code=1,
+            )
         backup = catalogue.backup_path(lambda stamp: target.with_name(f"my_exercise.{stamp}.py"))
         shutil.copy2(target, backup)
         console.print(f"旧文件已备份为 {shown(backup)}")
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(lesson.folder / "starter.py", target)
     record_progress(lesson, "started")
-    console.print(f"已创建 [bold]{rel}[/bold]。编辑其中的 solve 函数，然后运行：\n"
-                  f"  ./poet check {lesson.number}")
+    console.print(f"已创建 [bold]{rel}[/bold]。编辑其中的 solve 函数，然后运行：\n  ./poet check {lesson.number}")
     return 0
 
 
@@ -165,7 +174,7 @@ def cmd_check(args) -> int:
 
     lesson = lesson_arg(args.lesson)
     path = exercise_path(lesson, args.file)
-    if (notice := fallback_notice()):
+    if notice := fallback_notice():
         display.notice(notice)
     limits = Limits(timeout=args.timeout)
     console.print(f"[dim]{protection(limits.memory_mb)}。[/dim]", highlight=False)
@@ -192,8 +201,9 @@ def cmd_solution(args) -> int:
 
 def cmd_diff(args) -> int:
     lesson = lesson_arg(args.lesson)
-    display.solve_diff(lesson, solve_source(exercise_path(lesson, args.file)),
-                       solve_source(lesson.folder / "solution.py"))
+    display.solve_diff(
+        lesson, solve_source(exercise_path(lesson, args.file)), solve_source(lesson.folder / "solution.py")
+    )
     return 0
 
 
@@ -203,11 +213,13 @@ def cmd_doctor(args) -> int:
     rows = [("Python", sys.version_info >= (3, 10), platform.python_version())]
     try:
         import torch
+
         rows.append(("torch", True, f"{torch.__version__}，计算线程 {torch.get_num_threads()}"))
     except ImportError:
         rows.append(("torch", False, "没有安装：运行 bash .venv-setup.sh"))
     from ...common import DataFileError
     from ...data import Tokenizer, load_poems
+
     try:
         rows.append(("data/vocab.json", True, f"汉字表 {len(Tokenizer.load())} 个"))
         rows.append(("data/poems.jsonl", True, f"{len(load_poems())} 首诗"))
@@ -215,11 +227,21 @@ def cmd_doctor(args) -> int:
         rows.append(("数据文件", False, str(e)))
     from ..confine import available_kind, describe
     from ..sandbox import identity, unavailable_reason
+
     why = unavailable_reason()  # 真的试跑一次 bwrap：装了却用不了（容器里不许建命名空间）也是 ✗
-    rows.append(("沙箱 bubblewrap", why is None, "可用：检查练习时关在沙箱里" if why is None else
-                 f"{why}：检查练习时退回按进程隔离，学习者的代码能读写你能碰到的文件"))
+    rows.append(
+        (
+            "沙箱 bubblewrap",
+            why is None,
+            "可用：检查练习时关在沙箱里"
+            if why is None
+            else f"{why}：检查练习时退回按进程隔离，学习者的代码能读写你能碰到的文件",
+        )
+    )
     rows.append(("学习者代码的身份", True, identity() if why is None else f"你自己（uid {os.geteuid()}）：没有沙箱"))
-    rows.append(("内存与进程数上限", True, describe(available_kind(), CHECK_MEMORY_MB) + f"（--memory 默认 {CHECK_MEMORY_MB}）"))
+    rows.append(
+        ("内存与进程数上限", True, describe(available_kind(), CHECK_MEMORY_MB) + f"（--memory 默认 {CHECK_MEMORY_MB}）")
+    )
     for name in ("tones.json", "rhymes.json", "t2s.json", "verse.txt.gz", "model.pt", "SOURCE.md", "MODEL.md"):
         path = DEFAULT_DATA / name
         rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
@@ -244,8 +266,13 @@ def register(sub) -> None:
     p = sub.add_parser("check", help="检查你的练习：可见检查 + 与参考答案的差分检查")
     p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
     p.add_argument("file", nargs="?", metavar="文件", help=f"要检查的文件（默认 lessons/NN/{EXERCISE}）")
-    p.add_argument("--timeout", type=seconds, default=CHECK_TIMEOUT_S, metavar="秒数",
-                   help=f"学习者代码的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 {WALL_FACTOR} 倍加 {WALL_EXTRA_S} 秒的后备上限）")
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=CHECK_TIMEOUT_S,
+        metavar="秒数",
+        help=f"学习者代码的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 {WALL_FACTOR} 倍加 {WALL_EXTRA_S} 秒的后备上限）",
+    )
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("hint", help="这一课练习的提示：先是点拨，--more 再给完整的做法")

@@ -1,4 +1,5 @@
 """poet 的入口：把各个房间的命令装进一个解析器，运行一个命令，出错时给中文说明与退出码。"""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """模型的命令：训练（train）、写诗（write）、评估（eval）。都只在需要时才导入 torch，./poet 其余命令启动得快。"""
+
 from __future__ import annotations
 
 import argparse
@@ -65,15 +66,20 @@ def cmd_train(args) -> int:
         raise refused(e, str(out)) from None
     vals = [e["val"] for e in run.log if "val" in e]
     state = "已中断，" if run.interrupted else ""
-    console.print(f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
-                  + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else ""))
+    console.print(
+        f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
+        + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else "")
+    )
     if run.step < run.total:
         size_args = "".join(f" --{k.replace('_', '-')} {v}" for k, v in sizes.items())
         console.print(f"接着训练：./poet train --preset {args.preset}{size_args} --out {out} --resume", soft_wrap=True)
     console.print(f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}", soft_wrap=True)
     if args.preset == "tiny":
-        console.print("tiny 只为几十秒内看到损失下降，写出的诗还不成样子；随课程发布的模型用 "
-                      "./poet train --preset base 训练（见 data/MODEL.md）", soft_wrap=True)
+        console.print(
+            "tiny 只为几十秒内看到损失下降，写出的诗还不成样子；随课程发布的模型用 "
+            "./poet train --preset base 训练（见 data/MODEL.md）",
+            soft_wrap=True,
+        )
     return 130 if run.interrupted else 0
 
 
@@ -92,14 +98,24 @@ def cmd_write(args) -> int:
         raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
     for what, text in (("关键词", args.keywords), ("藏头字", args.acrostic)):
         if text and len(text) > MAX_PROMPT:
-            raise CliError(f"{what}太长：{len(text)} 个字符（要的是 1–4 个汉字，藏头诗正好 4 个）：“{safe_text(text, 40, one_line=True, keep_end=True)}”")
+            raise CliError(
+                f"{what}太长：{len(text)} 个字符（要的是 1–4 个汉字，藏头诗正好 4 个）：“{safe_text(text, 40, one_line=True, keep_end=True)}”"
+            )
     tokenizer = default_tokenizer()
     try:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
-        poems = iter_poems(model, tokenizer, args.keywords or "", n=args.n, form=args.form,
-                           acrostic=args.acrostic or "",
-                           sampling=SamplingConfig(args.temperature, args.top_k, args.top_p), seed=args.seed,
-                           constrained=not args.free, rules=Rules(rhyme=args.rhyme, tones=args.tones))
+        poems = iter_poems(
+            model,
+            tokenizer,
+            args.keywords or "",
+            n=args.n,
+            form=args.form,
+            acrostic=args.acrostic or "",
+            sampling=SamplingConfig(args.temperature, args.top_k, args.top_p),
+            seed=args.seed,
+            constrained=not args.free,
+            rules=Rules(rhyme=args.rhyme, tones=args.tones),
+        )
     except (GenerationError, CheckpointError) as e:
         raise refused(e, args.checkpoint) from None
     if args.json:
@@ -110,8 +126,11 @@ def cmd_write(args) -> int:
         display.poem(poem, LINE_ENDS, first=written == 0)
         written += 1
     if written < args.n:
-        console.print(f"\n只写出了 {written} 首不同的诗：采样太确定（温度很低，或 top-k、top-p 很小），"
-                      "再写也是重复的。要更多不同的诗，请调高 --temperature 或 --top-p", soft_wrap=True)
+        console.print(
+            f"\n只写出了 {written} 首不同的诗：采样太确定（温度很低，或 top-k、top-p 很小），"
+            "再写也是重复的。要更多不同的诗，请调高 --temperature 或 --top-p",
+            soft_wrap=True,
+        )
     return 0
 
 
@@ -127,8 +146,9 @@ def cmd_eval(args) -> int:
     except CheckpointError as e:
         raise refused(e, args.checkpoint) from None
     with display.busy("正在评估（验证集交叉熵、二元基线、每个提示写两首诗，再写藏头与四个关键词的诗）…"):
-        result = evaluate_model(model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems,
-                                rules=PLAIN if args.plain else VERSE)
+        result = evaluate_model(
+            model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems, rules=PLAIN if args.plain else VERSE
+        )
     if args.json:
         display.write_json(result)
         return 0
@@ -142,47 +162,94 @@ def cmd_eval(args) -> int:
 def register(sub) -> None:
     """把模型的命令加到 poet 的子命令里。"""
     p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
-    p.add_argument("--preset", choices=PRESET_NAMES, default="tiny",
-                   help="tiny：几十秒的小模型；base：随课程发布的模型；verse：加上律诗材料的更大模型（试过、没有发布，见 data/MODEL.md）")
-    p.add_argument("--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）")
+    p.add_argument(
+        "--preset",
+        choices=PRESET_NAMES,
+        default="tiny",
+        help="tiny：几十秒的小模型；base：随课程发布的模型；verse：加上律诗材料的更大模型（试过、没有发布，见 data/MODEL.md）",
+    )
+    p.add_argument(
+        "--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）"
+    )
     p.add_argument("--n-layers", type=Number(int, 1, 24), metavar="层数", help="Block 的层数（默认按预设）")
     p.add_argument("--n-heads", type=Number(int, 1, 32), metavar="头数", help="注意力头数（默认按预设）")
     p.add_argument("--steps", type=positive_int, metavar="步数", help="总步数（默认按预设）")
-    p.add_argument("--minutes", type=minutes, metavar="分钟",
-                   help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）")
+    p.add_argument(
+        "--minutes",
+        type=minutes,
+        metavar="分钟",
+        help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）",
+    )
     p.add_argument("--out", metavar="文件夹", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
     p.add_argument("--device", choices=DEVICES, default=DEVICES[0], help=f"在哪里训练（默认 {DEVICES[0]}）")
-    p.add_argument("--precision", choices=PRECISIONS,
-                   help="矩阵乘法的精度（默认按预设：tiny 用 fp32，base 用 auto——bf16 更快的设备上用 bf16）")
+    p.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        help="矩阵乘法的精度（默认按预设：tiny 用 fp32，base 用 auto——bf16 更快的设备上用 bf16）",
+    )
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("write", help="写一首绝句：./poet write 月")
     p.add_argument("keywords", nargs="?", metavar="关键词", help="要写进诗里的字（1–4 个，繁体也可以）")
-    p.add_argument("--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认按训练诗里两种体裁的比例抽，七言约 83%%）")
+    p.add_argument(
+        "--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认按训练诗里两种体裁的比例抽，七言约 83%%）"
+    )
     p.add_argument("--acrostic", metavar="四个字", help="藏头诗：4 个字，分别作每句的第一个字")
-    p.add_argument("-n", type=Number(int, 1, MAX_POEMS), default=1, metavar="首数",
-                   help=f"写几首不同的诗（默认 1，最多 {MAX_POEMS}；依次用种子 s、s+1……，s 是 --seed；"
-                        "需要更多请分几次写，后一次的 --seed 从前一次用过的种子之后取）")
-    p.add_argument("--temperature", type=temperature, default=TEMPERATURE, metavar="温度",
-                   help=f"温度（默认 {TEMPERATURE}；0 表示每步取最可能的字）")
-    p.add_argument("--top-k", type=top_k, default=TOP_K, metavar="k", help=f"只在最可能的 k 个字里抽（默认 {TOP_K}；0 表示不限）")
-    p.add_argument("--top-p", type=top_p, default=TOP_P, metavar="p", help=f"只在累计概率达到 p 的字里抽（默认 {TOP_P}）")
+    p.add_argument(
+        "-n",
+        type=Number(int, 1, MAX_POEMS),
+        default=1,
+        metavar="首数",
+        help=f"写几首不同的诗（默认 1，最多 {MAX_POEMS}；依次用种子 s、s+1……，s 是 --seed；"
+        "需要更多请分几次写，后一次的 --seed 从前一次用过的种子之后取）",
+    )
+    p.add_argument(
+        "--temperature",
+        type=temperature,
+        default=TEMPERATURE,
+        metavar="温度",
+        help=f"温度（默认 {TEMPERATURE}；0 表示每步取最可能的字）",
+    )
+    p.add_argument(
+        "--top-k", type=top_k, default=TOP_K, metavar="k", help=f"只在最可能的 k 个字里抽（默认 {TOP_K}；0 表示不限）"
+    )
+    p.add_argument(
+        "--top-p", type=top_p, default=TOP_P, metavar="p", help=f"只在累计概率达到 p 的字里抽（默认 {TOP_P}）"
+    )
     p.add_argument("--seed", type=seed, metavar="种子", help="随机种子：同一个种子写出同一首诗")
-    p.add_argument("--checkpoint", metavar="存档", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）")
+    p.add_argument(
+        "--checkpoint", metavar="存档", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）"
+    )
     p.add_argument("--free", action="store_true", help="关掉格式约束，看模型自己会写成什么样")
-    p.add_argument("--rhyme", action=argparse.BooleanOptionalAction, default=True,
-                   help="第二、四句押平水韵、句尾不用同一个字（默认押韵；--no-rhyme 不管）")
-    p.add_argument("--tones", choices=TONE_MODES, default=VERSE.tones,
-                   help=f"平仄：strict 每字都论，lenient 一三五不论，off 不管（默认 {VERSE.tones}）")
+    p.add_argument(
+        "--rhyme",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="第二、四句押平水韵、句尾不用同一个字（默认押韵；--no-rhyme 不管）",
+    )
+    p.add_argument(
+        "--tones",
+        choices=TONE_MODES,
+        default=VERSE.tones,
+        help=f"平仄：strict 每字都论，lenient 一三五不论，off 不管（默认 {VERSE.tones}）",
+    )
     p.add_argument("--json", action="store_true", help="以 JSON 输出（每首诗带押韵、平仄、粘对的报告）")
     p.set_defaults(func=cmd_write)
 
     p = sub.add_parser("eval", help="评估一个模型：交叉熵与二元基线、格式、关键词、抄袭率、distinct-2、速度")
     p.add_argument("--checkpoint", metavar="存档", help="用哪个存档（默认 data/model.pt）")
-    p.add_argument("--prompts", type=positive_int, default=EVAL_PROMPTS, metavar="个数", help=f"用几个固定提示写诗（默认 {EVAL_PROMPTS}）")
-    p.add_argument("--val-poems", type=positive_int, metavar="首数", help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）")
+    p.add_argument(
+        "--prompts",
+        type=positive_int,
+        default=EVAL_PROMPTS,
+        metavar="个数",
+        help=f"用几个固定提示写诗（默认 {EVAL_PROMPTS}）",
+    )
+    p.add_argument(
+        "--val-poems", type=positive_int, metavar="首数", help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）"
+    )
     p.add_argument("--plain", action="store_true", help="只守格式的解码（第 22、23 课），不押韵、不管平仄与重复")
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.add_argument("--markdown", action="store_true", help="只印“读者看得到的”表，Markdown 格式（data/MODEL.md 用它）")

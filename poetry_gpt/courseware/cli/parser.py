@@ -4,6 +4,7 @@ argparse 自己的提示语（用法、选项、各种错误）在 :class:`Chine
 数值参数一律用这里的 type 检查（有限、在范围内）：写错时 argparse 以中文说明并以 2 退出，命令本身不再另做检查。
 bench/ 的脚本也用同一个解析器和同一批 type。
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,14 +48,19 @@ def check_argv(argv: list[str]) -> None:
         bad = next((i for i, ch in enumerate(arg) if unicodedata.category(ch) == "Cc" and not ch.isspace()), None)
         if bad is not None:
             what = "空字符 \\x00" if arg[bad] == "\0" else f"控制字符 {repr(arg[bad])[1:-1]}"
-            raise CliError(f"第 {n} 个参数“{safe_text(arg, 40, one_line=True, keep_end=True)}”的第 {bad + 1} 个字符是{what}，命令里不能有它；"
-                           "请检查是不是从别处复制时带进来的")
+            raise CliError(
+                f"第 {n} 个参数“{safe_text(arg, 40, one_line=True, keep_end=True)}”的第 {bad + 1} 个字符是{what}，命令里不能有它；"
+                "请检查是不是从别处复制时带进来的"
+            )
         if _bytes(arg) > MAX_ARGUMENT or any(_bytes(part) > MAX_NAME for part in arg.split("/")):
-            raise CliError(f"第 {n} 个参数太长（{len(arg)} 个字符）：“{safe_text(arg, 40, one_line=True, keep_end=True)}”。命令里的参数用不着这么长："
-                           f"路径最长 {MAX_ARGUMENT} 字节，其中每个文件名最长 {MAX_NAME} 字节，写诗的关键词只要 1–4 个字")
+            raise CliError(
+                f"第 {n} 个参数太长（{len(arg)} 个字符）：“{safe_text(arg, 40, one_line=True, keep_end=True)}”。命令里的参数用不着这么长："
+                f"路径最长 {MAX_ARGUMENT} 字节，其中每个文件名最长 {MAX_NAME} 字节，写诗的关键词只要 1–4 个字"
+            )
 
 
 # ---------- 数值参数的 type ----------
+
 
 class Number:
     """argparse 的 type：把文字变成 int 或 float，并检查它有限、在 [low, high] 内（low_open 时不含 low）。
@@ -63,8 +69,9 @@ class Number:
         argparse.ArgumentTypeError: 中文说明，如“要是正整数，收到 0”“要是有限数，收到 nan”。
     """
 
-    def __init__(self, kind: type, low: float | None = None, high: float | None = None, *,
-                 low_open: bool = False, what: str = ""):
+    def __init__(
+        self, kind: type, low: float | None = None, high: float | None = None, *, low_open: bool = False, what: str = ""
+    ):
         self.kind, self.low, self.high, self.low_open, self.what = kind, low, high, low_open, what
         self.__name__ = "整数" if kind is int else "数"  # argparse 在出错信息里用它
 
@@ -72,17 +79,24 @@ class Number:
         try:
             value = self.kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{self.what}“{safe_text(text, 40, one_line=True, keep_end=True)}”不是{self.__name__}") from None
+            raise argparse.ArgumentTypeError(
+                f"{self.what}“{safe_text(text, 40, one_line=True, keep_end=True)}”不是{self.__name__}"
+            ) from None
         if self.kind is float and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{self.what}要是有限数，收到 {safe_text(text, 40, one_line=True, keep_end=True)}")
+            raise argparse.ArgumentTypeError(
+                f"{self.what}要是有限数，收到 {safe_text(text, 40, one_line=True, keep_end=True)}"
+            )
         if self.low is not None and (value <= self.low if self.low_open else value < self.low):
             if self.kind is int and self.low == 1:
                 raise argparse.ArgumentTypeError(f"{self.what}要是正整数，收到 {value}")
             bound = f"大于 {self.low:g}" if self.low_open else f"至少为 {self.low:g}"
             raise argparse.ArgumentTypeError(f"{self.what}要{bound}，收到 {value:g}")
         if self.high is not None and value > self.high:
-            raise argparse.ArgumentTypeError(f"{self.what}最多 {self.high:g}，收到 {value:g}" if self.kind is float
-                                             else f"{self.what}最多 {self.high}，收到 {value}")
+            raise argparse.ArgumentTypeError(
+                f"{self.what}最多 {self.high:g}，收到 {value:g}"
+                if self.kind is float
+                else f"{self.what}最多 {self.high}，收到 {value}"
+            )
         return value
 
 
@@ -210,7 +224,7 @@ class ChineseHelpFormatter(argparse.HelpFormatter):
         extra = _cells(head) - len(head)
         if not extra or not text.startswith(head + "  "):
             return text
-        rest = text[len(head):]
+        rest = text[len(head) :]
         gap = len(rest) - len(rest.lstrip(" "))
         if gap - extra >= 2:
             return head + rest[extra:]
@@ -236,8 +250,9 @@ class ChineseParser(argparse.ArgumentParser):
         return text
 
     def error(self, message):
-        sys.stderr.write(f"命令写得不对：{translate(message)}\n{self.format_usage().strip()}\n"
-                         f"查看帮助：{self.prog} --help\n")
+        sys.stderr.write(
+            f"命令写得不对：{translate(message)}\n{self.format_usage().strip()}\n查看帮助：{self.prog} --help\n"
+        )
         sys.exit(2)
 
 

@@ -3,6 +3,7 @@
 数由模型库算（metrics.evaluate_model 的 reader 与 human），这里只把它们排成字符串：终端里的表
 （tables._reader_grid）与 ``./poet eval --markdown`` 的 Markdown 表（data/MODEL.md 里的表）共用 :func:`reader_table`。
 """
+
 from __future__ import annotations
 
 from ...settings import DISTINCT_POEMS
@@ -35,9 +36,14 @@ def reader_table(result: dict) -> tuple[list[str], list[list[str]]]:
 
     列：五言（模型、人写）、七言（模型、人写）、藏头、四个关键词；没有的数是“–”。
     """
-    columns = [("五言", result["reader"]["五言"]), ("五言·人", result["human"]["五言"]),
-               ("七言", result["reader"]["七言"]), ("七言·人", result["human"]["七言"]),
-               ("藏头", result["reader"]["藏头"]), ("四个关键词", result["reader"]["四个关键词"])]
+    columns = [
+        ("五言", result["reader"]["五言"]),
+        ("五言·人", result["human"]["五言"]),
+        ("七言", result["reader"]["七言"]),
+        ("七言·人", result["human"]["七言"]),
+        ("藏头", result["reader"]["藏头"]),
+        ("四个关键词", result["reader"]["四个关键词"]),
+    ]
 
     def cell(value, kind) -> str:
         if value is None:
@@ -49,8 +55,10 @@ def reader_table(result: dict) -> tuple[list[str], list[list[str]]]:
         return f"{value:.3f}"
 
     header = ["项目"] + [name + f"（{col['poems']}）" for name, col in columns]
-    rows = [[label] + [cell(col.get(key) if col["poems"] else None, kind) for _, col in columns]
-            for key, label, kind in READER_ROWS]
+    rows = [
+        [label] + [cell(col.get(key) if col["poems"] else None, kind) for _, col in columns]
+        for key, label, kind in READER_ROWS
+    ]
     return header, rows
 
 

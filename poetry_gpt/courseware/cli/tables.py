@@ -2,6 +2,7 @@
 
 记号、折行这些终端上的事与输出用的 console 在 display。
 """
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,11 @@ def eval_table(result: dict, source: str) -> None:
     t.add_column("指标")
     t.add_column("数值")
     t.add_column("说明", overflow="fold")  # 窄终端里折行，不截掉“（第 07 课）”这类尾巴
-    t.add_row("验证交叉熵", f"{result['val_cross_entropy']:.3f}", f"奈特/字，val 里的 {result['val_poems']} 首，只算正文与 <eos>")
+    t.add_row(
+        "验证交叉熵",
+        f"{result['val_cross_entropy']:.3f}",
+        f"奈特/字，val 里的 {result['val_poems']} 首，只算正文与 <eos>",
+    )
     if "val_cross_entropy_no_keywords" in result:
         t.add_row("验证交叉熵（不给关键词）", f"{result['val_cross_entropy_no_keywords']:.3f}", "奈特/字，条件区空着")
     t.add_row("二元基线", f"{result['bigram_cross_entropy']:.3f}", "奈特/字，同样这些诗（第 07 课）")
@@ -51,9 +56,15 @@ def _reader_grid(result: dict) -> None:
 
     header, rows = reader_table(result)
     rules = result["rules"]
-    how = (f"押韵{'开' if rules['rhyme'] else '关'}、平仄 {rules['tones']}、重复控制{'开' if rules['repetition'] else '关'}")
-    t = Table(title=f"读者看得到的（{how}；“人”是 val 里同样首数的诗）", title_justify="left",
-              box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 0, 0, 1))  # 80 列里放得下 28 格的行名
+    how = f"押韵{'开' if rules['rhyme'] else '关'}、平仄 {rules['tones']}、重复控制{'开' if rules['repetition'] else '关'}"
+    t = Table(
+        title=f"读者看得到的（{how}；“人”是 val 里同样首数的诗）",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, 0, 0, 1),
+    )  # 80 列里放得下 28 格的行名
     names, counts = zip(*(re.fullmatch(r"(.+)（(\d+)）", h).groups() for h in header[1:]))
     t.add_column(header[0], overflow="fold")
     for name in names:
@@ -71,16 +82,17 @@ def _reader_grid(result: dict) -> None:
     console.print(t)
 
 
-def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: dict[str, str],
-                 seconds: float) -> None:
+def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: dict[str, str], seconds: float) -> None:
     """./poet verify 的结果：每课一行、每项检查一格，再逐条写出失败的原因。reports 见 verify.LessonReport。"""
     yes, no = marks()
     table = Table(title="课程总检查", title_justify="left")
     for h in ("课", *(titles[c] for c in checks), "用时"):
         table.add_column(h)
     for r in reports:
-        cells = [("" if c not in r.problems else f"[green]{yes}[/green]" if r.problems[c] is None else f"[red]{no}[/red]")
-                 for c in checks]
+        cells = [
+            ("" if c not in r.problems else f"[green]{yes}[/green]" if r.problems[c] is None else f"[red]{no}[/red]")
+            for c in checks
+        ]
         table.add_row(r.lesson.code, *cells, "未变" if r.cached else f"{r.seconds:.1f} 秒")
     for name in strays:
         table.add_row(Text(name), f"[red]{no} 不在课表里[/red]", *[""] * (len(checks) - 1), "")
@@ -91,8 +103,10 @@ def verify_table(reports, strays: Sequence[str], checks: Sequence[str], titles: 
     for name in strays:
         console.print(Text(f"lessons/{name} 不在课表 lessons/manifest.toml 里。", style="red"))
     ok = not failures and not strays
-    console.print(f"{'全部通过' if ok else '有问题'}：{len(reports)} 课，用时 {seconds:.1f} 秒"
-                  f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。")
+    console.print(
+        f"{'全部通过' if ok else '有问题'}：{len(reports)} 课，用时 {seconds:.1f} 秒"
+        f"（{sum(r.cached for r in reports)} 课文件未变，沿用上次的通过结果）。"
+    )
 
 
 def stale_figures(stale, recorded: bool = False) -> None:
@@ -120,8 +134,10 @@ def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> No
     console.print(Text(f"班级文件夹 {safe_text(class_dir, one_line=True)}：找到 {len(found.learners)} 名学习者{names}"))
     console.print(Text(f"  练习文件 {len(found.submissions)} 份：NN.py {flat} 份，lessons/NN/{exercise} {nested} 份"))
     if found.untouched:
-        listed = "、".join(safe_text(f"{learner}/{rel}", one_line=True)
-                          for (learner, _), (rel, _) in list(found.untouched.items())[:20])
+        listed = "、".join(
+            safe_text(f"{learner}/{rel}", one_line=True)
+            for (learner, _), (rel, _) in list(found.untouched.items())[:20]
+        )
         more = f" 等 {len(found.untouched)} 份" if len(found.untouched) > 20 else ""
         console.print(Text(f"  算作没交 {len(found.untouched)} 份（空文件，或与起始代码一字不差）：{listed}{more}"))
     if found.skipped:
@@ -133,7 +149,9 @@ def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> No
         if len(found.ignored) > 20:
             console.print(f"    …还有 {len(found.ignored) - 20} 项（全部写在 --json 报告里）")
     if found.hidden:
-        console.print(f"  另有 {found.hidden} 个隐藏的文件或文件夹（名字以 . 或 __ 开头，如 .DS_Store、__pycache__），没有看")
+        console.print(
+            f"  另有 {found.hidden} 个隐藏的文件或文件夹（名字以 . 或 __ 开头，如 .DS_Store、__pycache__），没有看"
+        )
 
 
 @contextmanager
@@ -141,19 +159,35 @@ def grading_progress(total: int):
     """批改时的进度条；with 里得到 done(submission, verdict)，每批改完一份调用一次（classroom.grade 的 on_done）。"""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console) as bar:
+    with Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as bar:
         task = bar.add_task("批改中", total=total)
 
         def done(sub, verdict) -> None:
-            bar.update(task, advance=1,
-                       description=f"{safe_text(sub.learner, one_line=True)} 第 {sub.lesson.code} 课：{verdict.label}")
+            bar.update(
+                task,
+                advance=1,
+                description=f"{safe_text(sub.learner, one_line=True)} 第 {sub.lesson.code} 课：{verdict.label}",
+            )
 
         yield done
 
 
-def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates: dict[str, tuple[int, int, int]],
-                counts: dict[str, int], timeout: float, missing: str, seconds: float) -> None:
+def grade_table(
+    learners: Sequence[str],
+    lessons: Sequence,
+    results: dict,
+    rates: dict[str, tuple[int, int, int]],
+    counts: dict[str, int],
+    timeout: float,
+    missing: str,
+    seconds: float,
+) -> None:
     """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后两行是每课通过率
     （只算交了的人，与把没交的算作没通过的全班）；下面一行是各种判定的份数与用时。
     results：(学习者, 课号) → grading.Verdict；rates：课号 → (通过人数, 交了的人数, 全班人数)。"""
@@ -174,15 +208,18 @@ def grade_table(learners: Sequence[str], lessons: Sequence, results: dict, rates
     table.add_column("通过", justify="right")
     for name in learners:
         cells = [results.get((name, l.code)) for l in lessons]
-        table.add_row(Text(safe_text(name, one_line=True)), *map(cell, cells),
-                      str(sum(bool(v and v.passed) for v in cells)))
+        table.add_row(
+            Text(safe_text(name, one_line=True)), *map(cell, cells), str(sum(bool(v and v.passed) for v in cells))
+        )
     table.add_section()
     table.add_row(RATE_ROWS[0], *(rate(k, s) for k, s, _ in rates.values()), "")
     table.add_row(RATE_ROWS[1], *(rate(k, n) for k, _, n in rates.values()), "")
     console.print(table)
     # 图例写在表下面、不当 caption：caption 会被折到表那么宽
-    console.print(f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交（空文件、原样未改的起始代码也算没交）；"
-                  f"每份 CPU 时间上限 {timeout:g} 秒。\n"
-                  f"交了的通过率：只算交了这一课的人；全班通过率：没交的算作没通过。[/dim]")
+    console.print(
+        f"[dim]{yes} 通过，{no} 未通过及原因，{missing} 没交（空文件、原样未改的起始代码也算没交）；"
+        f"每份 CPU 时间上限 {timeout:g} 秒。\n"
+        f"交了的通过率：只算交了这一课的人；全班通过率：没交的算作没通过。[/dim]"
+    )
     summary = "，".join(f"{label} {n}" for label, n in counts.items()) or "没有交上来的练习"
     console.print(f"判定统计：{summary}。用时 {seconds:.1f} 秒。")

@@ -1,4 +1,5 @@
 """老师的命令：批改全班（grade）。"""
+
 from __future__ import annotations
 
 import os
@@ -35,22 +36,38 @@ def cmd_grade(args) -> int:
         if problem:
             raise classroom.ClassroomError(f"批改没有开始：{problem}")
         console.print(f"{sandbox.protection(limits.memory_mb)}。", markup=False, highlight=False)
-        console.print(f"批改 {len(roster.submissions)} 份练习：每份 CPU 时间上限 {limits.timeout:g} 秒，"
-                      f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
-                      f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}；"
-                      f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。")
+        console.print(
+            f"批改 {len(roster.submissions)} 份练习：每份 CPU 时间上限 {limits.timeout:g} 秒，"
+            f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
+            f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}；"
+            f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。"
+        )
         started = time.monotonic()
         with tables.grading_progress(len(roster.submissions)) as done:
             results = classroom.grade(roster, limits, n_jobs, done, case_seed)
         wall = time.monotonic() - started
-        tables.grade_table(roster.learners, columns, results, gradebook.pass_rates(roster.learners, columns, results),
-                           gradebook.kind_counts(results), limits.timeout, gradebook.MISSING, wall)
-        gradebook.write_reports(args.csv, args.json, gradebook.report_csv(roster.learners, columns, results),
-                                gradebook.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall,
-                                                      case_seed))
+        tables.grade_table(
+            roster.learners,
+            columns,
+            results,
+            gradebook.pass_rates(roster.learners, columns, results),
+            gradebook.kind_counts(results),
+            limits.timeout,
+            gradebook.MISSING,
+            wall,
+        )
+        gradebook.write_reports(
+            args.csv,
+            args.json,
+            gradebook.report_csv(roster.learners, columns, results),
+            gradebook.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall, case_seed),
+        )
     except classroom.ClassroomError as e:
         raise CliError(str(e)) from None
-    for path, what in ((args.csv, "CSV（UTF-8 带 BOM，Excel 可直接打开）"), (args.json, "JSON（每个判定的消息与用时）")):
+    for path, what in (
+        (args.csv, "CSV（UTF-8 带 BOM，Excel 可直接打开）"),
+        (args.json, "JSON（每个判定的消息与用时）"),
+    ):
         if path:
             console.print(f"已写出 {what}：{path}", markup=False)
     return 0
@@ -59,15 +76,33 @@ def cmd_grade(args) -> int:
 def register(sub) -> None:
     """把老师的命令加到 poet 的子命令里。"""
     p = sub.add_parser("grade", help="老师用：批改全班每个学习者的每一课，输出成绩表与 CSV/JSON 报告")
-    p.add_argument("class_dir", metavar="班级文件夹", help=f"班级文件夹：每个学习者一个子文件夹，放 NN.py 或 lessons/NN/{EXERCISE}")
+    p.add_argument(
+        "class_dir", metavar="班级文件夹", help=f"班级文件夹：每个学习者一个子文件夹，放 NN.py 或 lessons/NN/{EXERCISE}"
+    )
     p.add_argument("--lessons", metavar="课号", help="只批改这些课，如 8-10,14（默认：班里有人交了的全部课）")
-    p.add_argument("--timeout", type=seconds, default=CHECK_TIMEOUT_S, metavar="秒数",
-                   help=f"每份练习的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 {WALL_FACTOR} 倍加 {WALL_EXTRA_S} 秒的后备上限）")
-    p.add_argument("--memory", type=memory_mb, default=CHECK_MEMORY_MB, metavar="MiB",
-                   help=f"每个检查进程的内存上限（MiB，默认 {CHECK_MEMORY_MB}）")
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=CHECK_TIMEOUT_S,
+        metavar="秒数",
+        help=f"每份练习的 CPU 时间上限（秒，默认 {CHECK_TIMEOUT_S:g}；墙上时间另有 {WALL_FACTOR} 倍加 {WALL_EXTRA_S} 秒的后备上限）",
+    )
+    p.add_argument(
+        "--memory",
+        type=memory_mb,
+        default=CHECK_MEMORY_MB,
+        metavar="MiB",
+        help=f"每个检查进程的内存上限（MiB，默认 {CHECK_MEMORY_MB}）",
+    )
     p.add_argument("--jobs", type=jobs, metavar="份数", help="同时批改几份（默认：CPU 核数）")
-    p.add_argument("--csv", metavar="文件", help="把成绩表写成 CSV（….csv，不放在班级文件夹里；UTF-8 带 BOM，Excel 可直接打开）")
-    p.add_argument("--seed", type=seed, metavar="种子",
-                   help="随机用例的种子（默认每次批改随机取一个，印在输出里；给同一个种子就重现那次批改）")
+    p.add_argument(
+        "--csv", metavar="文件", help="把成绩表写成 CSV（….csv，不放在班级文件夹里；UTF-8 带 BOM，Excel 可直接打开）"
+    )
+    p.add_argument(
+        "--seed",
+        type=seed,
+        metavar="种子",
+        help="随机用例的种子（默认每次批改随机取一个，印在输出里；给同一个种子就重现那次批改）",
+    )
     p.add_argument("--json", metavar="文件", help="把每个判定（含消息与用时）写成 JSON（….json）")
     p.set_defaults(func=cmd_grade)

@@ -29,6 +29,7 @@
 check.py 里别的大写名字（拼错的 ``FORBIDEN`` 会被悄悄忽略）由 ./poet verify 报出来（verify.CHECK_SETTINGS）；
 课内自用的常量与函数以 _ 开头。
 """
+
 from .answers import judge
 from .checking import check_file
 from .course import default_seed, expected_errors, lesson_check, reference
@@ -37,6 +38,24 @@ from .reading import SYMLINK, read_inside, read_source, through_symlink
 from .rules import rule_problem
 from .verdict import MIN_MEMORY_MB, VERDICTS, Limits, Verdict, wall_seconds
 
-__all__ = ["MIN_MEMORY_MB", "SYMLINK", "VERDICTS", "Limits", "Verdict", "cancel_all", "check_file", "default_seed",
-           "expected_errors", "interruptible", "judge", "lesson_check", "probe", "read_inside", "read_source",
-           "reference", "rule_problem", "through_symlink", "wall_seconds"]
+__all__ = [
+    "MIN_MEMORY_MB",
+    "SYMLINK",
+    "VERDICTS",
+    "Limits",
+    "Verdict",
+    "cancel_all",
+    "check_file",
+    "default_seed",
+    "expected_errors",
+    "interruptible",
+    "judge",
+    "lesson_check",
+    "probe",
+    "read_inside",
+    "read_source",
+    "reference",
+    "rule_problem",
+    "through_symlink",
+    "wall_seconds",
+]

@@ -1,4 +1,5 @@
 """比较参考输出与学习者交回的输出，作出判定（judge）。交回的东西此前已由 reply.py 核对过格式。"""
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,16 @@ def _short(value) -> str:
 
 
 def _kind(value) -> str:
-    return {torch.Tensor: "张量", list: "列表", tuple: "列表", dict: "字典", float: "浮点数", int: "整数",
-            str: "字符串", bool: "布尔值"}.get(type(value), type(value).__name__)
+    return {
+        torch.Tensor: "张量",
+        list: "列表",
+        tuple: "列表",
+        dict: "字典",
+        float: "浮点数",
+        int: "整数",
+        str: "字符串",
+        bool: "布尔值",
+    }.get(type(value), type(value).__name__)
 
 
 def _position(flat: int, shape) -> str:
@@ -58,8 +67,11 @@ def tensor_difference(expected: torch.Tensor, got: torch.Tensor, shown: int = 5,
     else:
         bad = (e != g).nonzero().flatten().tolist()
         fmt = (lambda v: str(bool(v))) if expected.dtype == torch.bool else (lambda v: str(int(v)))  # noqa: E731
-    where = [f"{_position(i, expected.shape)}{name(i) if name and expected.dim() == 1 else ''}"
-             f"应为 {fmt(e[i].item())}、实际是 {fmt(g[i].item())}" for i in bad[:shown]]
+    where = [
+        f"{_position(i, expected.shape)}{name(i) if name and expected.dim() == 1 else ''}"
+        f"应为 {fmt(e[i].item())}、实际是 {fmt(g[i].item())}"
+        for i in bad[:shown]
+    ]
     more = "……" if len(bad) > shown else ""
     return f"{len(bad)} 个位置不同：" + "；".join(where) + more
 
@@ -87,7 +99,11 @@ def compare(expected, got, where: str = "结果") -> str | None:
             return None
         return f"{where}的数值不对（{tensor_difference(expected, got)}）"
     if isinstance(expected, float):
-        if isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6):
+        if (
+            isinstance(got, (int, float))
+            and not isinstance(got, bool)
+            and math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6)
+        ):
             return None
         return f"{where}应约为 {expected:.6g}，实际是 {_short(got)}"
     if isinstance(expected, (list, tuple)):
@@ -96,7 +112,7 @@ def compare(expected, got, where: str = "结果") -> str | None:
         if len(got) != len(expected):
             return f"{where}应有 {len(expected)} 项，实际有 {len(got)} 项"
         for i, (e, g) in enumerate(zip(expected, got)):
-            if (reason := compare(e, g, f"{where}第 {i} 项")):
+            if reason := compare(e, g, f"{where}第 {i} 项"):
                 return reason
         return None
     if isinstance(expected, dict):
@@ -126,8 +142,9 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
     cmp = getattr(check, "compare", compare)
     fresh = getattr(check, "FRESH_RESULT", False)
     shared = result.get("shared") or [None] * len(cases)
-    for i, (args, want, got, after, alias) in enumerate(zip(cases, expected, result["outputs"], result["inputs"],
-                                                             shared)):
+    for i, (args, want, got, after, alias) in enumerate(
+        zip(cases, expected, result["outputs"], result["inputs"], shared)
+    ):
         try:
             reason = _raise_problem(want, got) if _raised_either(want, got) else cmp(want, got)
         except Exception as e:  # 交回的值合乎格式，比较时却出了错：也只是答案不对
@@ -135,11 +152,15 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
         if not reason and (k := changed_argument(args, after)) is not None:
             reason = f"solve 改动了传进来的第 {k + 1} 个参数；要返回新的结果，输入保持原样（后面的代码还要用它）"
         if not reason and fresh and alias is not None:
-            reason = (f"返回的张量与传进来的第 {alias + 1} 个参数共用内存（返回了它本身或它的视图）："
-                      f"要返回一个新张量（比如 torch.zeros_like 新建，或 .clone()），不然调用者改动结果时会连输入一起改掉")
+            reason = (
+                f"返回的张量与传进来的第 {alias + 1} 个参数共用内存（返回了它本身或它的视图）："
+                f"要返回一个新张量（比如 torch.zeros_like 新建，或 .clone()），不然调用者改动结果时会连输入一起改掉"
+            )
         if reason:
-            return "wrong", (f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
-                             f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}")
+            return "wrong", (
+                f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
+                f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}"
+            )
     return "passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过"
 
 

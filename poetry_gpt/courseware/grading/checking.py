@@ -1,4 +1,5 @@
 """检查一份练习（check_file）：读文件与语法 → 源码规则 → 受限子进程里的可见检查与差分检查 → 判定。"""
+
 from __future__ import annotations
 
 import contextlib
@@ -31,7 +32,7 @@ def _static_problem(lesson: Lesson, data: bytes | str, shown: str) -> tuple[str,
         return "syntax", data
     if len(data) > MAX_FILE_BYTES:
         return "syntax", f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
-    if (problem := source_problem(data, shown)):
+    if problem := source_problem(data, shown):
         return "syntax", problem
     try:
         problem = rule_problem(lesson, data.decode("utf-8-sig"))
@@ -42,15 +43,19 @@ def _static_problem(lesson: Lesson, data: bytes | str, shown: str) -> tuple[str,
     return ("wrong", problem) if problem else None
 
 
-def _run_exercise(lesson: Lesson, data: bytes, cases_data: bytes, n_cases: int,
-                  limits: Limits) -> tuple[Run, dict | str | None, str]:
+def _run_exercise(
+    lesson: Lesson, data: bytes, cases_data: bytes, n_cases: int, limits: Limits
+) -> tuple[Run, dict | str | None, str]:
     """在一个新的临时工作文件夹里、受限的子进程中运行 runner.py：先把练习当脚本运行（可见检查），
     再逐个用例调用 solve。返回 (Run, read_answers 的结果（没跑完时为 None）, 练习的临时副本的路径)。
     返回时子进程与临时文件都已清理。"""
     main = threading.current_thread() is threading.main_thread()
-    with (interruptible() if main else contextlib.nullcontext()), \
-            tempfile.TemporaryDirectory(prefix="poet-check-", ignore_cleanup_errors=True) as tmp, \
-            tempfile.TemporaryFile() as cases_file, tempfile.TemporaryFile() as answers:
+    with (
+        interruptible() if main else contextlib.nullcontext(),
+        tempfile.TemporaryDirectory(prefix="poet-check-", ignore_cleanup_errors=True) as tmp,
+        tempfile.TemporaryFile() as cases_file,
+        tempfile.TemporaryFile() as answers,
+    ):
         work = Path(tmp)
         copy = work / "exercise.py"
         copy.write_bytes(data)
@@ -61,9 +66,14 @@ def _run_exercise(lesson: Lesson, data: bytes, cases_data: bytes, n_cases: int,
         cases_file.seek(0)
         for f in (copy, *child):
             f.chmod(0o644)  # 沙箱里的学习者是 uid 65534：副本要让它读得到
-        run = run_limited([sys.executable, "-I", str(child[0]), str(copy), ",".join(expected_errors(lesson)),
-                           str(answers.fileno())], work, limits, stdin=cases_file,
-                          pass_fds=(answers.fileno(),), readonly=[copy, *child])
+        run = run_limited(
+            [sys.executable, "-I", str(child[0]), str(copy), ",".join(expected_errors(lesson)), str(answers.fileno())],
+            work,
+            limits,
+            stdin=cases_file,
+            pass_fds=(answers.fileno(),),
+            readonly=[copy, *child],
+        )
         result = None if run.code is None or run.oom else read_answers(answers.fileno(), n_cases)
     return run, result, str(copy)
 
@@ -76,8 +86,10 @@ def _failure(run: Run, result: dict | str | None, limits: Limits, named) -> tupl
     if run.ran_out == "cpu":
         return "timeout", f"CPU 时间用完：学习者的进程算了超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）"
     if run.ran_out == "wall":
-        return "timeout", (f"墙上时间超过 {wall_seconds(limits.timeout):g} 秒还没结束，CPU 时间却没用完"
-                           f"（是不是在 sleep、等输入或等别的进程？）")
+        return "timeout", (
+            f"墙上时间超过 {wall_seconds(limits.timeout):g} 秒还没结束，CPU 时间却没用完"
+            f"（是不是在 sleep、等输入或等别的进程？）"
+        )
     if result is None:
         return classify_failure(run.code, named(run.tail))
     if isinstance(result, str):
@@ -87,8 +99,14 @@ def _failure(run: Run, result: dict | str | None, limits: Limits, named) -> tupl
     return None
 
 
-def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int | None = None,
-               source: bytes | None = None, shown: str | None = None) -> Verdict:
+def check_file(
+    lesson: Lesson,
+    path: Path,
+    limits: Limits = Limits(),
+    seed: int | None = None,
+    source: bytes | None = None,
+    shown: str | None = None,
+) -> Verdict:
     """检查一份练习：读文件与语法 → 本课的源码规则（rule_problem）→ 可见检查 → 差分检查
     （后两步在同一个受限子进程里）。
 
@@ -105,7 +123,7 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
         return Verdict(kind, safe_text(message, MESSAGE_CHARS), round(time.monotonic() - started, 2))
 
     data = read_source(Path(path)) if source is None else source
-    if (early := _static_problem(lesson, data, shown)):
+    if early := _static_problem(lesson, data, shown):
         return verdict(*early)
     try:
         with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
@@ -118,7 +136,7 @@ def check_file(lesson: Lesson, path: Path, limits: Limits = Limits(), seed: int 
     def named(text: str) -> str:  # 错误栈里写学习者认得的文件名，而不是临时副本的路径
         return text.replace(copy, shown)
 
-    if (failed := _failure(run, result, limits, named)):
+    if failed := _failure(run, result, limits, named):
         return verdict(*failed)
     kind, message = judge(lesson, cases, expected, result)
     return verdict(kind, named(message))

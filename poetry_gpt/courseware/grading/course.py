@@ -1,4 +1,5 @@
 """本课的 check.py 与参考答案：载入（每个进程一次）、每课固定的随机种子、在可信的父进程里算出的参考输出。"""
+
 from __future__ import annotations
 
 import builtins

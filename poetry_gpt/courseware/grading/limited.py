@@ -1,5 +1,6 @@
 """受限地运行检查子进程：沙箱（sandbox.py）、cgroup 与每个进程的上限（confine.py）、CPU 与墙上时间、
 输出大小；Ctrl-C 与 SIGTERM 时一个不落地结束全部检查进程。"""
+
 from __future__ import annotations
 
 import contextlib
@@ -43,6 +44,7 @@ class Run:
 
 def _limit_resources(limits: Limits, confinement: Confinement):
     """检查子进程在 exec 之前做的事：进 cgroup、设每个进程的上限（内存、输出文件、CPU 秒数、不写 core）。"""
+
     def apply():
         confinement.join()
         mem = limits.memory_mb << 20
@@ -51,6 +53,7 @@ def _limit_resources(limits: Limits, confinement: Confinement):
         resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # 软上限到了是 SIGXCPU，无视它的 1 秒后是 SIGKILL
+
     return apply
 
 
@@ -138,8 +141,9 @@ def _child_env(workdir: Path, limits: Limits) -> dict[str, str]:
     }
 
 
-def _start(args: list[str], workdir: Path, limits: Limits, confinement: Confinement, stdin, log,
-           pass_fds) -> subprocess.Popen:
+def _start(
+    args: list[str], workdir: Path, limits: Limits, confinement: Confinement, stdin, log, pass_fds
+) -> subprocess.Popen:
     """启动检查子进程并登记进 _live（已被取消时抛 KeyboardInterrupt，什么也不启动）。"""
     with _live_lock:
         if _cancelled.is_set():
@@ -149,9 +153,17 @@ def _start(args: list[str], workdir: Path, limits: Limits, confinement: Confinem
         # 终端的进程组里，中断时由 cancel_all 结束）；父进程登记好子进程之后才解除，这时到的 Ctrl-C 也结束得了它。
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            proc = subprocess.Popen(args, cwd=workdir, env=_child_env(workdir, limits), stdin=stdin or subprocess.DEVNULL,
-                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pass_fds,
-                                    preexec_fn=_limit_resources(limits, confinement))
+            proc = subprocess.Popen(
+                args,
+                cwd=workdir,
+                env=_child_env(workdir, limits),
+                stdin=stdin or subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=pass_fds,
+                preexec_fn=_limit_resources(limits, confinement),
+            )
             _live.add(proc)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
@@ -193,8 +205,9 @@ def _tail(log, code: int | None) -> tuple[int | None, str]:
     return code, log.read().decode("utf-8", errors="replace")
 
 
-def run_limited(args: list[str], workdir: Path, limits: Limits, stdin=None, pass_fds=(),
-                readonly: list[Path] = ()) -> Run:
+def run_limited(
+    args: list[str], workdir: Path, limits: Limits, stdin=None, pass_fds=(), readonly: list[Path] = ()
+) -> Run:
     """在 workdir 里运行 args（能用沙箱时关进 bwrap；新的进程组、干净的环境、资源上限，见 confine.py）。
 
     stdin 是交给子进程的标准输入（一个文件），pass_fds 是额外交给它的文件描述符，
@@ -248,12 +261,17 @@ def probe(limits: Limits) -> str | None:
     """批改前的一次试跑：在同样的沙箱与限制下导入 torch、算一次矩阵乘法。
     通过时为 None；否则是中文原因——这是批改设置或本机环境的问题，不能算到学习者头上。"""
     with tempfile.TemporaryDirectory(prefix="poet-probe-", ignore_cleanup_errors=True) as tmp:
-        run = run_limited([sys.executable, "-I", "-c", "import torch; print((torch.ones(64, 64) @ torch.ones(64)).sum().item())"],
-                          Path(tmp), limits)
+        run = run_limited(
+            [sys.executable, "-I", "-c", "import torch; print((torch.ones(64, 64) @ torch.ones(64)).sum().item())"],
+            Path(tmp),
+            limits,
+        )
     code, out = run.code, run.tail
     if code == 0 and out.strip().endswith("4096.0"):
         return None
     if code is None:
         return f"检查进程在 {limits.timeout:g} 秒（CPU 时间）内连 torch 都没导入完：请调大 --timeout"
-    return (f"检查进程在内存上限 {limits.memory_mb} MiB 下连 torch 都运行不了（退出码 {code}）："
-            f"请调大 --memory。\n{out.strip()[-500:]}")
+    return (
+        f"检查进程在内存上限 {limits.memory_mb} MiB 下连 torch 都运行不了（退出码 {code}）："
+        f"请调大 --memory。\n{out.strip()[-500:]}"
+    )

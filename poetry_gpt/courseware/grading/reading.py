@@ -1,5 +1,6 @@
 """安全地读学习者的练习文件（大小上限、不是普通文件、不跟随符号链接），并查它能不能当 Python 运行
 （NUL、UTF-8、语法）。都在可信的父进程里、运行任何学习者代码之前做。"""
+
 from __future__ import annotations
 
 import os
@@ -82,8 +83,10 @@ def source_problem(data: bytes, shown: str) -> str | None:
     开头的 BOM（Windows 记事本存的“UTF-8 带 BOM”）照常接受。"""
     if b"\0" in data:
         line = data.count(b"\n", 0, data.index(b"\0")) + 1
-        return (f"第 {line} 行有一个空字符（NUL，\\0）：Python 文件里不能有它。"
-                f"常见原因是文件被存成了 UTF-16，请用 UTF-8 另存后再检查。")
+        return (
+            f"第 {line} 行有一个空字符（NUL，\\0）：Python 文件里不能有它。"
+            f"常见原因是文件被存成了 UTF-16，请用 UTF-8 另存后再检查。"
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:

@@ -1,5 +1,6 @@
 """核对检查子进程交回的东西（答案文件的格式、退出方式）：它不可信，格式不对、太大、太深、类型奇怪，
 都只是一个“崩溃”判定的原因，从不原样交给比较程序。"""
+
 from __future__ import annotations
 
 import os
@@ -33,7 +34,8 @@ def read_answers(fd: int, n_cases: int) -> dict | str | None:
     if status == "ok":
         outputs, inputs, shared = result.get("outputs"), result.get("inputs"), result.get("shared")
         if set(result) != {"status", "outputs", "inputs", "shared"} or not all(
-                type(v) is list and len(v) == n_cases for v in (outputs, inputs, shared)):
+            type(v) is list and len(v) == n_cases for v in (outputs, inputs, shared)
+        ):
             return f"程序交回的结果不合格式：应有 {n_cases} 个用例的输出与输入"
         if not all(k is None or type(k) is int for k in shared):
             return "程序交回的结果不合格式：shared 不对"

@@ -1,5 +1,6 @@
 """本课 check.py 的源码规则：用 ast 查学习者的源码里有没有不许用的捷径（FORBIDDEN、FORBIDDEN_NAMES、
 source_problem）。在可信的父进程里、运行任何学习者代码之前查。"""
+
 from __future__ import annotations
 
 import ast
@@ -16,8 +17,12 @@ _BY_NAME = {"getattr", "hasattr", "setattr", "delattr", "__import__", "import_mo
 def given_checks(lesson: Lesson) -> frozenset[str]:
     """starter.py 底部 if __name__ == "__main__": 里每条语句的 ast.dump（不含行号）：课程给的可见检查。"""
     tree = ast.parse((lesson.folder / "starter.py").read_text(encoding="utf-8"))
-    return frozenset(ast.dump(stmt) for node in tree.body
-                     if isinstance(node, ast.If) and ast.dump(node.test) == _MAIN_GUARD for stmt in node.body)
+    return frozenset(
+        ast.dump(stmt)
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.dump(node.test) == _MAIN_GUARD
+        for stmt in node.body
+    )
 
 
 def learner_code(lesson: Lesson, tree: ast.Module) -> ast.Module:
@@ -75,8 +80,12 @@ def used_names(code: ast.Module) -> list[tuple[int, int, str]]:
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if name in _BY_NAME:
-                found += [(*at, part) for arg in node.args
-                          if isinstance(arg, ast.Constant) and isinstance(arg.value, str) for part in arg.value.split(".")]
+                found += [
+                    (*at, part)
+                    for arg in node.args
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                    for part in arg.value.split(".")
+                ]
     return sorted(found, key=lambda f: f[:2])  # 同一位置的几个名字保持源码的次序
 
 

@@ -1,4 +1,5 @@
 """判定与限制：Verdict（一次检查的结果）、Limits（检查子进程的上限）与各处共用的大小上限。"""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -32,6 +32,7 @@
 画图函数按课程的各部分分在几个模块里（start、data_prep、embedding、attention、blocks、training、resume、
 writing、evaluation），共用的画法在 draw。
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -48,8 +49,31 @@ from .training import lesson15, lesson16, lesson17, lesson19
 from .writing import lesson20, lesson21, lesson22, lesson23, lesson24
 
 FIGURES: dict[int, Callable[[], Figure]] = {
-    1: lesson01, 2: lesson02, 3: lesson03, 4: lesson04, 5: lesson05, 6: lesson06, 7: lesson07, 8: lesson08,
-    9: lesson09, 10: lesson10, 11: lesson11, 12: lesson12, 13: lesson13, 14: lesson14, 15: lesson15, 16: lesson16,
-    17: lesson17, 18: lesson18, 19: lesson19, 20: lesson20, 21: lesson21, 22: lesson22, 23: lesson23, 24: lesson24,
-    25: lesson25, 26: lesson26}
+    1: lesson01,
+    2: lesson02,
+    3: lesson03,
+    4: lesson04,
+    5: lesson05,
+    6: lesson06,
+    7: lesson07,
+    8: lesson08,
+    9: lesson09,
+    10: lesson10,
+    11: lesson11,
+    12: lesson12,
+    13: lesson13,
+    14: lesson14,
+    15: lesson15,
+    16: lesson16,
+    17: lesson17,
+    18: lesson18,
+    19: lesson19,
+    20: lesson20,
+    21: lesson21,
+    22: lesson22,
+    23: lesson23,
+    24: lesson24,
+    25: lesson25,
+    26: lesson26,
+}
 """课号 → 画图函数。只有写好的课才会调用它的画图函数。"""

@@ -1,4 +1,5 @@
 """第 10、11 课的插图：发布模型第 0 层的注意力权重热图。"""
+
 from __future__ import annotations
 
 import functools
@@ -12,6 +13,7 @@ from .draw import INK, Figure, _mix, _num, _svg, _text
 
 # ---------- 第 10、11 课：发布模型第 0 层的注意力权重 ----------
 
+
 @functools.cache  # 第 10、11 课用同一份：模型与语料只读一次
 def _trained_line_weights():
     """与第 10、11 课实验同一句：验证集里第一首七言绝句的第一句，前面接上训练时的条件区。
@@ -24,21 +26,38 @@ def _trained_line_weights():
     line = split_lines(poem["text"])[0]
     sample = encode_sample(poem, tok)
     start = sample.index(SEP) + 1
-    ids = torch.tensor([sample[: start + len(line)]])            # [1, 12]
+    ids = torch.tensor([sample[: start + len(line)]])  # [1, 12]
     labels = [tok.tokens[i] for i in ids[0].tolist()]
     weights = attention_weights(model, ids, layer=0)[0, :, start:]  # [H, 7, 12]
     return poem, line, labels, start, weights
 
 
-def _heatmap(body: list[str], x0: float, y0: float, w: torch.Tensor, rows: list[str], cols: list[str],
-             start: int, cell: int, title: str) -> tuple[float, float]:
+def _heatmap(
+    body: list[str],
+    x0: float,
+    y0: float,
+    w: torch.Tensor,
+    rows: list[str],
+    cols: list[str],
+    start: int,
+    cell: int,
+    title: str,
+) -> tuple[float, float]:
     """在 (x0, y0) 画一张权重热图，返回它占的宽和高。w: [len(rows), len(cols)]。"""
     label_w, label_h = 26, 30
     body.append(_text(x0, y0 + 14, title, 13, weight="bold"))
     y0 += 22
     for j, name in enumerate(cols):
-        body.append(_text(x0 + label_w + j * cell + cell / 2, y0 + label_h - 9, name, 9 if len(name) > 1 else 12,
-                          "middle", "#6b6155" if j < start else "#2b2620"))
+        body.append(
+            _text(
+                x0 + label_w + j * cell + cell / 2,
+                y0 + label_h - 9,
+                name,
+                9 if len(name) > 1 else 12,
+                "middle",
+                "#6b6155" if j < start else "#2b2620",
+            )
+        )
     for i, name in enumerate(rows):
         y = y0 + label_h + i * cell
         body.append(_text(x0 + label_w / 2, y + cell / 2 + 4.5, name, 13, "middle"))
@@ -48,15 +67,27 @@ def _heatmap(body: list[str], x0: float, y0: float, w: torch.Tensor, rows: list[
                 body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell - 2}" height="{cell - 2}" fill="#efe9dd"/>')
                 continue
             v = w[i, j].item()
-            body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell - 2}" height="{cell - 2}" rx="2" '
-                        f'fill="{_mix(INK, v ** 0.7)}" stroke="#d9cfbd"/>')
+            body.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell - 2}" height="{cell - 2}" rx="2" '
+                f'fill="{_mix(INK, v**0.7)}" stroke="#d9cfbd"/>'
+            )
             if cell >= 26:
-                body.append(_text(x + (cell - 2) / 2, y + cell / 2 + 3.5, _num(v, 2), 11, "middle",
-                                  "#fffdf8" if v > 0.35 else "#2b2620"))
+                body.append(
+                    _text(
+                        x + (cell - 2) / 2,
+                        y + cell / 2 + 3.5,
+                        _num(v, 2),
+                        11,
+                        "middle",
+                        "#fffdf8" if v > 0.35 else "#2b2620",
+                    )
+                )
     # 条件区与正文的分界线
     xs = x0 + label_w + start * cell - 1
-    body.append(f'<line x1="{xs:.1f}" y1="{y0 + label_h - 4:.1f}" x2="{xs:.1f}" '
-                f'y2="{y0 + label_h + len(rows) * cell:.1f}" stroke="#8c2f1b" stroke-dasharray="3 3"/>')
+    body.append(
+        f'<line x1="{xs:.1f}" y1="{y0 + label_h - 4:.1f}" x2="{xs:.1f}" '
+        f'y2="{y0 + label_h + len(rows) * cell:.1f}" stroke="#8c2f1b" stroke-dasharray="3 3"/>'
+    )
     return label_w + len(cols) * cell, 22 + label_h + len(rows) * cell
 
 
@@ -70,11 +101,12 @@ def lesson10() -> Figure:
     poem, line, labels, start, w = _trained_line_weights()
     prev = _previous_weight(w, start)
     head = prev.argmax().item()
-    wh = w[head]                                                   # [7, 12]
+    wh = w[head]  # [7, 12]
     body: list[str] = []
     cell = 40
-    fig_w, fig_h = _heatmap(body, 12, 6, wh, list(line), labels, start, cell,
-                            f"层 0、头 {head}：行是正文的字，列是它能看到的位置")
+    fig_w, fig_h = _heatmap(
+        body, 12, 6, wh, list(line), labels, start, cell, f"层 0、头 {head}：行是正文的字，列是它能看到的位置"
+    )
     width, height = int(fig_w + 24), int(fig_h + 16)
     body.insert(0, f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>')
     T = len(line)
@@ -110,15 +142,17 @@ def lesson11() -> Figure:
     body.insert(0, f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>')
     steps = [f"同一句“{line}”（{poem['author']}《{poem['title']}》）和同样的条件区，层 0 的 {H} 个头各算一张权重表。"]
     for i in range(H):
-        top = w[i].argmax(-1).tolist()                             # 每行最大权重的列
+        top = w[i].argmax(-1).tolist()  # 每行最大权重的列
         targets = [labels[j] for j in top]
-        common = max(targets, key=targets.count)                   # 并列时取先出现的，每次构建都一样
+        common = max(targets, key=targets.count)  # 并列时取先出现的，每次构建都一样
         to_prev = sum(j == start + t - 1 for t, j in enumerate(top))
         # 看上一个字的头，每行的“上一个字”各不相同，按列名数会数少，所以按位置再数一次
         where, count = f"“{common}”", targets.count(common)
         if to_prev > count:
             where, count = "上一个位置", to_prev
         steps.append(f"头 {i}：给上一个位置的平均权重 {prev[i]:.2f}；{T} 行里有 {count} 行把最大的权重给了{where}。")
-    steps.append("各头读的是宽度 C 里自己的那一段，训练让它们分了工：有的盯着上一个字，有的回头看条件区。"
-                 "哪个头做什么是训练出来的，重训后可能换位置。")
+    steps.append(
+        "各头读的是宽度 C 里自己的那一段，训练让它们分了工：有的盯着上一个字，有的回头看条件区。"
+        "哪个头做什么是训练出来的，重训后可能换位置。"
+    )
     return Figure("四个头看同一句", _svg(width, height, "层 0 四个注意力头的权重热图", body), steps)

@@ -1,4 +1,5 @@
 """第 12–14 课的插图：GELU 与 ReLU、残差流穿过 Block、参数都在哪。"""
+
 from __future__ import annotations
 
 import torch
@@ -18,7 +19,7 @@ def lesson12() -> Figure:
     """torch 的 F.relu 与 F.gelu（精确、tanh 近似）在 [-3, 3] 上的曲线，标出 GELU 的最低点与实验表里的点。"""
     from torch.nn import functional as F
 
-    grid = torch.linspace(-3, 3, 241, dtype=torch.float64)                    # [241]
+    grid = torch.linspace(-3, 3, 241, dtype=torch.float64)  # [241]
     relu, gelu = F.relu(grid), F.gelu(grid)
     low = int(gelu.argmin())
     width, height = 640, 320
@@ -34,13 +35,20 @@ def lesson12() -> Figure:
     for x, _, g in points:
         body.append(_dot(X(x), Y(g), r=3.5))
     body.append(_dot(X(grid[low].item()), Y(gelu[low].item()), "#2b2620", 4))
-    body.append(_text(X(grid[low].item()), Y(gelu[low].item()) + 20, f"最低点 x = {grid[low].item():.2f}，"
-                      f"GELU = {gelu[low].item():.4f}", 11, "middle"))
+    body.append(
+        _text(
+            X(grid[low].item()),
+            Y(gelu[low].item()) + 20,
+            f"最低点 x = {grid[low].item():.2f}，GELU = {gelu[low].item():.4f}",
+            11,
+            "middle",
+        )
+    )
     body.append(_text(70, 30, "— GELU（精确）", 12, fill="#8c2f1b", weight="bold"))
     body.append(_text(70, 48, "- - ReLU", 12, fill="#2f5d8c", weight="bold"))
     body.append(_text(width - 16, height - 6, "x", 11, "end", MUTED))
     tanh_gap = (gelu - F.gelu(grid, approximate="tanh")).abs().max().item()
-    fmt = lambda x, g: f"GELU({x:.4f}) = {g:.4f}"                              # noqa: E731
+    fmt = lambda x, g: f"GELU({x:.4f}) = {g:.4f}"  # noqa: E731
     steps = [
         "横轴是输入 x，纵轴是激活之后的值；实线是 GELU（torch.nn.functional.gelu，精确的 erf 写法），虚线是 ReLU。",
         "右边两条线几乎重合：x 大时 GELU(x) ≈ x，和 ReLU 一样把数原样放过去。",
@@ -55,11 +63,12 @@ def lesson12() -> Figure:
 
 # ---------- 第 13 课：残差流与先归一化的 Block ----------
 
+
 def _residual_stream(model: PoetryGPT, ids: torch.Tensor) -> tuple[list[int], list[float], list[float]]:
     """ids [B, T] 查表加位置后送进残差流。返回 (残差流的形状 [B, T, C]，第一个 Block 里注意力、MLP 的修改
     与它们加到的残差流的大小之比，输入与每个 Block 之后残差流的标准差)。"""
     with torch.no_grad():
-        x = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))      # [B, T, C]
+        x = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))  # [B, T, C]
         b0 = model.blocks[0]
         attn = b0.attention(b0.norm1(x))
         mlp = b0.mlp(b0.norm2(x + attn))
@@ -77,27 +86,36 @@ def lesson13() -> Figure:
     from ...data import make_batch
 
     with torch.random.fork_rng():
-        torch.manual_seed(COURSE_SEED)                                         # 与实验开头的 setup_experiment() 同一个种子
+        torch.manual_seed(COURSE_SEED)  # 与实验开头的 setup_experiment() 同一个种子
         tok = default_tokenizer()
         model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval()
-    ids, _, _ = make_batch([encode_sample(p, tok) for p in load_poems("val")[:8]])   # [8, T]
+    ids, _, _ = make_batch([encode_sample(p, tok) for p in load_poems("val")[:8]])  # [8, T]
     shape, ratios, stds = _residual_stream(model, ids)
     n = len(model.blocks)
     width, height, left = 640, 250, 30
     seg = (width - left - 60) / n
     line_y = 70
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, "残差流（粗线）穿过 4 个 Block；每个 Block：norm1 → attention → 加回，norm2 → mlp → 加回", 12,
-                  fill=MUTED),
-            f'<line x1="{left}" y1="{line_y}" x2="{width - 30}" y2="{line_y}" stroke="#8c2f1b" stroke-width="5"/>',
-            _text(width - 26, line_y + 5, "▶", 14, fill="#8c2f1b")]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            20,
+            "残差流（粗线）穿过 4 个 Block；每个 Block：norm1 → attention → 加回，norm2 → mlp → 加回",
+            12,
+            fill=MUTED,
+        ),
+        f'<line x1="{left}" y1="{line_y}" x2="{width - 30}" y2="{line_y}" stroke="#8c2f1b" stroke-width="5"/>',
+        _text(width - 26, line_y + 5, "▶", 14, fill="#8c2f1b"),
+    ]
     for i in range(n):
         x0 = left + 20 + i * seg
         for k, (norm, sub) in enumerate((("norm1", "attention"), ("norm2", "mlp"))):
             bx = x0 + k * seg / 2
             body.append(f'<line x1="{bx:.1f}" y1="{line_y}" x2="{bx:.1f}" y2="{line_y + 40}" stroke="{MUTED}"/>')
-            body.append(f'<rect x="{bx - 4:.1f}" y="{line_y + 40}" width="{seg / 2 - 10:.1f}" height="44" rx="4" '
-                        f'fill="#fffdf8" stroke="#d9cfbd"/>')
+            body.append(
+                f'<rect x="{bx - 4:.1f}" y="{line_y + 40}" width="{seg / 2 - 10:.1f}" height="44" rx="4" '
+                f'fill="#fffdf8" stroke="#d9cfbd"/>'
+            )
             body.append(_text(bx + seg / 4 - 9, line_y + 58, norm, 10, "middle", MUTED))
             body.append(_text(bx + seg / 4 - 9, line_y + 75, sub, 10, "middle"))
             end = bx + seg / 2 - 18
@@ -106,10 +124,24 @@ def lesson13() -> Figure:
         body.append(_text(x0 - 6 + seg / 2 * 0, line_y - 14, f"层 {i}", 11, fill=MUTED))
     for i, s in enumerate(stds):
         xs = left + 6 + i * seg if i < n else width - 40
-        body.append(_text(xs, height - 40 if i % 2 == 0 else height - 24, f"{'输入' if i == 0 else f'{i} 层后'} {s:.4f}",
-                          11, "start" if i < n else "end"))
-    body.append(_text(left, line_y + 104, f"层 0 加上的修改 / 残差流的大小：attention {ratios[0]:.4f}，mlp {ratios[1]:.4f}",
-                      11, fill="#8c2f1b"))
+        body.append(
+            _text(
+                xs,
+                height - 40 if i % 2 == 0 else height - 24,
+                f"{'输入' if i == 0 else f'{i} 层后'} {s:.4f}",
+                11,
+                "start" if i < n else "end",
+            )
+        )
+    body.append(
+        _text(
+            left,
+            line_y + 104,
+            f"层 0 加上的修改 / 残差流的大小：attention {ratios[0]:.4f}，mlp {ratios[1]:.4f}",
+            11,
+            fill="#8c2f1b",
+        )
+    )
     body.append(_text(12, height - 58, "残差流的标准差：", 11, fill=MUTED))
     steps = [
         f"与第 13 课实验一样：新建的默认模型（种子 {COURSE_SEED}，还没训练），val 里前 8 首诗排成一批，"
@@ -122,11 +154,13 @@ def lesson13() -> Figure:
         "（实验表里“都没有”那一行），有了残差和 LayerNorm 才稳定。",
         "这种先归一化、再进子层的写法叫 pre-norm（GPT-2 起的做法）；最后还有一个 LayerNorm，之后才乘回输出层。",
     ]
-    return Figure("残差流与先归一化的 Block", _svg(width, height, "残差流穿过四个 Block 的示意图与每层后的标准差", body),
-                  steps)
+    return Figure(
+        "残差流与先归一化的 Block", _svg(width, height, "残差流穿过四个 Block 的示意图与每层后的标准差", body), steps
+    )
 
 
 # ---------- 第 14 课：参数都在哪 ----------
+
 
 def lesson14() -> Figure:
     """默认配置的新建 PoetryGPT，parameter_counts() 各部分的参数个数（与第 14 课实验的表同一个函数）。"""
@@ -138,18 +172,28 @@ def lesson14() -> Figure:
     config = model.config
     width, row_h = 640, 30
     height = 44 + row_h * len(counts) + 10
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"默认配置：V = {config.vocab_size}，C = {config.width}，{config.n_layers} 层；"
-                          f"共 {total} 个参数（输出层与 characters 共用一张表，不另算）", 12, fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            20,
+            f"默认配置：V = {config.vocab_size}，C = {config.width}，{config.n_layers} 层；"
+            f"共 {total} 个参数（输出层与 characters 共用一张表，不另算）",
+            12,
+            fill=MUTED,
+        ),
+    ]
     top = max(counts.values())
     for i, (name, n) in enumerate(counts.items()):
         y = 36 + i * row_h
         w = (width - 280) * n / top
         body.append(_text(120, y + 19, name, 13, "end", weight="bold" if n == top else "normal"))
-        body.append(f'<rect x="128" y="{y + 5}" width="{max(w, 1.5):.1f}" height="{row_h - 10}" rx="2" '
-                    f'fill="{"#8c2f1b" if n == top else "#c9a27e"}"/>')
+        body.append(
+            f'<rect x="128" y="{y + 5}" width="{max(w, 1.5):.1f}" height="{row_h - 10}" rx="2" '
+            f'fill="{"#8c2f1b" if n == top else "#c9a27e"}"/>'
+        )
         body.append(_text(128 + max(w, 1.5) + 6, y + 19, f"{n}（{n / total:.1%}）", 12, fill=MUTED))
-    share = lambda k: f"{counts[k] / total:.1%}"                               # noqa: E731
+    share = lambda k: f"{counts[k] / total:.1%}"  # noqa: E731
     steps = [
         f"每根横条是模型的一部分，长度是参数个数，由 PoetryGPT.parameter_counts() 数出来，合计 {total}"
         f"（= num_parameters()）。",

@@ -1,4 +1,5 @@
 """第 04–07 课（数据）的插图：清洗记录的七步、汉字表、样本与损失掩码、二元模型的一行。"""
+
 from __future__ import annotations
 
 from ...data import default_tokenizer, encode_sample, load_poems
@@ -6,10 +7,15 @@ from .draw import MUTED, Figure, _bars, _svg, _text
 
 # ---------- 第 04 课：一条记录要过的关 ----------
 
-_CLEAN_STEPS = [("① 拼起来、去空白", ("空记录",)), ("② 繁转简", ()), ("③ 统一标点", ()),
-                ("④ 逐字检查", ("有缺字", "有括注", "有拉丁字母或数字", "有其他符号")),
-                ("⑤ 按 ，。？！ 切句", ("结尾缺少标点",)), ("⑥ 数句子", ("不是四句",)),
-                ("⑦ 量句长", ("句子长短不一", "不是五言或七言"))]
+_CLEAN_STEPS = [
+    ("① 拼起来、去空白", ("空记录",)),
+    ("② 繁转简", ()),
+    ("③ 统一标点", ()),
+    ("④ 逐字检查", ("有缺字", "有括注", "有拉丁字母或数字", "有其他符号")),
+    ("⑤ 按 ，。？！ 切句", ("结尾缺少标点",)),
+    ("⑥ 数句子", ("不是四句",)),
+    ("⑦ 量句长", ("句子长短不一", "不是五言或七言")),
+]
 """clean_record 的七步（第 04 课图解的顺序），每一步可能给出的 BadRecord 原因。"""
 
 _STEP_OF = {reason: i for i, (_, reasons) in enumerate(_CLEAN_STEPS) for reason in reasons}
@@ -67,28 +73,48 @@ def lesson04() -> Figure:
     records = read_json(ROOT / "lessons" / "04" / "bad_records.json")
     kept, dropped = _sort_records(records)
     simplified, punctuation = _edits(kept)
-    notes = {1: "，".join(simplified[:6]) + " …", 2: "，".join(punctuation) + "（半角标点换成全角，分号、冒号、顿号换成逗号）"}
+    notes = {
+        1: "，".join(simplified[:6]) + " …",
+        2: "，".join(punctuation) + "（半角标点换成全角，分号、冒号、顿号换成逗号）",
+    }
     width, square, top, line_h = 780, 14, 40, 20
     x_label, x_squares, x_note = 12, 170, 170 + len(records) * (square + 2) + 36
     rows = [max(1, len(dropped[i])) for i in range(len(_CLEAN_STEPS))]
     height = top + sum(rows) * line_h + len(rows) * 8 + 56
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"lessons/04/bad_records.json 的 {len(records)} 条原始记录，依次过 clean_record 的七步；"
-                          "一个方块一条记录，红框是在这一步被剔除的", 12, fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            20,
+            f"lessons/04/bad_records.json 的 {len(records)} 条原始记录，依次过 clean_record 的七步；"
+            "一个方块一条记录，红框是在这一步被剔除的",
+            12,
+            fill=MUTED,
+        ),
+    ]
     left, y = len(records), top
     for i, (label, _) in enumerate(_CLEAN_STEPS):
         out = sum(len(titles) for titles in dropped[i].values())
         body.append(_text(x_label, y + 15, label, 13, weight="bold"))
         for j in range(left):
             leaving = j >= left - out
-            body.append(f'<rect x="{x_squares + j * (square + 2)}" y="{y + 3}" width="{square}" height="{square}" '
-                        f'rx="2" fill="{"#fffdf8" if leaving else "#c9a27e"}" '
-                        f'stroke="{"#8c2f1b" if leaving else "#c9a27e"}" stroke-width="1.5"/>')
+            body.append(
+                f'<rect x="{x_squares + j * (square + 2)}" y="{y + 3}" width="{square}" height="{square}" '
+                f'rx="2" fill="{"#fffdf8" if leaving else "#c9a27e"}" '
+                f'stroke="{"#8c2f1b" if leaving else "#c9a27e"}" stroke-width="1.5"/>'
+            )
         body.append(_text(x_squares + left * (square + 2) + 2, y + 15, str(left - out), 11, fill=MUTED))
         if out:
             for k, (reason, titles) in enumerate(dropped[i].items()):
-                body.append(_text(x_note, y + 15 + k * line_h, f"{reason} −{len(titles)}：" + "、".join(
-                    t[:8] for t in titles), 12, fill="#8c2f1b"))
+                body.append(
+                    _text(
+                        x_note,
+                        y + 15 + k * line_h,
+                        f"{reason} −{len(titles)}：" + "、".join(t[:8] for t in titles),
+                        12,
+                        fill="#8c2f1b",
+                    )
+                )
         else:
             body.append(_text(x_note, y + 15, notes.get(i, "没有记录在这一步被剔除"), 12, fill=MUTED))
         left -= out
@@ -104,16 +130,19 @@ def lesson04() -> Figure:
         f"① 把 paragraphs 拼起来、去掉空白：{'、'.join(dropped[0].get('空记录', [])) or '没有'}什么都不剩，是“空记录”，"
         f"剩 {len(records) - len(dropped[0].get('空记录', []))} 条。",
         f"② 繁转简与 ③ 统一标点只改字、不剔除：通过的几首里 {'，'.join(simplified[:6])} 等，标点 {'，'.join(punctuation)}。",
-        "④ 逐字检查剔除的最多：" + "，".join(f"{reason} {n} 条" for reason, n in reasons
-                                            if _STEP_OF[reason] == check) + "。",
+        "④ 逐字检查剔除的最多："
+        + "，".join(f"{reason} {n} 条" for reason, n in reasons if _STEP_OF[reason] == check)
+        + "。",
         "⑤ 到 ⑦ 看句子：" + "，".join(f"{reason} {n} 条" for reason, n in reasons if _STEP_OF[reason] > check) + "。",
-        f"最后收入 {len(kept)} 条：" + "、".join(f"《{p['title']}》" for _, p in kept)
+        f"最后收入 {len(kept)} 条："
+        + "、".join(f"《{p['title']}》" for _, p in kept)
         + "。收入的诗还要按正文去重，才进语料（实验第 4 部分）。",
     ]
     return Figure("一条记录要过的关", _svg(width, height, "十四条原始记录逐步通过或被剔除的示意图", body), steps)
 
 
 # ---------- 第 05 课：汉字表，特殊标记在前 ----------
+
 
 def lesson05() -> Figure:
     """发布的汉字表 data/vocab.json：前 13 个编号与最后一个，训练集里的出现次数（Tokenizer.counts），
@@ -126,26 +155,41 @@ def lesson05() -> Figure:
     text = "春眠不觉晓，"
     ids = tok.encode(text)
     height = top + row_h * (len(shown) + 1) + 70
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"汉字表共 V = {len(tok)} 个编号；横条是训练集里的出现次数", 12, fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(12, 20, f"汉字表共 V = {len(tok)} 个编号；横条是训练集里的出现次数", 12, fill=MUTED),
+    ]
     scale = max(tok.counts)
     y = top
     for k, i in enumerate(shown):
-        if k == len(shown) - 1:                                                # 中间省略的一行
+        if k == len(shown) - 1:  # 中间省略的一行
             body.append(_text(60, y + 16, "⋮", 14, "end", MUTED))
             y += row_h
         special = i < len(SPECIAL)
         body.append(_text(48, y + 16, str(i), 12, "end", MUTED))
-        body.append(f'<rect x="58" y="{y + 2}" width="64" height="{row_h - 4}" rx="3" '
-                    f'fill="{"#e3ecf5" if special else "#fffdf8"}" stroke="#d9cfbd"/>')
-        body.append(_text(90, y + 17, tok.tokens[i], 13, "middle", "#2f5d8c" if special else "#2b2620",
-                          weight="normal" if special else "bold"))
+        body.append(
+            f'<rect x="58" y="{y + 2}" width="64" height="{row_h - 4}" rx="3" '
+            f'fill="{"#e3ecf5" if special else "#fffdf8"}" stroke="#d9cfbd"/>'
+        )
+        body.append(
+            _text(
+                90,
+                y + 17,
+                tok.tokens[i],
+                13,
+                "middle",
+                "#2f5d8c" if special else "#2b2620",
+                weight="normal" if special else "bold",
+            )
+        )
         w = (width - 260) * tok.counts[i] / scale
         if tok.counts[i]:
-            body.append(f'<rect x="132" y="{y + 5}" width="{max(w, 1.5):.1f}" height="{row_h - 10}" rx="2" '
-                        f'fill="#c9a27e"/>')
-        body.append(_text(138 + max(w, 1.5), y + 16, str(tok.counts[i]) if not special else "特殊标记：0", 11,
-                          fill=MUTED))
+            body.append(
+                f'<rect x="132" y="{y + 5}" width="{max(w, 1.5):.1f}" height="{row_h - 10}" rx="2" fill="#c9a27e"/>'
+            )
+        body.append(
+            _text(138 + max(w, 1.5), y + 16, str(tok.counts[i]) if not special else "特殊标记：0", 11, fill=MUTED)
+        )
         y += row_h
     y += 14
     body.append(_text(12, y + 14, f"编码 {' '.join(text)} → {' '.join(map(str, ids))}", 14, weight="bold"))
@@ -164,6 +208,7 @@ def lesson05() -> Figure:
 
 # ---------- 第 06 课：一条样本的排布与损失掩码 ----------
 
+
 def lesson06() -> Figure:
     """孟浩然《春晓》的样本（encode_sample、make_batch，与第 06 课实验相同）：每一格的输入、目标、是否计入损失。"""
     from ...data import keywords_for, make_batch, poem_body
@@ -171,14 +216,16 @@ def lesson06() -> Figure:
     tok = default_tokenizer()
     poem = next(p for p in load_poems() if p["title"] == "春晓" and p["author"] == "孟浩然")
     ids = encode_sample(poem, tok)
-    x, y, mask = make_batch([ids])                                             # 各 [1, T]
+    x, y, mask = make_batch([ids])  # 各 [1, T]
     T = x.shape[1]
     per_row, cell_w, band = 14, 42, 96
     width = 56 + per_row * cell_w + 12
     bands = (T + per_row - 1) // per_row
     height = 30 + bands * band + 8
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 18, "每一格：上面是输入（模型读的），下面是目标（要预测的下一格）；红框计入损失", 12, fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(12, 18, "每一格：上面是输入（模型读的），下面是目标（要预测的下一格）；红框计入损失", 12, fill=MUTED),
+    ]
     for t in range(T):
         b, k = divmod(t, per_row)
         x0, y0 = 56 + k * cell_w, 30 + b * band
@@ -187,18 +234,28 @@ def lesson06() -> Figure:
                 body.append(_text(12, y0 + dy, label, 11, fill=MUTED))
         scored = bool(mask[0, t])
         body.append(_text(x0 + (cell_w - 4) / 2, y0 + 12, str(t), 10, "middle", MUTED))
-        body.append(f'<rect x="{x0}" y="{y0 + 18}" width="{cell_w - 4}" height="24" rx="3" fill="#fffdf8" '
-                    f'stroke="#d9cfbd"/>')
+        body.append(
+            f'<rect x="{x0}" y="{y0 + 18}" width="{cell_w - 4}" height="24" rx="3" fill="#fffdf8" stroke="#d9cfbd"/>'
+        )
         name = tok.tokens[x[0, t]]
-        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 35, name, 11 if len(name) > 1 else 14,
-                          "middle"))
+        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 35, name, 11 if len(name) > 1 else 14, "middle"))
         body.append(_text(x0 + (cell_w - 4) / 2, y0 + 52, "↓", 11, "middle", MUTED))
-        body.append(f'<rect x="{x0}" y="{y0 + 56}" width="{cell_w - 4}" height="24" rx="3" '
-                    f'fill="{"#f1d2c7" if scored else "#efe9dd"}" '
-                    f'stroke="{"#8c2f1b" if scored else "#d9cfbd"}" stroke-width="{1.5 if scored else 1}"/>')
+        body.append(
+            f'<rect x="{x0}" y="{y0 + 56}" width="{cell_w - 4}" height="24" rx="3" '
+            f'fill="{"#f1d2c7" if scored else "#efe9dd"}" '
+            f'stroke="{"#8c2f1b" if scored else "#d9cfbd"}" stroke-width="{1.5 if scored else 1}"/>'
+        )
         name = tok.tokens[y[0, t]]
-        body.append(_text(x0 + (cell_w - 4) / 2, y0 + 73, name, 11 if len(name) > 1 else 14,
-                          "middle", "#2b2620" if scored else MUTED))
+        body.append(
+            _text(
+                x0 + (cell_w - 4) / 2,
+                y0 + 73,
+                name,
+                11 if len(name) > 1 else 14,
+                "middle",
+                "#2b2620" if scored else MUTED,
+            )
+        )
     first = int(mask[0].nonzero()[0])
     n_scored = int(mask.sum())
     keys = "".join(keywords_for(poem, tok))
@@ -211,10 +268,13 @@ def lesson06() -> Figure:
         f"共 {n_scored} 格（红框）。",
         "损失掩码与样本一起算出来（loss_mask_for）：训练、二元基线与评估都只在这些格子上打分。",
     ]
-    return Figure("一条样本：条件区、正文与损失掩码", _svg(width, height, "春晓样本每一格的输入、目标与损失掩码", body), steps)
+    return Figure(
+        "一条样本：条件区、正文与损失掩码", _svg(width, height, "春晓样本每一格的输入、目标与损失掩码", body), steps
+    )
 
 
 # ---------- 第 07 课：“明”的下一个字 ----------
+
 
 def lesson07() -> Figure:
     """训练集里“明”后面跟过的字：计数与加 k 平滑后的 P(下一个 | 明)，前 8 名。
@@ -229,16 +289,28 @@ def lesson07() -> Figure:
 
     tok = default_tokenizer()
     prev = "明"
-    follow = Counter(tok.tokens[tok.stoi.get(text[i + 1], UNK)] for p in load_poems("train")
-                     for text in (p["text"],) for i in range(len(text) - 1) if text[i] == prev)
+    follow = Counter(
+        tok.tokens[tok.stoi.get(text[i + 1], UNK)]
+        for p in load_poems("train")
+        for text in (p["text"],)
+        for i in range(len(text) - 1)
+        if text[i] == prev
+    )
     n, V = sum(follow.values()), len(tok)
-    prob = lambda c: (c + DEFAULT_K) / (n + DEFAULT_K * V)                       # noqa: E731
+    prob = lambda c: (c + DEFAULT_K) / (n + DEFAULT_K * V)  # noqa: E731
     top = follow.most_common(8)
     width, row_h = 640, 26
     height = 44 + row_h * (len(top) + 1) + 12
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"训练集里“{prev}”后面一共跟过 {n} 次；横条是 P(下一个 | {prev}) = (c + k) / (n + k·V)，"
-                          f"k = {DEFAULT_K:g}", 12, fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            20,
+            f"训练集里“{prev}”后面一共跟过 {n} 次；横条是 P(下一个 | {prev}) = (c + k) / (n + k·V)，k = {DEFAULT_K:g}",
+            12,
+            fill=MUTED,
+        ),
+    ]
     scale = prob(top[0][1])
     rows = [(ch, prob(c), ch in "，。？！") for ch, c in top] + [("鲸", prob(follow["鲸"]), False)]
     _bars(body, 12, 34, rows, width - 220, scale, row_h, 40, 4)
@@ -247,7 +319,8 @@ def lesson07() -> Figure:
     steps = [
         f"在训练集的每首诗里，把相邻两个字记成一对 (前一个, 下一个)。“{prev}”当过 {n} 次前一个字，这是计数表里“{prev}”那一行的合计 n。",
         "横条是这一行里次数最多的 8 个下一个字（红：标点），右边是次数 c："
-        + "、".join(f"“{ch}” {c}" for ch, c in top[:4]) + "……",
+        + "、".join(f"“{ch}” {c}" for ch, c in top[:4])
+        + "……",
         f"加 k 平滑再归一：P(。| {prev}) = ({follow['。']} + {DEFAULT_K:g}) / ({n} + {DEFAULT_K:g} × {V}) = "
         f"{prob(follow['。']):.4f}。",
         f"最后一行“鲸”：“{prev}鲸”在训练集里一次也没出现，平滑后仍有 {prob(0):.8f}——不为 0，"

@@ -1,4 +1,5 @@
 """第 25、26 课的插图：评估表里模型对照人写的诗，参数预算花在哪里。"""
+
 from __future__ import annotations
 
 import functools
@@ -11,8 +12,12 @@ from .draw import MUTED, Figure, _bars, _svg, _text
 
 # ---------- 第 25 课：评估表里的几行，模型对照人写的诗 ----------
 
-EVAL_ROWS = (("rhyme", "押韵（两字不同）"), ("tone_score", "平仄得分（宽式）"), ("nian_dui", "粘对全合"),
-             ("char_3", "有字用了 3 次以上"))
+EVAL_ROWS = (
+    ("rhyme", "押韵（两字不同）"),
+    ("tone_score", "平仄得分（宽式）"),
+    ("nian_dui", "粘对全合"),
+    ("char_3", "有字用了 3 次以上"),
+)
 """第 25 课的图画 ./poet eval 记录里的这几行（键, 名字）。"""
 
 
@@ -31,10 +36,11 @@ def lesson25() -> Figure:
     for i, (key, name) in enumerate(EVAL_ROWS):
         x, y = 12 + (i % 2) * (pane_w + 12), 8 + (i // 2) * pane_h
         body.append(_text(x, y + 14, name, 13, weight="bold"))
-        rows = [(f"{form} {who}", table[form][key], who == "人写") for form in ("五言", "七言")
-                for who, table in sources]
+        rows = [
+            (f"{form} {who}", table[form][key], who == "人写") for form in ("五言", "七言") for who, table in sources
+        ]
         _bars(body, x, y + 22, rows, pane_w - 150, 1.0, row_h, 90)
-    r = lambda src, key: " / ".join(f"{src[f][key]:.3f}" for f in ("五言", "七言"))      # noqa: E731
+    r = lambda src, key: " / ".join(f"{src[f][key]:.3f}" for f in ("五言", "七言"))  # noqa: E731
     steps = [
         f"数来自记下的 ./poet eval --json（figures/eval.json）与 ./poet eval --plain --json（eval-plain.json）："
         f"{default['prompts']} 个提示写的诗，每种体裁 {default['reader']['五言']['poems']} 首；"
@@ -48,7 +54,9 @@ def lesson25() -> Figure:
         f"有字用了 3 次以上（越短越好）：默认 {r(default['reader'], 'char_3')}，--plain {r(plain['reader'], 'char_3')}，"
         f"人写 {r(default['human'], 'char_3')}：关掉重复控制，模型一大半的诗都在反复用同一个字。",
     ]
-    return Figure("评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps)
+    return Figure(
+        "评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps
+    )
 
 
 # ---------- 第 26 课：参数预算花在哪里 ----------
@@ -60,8 +68,9 @@ BUDGETS = (250_000, 500_000, 1_000_000, 1_655_552, 3_000_000, 10_000_000)
 def _sized(width: int, n_layers: int = 4, n_heads: int = 4) -> PoetryGPT:
     """只为数参数建的模型（默认汉字表与前文长度）。"""
     with torch.random.fork_rng():
-        return PoetryGPT(ModelConfig(vocab_size=len(default_tokenizer()), width=width, n_layers=n_layers,
-                                     n_heads=n_heads))
+        return PoetryGPT(
+            ModelConfig(vocab_size=len(default_tokenizer()), width=width, n_layers=n_layers, n_heads=n_heads)
+        )
 
 
 @functools.cache
@@ -70,7 +79,7 @@ def _count_formula(n_layers: int, n_heads: int) -> tuple[float, float, float]:
     用三个小模型的 num_parameters() 定出 (a, b, c)。"""
     xs = [n_heads, 2 * n_heads, 3 * n_heads]
     ys = [_sized(x, n_layers, n_heads).num_parameters() for x in xs]
-    a = (ys[2] - 2 * ys[1] + ys[0]) / (2 * n_heads ** 2)                       # 二阶差分
+    a = (ys[2] - 2 * ys[1] + ys[0]) / (2 * n_heads**2)  # 二阶差分
     b = (ys[1] - ys[0]) / n_heads - a * (xs[0] + xs[1])
     return a, b, ys[0] - a * xs[0] ** 2 - b * xs[0]
 
@@ -79,7 +88,7 @@ def _model_for(budget: int, n_layers: int = 4, n_heads: int = 4) -> PoetryGPT:
     """宽度能被头数整除、num_parameters() 不超过预算的最大模型（第 26 课的练习）；
     宽度按二次式解，只建选中的那一个，并核对它的参数个数。"""
     a, b, c = _count_formula(n_layers, n_heads)
-    count = lambda w: round(a * w * w + b * w + c)                             # noqa: E731
+    count = lambda w: round(a * w * w + b * w + c)  # noqa: E731
     width = n_heads
     while count(width + n_heads) <= budget:
         width += n_heads
@@ -94,14 +103,24 @@ def lesson26() -> Figure:
     for budget in BUDGETS:
         model = _model_for(budget)
         total = model.num_parameters()
-        parts = [model.characters.weight.numel(), model.positions.weight.numel(),
-                 sum(p.numel() for p in model.blocks.parameters())]
+        parts = [
+            model.characters.weight.numel(),
+            model.positions.weight.numel(),
+            sum(p.numel() for p in model.blocks.parameters()),
+        ]
         rows.append((budget, model.config.width, total, parts))
     width, row_h, left = 640, 40, 110
     height = 48 + row_h * len(rows) + 30
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"每个预算选出的宽度 C（4 层、4 头、L = {model.config.context_length}）；每条按份额分成三段", 12,
-                  fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            20,
+            f"每个预算选出的宽度 C（4 层、4 头、L = {model.config.context_length}）；每条按份额分成三段",
+            12,
+            fill=MUTED,
+        ),
+    ]
     colors = ("#8c2f1b", "#2f5d8c", "#c9a27e")
     bar_w = width - left - 20
     for i, (budget, C, total, parts) in enumerate(rows):

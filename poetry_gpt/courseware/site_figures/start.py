@@ -1,4 +1,5 @@
 """第 01–03 课（起步）的插图：一首诗走过模型的各段、一批诗的形状、字频的覆盖曲线。"""
+
 from __future__ import annotations
 
 import functools
@@ -12,17 +13,18 @@ from .draw import MUTED, Figure, _dot, _plot, _polyline, _svg, _text
 
 # ---------- 第 01 课：从一个“月”字到下一个字 ----------
 
+
 def _walk_the_pipeline(model: PoetryGPT, ids: torch.Tensor) -> tuple[list[int], list[int], list[int], torch.Tensor]:
     """ids [B, T] 像第 01 课实验那样一段一段送进模型。返回 (查表加位置后的形状 [B, T, C]、穿过全部 Block 后的形状、
     logits 的形状 [B, T, V]、最后一个位置的概率 [V])。"""
     with torch.no_grad():
-        hidden = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))    # [B, T, C]
+        hidden = model.characters(ids) + model.positions(torch.arange(ids.shape[1]))  # [B, T, C]
         first = list(hidden.shape)
         for block in model.blocks:
             hidden = block(hidden)
         after = list(hidden.shape)
-        logits = model.head(model.norm(hidden))                               # [B, T, V]
-        probs = torch.softmax(logits[0, -1], dim=-1)                          # [V]
+        logits = model.head(model.norm(hidden))  # [B, T, V]
+        probs = torch.softmax(logits[0, -1], dim=-1)  # [V]
     return first, after, list(logits.shape), probs
 
 
@@ -34,8 +36,10 @@ def _stage_boxes(width: int, heading: str, stages: list[tuple[str, str, str, str
     for i, (name, content, shape, arrow) in enumerate(stages):
         y = top + i * (box_h + gap)
         last = i == len(stages) - 1
-        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="{box_h}" rx="4" '
-                    f'fill="{"#f1d2c7" if last else "#fffdf8"}" stroke="#d9cfbd"/>')
+        body.append(
+            f'<rect x="12" y="{y}" width="{width - 24}" height="{box_h}" rx="4" '
+            f'fill="{"#f1d2c7" if last else "#fffdf8"}" stroke="#d9cfbd"/>'
+        )
         body.append(_text(24, y + 22, name, 13, weight="bold"))
         body.append(_text(160, y + 22, content, 13 if last else 12, weight="bold" if last else "normal"))
         body.append(_text(width - 24, y + 22, shape, 13, "end", "#8c2f1b", "bold"))
@@ -56,10 +60,10 @@ def lesson01() -> Figure:
     poem = next(p for p in load_poems() if p["title"] == "枫桥夜泊" and p["author"] == "张继")
     form = form_of(name=poem["form"])
     keyword = "月"
-    cut = len(poem["text"]) - 2                        # 与实验一样：最后两个字符是韵脚和“。”
+    cut = len(poem["text"]) - 2  # 与实验一样：最后两个字符是韵脚和“。”
     prefix, answer = poem["text"][:cut], poem["text"][cut]
     condition = [BOS, form.token] + tok.encode(keyword) + [SEP]
-    ids = torch.tensor([condition + tok.encode(prefix)])                       # [B, T]
+    ids = torch.tensor([condition + tok.encode(prefix)])  # [B, T]
     with torch.random.fork_rng():
         torch.manual_seed(COURSE_SEED)
         model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["base"].model)).eval()
@@ -69,22 +73,41 @@ def lesson01() -> Figure:
     p_answer = probs[tok.stoi[answer]].item()
     shown = [tok.tokens[i] for i in ids[0, :8].tolist()]
     stages = [
-        ("条件区 + 已写的正文", " ".join(tok.tokens[i] for i in condition) + f" {prefix[:7]}…{prefix[-4:]}",
-         f"文本，{T} 个标记", "汉字表 Tokenizer（第 05、06 课）"),
+        (
+            "条件区 + 已写的正文",
+            " ".join(tok.tokens[i] for i in condition) + f" {prefix[:7]}…{prefix[-4:]}",
+            f"文本，{T} 个标记",
+            "汉字表 Tokenizer（第 05、06 课）",
+        ),
         ("编号 ids", str(ids[0, :8].tolist())[:-1] + ", …]", str([B, T]), "查字向量表，加位置向量（第 08、09 课）"),
-        ("向量 hidden", f"每个位置一行 C = {cfg.width} 个数", str(first),
-         f"{cfg.n_layers} 层 Block：注意力 + 前馈网络（第 10–13 课）"),
+        (
+            "向量 hidden",
+            f"每个位置一行 C = {cfg.width} 个数",
+            str(first),
+            f"{cfg.n_layers} 层 Block：注意力 + 前馈网络（第 10–13 课）",
+        ),
         ("向量 hidden", "形状不变，已汇总了前文", str(after), "最后的层归一化 + 输出层（第 14 课）"),
-        ("分数 logits", f"每个位置给 V = {cfg.vocab_size} 个标记各打一分", str(logits_shape),
-         "取最后一个位置，softmax（第 20 课）"),
-        ("概率 probs", f"V 个数，加起来等于 {probs.sum().item():.4f}", str(list(probs.shape)),
-         "按概率抽一个字（第 21–24 课：温度、截断、格式、诗律）"),
+        (
+            "分数 logits",
+            f"每个位置给 V = {cfg.vocab_size} 个标记各打一分",
+            str(logits_shape),
+            "取最后一个位置，softmax（第 20 课）",
+        ),
+        (
+            "概率 probs",
+            f"V 个数，加起来等于 {probs.sum().item():.4f}",
+            str(list(probs.shape)),
+            "按概率抽一个字（第 21–24 课：温度、截断、格式、诗律）",
+        ),
         ("下一个字", f"诗里写的是“{answer}”", "", ""),
     ]
     width = 680
-    height, body = _stage_boxes(width, f"{poem['author']}《{poem['title']}》，关键词“{keyword}”：看着前文，给下一个字打分"
-                                       f"（模型取 base 预设的尺寸：{cfg.n_layers} 层、C = {cfg.width}、{cfg.n_heads} 个头）",
-                                stages)
+    height, body = _stage_boxes(
+        width,
+        f"{poem['author']}《{poem['title']}》，关键词“{keyword}”：看着前文，给下一个字打分"
+        f"（模型取 base 预设的尺寸：{cfg.n_layers} 层、C = {cfg.width}、{cfg.n_heads} 个头）",
+        stages,
+    )
     steps = [
         f"前文 = 条件区（{' '.join(tok.tokens[i] for i in condition)}）+ 已经写出的正文。这里用语料里的真诗"
         f"{poem['author']}《{poem['title']}》，与实验的取法一样，正文写到最后一个汉字之前，要猜的是韵脚“{answer}”。",
@@ -99,43 +122,52 @@ def lesson01() -> Figure:
         "实验用随课程发布的、训练好的模型走同一条路。",
         "写诗时按概率抽一个字接到前文后面，再从头走一遍，直到写满四句。",
     ]
-    return Figure("从一个“月”字到下一个字", _svg(width, height, "一首诗的前文经过模型各段变成下一个字的概率", body),
-                  steps)
+    return Figure(
+        "从一个“月”字到下一个字", _svg(width, height, "一首诗的前文经过模型各段变成下一个字的概率", body), steps
+    )
 
 
 # ---------- 第 02 课：一批诗的三种形状 ----------
+
 
 def lesson02() -> Figure:
     """与第 02 课实验同一首《静夜思》：编号张量 [B, T] 的每一格，和它往下变成的 [B, T, C]、[B, T, V]。"""
     tok = default_tokenizer()
     poem = next(p for p in load_poems() if p["title"] == "静夜思" and p["author"] == "李白")
     lines = split_lines(poem["text"])
-    ids = torch.tensor([tok.encode(line) for line in lines])                  # [B, T]
+    ids = torch.tensor([tok.encode(line) for line in lines])  # [B, T]
     B, T = ids.shape
-    C, V = 8, len(tok)                                                         # C 是实验里建的小表的宽度
+    C, V = 8, len(tok)  # C 是实验里建的小表的宽度
     cell_w, cell_h, left, top = 62, 46, 64, 40
     width = left + T * cell_w + 200
     grid_h = B * cell_h
-    stages = [("x = characters(ids)", [B, T, C], f"每格查出 C = {C} 个数"),
-              (f"h = x + pos（pos [{T}, {C}] 广播到每一句）", [B, T, C], "形状不变"),
-              ("logits = h @ characters.weight.T", [B, T, V], "每格 V 个分数"),
-              ("logits.reshape(B * T, V)", [B * T, V], "交给 cross_entropy")]
+    stages = [
+        ("x = characters(ids)", [B, T, C], f"每格查出 C = {C} 个数"),
+        (f"h = x + pos（pos [{T}, {C}] 广播到每一句）", [B, T, C], "形状不变"),
+        ("logits = h @ characters.weight.T", [B, T, V], "每格 V 个分数"),
+        ("logits.reshape(B * T, V)", [B * T, V], "交给 cross_entropy"),
+    ]
     height = top + grid_h + 34 + len(stages) * 44 + 10
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"ids [B, T] = [{B}, {T}]：一行一句，一格一个字的编号", 13, weight="bold")]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(12, 20, f"ids [B, T] = [{B}, {T}]：一行一句，一格一个字的编号", 13, weight="bold"),
+    ]
     for b in range(B):
         y = top + b * cell_h
         body.append(_text(left - 10, y + 28, f"b={b}", 11, "end", MUTED))
         for t in range(T):
             x = left + t * cell_w
             first = t == 0
-            body.append(f'<rect x="{x}" y="{y}" width="{cell_w - 4}" height="{cell_h - 4}" rx="3" '
-                        f'fill="{"#f1d2c7" if first else "#fffdf8"}" stroke="#d9cfbd"/>')
+            body.append(
+                f'<rect x="{x}" y="{y}" width="{cell_w - 4}" height="{cell_h - 4}" rx="3" '
+                f'fill="{"#f1d2c7" if first else "#fffdf8"}" stroke="#d9cfbd"/>'
+            )
             body.append(_text(x + (cell_w - 4) / 2, y + 19, lines[b][t], 16, "middle", weight="bold"))
             body.append(_text(x + (cell_w - 4) / 2, y + 36, str(ids[b, t].item()), 11, "middle", MUTED))
         body.append(_text(left + T * cell_w + 6, y + 28, f"← ids[{b}]，形状 [{T}]", 11, fill=MUTED))
-    body.append(_text(left, top + grid_h + 14, f"红底一列：ids[:, 0] = {tok.decode(ids[:, 0])}，形状 [{B}]", 11,
-                      fill="#8c2f1b"))
+    body.append(
+        _text(left, top + grid_h + 14, f"红底一列：ids[:, 0] = {tok.decode(ids[:, 0])}，形状 [{B}]", 11, fill="#8c2f1b")
+    )
     for i, (label, shape, note) in enumerate(stages):
         y = top + grid_h + 34 + i * 44
         body.append(_text(left, y + 8, "↓ " + label, 12, fill=MUTED))
@@ -155,6 +187,7 @@ def lesson02() -> Figure:
 
 
 # ---------- 第 03 课：少数常用字撑起大部分正文 ----------
+
 
 @functools.cache
 def _character_counts():
@@ -185,12 +218,13 @@ def lesson03() -> Figure:
         body.append(_text(48, Y(v) + 4, f"{v:.0%}", 11, "end", MUTED))
     for n in range(0, len(ranked) + 1, 2000):
         body.append(_text(X(n), height - 22, str(n), 11, "middle", MUTED))
-    points = [(0, 0)] + [(n, covered[n - 1] / total) for n in range(1, len(covered) + 1, 20)] \
-        + [(len(covered), 1.0)]
+    points = [(0, 0)] + [(n, covered[n - 1] / total) for n in range(1, len(covered) + 1, 20)] + [(len(covered), 1.0)]
     body.append(_polyline(points, X, Y, "#8c2f1b"))
     for i, (share, n) in enumerate(need.items()):
-        body.append(f'<line x1="{X(n):.1f}" y1="{Y(share):.1f}" x2="{X(n):.1f}" y2="{Y(0):.1f}" stroke="#c9a27e" '
-                    f'stroke-dasharray="3 3"/>')
+        body.append(
+            f'<line x1="{X(n):.1f}" y1="{Y(share):.1f}" x2="{X(n):.1f}" y2="{Y(0):.1f}" stroke="#c9a27e" '
+            f'stroke-dasharray="3 3"/>'
+        )
         body.append(_dot(X(n), Y(share)))
         body.append(_text(X(n) + 8, Y(share) + 16 + 4 * i, f"前 {n} 个字 → {share:.0%}", 12))
     body.append(_text(width - 16, height - 6, "按次数排好的前 n 个字", 11, "end", MUTED))

@@ -1,4 +1,5 @@
 """第 15–17、19 课（训练）的插图：一个位置的交叉熵、学习率日程、一个训练步、损失曲线。"""
+
 from __future__ import annotations
 
 import contextlib
@@ -15,6 +16,7 @@ from .draw import MUTED, Figure, _bars, _dot, _plot, _polyline, _svg, _text
 
 # ---------- 第 15 课：一个位置的交叉熵 ----------
 
+
 def lesson15() -> Figure:
     """发布模型读 val 第一首诗（与第 15 课实验同一首、同一格）：前 8 个字与正确答案的概率，损失是 −ln p(答案)。"""
     from ...data import make_batch
@@ -23,10 +25,10 @@ def lesson15() -> Figure:
     model, _ = load_model()
     poem = load_poems("val", 512)[0]
     ids = encode_sample(poem, tok)
-    x, y, _ = make_batch([ids])                                                # [1, T]
-    t = ids.index(SEP) + 1                                                     # 正文第 1 个字读完，猜第 2 个
+    x, y, _ = make_batch([ids])  # [1, T]
+    t = ids.index(SEP) + 1  # 正文第 1 个字读完，猜第 2 个
     with torch.no_grad():
-        z = model(x[:, : t + 1])[0][0, t]                                      # [V]：因果模型，后文不影响这一格
+        z = model(x[:, : t + 1])[0][0, t]  # [V]：因果模型，后文不影响这一格
     log_probs = torch.log_softmax(z, -1)
     answer = int(y[0, t])
     order = torch.topk(z, 8).indices.tolist()
@@ -34,20 +36,29 @@ def lesson15() -> Figure:
     shown = order + ([answer] if answer not in order else [])
     width, row_h = 640, 24
     height = 46 + row_h * (len(shown) + 1) + 10
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"读到 {tok.decode(ids[: t + 1])}，下一个字的概率 p（softmax(logits)）；"
-                          f"红条是正确答案“{tok.tokens[answer]}”", 12, fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            20,
+            f"读到 {tok.decode(ids[: t + 1])}，下一个字的概率 p（softmax(logits)）；"
+            f"红条是正确答案“{tok.tokens[answer]}”",
+            12,
+            fill=MUTED,
+        ),
+    ]
     scale = log_probs.exp().max().item()
     rows = [(tok.tokens[j], log_probs[j].exp().item(), j == answer) for j in shown]
-    gap = int(answer not in order)                                             # 答案不在前 8：中间空一行写 ⋮
+    gap = int(answer not in order)  # 答案不在前 8：中间空一行写 ⋮
     _bars(body, 12, 34, rows[: len(order)], width - 260, scale, row_h, 40, 4)
-    _bars(body, 12, 34 + (len(order) + gap) * row_h, rows[len(order):], width - 260, scale, row_h, 40, 4)
+    _bars(body, 12, 34 + (len(order) + gap) * row_h, rows[len(order) :], width - 260, scale, row_h, 40, 4)
     if gap:
         body.append(_text(46, 34 + len(order) * row_h + 15, "⋮", 13, "end", MUTED))
     for i, j in enumerate(shown):
         y = 34 + (i + (gap if j == answer else 0)) * row_h + 15
-        body.append(_text(width - 12, y, f"−ln p = {-log_probs[j].item():.4f}", 11, "end",
-                          "#8c2f1b" if j == answer else MUTED))
+        body.append(
+            _text(width - 12, y, f"−ln p = {-log_probs[j].item():.4f}", 11, "end", "#8c2f1b" if j == answer else MUTED)
+        )
     loss = -log_probs[answer].item()
     steps = [
         f"发布模型读 val 第一首诗“{poem['text']}”的样本，到位置 {t}（{tok.decode(ids[: t + 1])}）为止，要猜下一个字，"
@@ -64,12 +75,13 @@ def lesson15() -> Figure:
 
 # ---------- 第 16 课：预热加余弦的学习率日程 ----------
 
+
 def lesson16() -> Figure:
     """base 预设的 learning_rate(step)：第 0–3000 步，标出实验表里的几个关键步。"""
     from ...train import PRESETS, learning_rate
 
     base = PRESETS["base"]
-    last = 3000                                               # 与实验的图一样画到第 3000 步
+    last = 3000  # 与实验的图一样画到第 3000 步
     low = base.lr * base.min_lr_ratio
     points = [(s, learning_rate(s, base)) for s in range(0, last + 1, 10)]
     width, height = 640, 300
@@ -79,8 +91,11 @@ def lesson16() -> Figure:
         body.append(f'<line x1="64" y1="{Y(v):.1f}" x2="{width - 16}" y2="{Y(v):.1f}" stroke="#e2d8c6"/>')
     body.append(_polyline(points, X, Y, "#8c2f1b"))
     warm_end, middle = base.warmup - 1, base.warmup + (base.steps - base.warmup) // 2
-    marks = [(warm_end, "预热结束：峰值", 10, -8, "start"), (middle, "余弦走了一半", 10, -10, "start"),
-             (base.steps, "降到最低值", -6, 17, "end")]
+    marks = [
+        (warm_end, "预热结束：峰值", 10, -8, "start"),
+        (middle, "余弦走了一半", 10, -10, "start"),
+        (base.steps, "降到最低值", -6, 17, "end"),
+    ]
     for step, label, dx, dy, anchor in marks:
         lr = learning_rate(step, base)
         body.append(_dot(X(step), Y(lr)))
@@ -116,6 +131,7 @@ def _one_thread():
 
 # ---------- 第 17 课：一个训练步 ----------
 
+
 def _first_step(batch: list[list[int]], model_config: ModelConfig, optimizer_for, clip: float) -> dict:
     """与第 17 课实验一样：种子 26 新建模型，对一批样本做一次前向、反向，按总范数裁剪到 clip，再更新一步。
     返回损失、每个参数张量裁剪前的梯度范数、clip_grad_norm_ 返回的总范数、裁剪后的总范数，
@@ -136,36 +152,44 @@ def _first_step(batch: list[list[int]], model_config: ModelConfig, optimizer_for
     clipped = torch.cat([p.grad.flatten() for p in model.parameters()]).norm().item()
     before = model.positions.weight.detach().clone()
     optimizer.step()
-    return {"loss": loss.item(), "norms": norms, "total": total, "clipped": clipped,
-            "moved": not torch.equal(before, model.positions.weight)}
+    return {
+        "loss": loss.item(),
+        "norms": norms,
+        "total": total,
+        "clipped": clipped,
+        "moved": not torch.equal(before, model.positions.weight),
+    }
 
 
 def _piece_rows(body: list[str], top: float, width: int, row_h: int, pieces: list[tuple[str, str]]) -> None:
     """训练步的每一段一行：pieces 是 (哪一段, 这一步里的真实数)，裁剪那一段用红字。"""
     for i, (name, what) in enumerate(pieces):
         y = top + i * row_h
-        body.append(f'<rect x="12" y="{y}" width="{width - 24}" height="{row_h - 4}" rx="3" fill="#fffdf8" '
-                    f'stroke="#d9cfbd"/>')
+        body.append(
+            f'<rect x="12" y="{y}" width="{width - 24}" height="{row_h - 4}" rx="3" fill="#fffdf8" stroke="#d9cfbd"/>'
+        )
         body.append(_text(22, y + 15, name, 12, weight="bold"))
         body.append(_text(96, y + 15, what, 12, fill="#8c2f1b" if name.startswith("⑤") else "#2b2620"))
 
 
-def _clip_panels(body: list[str], y: float, width: int, panels: list[tuple[str, list[tuple[str, float]], dict]],
-                 clip: float) -> None:
+def _clip_panels(
+    body: list[str], y: float, width: int, panels: list[tuple[str, list[tuple[str, float]], dict]], clip: float
+) -> None:
     """从 y 起一组接一组的梯度范数横条：panels 是 (标题, [(参数, 范数)], _first_step 的结果)，每组末尾是总范数
     （超过上限 clip 描红），虚线是 clip，右边写裁剪的结果。各组刻度相同。"""
     scale = max(run["total"] for *_, run in panels)
-    bar_w = width - 12 - 200 - 230                       # 右边留出写“全部 × …”的地方
+    bar_w = width - 12 - 200 - 230  # 右边留出写“全部 × …”的地方
     for title, bars, run in panels:
         body.append(_text(12, y + 14, title, 11, fill=MUTED))
         over = run["total"] > clip
         rows = [(name, v, False) for name, v in bars] + [("总范数", run["total"], over)]
         drawn = _bars(body, 12, y + 20, rows, bar_w, scale, 22, 200, 4)
         x_clip = 12 + 200 + bar_w * clip / scale
-        body.append(f'<line x1="{x_clip:.1f}" y1="{y + 20}" x2="{x_clip:.1f}" y2="{y + 20 + drawn}" stroke="#2f5d8c" '
-                    f'stroke-dasharray="4 3"/>')
-        verdict = (f"> {clip}：全部 × {clip / run['total']:.4f} → {run['clipped']:.4f}" if over
-                   else f"≤ {clip}：原样")
+        body.append(
+            f'<line x1="{x_clip:.1f}" y1="{y + 20}" x2="{x_clip:.1f}" y2="{y + 20 + drawn}" stroke="#2f5d8c" '
+            f'stroke-dasharray="4 3"/>'
+        )
+        verdict = f"> {clip}：全部 × {clip / run['total']:.4f} → {run['clipped']:.4f}" if over else f"≤ {clip}：原样"
         body.append(_text(width - 12, y + 20 + drawn - 7, verdict, 12, "end", "#8c2f1b" if over else MUTED))
         y += 24 + 5 * 22
 
@@ -182,33 +206,63 @@ def lesson17() -> Figure:
     first = batch_indices(0, len(samples), tiny.batch_size, tiny.seed)
     batch = [samples[i] for i in first]
     x, _, _ = make_batch(batch)
-    one = _first_step(batch, ModelConfig(vocab_size=len(tok), **tiny.model), lambda m: make_optimizer(m, tiny),
-                      tiny.grad_clip)
-    small = _first_step(batch[:8], ModelConfig(vocab_size=len(tok), context_length=48, width=64, n_layers=2, n_heads=2),
-                        lambda m: torch.optim.AdamW(m.parameters(), lr=1e-2, betas=(0.9, 0.95), weight_decay=0.0), 1.0)
+    one = _first_step(
+        batch, ModelConfig(vocab_size=len(tok), **tiny.model), lambda m: make_optimizer(m, tiny), tiny.grad_clip
+    )
+    small = _first_step(
+        batch[:8],
+        ModelConfig(vocab_size=len(tok), context_length=48, width=64, n_layers=2, n_heads=2),
+        lambda m: torch.optim.AdamW(m.parameters(), lr=1e-2, betas=(0.9, 0.95), weight_decay=0.0),
+        1.0,
+    )
     clip, lr0 = tiny.grad_clip, learning_rate(0, tiny)
-    pieces = [("① 取批", f"batch_indices(0, {len(samples)}, {tiny.batch_size}, {tiny.seed}) → 样本 "
-                        + ", ".join(map(str, first[:4])) + f" …；x, y, mask {list(x.shape)}"),
-              ("② 学习率", f"learning_rate(0) = {lr0:g}（预热第 0 步：lr / warmup）"),
-              ("③ 前向", f"scored_loss → 损失 {one['loss']:.4f} 奈特/字"),
-              ("④ 反向", f"loss.backward() → {len(one['norms'])} 个参数张量各有 .grad"),
-              ("⑤ 裁剪", f"总范数 {one['total']:.4f} ≤ {clip} → 梯度原样不动"),
-              ("⑥ 更新", "optimizer.step()（AdamW）→ 位置表" + ("变了" if one["moved"] else "没变")),
-              ("⑦ 清零", "optimizer.zero_grad(set_to_none=True)，下一步的 backward 从头累加")]
+    pieces = [
+        (
+            "① 取批",
+            f"batch_indices(0, {len(samples)}, {tiny.batch_size}, {tiny.seed}) → 样本 "
+            + ", ".join(map(str, first[:4]))
+            + f" …；x, y, mask {list(x.shape)}",
+        ),
+        ("② 学习率", f"learning_rate(0) = {lr0:g}（预热第 0 步：lr / warmup）"),
+        ("③ 前向", f"scored_loss → 损失 {one['loss']:.4f} 奈特/字"),
+        ("④ 反向", f"loss.backward() → {len(one['norms'])} 个参数张量各有 .grad"),
+        ("⑤ 裁剪", f"总范数 {one['total']:.4f} ≤ {clip} → 梯度原样不动"),
+        ("⑥ 更新", "optimizer.step()（AdamW）→ 位置表" + ("变了" if one["moved"] else "没变")),
+        ("⑦ 清零", "optimizer.zero_grad(set_to_none=True)，下一步的 backward 从头累加"),
+    ]
     width, row_h, top = 680, 24, 38
     panel_top = top + len(pieces) * row_h + 30
     bars_a = sorted(one["norms"].items(), key=lambda kv: -kv[1])[:4]
     bars_b = sorted(small["norms"].values(), reverse=True)[:3]
     height = panel_top + 2 * (24 + 5 * 22) + 24
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 20, f"tiny 预设（{tiny.model['n_layers']} 层、宽 {tiny.model['width']}）新建模型的第 0 步，"
-                          f"种子 {COURSE_SEED}", 12, fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            20,
+            f"tiny 预设（{tiny.model['n_layers']} 层、宽 {tiny.model['width']}）新建模型的第 0 步，种子 {COURSE_SEED}",
+            12,
+            fill=MUTED,
+        ),
+    ]
     _piece_rows(body, top, width, row_h, pieces)
-    body.append(_text(12, panel_top - 8, f"裁剪看的是总范数 √(Σ 各参数范数²)，不是每个参数各自的范数（上限 {clip}）", 12,
-                      weight="bold"))
-    panels = [(f"上：tiny 第 0 步，{len(one['norms'])} 个参数张量里最大的 4 个", [(n, v) for n, v in bars_a], one),
-              ("下：实验第 3 部分（8 首诗、宽 64、2 层）第 0 步，最大的 3 个", [(f"第 {k + 1} 大", v)
-                                                                   for k, v in enumerate(bars_b)], small)]
+    body.append(
+        _text(
+            12,
+            panel_top - 8,
+            f"裁剪看的是总范数 √(Σ 各参数范数²)，不是每个参数各自的范数（上限 {clip}）",
+            12,
+            weight="bold",
+        )
+    )
+    panels = [
+        (f"上：tiny 第 0 步，{len(one['norms'])} 个参数张量里最大的 4 个", [(n, v) for n, v in bars_a], one),
+        (
+            "下：实验第 3 部分（8 首诗、宽 64、2 层）第 0 步，最大的 3 个",
+            [(f"第 {k + 1} 大", v) for k, v in enumerate(bars_b)],
+            small,
+        ),
+    ]
     _clip_panels(body, panel_top, width, panels, clip)
     body.append(_text(12, height - 10, f"虚线：上限 {clip}", 11, fill="#2f5d8c"))
     steps = [
@@ -219,11 +273,13 @@ def lesson17() -> Figure:
         f"③ 前向：新建的模型（种子 {COURSE_SEED}）在这一批上的损失是 {one['loss']:.4f} 奈特/字，接近 ln V = "
         f"{math.log(len(tok)):.4f}：还什么都没学。",
         f"④ 反向：backward() 给 {len(one['norms'])} 个参数张量都算出 .grad；梯度范数最大的是 "
-        + "、".join(f"{n} {v:.4f}" for n, v in bars_a[:3]) + "。",
+        + "、".join(f"{n} {v:.4f}" for n, v in bars_a[:3])
+        + "。",
         f"⑤ 裁剪：总范数 √(Σ 各参数范数²) = {one['total']:.4f}，不到上限 {clip}，梯度原样不动"
         f"（各参数范数直接相加是 {sum(one['norms'].values()):.4f}，那不是总范数）。",
         f"对照下面那组：实验第 3 部分的模型第 0 步（损失 {small['loss']:.4f}），最大的三个参数范数 "
-        + "、".join(f"{v:.4f}" for v in bars_b) + f" 都不到 {clip}，合起来的总范数却是 {small['total']:.4f}，"
+        + "、".join(f"{v:.4f}" for v in bars_b)
+        + f" 都不到 {clip}，合起来的总范数却是 {small['total']:.4f}，"
         f"所以每个梯度都乘 {clip} / {small['total']:.4f} = {clip / small['total']:.4f}，裁剪后总范数 {small['clipped']:.4f}："
         "方向不变，只是步子短了。",
         "⑥ 更新：AdamW 用（可能被缩小的）梯度改参数，位置表这一步就变了。⑦ 清零：梯度会累加，更新完就扔掉，"
@@ -233,6 +289,7 @@ def lesson17() -> Figure:
 
 
 # ---------- 第 19 课：训练与验证损失 ----------
+
 
 def lesson19() -> Figure:
     """发布模型存档里的训练日志：每步的训练损失与每隔一段的验证损失（奈特/字）。"""
@@ -244,19 +301,25 @@ def lesson19() -> Figure:
     y_hi = min(max(v for _, v in train + val), y_lo + 6)
     X = lambda s: left + (width - left - right) * s / x_max
     Y = lambda v: top + (height - top - bottom) * (1 - (min(v, y_hi) - y_lo) / (y_hi - y_lo))
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="#6b6155"/>',
-            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="#6b6155"/>']
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="#6b6155"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="#6b6155"/>',
+    ]
     for v in range(int(y_lo) + 1, int(y_hi) + 1):
         body.append(_text(left - 6, Y(v) + 4, str(v), 11, "end", "#6b6155"))
     body.append(_text(width - right, height - 10, f"步数（共 {x_max}）", 11, "end", "#6b6155"))
     # 训练损失每步一个点，太密：每 10 步取平均
-    smooth = [(train[i][0], sum(v for _, v in train[i:i + 10]) / len(train[i:i + 10])) for i in range(0, len(train), 10)]
+    smooth = [
+        (train[i][0], sum(v for _, v in train[i : i + 10]) / len(train[i : i + 10])) for i in range(0, len(train), 10)
+    ]
     for points, color, name in ((smooth, "#c9a27e", "训练"), (val, "#8c2f1b", "验证")):
         path = " ".join(f"{X(s):.1f},{Y(v):.1f}" for s, v in points)
         body.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
     body.append(_text(width - right - 4, top + 12, "浅色：训练（10 步平均）；深色：验证", 11, "end"))
-    steps = [f"横轴是训练步数，纵轴是交叉熵（奈特/字）。训练损失从第 1 步的 {train[0][1]:.1f} 开始快速下降。",
-             f"验证损失从第 {val[0][0]} 步的 {val[0][1]:.2f} 降到第 {val[-1][0]} 步的 {val[-1][1]:.2f}。",
-             f"训练损失最后 10 步平均 {smooth[-1][1]:.2f}；两条线靠得越近，过拟合越轻。"]
+    steps = [
+        f"横轴是训练步数，纵轴是交叉熵（奈特/字）。训练损失从第 1 步的 {train[0][1]:.1f} 开始快速下降。",
+        f"验证损失从第 {val[0][0]} 步的 {val[0][1]:.2f} 降到第 {val[-1][0]} 步的 {val[-1][1]:.2f}。",
+        f"训练损失最后 10 步平均 {smooth[-1][1]:.2f}；两条线靠得越近，过拟合越轻。",
+    ]
     return Figure("发布模型的损失曲线", _svg(width, height, "训练与验证损失曲线", body), steps)

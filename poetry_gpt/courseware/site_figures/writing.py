@@ -1,4 +1,5 @@
 """第 20–24 课（写诗）的插图：KV 缓存、温度与截断、格式掩码、藏头字、平仄对照。"""
+
 from __future__ import annotations
 
 import functools
@@ -10,6 +11,7 @@ from ...data import SEP, default_tokenizer, split_lines
 from .draw import MUTED, Figure, _bars, _plot, _svg, _text
 
 # ---------- 第 20 课：KV 缓存省下了什么 ----------
+
 
 def lesson20() -> Figure:
     """发布模型从条件区 <bos> <5> 月 <sep> 贪心地写（与第 20 课实验第 1 部分同一首）：每一步送进模型的位置，
@@ -30,27 +32,44 @@ def lesson20() -> Figure:
                 break
             out.append(token)
             logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
-    steps_n = len(out) + 1                                                     # 最后一步选出 <eos>
+    steps_n = len(out) + 1  # 最后一步选出 <eos>
     total = len(prompt) + len(out)
     cell, left, top = 18, 60, 46
     width = left + total * cell + 16
     height = top + steps_n * cell + 30
     labels = [tok.tokens[i] for i in prompt + out]
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 18, "每一行是一步，每一格是这一步送进模型的一个位置：浅色＝整段重算要算的，红＝KV 缓存真正要算的", 12,
-                  fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            18,
+            "每一行是一步，每一格是这一步送进模型的一个位置：浅色＝整段重算要算的，红＝KV 缓存真正要算的",
+            12,
+            fill=MUTED,
+        ),
+    ]
     for j, name in enumerate(labels):
-        body.append(_text(left + j * cell + cell / 2, top - 8, name if len(name) == 1 else "·", 11, "middle",
-                          MUTED if j < len(prompt) else "#2b2620"))
+        body.append(
+            _text(
+                left + j * cell + cell / 2,
+                top - 8,
+                name if len(name) == 1 else "·",
+                11,
+                "middle",
+                MUTED if j < len(prompt) else "#2b2620",
+            )
+        )
     for s in range(steps_n):
         y = top + s * cell
-        seen = len(prompt) + s                                                 # 这一步前文的长度
+        seen = len(prompt) + s  # 这一步前文的长度
         if s % 4 == 0 or s == steps_n - 1:
             body.append(_text(left - 8, y + 13, f"第 {s} 步", 10, "end", MUTED))
         for j in range(seen):
             new = j >= (0 if s == 0 else seen - 1)
-            body.append(f'<rect x="{left + j * cell}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
-                        f'fill="{"#8c2f1b" if new else "#e8dccb"}"/>')
+            body.append(
+                f'<rect x="{left + j * cell}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
+                f'fill="{"#8c2f1b" if new else "#e8dccb"}"/>'
+            )
     full = sum(len(prompt) + s for s in range(steps_n))
     cached = len(prompt) + steps_n - 1
     body.append(_text(left, height - 10, f"整段重算合计 {full} 个位置，KV 缓存合计 {cached} 个", 12, weight="bold"))
@@ -67,6 +86,7 @@ def lesson20() -> Figure:
 
 
 # ---------- 第 21 课：温度、top-k、top-p 怎样改变一步的分布 ----------
+
 
 @functools.cache
 def _sampling_step():
@@ -97,9 +117,12 @@ def lesson21() -> Figure:
     kept_k = int(torch.isfinite(filter_logits(logits / T, top_k=K)).sum())
     kept_p = int(torch.isfinite(filter_logits(logits / T, top_k=K, top_p=P)).sum())
     order = torch.topk(raw, 8).indices.tolist()
-    panels = [("原始（温度 1，不截断）", raw), ("温度 0.5：高的更高", torch.softmax(logits / 0.5, -1)),
-              ("温度 1.5：拉平", torch.softmax(logits / 1.5, -1)),
-              (f"默认：温度 {T:g} → top-k {K} → top-p {P:g}", final)]
+    panels = [
+        ("原始（温度 1，不截断）", raw),
+        ("温度 0.5：高的更高", torch.softmax(logits / 0.5, -1)),
+        ("温度 1.5：拉平", torch.softmax(logits / 1.5, -1)),
+        (f"默认：温度 {T:g} → top-k {K} → top-p {P:g}", final),
+    ]
     pane_w, row_h = 300, 22
     width, height = 2 * pane_w + 36, 2 * (8 * row_h + 34) + 16
     body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>']
@@ -109,7 +132,7 @@ def lesson21() -> Figure:
         body.append(_text(x, y + 14, title, 13, weight="bold"))
         rows = [(tok.tokens[t], probs[t].item(), tok.tokens[t] == answer) for t in order]
         _bars(body, x, y + 22, rows, pane_w - 80, scale, row_h)
-    rank = lambda probs: int((probs > probs[tok.stoi[answer]]).sum()) + 1          # noqa: E731
+    rank = lambda probs: int((probs > probs[tok.stoi[answer]]).sum()) + 1  # noqa: E731
     a = tok.stoi[answer]
     steps = [
         f"同一步：发布模型、关键词“月”、种子 26、不加格式约束写的诗，前文“{prefix}”，下一个字诗里写的是“{answer}”（描红）。",
@@ -126,6 +149,7 @@ def lesson21() -> Figure:
 
 # ---------- 第 22 课：掩码拿走了多少概率 ----------
 
+
 def _forced_run(text: str, prompt: str, form: int, constraint):
     """发布模型读入条件区 prompt 与诗 text（逐字，KV 缓存，与 write_one 同样的调用），
     每一格记下 (这一格允许的编号 [V] bool, 模型在掩码之前的概率 [V])；constraint 每一格之后 advance。"""
@@ -138,8 +162,9 @@ def _forced_run(text: str, prompt: str, form: int, constraint):
     cache = KVCache(model.config.n_layers)
     out = []
     with torch.no_grad():
-        logits = model(torch.tensor([[BOS, form_of(line_length=form).token] + tok.encode(prompt) + [SEP]]),
-                       kv_cache=cache)[0][0, -1]
+        logits = model(
+            torch.tensor([[BOS, form_of(line_length=form).token] + tok.encode(prompt) + [SEP]]), kv_cache=cache
+        )[0][0, -1]
         for token in tok.encode(text) + [EOS]:
             out.append((constraint.allowed(), torch.softmax(logits, -1)))
             if token == EOS:
@@ -162,7 +187,7 @@ def lesson22() -> Figure:
     mass = [probs[mask].sum().item() for mask, probs in run]
     labels = list(poem.text) + ["<eos>"]
     ends = {i for i, ch in enumerate(labels) if ch in "，。？！"}
-    taken = [1 - m for m in mass]                              # 掩码拿走的概率：差别都在这里
+    taken = [1 - m for m in mass]  # 掩码拿走的概率：差别都在这里
     width, height = 640, 280
     hi = max(taken) * 1.15 or 1e-4
     X, Y, body = _plot(width, height, (-0.5, len(mass) - 0.5), (0, hi), margin=(18, 16, 46, 64))
@@ -171,8 +196,10 @@ def lesson22() -> Figure:
         body.append(_text(58, Y(v) + 4, f"{v:.5f}", 11, "end", MUTED))
     for i, (t, ch) in enumerate(zip(taken, labels)):
         color = "#8c2f1b" if i in ends else "#2f5d8c" if ch == "<eos>" else "#c9a27e"
-        body.append(f'<rect x="{X(i) - bar / 2:.1f}" y="{Y(t):.1f}" width="{bar:.1f}" height="{Y(0) - Y(t):.1f}" '
-                    f'fill="{color}"/>')
+        body.append(
+            f'<rect x="{X(i) - bar / 2:.1f}" y="{Y(t):.1f}" width="{bar:.1f}" height="{Y(0) - Y(t):.1f}" '
+            f'fill="{color}"/>'
+        )
         body.append(_text(X(i), height - 30, "⏎" if ch == "<eos>" else ch, 12, "middle"))
     body.append(_text(width - 16, height - 8, "正文的每一格（红：句尾标点，蓝：<eos>）", 11, "end", MUTED))
     body.append(_text(70, 14, "1 − 允许的字占的概率（掩码拿走的）", 11, fill=MUTED))
@@ -192,6 +219,7 @@ def lesson22() -> Figure:
 
 # ---------- 第 23 课：被强制的藏头字，模型本来给它多少概率 ----------
 
+
 def lesson23() -> Figure:
     """第 23 课实验那首藏头诗（春夏秋冬、五言、种子 0、只守格式）：每句第 0 格藏头字与模型最想写的字。"""
     from ...constraints import Constraint
@@ -207,8 +235,15 @@ def lesson23() -> Figure:
         _, probs = run[line * 6]
         ch = poem.text[line * 6]
         t = tok.stoi[ch]
-        rows.append((ch, probs[t].item(), int((probs > probs[t]).sum()) + 1, tok.tokens[int(probs.argmax())],
-                     probs.max().item()))
+        rows.append(
+            (
+                ch,
+                probs[t].item(),
+                int((probs > probs[t]).sum()) + 1,
+                tok.tokens[int(probs.argmax())],
+                probs.max().item(),
+            )
+        )
     width, row_h = 640, 58
     height = 30 + 4 * row_h
     body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>']
@@ -222,8 +257,10 @@ def lesson23() -> Figure:
     steps = [
         f"发布模型写的藏头诗“春夏秋冬”（五言、种子 0、只守格式）：{poem.text}；条件区里的字“{poem.condition}”。",
         "每句第 0 格只许藏头字：掩码之后它的概率是 1。红条是掩码之前模型给它的概率，浅色是这一格模型最想写的字。",
-        *(f"第 {i} 句“{ch}”：模型给它 {p:.4f}，排第 {rank}；它最想写“{top}”（{top_p:.3f}）。"
-          for i, (ch, p, rank, top, top_p) in enumerate(rows)),
+        *(
+            f"第 {i} 句“{ch}”：模型给它 {p:.4f}，排第 {rank}；它最想写“{top}”（{top_p:.3f}）。"
+            for i, (ch, p, rank, top, top_p) in enumerate(rows)
+        ),
         "红条越短，这一格越“被逼着”写；后面几格模型要接着这个字往下编，所以藏头诗比自由写的诗难读一些。",
     ]
     return Figure("被强制的藏头字", _svg(width, height, "藏头字与模型最想写的字的概率横条", body), steps)
@@ -248,36 +285,61 @@ def lesson24() -> Figure:
     cell, left, top, row_h = 58, 70, 40, 96
     width = left + cell * len(lines[0]) + 150
     height = top + row_h * 4 + 10
-    body = [f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-            _text(12, 18, f"最合的格式：{strict.template}", 13, weight="bold"),
-            _text(12, 34, "每格：诗里的字 / 表里查到的平仄 / 格式要的平仄；红底是不合", 11, fill=MUTED)]
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(12, 18, f"最合的格式：{strict.template}", 13, weight="bold"),
+        _text(12, 34, "每格：诗里的字 / 表里查到的平仄 / 格式要的平仄；红底是不合", 11, fill=MUTED),
+    ]
     for i, (line, pattern, marks) in enumerate(zip(lines, want, strict.marks)):
         y = top + i * row_h
         body.append(_text(12, y + 36, f"第 {i + 1} 句", 12, fill=MUTED))
         for j, (ch, need, mark) in enumerate(zip(line, pattern, marks)):
             x = left + j * cell
             fill = "#f1d2c7" if mark == prosody.MISMATCH else "#fffdf8"
-            body.append(f'<rect x="{x}" y="{y + 4}" width="{cell - 6}" height="{row_h - 14}" rx="4" fill="{fill}" '
-                        f'stroke="#e2d8c6"/>')
+            body.append(
+                f'<rect x="{x}" y="{y + 4}" width="{cell - 6}" height="{row_h - 14}" rx="4" fill="{fill}" '
+                f'stroke="#e2d8c6"/>'
+            )
             body.append(_text(x + (cell - 6) / 2, y + 32, ch, 22, "middle", weight="bold"))
             body.append(_text(x + (cell - 6) / 2, y + 54, f"表 {short(ch)}", 12, "middle", MUTED))
-            body.append(_text(x + (cell - 6) / 2, y + 72, f"要 {need}", 12, "middle",
-                              "#8c2f1b" if mark == prosody.MISMATCH else "#2b2620"))
+            body.append(
+                _text(
+                    x + (cell - 6) / 2,
+                    y + 72,
+                    f"要 {need}",
+                    12,
+                    "middle",
+                    "#8c2f1b" if mark == prosody.MISMATCH else "#2b2620",
+                )
+            )
         end = line[-1]
         groups = "、".join(prosody.rhyme_name(g) for g in prosody.rhyme_groups(end)) or "？"
         in_rhyme = i in (1, 3) or (i == 0 and rhyme.first_line)
-        body.append(_text(left + cell * len(line) + 6, y + 36, f"{end}：{groups}", 13,
-                          weight="bold" if in_rhyme else "normal", fill="#8c2f1b" if in_rhyme else MUTED))
+        body.append(
+            _text(
+                left + cell * len(line) + 6,
+                y + 36,
+                f"{end}：{groups}",
+                13,
+                weight="bold" if in_rhyme else "normal",
+                fill="#8c2f1b" if in_rhyme else MUTED,
+            )
+        )
         body.append(_text(left + cell * len(line) + 6, y + 54, "韵脚" if in_rhyme else "不押", 11, fill=MUTED))
-    wrong = [(i + 1, j + 1, lines[i][j]) for i, marks in enumerate(strict.marks) for j, m in enumerate(marks)
-             if m == prosody.MISMATCH]
+    wrong = [
+        (i + 1, j + 1, lines[i][j])
+        for i, marks in enumerate(strict.marks)
+        for j, m in enumerate(marks)
+        if m == prosody.MISMATCH
+    ]
     names = "、".join(prosody.rhyme_name(g) for g in rhyme.groups)
     steps = [
         "诗：杜牧《山行》。每个字在 data/rhymes.json 里查出它属于平水韵的哪几个韵部，由韵部定平仄（prosody.tone_class）；"
         "“两”是平仄两读。",
         f"对格式：七言绝句有四种平仄格式，prosody.tone_report 逐字对照，取最合的一种：{strict.template}。"
         f"每字都论时 {strict.checked} 个字合 {strict.matched} 个，得分 {strict.score:.3f}。",
-        "红底的格子不合：" + "、".join(f"第 {i} 句第 {j} 字“{ch}”" for i, j, ch in wrong)
+        "红底的格子不合："
+        + "、".join(f"第 {i} 句第 {j} 字“{ch}”" for i, j, ch in wrong)
         + ("——都在第一、三、五字上。" if all(j in (1, 3, 5) for _, j, _ in wrong) else "。"),
         f"宽式“一三五不论”：这几个位置不计分，得分 {lenient.score:.3f}。",
         f"押韵：第二、四句句尾“{lines[1][-1]}”“{lines[3][-1]}”共有韵部 {names}，押韵"
