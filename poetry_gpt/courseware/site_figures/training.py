@@ -200,9 +200,9 @@ def _draw_first_step(
     top_run: tuple[dict, list[tuple[str, float]]],
     bottom_run: tuple[dict, list[float]],
 ) -> tuple[int, int, list[str]]:
-    """第 17 课的图：训练步的七段（pieces，见 _piece_rows），下面两组梯度范数横条——top_run 是 tiny 预设
-    （train.PRESETS["tiny"]）第 0 步（_first_step 的结果, 最大的几个 (参数, 范数)），bottom_run 是实验第 3 部分的第 0 步（结果, 最大的几个范数）。
-    返回 (宽, 高, SVG 片段)。"""
+    """第 17 课的图：训练步的七段（pieces，见 _piece_rows），下面两组梯度范数横条。
+    tiny 是 train.PRESETS["tiny"]；top_run 是它的第 0 步（_first_step 的结果, 最大的几个 (参数, 范数)），
+    bottom_run 是实验第 3 部分的第 0 步（结果, 最大的几个范数）。返回 (宽, 高, SVG 片段)。"""
     (one, bars_a), (small, bars_b) = top_run, bottom_run
     clip = tiny.grad_clip
     width, row_h, top = 680, 24, 38
