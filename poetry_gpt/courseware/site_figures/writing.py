@@ -290,15 +290,11 @@ SHAN_XING = "远上寒山石径斜，白云生处有人家。停车坐爱枫林�
 """第 24 课实验第 2 部分逐字查的诗：杜牧《山行》。"""
 
 
-def lesson24() -> Figure:
-    """《山行》每个字：表里的平仄、最合的格式要的平仄、合不合，句尾字的韵部。"""
+def _draw_tone_grid(lines: list[str], want: tuple[str, ...], strict, rhyme) -> tuple[int, int, list[str]]:
+    """一句一行、一字一格：诗里的字、表里的平仄、格式 want 要的平仄，不合的描红（strict 是 prosody.tone_report
+    的结果），句尾写韵部，押韵的句尾（rhyme 是 prosody.quatrain_rhyme 的结果）描红。返回 (宽, 高, SVG 片段)。"""
     from ... import prosody
 
-    lines = split_lines(SHAN_XING)
-    strict = prosody.tone_report(SHAN_XING)
-    lenient = prosody.tone_report(SHAN_XING, lenient=True)
-    rhyme = prosody.quatrain_rhyme(SHAN_XING)
-    want = prosody.TEMPLATES[strict.template]
     short = lambda ch: {"平仄": "两", "未知": "？"}.get(prosody.tone_class(ch), prosody.tone_class(ch))  # noqa: E731
     cell, left, top, row_h = 58, 70, 40, 96
     width = left + cell * len(lines[0]) + 150
@@ -344,6 +340,19 @@ def lesson24() -> Figure:
             )
         )
         body.append(_text(left + cell * len(line) + 6, y + 54, "韵脚" if in_rhyme else "不押", 11, fill=MUTED))
+    return width, height, body
+
+
+def lesson24() -> Figure:
+    """《山行》每个字：表里的平仄、最合的格式要的平仄、合不合，句尾字的韵部。"""
+    from ... import prosody
+
+    lines = split_lines(SHAN_XING)
+    strict = prosody.tone_report(SHAN_XING)
+    lenient = prosody.tone_report(SHAN_XING, lenient=True)
+    rhyme = prosody.quatrain_rhyme(SHAN_XING)
+    want = prosody.TEMPLATES[strict.template]
+    width, height, body = _draw_tone_grid(lines, want, strict, rhyme)
     wrong = [
         (i + 1, j + 1, lines[i][j])
         for i, marks in enumerate(strict.marks)
