@@ -21,7 +21,6 @@ import tempfile
 import time
 from dataclasses import dataclass
 from html import escape
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -30,6 +29,7 @@ from markdown_it.token import Token
 from ..common import ROOT
 from .catalogue import CATALOGUE, LESSONS_DIR, SECTIONS, Lesson
 from .site_figures import FIGURES, Figure
+from .site_links import check_links, repo_relative
 from .site_render import Glossary, code_css, highlight, make_markdown, parse, rewrite_links, split_sections
 
 ASSETS = Path(__file__).with_name("site_assets")
@@ -57,13 +57,6 @@ class BuildResult:
 
 def lesson_page(lesson: Lesson) -> str:
     return f"{lesson.code}.html"
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.relative_to(ROOT))
-    except ValueError:
-        return str(path)
 
 
 # ---------- 页面骨架 ----------
@@ -241,7 +234,7 @@ def lesson_html(lesson: Lesson, glossary: Glossary, figure: Figure | None) -> st
 def read_glossary() -> tuple[Glossary, list]:
     """读 lessons/GLOSSARY.md：返回词条锚点和解析好的 token（稍后渲染，那时已知道每个词在哪些课里用到）。"""
     if not GLOSSARY_FILE.is_file():
-        raise SiteError(f"找不到术语表文件 {_rel(GLOSSARY_FILE)}，网站没有生成。")
+        raise SiteError(f"找不到术语表文件 {repo_relative(GLOSSARY_FILE)}，网站没有生成。")
     md = make_markdown()
     tokens = parse(md, GLOSSARY_FILE.read_text(encoding="utf-8"))
     anchors = {}
@@ -286,49 +279,6 @@ def _html(content: str, block: bool = False) -> Token:
     return tok
 
 
-# ---------- 链接检查 ----------
-
-
-class _Links(HTMLParser):
-    """收集一页里的链接（href、src）和元素 id。"""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.links: list[str] = []
-        self.ids: set[str] = set()
-
-    def handle_starttag(self, tag, attrs):
-        for name, value in attrs:
-            if name in ("href", "src") and value is not None:
-                self.links.append(value)
-            if name == "id" and value:
-                self.ids.add(value)
-
-
-def check_links(folder: Path, sources: dict[str, Path]) -> list[str]:
-    """检查 folder 下每个 .html 里的站内链接：目标文件存在，#锚点在目标页里有对应的 id。
-
-    sources: 页面文件名 → 它的来源文件（用于在报错里指出该改哪个文件）。返回问题列表（中文），没问题时为空。
-    """
-    pages = {p: _Links() for p in sorted(folder.rglob("*.html"))}
-    for path, parser in pages.items():
-        parser.feed(path.read_text(encoding="utf-8"))
-    problems = []
-    for path, parser in pages.items():
-        name = path.relative_to(folder).as_posix()
-        where = f"{name}（来自 {_rel(sources[name])}）" if name in sources else name
-        for link in parser.links:
-            parts = urlsplit(link)
-            if parts.scheme or parts.netloc or link.startswith("mailto:"):
-                continue  # 站外链接不检查（离线时也打不开）
-            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
-            if not target.is_file() or folder.resolve() not in target.parents:
-                problems.append(f"{where} 里的链接“{link}”：找不到目标文件")
-            elif parts.fragment and target in pages and parts.fragment not in pages[target].ids:
-                problems.append(f"{where} 里的链接“{link}”：目标页里没有 #{parts.fragment} 这个位置")
-    return list(dict.fromkeys(problems))  # 同一页里同一个坏链接只报一次
-
-
 # ---------- 生成 ----------
 
 
@@ -351,7 +301,7 @@ def build(out: Path | None = None) -> BuildResult:
         )
     css = ASSETS / "style.css"
     if not css.is_file():
-        raise SiteError(f"找不到样式文件 {_rel(css)}，网站没有生成。")
+        raise SiteError(f"找不到样式文件 {repo_relative(css)}，网站没有生成。")
     out.parent.mkdir(parents=True, exist_ok=True)
     lessons = [lesson for lesson in CATALOGUE if lesson.available]
     glossary, glossary_tokens = read_glossary()

@@ -80,18 +80,8 @@ def _residual_stream(model: PoetryGPT, ids: torch.Tensor) -> tuple[list[int], li
     return list(x.shape), ratios, stds
 
 
-def lesson13() -> Figure:
-    """与第 13 课实验相同的种子、新建模型与 8 首 val 诗：残差流穿过 4 个 Block，每层后的标准差；
-    第一个 Block 里注意力、MLP 加上的修改有多大。"""
-    from ...data import make_batch
-
-    with torch.random.fork_rng():
-        torch.manual_seed(COURSE_SEED)  # 与实验开头的 setup_experiment() 同一个种子
-        tok = default_tokenizer()
-        model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval()
-    ids, _, _ = make_batch([encode_sample(p, tok) for p in load_poems("val")[:8]])  # [8, T]
-    shape, ratios, stds = _residual_stream(model, ids)
-    n = len(model.blocks)
+def _draw_residual_stream(n: int, ratios: list[float], stds: list[float]) -> tuple[int, int, list[str]]:
+    """画 n 个 Block 的残差流示意图，标出第一层修改的大小之比与每层后的标准差。返回 (宽, 高, SVG 片段)。"""
     width, height, left = 640, 250, 30
     seg = (width - left - 60) / n
     line_y = 70
@@ -143,6 +133,21 @@ def lesson13() -> Figure:
         )
     )
     body.append(_text(12, height - 58, "残差流的标准差：", 11, fill=MUTED))
+    return width, height, body
+
+
+def lesson13() -> Figure:
+    """与第 13 课实验相同的种子、新建模型与 8 首 val 诗：残差流穿过 4 个 Block，每层后的标准差；
+    第一个 Block 里注意力、MLP 加上的修改有多大。"""
+    from ...data import make_batch
+
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)  # 与实验开头的 setup_experiment() 同一个种子
+        tok = default_tokenizer()
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok))).eval()
+    ids, _, _ = make_batch([encode_sample(p, tok) for p in load_poems("val")[:8]])  # [8, T]
+    shape, ratios, stds = _residual_stream(model, ids)
+    width, height, body = _draw_residual_stream(len(model.blocks), ratios, stds)
     steps = [
         f"与第 13 课实验一样：新建的默认模型（种子 {COURSE_SEED}，还没训练），val 里前 8 首诗排成一批，"
         f"查表加位置得到 [B, T, C] = {shape}，从左边进入残差流（粗线）。",

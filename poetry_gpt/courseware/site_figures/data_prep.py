@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ...data import default_tokenizer, encode_sample, load_poems
+import torch
+
+from ...data import Tokenizer, default_tokenizer, encode_sample, load_poems
 from .draw import MUTED, Figure, _bars, _svg, _text
 
 # ---------- 第 04 课：一条记录要过的关 ----------
@@ -61,24 +63,13 @@ def _edits(kept: list[tuple[dict, dict]]) -> tuple[list[str], list[str]]:
     return simplified, punctuation
 
 
-def lesson04() -> Figure:
-    """第 04 课的 14 条原始记录（lessons/04/bad_records.json）逐条交给 data.clean_record：
-    每一步还剩几条、在哪一步因为什么原因被剔除，繁转简与统一标点改了哪些字。
-
-    Raises:
-        ValueError: clean_record 给出了 _CLEAN_STEPS 里没有的原因（图就对不上 clean_record 了）。
-    """
-    from ...common import ROOT, read_json
-
-    records = read_json(ROOT / "lessons" / "04" / "bad_records.json")
-    kept, dropped = _sort_records(records)
-    simplified, punctuation = _edits(kept)
-    notes = {
-        1: "，".join(simplified[:6]) + " …",
-        2: "，".join(punctuation) + "（半角标点换成全角，分号、冒号、顿号换成逗号）",
-    }
+def _draw_clean_steps(
+    n_records: int, kept: list[tuple[dict, dict]], dropped: dict[int, dict[str, list[str]]], notes: dict[int, str]
+) -> tuple[int, int, list[str]]:
+    """n_records 条记录逐步通过 _CLEAN_STEPS 的方块图；notes 是没有剔除记录的那几步旁边的说明。
+    返回 (宽, 高, SVG 片段)。"""
     width, square, top, line_h = 780, 14, 40, 20
-    x_label, x_squares, x_note = 12, 170, 170 + len(records) * (square + 2) + 36
+    x_label, x_squares, x_note = 12, 170, 170 + n_records * (square + 2) + 36
     rows = [max(1, len(dropped[i])) for i in range(len(_CLEAN_STEPS))]
     height = top + sum(rows) * line_h + len(rows) * 8 + 56
     body = [
@@ -86,13 +77,13 @@ def lesson04() -> Figure:
         _text(
             12,
             20,
-            f"lessons/04/bad_records.json 的 {len(records)} 条原始记录，依次过 clean_record 的七步；"
+            f"lessons/04/bad_records.json 的 {n_records} 条原始记录，依次过 clean_record 的七步；"
             "一个方块一条记录，红框是在这一步被剔除的",
             12,
             fill=MUTED,
         ),
     ]
-    left, y = len(records), top
+    left, y = n_records, top
     for i, (label, _) in enumerate(_CLEAN_STEPS):
         out = sum(len(titles) for titles in dropped[i].values())
         body.append(_text(x_label, y + 15, label, 13, weight="bold"))
@@ -122,6 +113,26 @@ def lesson04() -> Figure:
     body.append(f'<line x1="12" y1="{y + 2}" x2="{width - 12}" y2="{y + 2}" stroke="#d9cfbd"/>')
     body.append(_text(x_label, y + 24, f"收入 {len(kept)} 条", 13, weight="bold", fill="#8c2f1b"))
     body.append(_text(x_squares, y + 24, "、".join(f"《{p['title']}》{p['form']}" for _, p in kept), 12))
+    return width, height, body
+
+
+def lesson04() -> Figure:
+    """第 04 课的 14 条原始记录（lessons/04/bad_records.json）逐条交给 data.clean_record：
+    每一步还剩几条、在哪一步因为什么原因被剔除，繁转简与统一标点改了哪些字。
+
+    Raises:
+        ValueError: clean_record 给出了 _CLEAN_STEPS 里没有的原因（图就对不上 clean_record 了）。
+    """
+    from ...common import ROOT, read_json
+
+    records = read_json(ROOT / "lessons" / "04" / "bad_records.json")
+    kept, dropped = _sort_records(records)
+    simplified, punctuation = _edits(kept)
+    notes = {
+        1: "，".join(simplified[:6]) + " …",
+        2: "，".join(punctuation) + "（半角标点换成全角，分号、冒号、顿号换成逗号）",
+    }
+    width, height, body = _draw_clean_steps(len(records), kept, dropped, notes)
     reasons = [(reason, len(titles)) for i in dropped for reason, titles in dropped[i].items()]
     check = next(i for i, (label, _) in enumerate(_CLEAN_STEPS) if label.startswith("④"))
     steps = [
@@ -209,14 +220,9 @@ def lesson05() -> Figure:
 # ---------- 第 06 课：一条样本的排布与损失掩码 ----------
 
 
-def lesson06() -> Figure:
-    """孟浩然《春晓》的样本（encode_sample、make_batch，与第 06 课实验相同）：每一格的输入、目标、是否计入损失。"""
-    from ...data import keywords_for, make_batch, poem_body
-
-    tok = default_tokenizer()
-    poem = next(p for p in load_poems() if p["title"] == "春晓" and p["author"] == "孟浩然")
-    ids = encode_sample(poem, tok)
-    x, y, mask = make_batch([ids])  # 各 [1, T]
+def _draw_sample(tok: Tokenizer, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor) -> tuple[int, int, list[str]]:
+    """一条样本的格子图：x、y、mask 是 make_batch 的输入、目标与损失掩码（各 [1, T]），每行 14 格，
+    计入损失的目标描红。返回 (宽, 高, SVG 片段)。"""
     T = x.shape[1]
     per_row, cell_w, band = 14, 42, 96
     width = 56 + per_row * cell_w + 12
@@ -256,6 +262,19 @@ def lesson06() -> Figure:
                 "#2b2620" if scored else MUTED,
             )
         )
+    return width, height, body
+
+
+def lesson06() -> Figure:
+    """孟浩然《春晓》的样本（encode_sample、make_batch，与第 06 课实验相同）：每一格的输入、目标、是否计入损失。"""
+    from ...data import keywords_for, make_batch, poem_body
+
+    tok = default_tokenizer()
+    poem = next(p for p in load_poems() if p["title"] == "春晓" and p["author"] == "孟浩然")
+    ids = encode_sample(poem, tok)
+    x, y, mask = make_batch([ids])  # 各 [1, T]
+    T = x.shape[1]
+    width, height, body = _draw_sample(tok, x, y, mask)
     first = int(mask[0].nonzero()[0])
     n_scored = int(mask.sum())
     keys = "".join(keywords_for(poem, tok))

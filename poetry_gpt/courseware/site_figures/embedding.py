@@ -12,21 +12,12 @@ from .draw import BLUE, INK, MUTED, Figure, _mix, _num, _svg, _text
 # ---------- 第 08 课：one-hot 乘表就是查表 ----------
 
 
-def lesson08() -> Figure:
-    """与第 08 课实验相同的种子与新建模型：“春风月”的 one-hot 行，乘字向量表，取出的就是那几行。"""
-    from torch.nn import functional as F
-
-    with torch.random.fork_rng():
-        torch.manual_seed(COURSE_SEED)  # 与实验开头的 setup_experiment() 同一个种子
-        tok = default_tokenizer()
-        model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
-    weight = model.characters.weight.detach()  # [V, C]
-    V, C = weight.shape
-    text = "春风月"
-    ids = torch.tensor(tok.encode(text))  # [3]
-    one_hot = F.one_hot(ids, V).float()  # [3, V]
-    product = one_hot @ weight  # [3, C]
-    k, shown = 4, 40  # 画前 4 个数、one-hot 的前 40 列
+def _draw_one_hot(
+    text: str, ids: torch.Tensor, one_hot: torch.Tensor, product: torch.Tensor, k: int, shown: int
+) -> tuple[int, int, list[str]]:
+    """text 的 one-hot 行（one_hot [T, V]，只画前 shown 列）乘字向量表的结果（product [T, C]，只画前 k 个数）。
+    返回 (宽, 高, SVG 片段)。"""
+    V, C = one_hot.shape[1], product.shape[1]
     cell, left, row_h = 8, 70, 64
     strip_w = shown * cell + 24
     width = left + strip_w + 60 + k * 52 + 12
@@ -64,6 +55,25 @@ def lesson08() -> Figure:
             )
             body.append(_text(x0 + 48 + j * 52, y + 21, _num(v, 4), 11, "middle"))
         body.append(_text(x0 + 24, y + 44, f"= 表的第 {i} 行", 10, fill=MUTED))
+    return width, height, body
+
+
+def lesson08() -> Figure:
+    """与第 08 课实验相同的种子与新建模型：“春风月”的 one-hot 行，乘字向量表，取出的就是那几行。"""
+    from torch.nn import functional as F
+
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)  # 与实验开头的 setup_experiment() 同一个种子
+        tok = default_tokenizer()
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
+    weight = model.characters.weight.detach()  # [V, C]
+    V, C = weight.shape
+    text = "春风月"
+    ids = torch.tensor(tok.encode(text))  # [3]
+    one_hot = F.one_hot(ids, V).float()  # [3, V]
+    product = one_hot @ weight  # [3, C]
+    k, shown = 4, 40  # 画前 4 个数、one-hot 的前 40 列
+    width, height, body = _draw_one_hot(text, ids, one_hot, product, k, shown)
     same = torch.allclose(product, model.characters(ids).detach())
     fmt = lambda v: "[" + ", ".join(f"{x:.4f}" for x in v[:k].tolist()) + "]"  # noqa: E731
     steps = [
@@ -82,22 +92,11 @@ def lesson08() -> Figure:
 # ---------- 第 09 课：字向量 + 位置行 = 送进模型的向量 ----------
 
 
-def lesson09() -> Figure:
-    """与 lessons/09/experiment.py 相同的新建模型，画“春风月”每个位置的前 4 个数。"""
-    with torch.random.fork_rng():
-        torch.manual_seed(COURSE_SEED)  # 与实验开头的 setup_experiment() 同一个种子
-        tok = default_tokenizer()
-        model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
-    text, swapped = "春风月", "风春月"
-    with torch.no_grad():
-        ids = torch.tensor([tok.encode(text)])  # [1, 3]
-        ids_b = torch.tensor([tok.encode(swapped)])
-        pos = torch.arange(ids.shape[1])  # [3]
-        chars = model.characters(ids)[0]  # [3, C]
-        rows = model.positions(pos)  # [3, C]
-        summed = (model.characters(ids) + model.positions(pos))[0]  # [3, C]，实验里的 ha[0]
-        summed_b = (model.characters(ids_b) + model.positions(pos))[0]  # 实验里的 hb[0]
-    k = 4  # 实验打印每行前 4 个数
+def _draw_sums(
+    text: str, ids: torch.Tensor, chars: torch.Tensor, rows: torch.Tensor, summed: torch.Tensor, k: int
+) -> tuple[int, int, list[str]]:
+    """每个位置一块：字向量、位置行与相加之和（chars、rows、summed 各 [T, C]）的前 k 个数；
+    ids [1, T] 是 text 的编号。返回 (宽, 高, SVG 片段)。"""
     scale = max(chars[:, :k].abs().max(), rows[:, :k].abs().max(), summed[:, :k].abs().max()).item()
 
     # 竖排：每个位置一块，三行依次是字向量、位置行、相加；手机上不必缩得太小
@@ -141,7 +140,26 @@ def lesson09() -> Figure:
                 f'<line x1="{left}" y1="{y + block - 12}" x2="{width - left}" y2="{y + block - 12}" '
                 f'stroke="#e2d8c6" stroke-dasharray="4 4"/>'
             )
+    return width, height, body
 
+
+def lesson09() -> Figure:
+    """与 lessons/09/experiment.py 相同的新建模型，画“春风月”每个位置的前 4 个数。"""
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)  # 与实验开头的 setup_experiment() 同一个种子
+        tok = default_tokenizer()
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok)))
+    text, swapped = "春风月", "风春月"
+    with torch.no_grad():
+        ids = torch.tensor([tok.encode(text)])  # [1, 3]
+        ids_b = torch.tensor([tok.encode(swapped)])
+        pos = torch.arange(ids.shape[1])  # [3]
+        chars = model.characters(ids)[0]  # [3, C]
+        rows = model.positions(pos)  # [3, C]
+        summed = (model.characters(ids) + model.positions(pos))[0]  # [3, C]，实验里的 ha[0]
+        summed_b = (model.characters(ids_b) + model.positions(pos))[0]  # 实验里的 hb[0]
+    k = 4  # 实验打印每行前 4 个数
+    width, height, body = _draw_sums(text, ids, chars, rows, summed, k)
     same = [torch.equal(summed[t], summed_b[t]) for t in range(len(text))]
     fmt = lambda v: "[" + ", ".join(f"{x:.4f}" for x in v[:k].tolist()) + "]"
     steps = [

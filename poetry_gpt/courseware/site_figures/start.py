@@ -7,7 +7,7 @@ import functools
 import torch
 
 from ...common import COURSE_SEED
-from ...data import SEP, default_tokenizer, load_poems, split_lines
+from ...data import SEP, Tokenizer, default_tokenizer, load_poems, split_lines
 from ...model import ModelConfig, PoetryGPT
 from .draw import MUTED, Figure, _dot, _plot, _polyline, _svg, _text
 
@@ -49,30 +49,20 @@ def _stage_boxes(width: int, heading: str, stages: list[tuple[str, str, str, str
     return height, body
 
 
-def lesson01() -> Figure:
-    """第 01 课实验的那条流水线，换成语料里的一首真诗：张继《枫桥夜泊》、关键词“月”，前文是条件区加上
-    最后一个汉字之前的正文（实验的取法）。每一段的形状是把它送进一个 base 预设尺寸的新建模型、
-    像实验那样一段一段算出来的（没有读发布的模型：形状只由尺寸决定，与训练无关）。"""
-    from ...data import BOS, form_of
-    from ...train import PRESETS
-
-    tok = default_tokenizer()
-    poem = next(p for p in load_poems() if p["title"] == "枫桥夜泊" and p["author"] == "张继")
-    form = form_of(name=poem["form"])
-    keyword = "月"
-    cut = len(poem["text"]) - 2  # 与实验一样：最后两个字符是韵脚和“。”
-    prefix, answer = poem["text"][:cut], poem["text"][cut]
-    condition = [BOS, form.token] + tok.encode(keyword) + [SEP]
-    ids = torch.tensor([condition + tok.encode(prefix)])  # [B, T]
-    with torch.random.fork_rng():
-        torch.manual_seed(COURSE_SEED)
-        model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["base"].model)).eval()
-    cfg = model.config
+def _pipeline_stages(
+    tok: Tokenizer,
+    condition: list[int],
+    prefix: str,
+    answer: str,
+    ids: torch.Tensor,
+    cfg: ModelConfig,
+    walked: tuple[list[int], list[int], list[int], torch.Tensor],
+) -> list[tuple[str, str, str, str]]:
+    """第 01 课图里从上往下的七框（给 _stage_boxes）：ids [B, T] 是条件区 condition 加上已写的正文 prefix，
+    walked 是 _walk_the_pipeline 的结果，answer 是诗里真正的下一个字。"""
+    first, after, logits_shape, probs = walked
     B, T = ids.shape
-    first, after, logits_shape, probs = _walk_the_pipeline(model, ids)
-    p_answer = probs[tok.stoi[answer]].item()
-    shown = [tok.tokens[i] for i in ids[0, :8].tolist()]
-    stages = [
+    return [
         (
             "条件区 + 已写的正文",
             " ".join(tok.tokens[i] for i in condition) + f" {prefix[:7]}…{prefix[-4:]}",
@@ -101,6 +91,33 @@ def lesson01() -> Figure:
         ),
         ("下一个字", f"诗里写的是“{answer}”", "", ""),
     ]
+
+
+def lesson01() -> Figure:
+    """第 01 课实验的那条流水线，换成语料里的一首真诗：张继《枫桥夜泊》、关键词“月”，前文是条件区加上
+    最后一个汉字之前的正文（实验的取法）。每一段的形状是把它送进一个 base 预设尺寸的新建模型、
+    像实验那样一段一段算出来的（没有读发布的模型：形状只由尺寸决定，与训练无关）。"""
+    from ...data import BOS, form_of
+    from ...train import PRESETS
+
+    tok = default_tokenizer()
+    poem = next(p for p in load_poems() if p["title"] == "枫桥夜泊" and p["author"] == "张继")
+    form = form_of(name=poem["form"])
+    keyword = "月"
+    cut = len(poem["text"]) - 2  # 与实验一样：最后两个字符是韵脚和“。”
+    prefix, answer = poem["text"][:cut], poem["text"][cut]
+    condition = [BOS, form.token] + tok.encode(keyword) + [SEP]
+    ids = torch.tensor([condition + tok.encode(prefix)])  # [B, T]
+    with torch.random.fork_rng():
+        torch.manual_seed(COURSE_SEED)
+        model = PoetryGPT(ModelConfig(vocab_size=len(tok), **PRESETS["base"].model)).eval()
+    cfg = model.config
+    B, T = ids.shape
+    walked = _walk_the_pipeline(model, ids)
+    first, after, logits_shape, probs = walked
+    p_answer = probs[tok.stoi[answer]].item()
+    shown = [tok.tokens[i] for i in ids[0, :8].tolist()]
+    stages = _pipeline_stages(tok, condition, prefix, answer, ids, cfg, walked)
     width = 680
     height, body = _stage_boxes(
         width,

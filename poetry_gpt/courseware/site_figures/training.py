@@ -194,6 +194,53 @@ def _clip_panels(
         y += 24 + 5 * 22
 
 
+def _draw_first_step(
+    tiny,
+    pieces: list[tuple[str, str]],
+    top_run: tuple[dict, list[tuple[str, float]]],
+    bottom_run: tuple[dict, list[float]],
+) -> tuple[int, int, list[str]]:
+    """第 17 课的图：训练步的七段（pieces，见 _piece_rows），下面两组梯度范数横条。
+    tiny 是 train.PRESETS["tiny"]；top_run 是它的第 0 步（_first_step 的结果, 最大的几个 (参数, 范数)），
+    bottom_run 是实验第 3 部分的第 0 步（结果, 最大的几个范数）。返回 (宽, 高, SVG 片段)。"""
+    (one, bars_a), (small, bars_b) = top_run, bottom_run
+    clip = tiny.grad_clip
+    width, row_h, top = 680, 24, 38
+    panel_top = top + len(pieces) * row_h + 30
+    height = panel_top + 2 * (24 + 5 * 22) + 24
+    body = [
+        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
+        _text(
+            12,
+            20,
+            f"tiny 预设（{tiny.model['n_layers']} 层、宽 {tiny.model['width']}）新建模型的第 0 步，种子 {COURSE_SEED}",
+            12,
+            fill=MUTED,
+        ),
+    ]
+    _piece_rows(body, top, width, row_h, pieces)
+    body.append(
+        _text(
+            12,
+            panel_top - 8,
+            f"裁剪看的是总范数 √(Σ 各参数范数²)，不是每个参数各自的范数（上限 {clip}）",
+            12,
+            weight="bold",
+        )
+    )
+    panels = [
+        (f"上：tiny 第 0 步，{len(one['norms'])} 个参数张量里最大的 4 个", [(n, v) for n, v in bars_a], one),
+        (
+            "下：实验第 3 部分（8 首诗、宽 64、2 层）第 0 步，最大的 3 个",
+            [(f"第 {k + 1} 大", v) for k, v in enumerate(bars_b)],
+            small,
+        ),
+    ]
+    _clip_panels(body, panel_top, width, panels, clip)
+    body.append(_text(12, height - 10, f"虚线：上限 {clip}", 11, fill="#2f5d8c"))
+    return width, height, body
+
+
 def lesson17() -> Figure:
     """第 17 课实验的第 0 步：tiny 预设取第 0 批（batch_indices）、前向、反向、裁剪、更新，每一段的真实数；
     再对照实验第 3 部分（8 首诗、宽 64 的两层模型）第 0 步：单个参数的梯度范数都不到 1.0，总范数却超过 1.0 被裁剪。"""
@@ -230,41 +277,9 @@ def lesson17() -> Figure:
         ("⑥ 更新", "optimizer.step()（AdamW）→ 位置表" + ("变了" if one["moved"] else "没变")),
         ("⑦ 清零", "optimizer.zero_grad(set_to_none=True)，下一步的 backward 从头累加"),
     ]
-    width, row_h, top = 680, 24, 38
-    panel_top = top + len(pieces) * row_h + 30
     bars_a = sorted(one["norms"].items(), key=lambda kv: -kv[1])[:4]
     bars_b = sorted(small["norms"].values(), reverse=True)[:3]
-    height = panel_top + 2 * (24 + 5 * 22) + 24
-    body = [
-        f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
-        _text(
-            12,
-            20,
-            f"tiny 预设（{tiny.model['n_layers']} 层、宽 {tiny.model['width']}）新建模型的第 0 步，种子 {COURSE_SEED}",
-            12,
-            fill=MUTED,
-        ),
-    ]
-    _piece_rows(body, top, width, row_h, pieces)
-    body.append(
-        _text(
-            12,
-            panel_top - 8,
-            f"裁剪看的是总范数 √(Σ 各参数范数²)，不是每个参数各自的范数（上限 {clip}）",
-            12,
-            weight="bold",
-        )
-    )
-    panels = [
-        (f"上：tiny 第 0 步，{len(one['norms'])} 个参数张量里最大的 4 个", [(n, v) for n, v in bars_a], one),
-        (
-            "下：实验第 3 部分（8 首诗、宽 64、2 层）第 0 步，最大的 3 个",
-            [(f"第 {k + 1} 大", v) for k, v in enumerate(bars_b)],
-            small,
-        ),
-    ]
-    _clip_panels(body, panel_top, width, panels, clip)
-    body.append(_text(12, height - 10, f"虚线：上限 {clip}", 11, fill="#2f5d8c"))
+    width, height, body = _draw_first_step(tiny, pieces, (one, bars_a), (small, bars_b))
     steps = [
         f"① 取批：tiny 预设从 train 取 {len(samples)} 条样本，每步 {tiny.batch_size} 首；第 0 步是 "
         f"batch_indices(0, …) 给出的样本 {', '.join(map(str, first[:8]))} ……，排成 x、y、mask，形状 {list(x.shape)}。"

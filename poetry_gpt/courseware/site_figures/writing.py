@@ -13,16 +13,12 @@ from .draw import MUTED, Figure, _bars, _plot, _svg, _text
 # ---------- 第 20 课：KV 缓存省下了什么 ----------
 
 
-def lesson20() -> Figure:
-    """发布模型从条件区 <bos> <5> 月 <sep> 贪心地写（与第 20 课实验第 1 部分同一首）：每一步送进模型的位置，
-    整段重算（浅）与 KV 缓存（红）。"""
-    from ...data import BOS, EOS, FIVE
+def _greedy_with_cache(model, prompt: list[int]) -> list[int]:
+    """model（PoetryGPT）从 prompt 起贪心地写（每步取分数最高的字），前文每层的 k、v 存在 KVCache 里，每步只送一个新字。
+    返回写出的编号，不含最后选出的 <eos>；写满 context_length 时停下。"""
+    from ...data import EOS
     from ...model import KVCache
 
-    tok = default_tokenizer()
-    model, _ = load_model()
-    model.eval()
-    prompt = [BOS, FIVE] + tok.encode("月") + [SEP]
     cache, out = KVCache(model.config.n_layers), []
     with torch.no_grad():
         logits = model(torch.tensor([prompt]), kv_cache=cache)[0][0, -1]
@@ -32,12 +28,18 @@ def lesson20() -> Figure:
                 break
             out.append(token)
             logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
-    steps_n = len(out) + 1  # 最后一步选出 <eos>
-    total = len(prompt) + len(out)
+    return out
+
+
+def _draw_cache_steps(
+    labels: list[str], n_prompt: int, steps_n: int, full: int, cached: int
+) -> tuple[int, int, list[str]]:
+    """第 20 课的三角形：一步一行，labels 是前文（前 n_prompt 个是条件区）与写出的字，共写 steps_n 步；
+    full、cached 是整段重算与 KV 缓存合计要算的位置数。返回 (宽, 高, SVG 片段)。"""
+    total = len(labels)
     cell, left, top = 18, 60, 46
     width = left + total * cell + 16
     height = top + steps_n * cell + 30
-    labels = [tok.tokens[i] for i in prompt + out]
     body = [
         f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
         _text(
@@ -56,12 +58,12 @@ def lesson20() -> Figure:
                 name if len(name) == 1 else "·",
                 11,
                 "middle",
-                MUTED if j < len(prompt) else "#2b2620",
+                MUTED if j < n_prompt else "#2b2620",
             )
         )
     for s in range(steps_n):
         y = top + s * cell
-        seen = len(prompt) + s  # 这一步前文的长度
+        seen = n_prompt + s  # 这一步前文的长度
         if s % 4 == 0 or s == steps_n - 1:
             body.append(_text(left - 8, y + 13, f"第 {s} 步", 10, "end", MUTED))
         for j in range(seen):
@@ -70,9 +72,25 @@ def lesson20() -> Figure:
                 f'<rect x="{left + j * cell}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
                 f'fill="{"#8c2f1b" if new else "#e8dccb"}"/>'
             )
+    body.append(_text(left, height - 10, f"整段重算合计 {full} 个位置，KV 缓存合计 {cached} 个", 12, weight="bold"))
+    return width, height, body
+
+
+def lesson20() -> Figure:
+    """发布模型从条件区 <bos> <5> 月 <sep> 贪心地写（与第 20 课实验第 1 部分同一首）：每一步送进模型的位置，
+    整段重算（浅）与 KV 缓存（红）。"""
+    from ...data import BOS, FIVE
+
+    tok = default_tokenizer()
+    model, _ = load_model()
+    model.eval()
+    prompt = [BOS, FIVE] + tok.encode("月") + [SEP]
+    out = _greedy_with_cache(model, prompt)
+    steps_n = len(out) + 1  # 最后一步选出 <eos>
     full = sum(len(prompt) + s for s in range(steps_n))
     cached = len(prompt) + steps_n - 1
-    body.append(_text(left, height - 10, f"整段重算合计 {full} 个位置，KV 缓存合计 {cached} 个", 12, weight="bold"))
+    labels = [tok.tokens[i] for i in prompt + out]
+    width, height, body = _draw_cache_steps(labels, len(prompt), steps_n, full, cached)
     steps = [
         f"发布模型从条件区 {' '.join(tok.tokens[i] for i in prompt)} 开始贪心地写（每步取分数最高的字），"
         f"写出“{tok.decode(out)}”，第 {steps_n - 1} 步选出 <eos> 停下。",
@@ -272,15 +290,11 @@ SHAN_XING = "远上寒山石径斜，白云生处有人家。停车坐爱枫林�
 """第 24 课实验第 2 部分逐字查的诗：杜牧《山行》。"""
 
 
-def lesson24() -> Figure:
-    """《山行》每个字：表里的平仄、最合的格式要的平仄、合不合，句尾字的韵部。"""
+def _draw_tone_grid(lines: list[str], want: tuple[str, ...], strict, rhyme) -> tuple[int, int, list[str]]:
+    """一句一行、一字一格：诗里的字、表里的平仄、格式 want 要的平仄，不合的描红（strict 是 prosody.tone_report
+    的结果），句尾写韵部，押韵的句尾（rhyme 是 prosody.quatrain_rhyme 的结果）描红。返回 (宽, 高, SVG 片段)。"""
     from ... import prosody
 
-    lines = split_lines(SHAN_XING)
-    strict = prosody.tone_report(SHAN_XING)
-    lenient = prosody.tone_report(SHAN_XING, lenient=True)
-    rhyme = prosody.quatrain_rhyme(SHAN_XING)
-    want = prosody.TEMPLATES[strict.template]
     short = lambda ch: {"平仄": "两", "未知": "？"}.get(prosody.tone_class(ch), prosody.tone_class(ch))  # noqa: E731
     cell, left, top, row_h = 58, 70, 40, 96
     width = left + cell * len(lines[0]) + 150
@@ -326,6 +340,19 @@ def lesson24() -> Figure:
             )
         )
         body.append(_text(left + cell * len(line) + 6, y + 54, "韵脚" if in_rhyme else "不押", 11, fill=MUTED))
+    return width, height, body
+
+
+def lesson24() -> Figure:
+    """《山行》每个字：表里的平仄、最合的格式要的平仄、合不合，句尾字的韵部。"""
+    from ... import prosody
+
+    lines = split_lines(SHAN_XING)
+    strict = prosody.tone_report(SHAN_XING)
+    lenient = prosody.tone_report(SHAN_XING, lenient=True)
+    rhyme = prosody.quatrain_rhyme(SHAN_XING)
+    want = prosody.TEMPLATES[strict.template]
+    width, height, body = _draw_tone_grid(lines, want, strict, rhyme)
     wrong = [
         (i + 1, j + 1, lines[i][j])
         for i, marks in enumerate(strict.marks)
