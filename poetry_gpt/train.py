@@ -18,16 +18,17 @@ from pathlib import Path
 
 import torch
 
-from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
+from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint
 from .common import COURSE_SEED, os_reason
-from .data import Tokenizer, default_tokenizer, make_batch
+from .data import Tokenizer, default_tokenizer
 from .devices import Workers, resolve_device, resolve_precision
-from .loss import ScoredLoss, evaluate
+from .loss import evaluate
 from .model import ModelConfig, PoetryGPT
 from .progress_bar import ProgressBar
 from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401  课程与测试从 train 取后两个
 from .settings import DEVICES, PRECISIONS
 from .time_budget import PLAN_AT, MinutesPlanner
+from .trainer import Trainer
 
 
 @dataclass
@@ -224,63 +225,6 @@ def build_model(
     return model, optimizer
 
 
-@dataclass
-class Trainer:
-    """训练循环里不变的部分：模型、优化器、进程、精度，以及写存档与示例诗要用的汉字表与路径。"""
-
-    model: PoetryGPT
-    optimizer: torch.optim.AdamW
-    workers: Workers
-    precision: str
-    tokenizer: Tokenizer
-    ckpt_path: Path
-
-    def __post_init__(self):
-        # 只在正文与 <eos> 上、分块算输出层与交叉熵（poetry_gpt/loss.py）；多进程时由 DDP 包住
-        self.step_loss = self.workers.wrap(ScoredLoss(self.model))
-
-    def step(self, batch: list[list[int]], lr: float, grad_clip: float) -> tuple[torch.Tensor, int]:
-        """一步：取这一批里属于本进程的一份 → 只在正文与 <eos> 上算交叉熵 → 反向 → 裁剪到 grad_clip → AdamW 一步。
-
-        Returns:
-            (本进程这一份的平均损失（标量张量，奈特/字）, 全批计分的字数)。
-        """
-        dev, world = self.workers.device, self.workers.world
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
-        mine = batch[self.workers.rank :: world]
-        x, y, mask = (t.to(dev) for t in make_batch(mine))
-        n_local = mask.sum()
-        n_total = self.workers.all_reduce(n_local.clone())
-        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=self.precision == "bf16"):
-            loss = self.step_loss(x, y, mask)
-        # 各进程的平均损失按字数加权：DDP 再对进程取平均后，恰好是整批的平均
-        (loss * n_local * world / n_total).backward()
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), grad_clip)
-        self.optimizer.step()
-        self.optimizer.zero_grad(set_to_none=True)
-        return loss, int(n_total)
-
-    def save(self, step: int, config: TrainConfig, log: list) -> None:
-        """写存档（只有第 0 个进程写）。"""
-        if self.workers.rank == 0:
-            save_checkpoint(
-                self.ckpt_path, self.model, self.tokenizer, optimizer=self.optimizer, step=step, config=config, log=log
-            )
-
-    def sample_line(self, step: int) -> str:
-        """进度条上方的一首示例诗（关键词“月”），写完切回训练模式。"""
-        try:
-            from .generate import write_poems  # 只在需要示例诗时导入
-
-            poem = write_poems(self.model, self.tokenizer, "月", seed=step)[0]
-            return f"第 {step} 步的示例（关键词“月”）：{poem.text}"
-        except Exception as e:  # 示例诗只是给人看的，写不成也不能打断几十分钟的训练
-            return f"第 {step} 步的示例没写成：{e}"
-        finally:
-            self.model.train()
-
-
 def train(
     config: TrainConfig,
     out: str | Path,
@@ -295,7 +239,7 @@ def train(
 ) -> Run:
     """训练并在 ``out/checkpoint.pt`` 写存档。
 
-    每步见 :meth:`Trainer.step`。在 torchrun 下（环境变量 WORLD_SIZE > 1）每个进程取这一批中属于自己的一份，
+    每步见 :meth:`poetry_gpt.trainer.Trainer.step`。在 torchrun 下（环境变量 WORLD_SIZE > 1）每个进程取这一批中属于自己的一份，
     用 DistributedDataParallel 把梯度平均；损失按全批的计分字数加权，所以结果与单进程算整批相同。
 
     Args:
@@ -334,14 +278,19 @@ def train(
         raise ValueError(f"存档已经训练到第 {step} 步，达到了总步数 {config.steps}；要多训练，请给更大的 --steps")
     model, optimizer = build_model(model_config, config, workers.device, state)  # 存档的尺寸上面已确认相同
     trainer = Trainer(model, optimizer, workers, precision, tokenizer, ckpt_path)
-    if progress and workers.rank == 0 and config.verse:  # 读律诗、切窗口要半分钟到一分钟：先说一声
-        from .labs import console
-
-        console.print("准备训练样本：绝句与律诗、排律的四句窗口（data/verse.txt.gz，约一分钟）…")
-    samples = TrainingSamples(config, tokenizer), encode_split("val", tokenizer, config.eval_poems)
+    samples = _samples(config, tokenizer, announce=progress and workers.rank == 0)
     return _loop(
         trainer, config, step, log, samples, stop_at=stop_at, minutes=minutes, progress=progress and workers.rank == 0
     )
+
+
+def _samples(config: TrainConfig, tokenizer: Tokenizer, announce: bool) -> tuple[TrainingSamples, list[list[int]]]:
+    """(训练样本, 验证用的 config.eval_poems 首 val 诗)。读律诗、切窗口要半分钟到一分钟：announce 时先说一声。"""
+    if announce and config.verse:
+        from .labs import console
+
+        console.print("准备训练样本：绝句与律诗、排律的四句窗口（data/verse.txt.gz，约一分钟）…")
+    return TrainingSamples(config, tokenizer), encode_split("val", tokenizer, config.eval_poems)
 
 
 def _loop(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import torch
 
-from . import prosody
+from . import prosody, rhyme_book
 from .data import Tokenizer
 from .settings import STOCK_OPENINGS, VERSE, Rules
 
@@ -86,12 +86,12 @@ class _Tables:
 
     def __init__(self, tokenizer: Tokenizer):
         table = prosody.load_table()
-        index = {g: i for i, g in enumerate(prosody.GROUPS)}
-        level = [prosody.group_tone(g) == prosody.PING for g in prosody.GROUPS]
+        index = {g: i for i, g in enumerate(rhyme_book.GROUPS)}
+        level = [prosody.group_tone(g) == prosody.PING for g in rhyme_book.GROUPS]
         pairs = [
             (i, index[g]) for i, token in enumerate(tokenizer.tokens) if token in table for g in table[token]["groups"]
         ]
-        self.groups = torch.zeros(len(tokenizer), len(prosody.GROUPS))
+        self.groups = torch.zeros(len(tokenizer), len(rhyme_book.GROUPS))
         self.groups[torch.tensor(pairs).T.unbind()] = 1.0
         self.level_groups = torch.tensor(level)
         ping, ze = [False] * len(tokenizer), [False] * len(tokenizer)

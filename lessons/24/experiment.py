@@ -4,7 +4,7 @@ from collections import Counter
 
 import torch
 
-from poetry_gpt import prosody
+from poetry_gpt import prosody, rhyme_book
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.common import COURSE_SEED, DEFAULT_DATA, read_json
 from poetry_gpt.constraints import Constraint
@@ -27,10 +27,10 @@ MARK = {prosody.PING: "平", prosody.ZE: "仄", prosody.BOTH: "两", prosody.UNK
 
 # 1. 平水韵表：每个字属于哪几个韵部（data/rhymes.json），平仄由韵部定
 print("1. 平水韵表（data/rhymes.json）")
-kinds = Counter(g[:2] if g[1] != "平" else "平声" for g in prosody.GROUPS)
+kinds = Counter(g[:2] if g[1] != "平" else "平声" for g in rhyme_book.GROUPS)
 show(
     "韵部",
-    f"{len(prosody.GROUPS)} 个：平声 {kinds['平声']}（上平声、下平声），上声 {kinds['上声']}，"
+    f"{len(rhyme_book.GROUPS)} 个：平声 {kinds['平声']}（上平声、下平声），上声 {kinds['上声']}，"
     f"去声 {kinds['去声']}，入声 {kinds['入声']}",
 )
 show("表里的字", len(TABLE))
@@ -185,7 +185,9 @@ for ch in SHAN_XING:
     line, pos = len(c.lines) - 1, len(c.lines[-1])
     if pos == 6:
         mask = c.allowed()
-        rhyme = [g for g, on in zip(prosody.GROUPS, c.verse.rhyme.tolist()) if on] if c.verse.rhyme is not None else []
+        rhyme = (
+            [g for g, on in zip(rhyme_book.GROUPS, c.verse.rhyme.tolist()) if on] if c.verse.rhyme is not None else []
+        )
         first = "".join(tok.tokens[t] for t in mask.nonzero().flatten()[:10].tolist())
         show(
             f"第 {line + 1} 句句尾",

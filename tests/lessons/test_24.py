@@ -8,7 +8,7 @@ import pytest
 import torch
 from lesson_bank import differential_catches, wrong_verdict
 
-from poetry_gpt import prosody
+from poetry_gpt import prosody, rhyme_book
 from poetry_gpt.constraints import Constraint
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
@@ -135,7 +135,7 @@ def test_first_line_in_rhyme_then_line_two_narrows_the_groups():
 def test_a_two_reading_first_line_end_is_not_taken_as_first_line_in_rhyme():
     # 课文“深入一步”的例子：乡（阳、漾）两读，解码器不把它当首句入韵，第二句的醒自己定韵（青）
     c = constraint_after("春早归时又醉乡，未能更著酒还醒。江城此日人非主，自是今年一梦", VERSE)
-    rhyme = [g for g, on in zip(prosody.GROUPS, c.verse.rhyme.tolist()) if on]
+    rhyme = [g for g, on in zip(rhyme_book.GROUPS, c.verse.rhyme.tolist()) if on]
     assert rhyme == ["下平声九青"] and "青" in allowed(c) and "长" not in allowed(c)
 
 

@@ -141,12 +141,12 @@ def test_one_form_type_found_by_any_of_its_fields():
 
 
 def test_corpus_has_no_replaced_variants_and_the_rhyme_table_knows_common_characters(poems):
-    from poetry_gpt import prosody
+    from poetry_gpt import prosody, rhyme_book
     from poetry_gpt.corpus_tables import PINGSHUI_ERRATA, VARIANTS
 
     text = "".join(p["text"] for p in poems)
     assert not set(VARIANTS) & set(text)
     assert not set(VARIANTS.values()) & set(VARIANTS)  # 一步到规范字，没有 A→B→C
-    assert all(set(groups) <= set(prosody.GROUPS) for groups in PINGSHUI_ERRATA.values())
+    assert all(set(groups) <= set(rhyme_book.GROUPS) for groups in PINGSHUI_ERRATA.values())
     for ch in "啼遍堤炉扫樽懒疏莺":
         assert prosody.rhyme_groups(ch), ch

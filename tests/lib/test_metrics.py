@@ -34,7 +34,7 @@ def test_metrics_on_known_poems():
 def test_eval_baseline_uses_the_same_val_poems(model):
     from poetry_gpt.bigram import BigramModel, bigram_baseline
     from poetry_gpt.data import load_poems
-    from poetry_gpt.metrics import evaluate_model
+    from poetry_gpt.evaluation import evaluate_model
 
     result = evaluate_model(model, TOK, n_prompts=1, val_poems=40)
     expected = BigramModel.fit(load_poems("train"), TOK).cross_entropy(load_poems("val", 40))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from poetry_gpt import prosody
+from poetry_gpt import prosody, rhyme_book
 from poetry_gpt.common import DEFAULT_DATA, read_json
 from poetry_gpt.corpus import prosody_report
 from poetry_gpt.data import load_poems
@@ -94,7 +94,7 @@ def _opposite(pattern):
 
 
 def test_templates_follow_the_rules():
-    assert len(prosody.GROUPS) == 106 and sum(prosody.group_tone(g) == PING for g in prosody.GROUPS) == 30
+    assert len(rhyme_book.GROUPS) == 106 and sum(prosody.group_tone(g) == PING for g in rhyme_book.GROUPS) == 30
     for name, lines in prosody.TEMPLATES.items():
         size = 5 if name.startswith("五绝") else 7
         assert all(len(line) == size for line in lines)
@@ -160,7 +160,7 @@ def test_table_file_is_consistent():
     table = prosody.load_table()
     assert list(table) == sorted(table) and len(table) > 6000
     for ch, e in table.items():
-        assert e["groups"] == sorted(e["groups"], key=prosody.GROUPS.index) and e["count"] > 0
+        assert e["groups"] == sorted(e["groups"], key=rhyme_book.GROUPS.index) and e["count"] > 0
         tones = {prosody.group_tone(g) for g in e["groups"]}
         assert e["tone"] == (BOTH if len(tones) == 2 else tones.pop())
         assert set(e["rhymes"]) <= set(e["groups"])

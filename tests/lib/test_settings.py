@@ -88,12 +88,12 @@ def test_the_library_defaults_are_the_settings():
 def test_the_library_reads_the_other_defaults_from_settings():
     import inspect
 
-    from poetry_gpt import metrics, train
+    from poetry_gpt import evaluation, metrics, train
     from poetry_gpt.courseware.grading import wall_seconds
 
     assert inspect.signature(train.train).parameters["device"].default == settings.DEVICES[0]
     assert train.TrainConfig.__dataclass_fields__["precision"].default == settings.PRECISIONS[0]
-    assert inspect.signature(metrics.evaluate_model).parameters["n_prompts"].default == settings.EVAL_PROMPTS
+    assert inspect.signature(evaluation.evaluate_model).parameters["n_prompts"].default == settings.EVAL_PROMPTS
     assert len(metrics.eval_prompts()) == settings.EVAL_PROMPTS
     assert wall_seconds(20.0) == settings.WALL_FACTOR * 20.0 + settings.WALL_EXTRA_S == 70.0
     for command in ("check", "grade"):  # 帮助里写的后备上限就是 wall_seconds 用的

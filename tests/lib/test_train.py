@@ -12,6 +12,7 @@ import torch
 from conftest import ROOT
 
 import poetry_gpt.train as train_module
+import poetry_gpt.trainer as trainer_module
 from poetry_gpt.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.devices import fast_bf16, resolve_precision
@@ -65,15 +66,15 @@ def test_loss_falls_and_resume_gives_the_same_losses(tmp_path):
 
 
 def fake_clock(monkeypatch, seconds_per_step):
-    """把 train 里的钟换成假的：每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。"""
+    """把 train 里的钟换成假的：Trainer 每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。"""
     now = [0.0]
-    real_batch = train_module.make_batch
+    real_batch = trainer_module.make_batch
 
     def make_batch(samples):
         now[0] += seconds_per_step
         return real_batch(samples)
 
-    monkeypatch.setattr(train_module, "make_batch", make_batch)
+    monkeypatch.setattr(trainer_module, "make_batch", make_batch)
     monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
     return now
 
@@ -182,7 +183,7 @@ def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_p
     训练在截止时刻（15 秒）之后一个验证间隔之内结束，而不是按 60 步走到 47 秒。"""
     torch.set_num_threads(1)
     now = [0.0]
-    real_batch = train_module.make_batch
+    real_batch = trainer_module.make_batch
     steps_taken = [0]
 
     def make_batch(samples):
@@ -190,7 +191,7 @@ def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_p
         now[0] += 0.25 if steps_taken[0] <= 20 else 1.0
         return real_batch(samples)
 
-    monkeypatch.setattr(train_module, "make_batch", make_batch)
+    monkeypatch.setattr(trainer_module, "make_batch", make_batch)
     monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
     config = replace(QUICK, eval_every=10)
     run = train(config, tmp_path, minutes=0.25, progress=False)

@@ -137,7 +137,7 @@ def cmd_write(args) -> int:
 def cmd_eval(args) -> int:
     from ...checkpoint import SHIPPED_MODEL, CheckpointError, load_model
     from ...data import default_tokenizer
-    from ...metrics import evaluate_model
+    from ...evaluation import evaluate_model
     from .reader_table import reader_markdown
 
     tokenizer = default_tokenizer()

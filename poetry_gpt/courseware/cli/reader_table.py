@@ -1,6 +1,6 @@
 """``./poet eval`` 的“读者看得到的”表：每一行是 :func:`poetry_gpt.metrics.reader_report` 的哪一项、叫什么、怎么写。
 
-数由模型库算（metrics.evaluate_model 的 reader 与 human），这里只把它们排成字符串：终端里的表
+数由模型库算（evaluation.evaluate_model 的 reader 与 human），这里只把它们排成字符串：终端里的表
 （tables._reader_grid）与 ``./poet eval --markdown`` 的 Markdown 表（data/MODEL.md 里的表）共用 :func:`reader_table`。
 """
 

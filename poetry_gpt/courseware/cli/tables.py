@@ -18,7 +18,7 @@ from .display import console, marks
 
 
 def eval_table(result: dict, source: str) -> None:
-    """./poet eval 的指标表（result 见 metrics.evaluate_model），再印三首示例。"""
+    """./poet eval 的指标表（result 见 evaluation.evaluate_model），再印三首示例。"""
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
     t = Table(title=f"模型评估：{source}", title_justify="left")
     t.add_column("指标")
