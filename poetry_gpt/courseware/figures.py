@@ -267,20 +267,12 @@ def shown(number: Number, like: Number) -> str:
     return text + ("%" if percent else "")
 
 
-def check_text(path: str, sources: list[Source] | None = None, text: str | None = None) -> TextReport:
-    """查一篇课文（相对仓库的路径）里的每一个数。sources 不给就读配置里写的来源（记录下来的输出）；
-    text 不给就读文件（测试用它查改过一个数的课文）。
-
-    Raises:
-        FiguresError: 配置写错了。
-    """
-    config = config_for(path)
-    if sources is None:
-        sources = [Source.read(s) for s in config.sources]
-    report = TextReport(path)
-    lines = ((ROOT / path).read_text(encoding="utf-8") if text is None else text).splitlines()
-    spans = {}  # 行号 → 放行的 (起, 止)
-    used = set()
+def _allowed_spans(
+    config: TextConfig, lines: list[str], report: TextReport, used: set[Allow]
+) -> dict[int, list[tuple[int, int, Allow]]]:
+    """课文的各行里每条放行对上的那一段：行号 → [(起, 止, 放行)]。对上不止一处的放行记进 report.stale
+    （也记进 used：它已经报过错，不再报“找不到”）。"""
+    spans: dict[int, list[tuple[int, int, Allow]]] = {}
     for allow in config.allow:
         places = [
             (n, start)
@@ -295,13 +287,30 @@ def check_text(path: str, sources: list[Source] | None = None, text: str | None 
                     config.config,
                     0,
                     "",
-                    f"放行的“{allow.text}”在 {path} 里出现了 {len(places)} 次（{where}）：写长一点，让它只对上一处",
+                    f"放行的“{allow.text}”在 {report.path} 里出现了 {len(places)} 次（{where}）：写长一点，让它只对上一处",
                 )
             )
             used.add(allow)
             continue
         for n, start in places:
             spans.setdefault(n, []).append((start, start + len(allow.text), allow))
+    return spans
+
+
+def check_text(path: str, sources: list[Source] | None = None, text: str | None = None) -> TextReport:
+    """查一篇课文（相对仓库的路径）里的每一个数。sources 不给就读配置里写的来源（记录下来的输出）；
+    text 不给就读文件（测试用它查改过一个数的课文）。
+
+    Raises:
+        FiguresError: 配置写错了。
+    """
+    config = config_for(path)
+    if sources is None:
+        sources = [Source.read(s) for s in config.sources]
+    report = TextReport(path)
+    lines = ((ROOT / path).read_text(encoding="utf-8") if text is None else text).splitlines()
+    used: set[Allow] = set()
+    spans = _allowed_spans(config, lines, report, used)
     names = "、".join(s.path for s in sources)
     for fig in figures_in("\n".join(lines)):
         covering = [a for s, e, a in spans.get(fig.line, []) if s <= fig.start and fig.end <= e]

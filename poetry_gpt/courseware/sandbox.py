@@ -102,13 +102,8 @@ def _system_mounts(bound: list[str]) -> list[str]:
     return args
 
 
-def command(
-    argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: int = MAX_PROCESSES, info_fd: int | None = None
-) -> list[str]:
-    """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
-    readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径；nproc 是
-    用户命名空间里的进程数上限；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
-    以 root 运行时，bwrap 前面还有 ENTER_USER_NAMESPACE 这一段。"""
+def _isolation(info_fd: int | None) -> list[str]:
+    """bwrap 本身与它的命名空间、会话、能力这几项参数（见模块说明）；info_fd 见 command。"""
     args = [
         bwrap_path() or "bwrap",
         *(["--info-fd", str(info_fd)] if info_fd is not None else []),
@@ -133,56 +128,71 @@ def command(
             "--cap-drop",
             "ALL",
         ]
+    return args
+
+
+# /proc/sys 整个只读地盖上一层：连沙箱自己的命名空间里的设置（kernel.msgmax、pid_max……）也不许改
+# /proc/keys、/proc/key-users 盖成空文件：以普通用户批改时，前一位学习者留在内核里的钥匙（同一个宿主 uid）
+# 的名字在这里看得见，不盖上就是一条传话的路
+KERNEL_AND_SCRATCH = (
+    "--proc",
+    "/proc",
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/dev/null",
+    "/proc/keys",
+    "--ro-bind-try",
+    "/dev/null",
+    "/proc/key-users",
+    "--dev",
+    "/dev",
+    "--size",
+    str(SHM_BYTES),
+    "--perms",
+    "1777",
+    "--tmpfs",
+    "/dev/shm",
+    "--size",
+    str(SCRATCH_BYTES),
+    "--perms",
+    "1777",
+    "--tmpfs",
+    "/tmp",
+)
+"""沙箱里的 /proc、/dev（只有几个设备文件）与两块有大小上限的内存盘 /dev/shm、/tmp 的 bwrap 参数。"""
+
+
+def _parents(dest: str, bound: list[str], made: set[str]) -> list[str]:
+    """dest 上面还没有的各级文件夹（不在 made 里、也不在 bound 里放进来的文件夹之下）：建成 0755
+    （bwrap 自己建的是 0700，降了 uid 的学习者进不去）。建了的记进 made。"""
+    out = []
+    for parent in reversed(Path(dest).parents):
+        p = str(parent)
+        if p == "/" or p in made or any(p == b or p.startswith(b.rstrip("/") + "/") for b in bound):
+            continue
+        made.add(p)
+        out += ["--perms", "0755", "--dir", p]
+    return out
+
+
+def command(
+    argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: int = MAX_PROCESSES, info_fd: int | None = None
+) -> list[str]:
+    """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
+    readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径；nproc 是
+    用户命名空间里的进程数上限；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
+    以 root 运行时，bwrap 前面还有 ENTER_USER_NAMESPACE 这一段。"""
+    args = _isolation(info_fd)
     bound: list[str] = []
-    made: set[str] = set()
-
-    def parents(dest: str) -> list[str]:
-        """dest 上面还没有的各级文件夹：建成 0755（bwrap 自己建的是 0700，降了 uid 的学习者进不去）。"""
-        out = []
-        for parent in reversed(Path(dest).parents):
-            p = str(parent)
-            if p == "/" or p in made or any(p == b or p.startswith(b.rstrip("/") + "/") for b in bound):
-                continue
-            made.add(p)
-            out += ["--perms", "0755", "--dir", p]
-        return out
-
     args += _system_mounts(bound)
     # 先铺空的 /tmp，再放 Python：.venv 在 /tmp 下（如 /tmp/一字一诗/.venv）时也看得见
-    # /proc/sys 整个只读地盖上一层：连沙箱自己的命名空间里的设置（kernel.msgmax、pid_max……）也不许改
-    # /proc/keys、/proc/key-users 盖成空文件：以普通用户批改时，前一位学习者留在内核里的钥匙（同一个宿主 uid）
-    # 的名字在这里看得见，不盖上就是一条传话的路
-    args += [
-        "--proc",
-        "/proc",
-        "--ro-bind",
-        "/proc/sys",
-        "/proc/sys",
-        "--ro-bind-try",
-        "/dev/null",
-        "/proc/keys",
-        "--ro-bind-try",
-        "/dev/null",
-        "/proc/key-users",
-        "--dev",
-        "/dev",
-        "--size",
-        str(SHM_BYTES),
-        "--perms",
-        "1777",
-        "--tmpfs",
-        "/dev/shm",
-        "--size",
-        str(SCRATCH_BYTES),
-        "--perms",
-        "1777",
-        "--tmpfs",
-        "/tmp",
-    ]
-    made.update({"/proc", "/dev", "/tmp"})
+    args += KERNEL_AND_SCRATCH
+    made = {"/proc", "/dev", "/tmp"}
     python = _python_dirs()
     for d in python:
-        args += parents(d) + ["--ro-bind", d, d]
+        args += _parents(d, bound, made) + ["--ro-bind", d, d]
         bound.append(d)
     # 课程包、数据与课程文件夹不放进沙箱。它们落在上面放进来的文件夹里时（非可编辑安装进了 site-packages，
     # 或仓库就在 /usr 下），盖上一块空的、只读的小内存盘把它们藏起来
@@ -190,7 +200,14 @@ def command(
     for d in hidden_dirs():
         if any(d.is_relative_to(s) for s in shown):
             args += ["--size", "4096", "--tmpfs", str(d), "--remount-ro", str(d)]
-    args += parents(str(workdir)) + ["--size", str(SCRATCH_BYTES), "--perms", "1777", "--tmpfs", str(workdir)]
+    args += _parents(str(workdir), bound, made) + [
+        "--size",
+        str(SCRATCH_BYTES),
+        "--perms",
+        "1777",
+        "--tmpfs",
+        str(workdir),
+    ]
     for path in readonly:
         args += ["--ro-bind", str(path), str(path)]
     # 最后把 / 与 /dev 本身改成只读：bwrap 的这两块内存盘没有大小上限，不能让学习者往里写

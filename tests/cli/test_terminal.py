@@ -22,7 +22,7 @@ from rich.console import Console
 from poetry_gpt.checkpoint import read_checkpoint
 from poetry_gpt.courseware import catalogue, progress
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
-from poetry_gpt.courseware.cli import display, main
+from poetry_gpt.courseware.cli import code_view, display, main
 from poetry_gpt.data import default_tokenizer
 
 BORDER = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
@@ -43,9 +43,11 @@ def assert_whole(pieces, text: str) -> None:
 
 @pytest.fixture
 def screen(monkeypatch):
-    """display 的输出改写进一块 80 列宽、没有颜色的屏幕；返回读出它的函数。"""
+    """display 与 code_view 的输出改写进一块 80 列宽、没有颜色的屏幕；返回读出它的函数。"""
     buffer = io.StringIO()
-    monkeypatch.setattr(display, "console", Console(file=buffer, width=80, color_system=None, highlight=False))
+    console = Console(file=buffer, width=80, color_system=None, highlight=False)
+    for module in (display, code_view):
+        monkeypatch.setattr(module, "console", console)
     return buffer.getvalue
 
 
@@ -69,7 +71,7 @@ def test_fold_lines_breaks_only_between_names_and_characters():
 def test_fold_code_keeps_names_whole():
     line = '        raise ValueError(f"输入有 {past + T} 个位置，超过了位置表的 {positions.shape[0]} 行")'
     for width in range(30, 90, 7):
-        pieces = display.fold_code(line, width)
+        pieces = code_view.fold_code(line, width)
         assert all(display.cell_len(p) <= width for p in pieces)
         assert_whole(["ValueError", "positions.shape", "past"], "\n".join(pieces))
 
@@ -102,7 +104,7 @@ def test_diff_at_80_columns_marks_every_line_and_keeps_code_whole(screen):
     lesson = BY_NUMBER[9]
     mine = display_source(lesson.folder / "starter.py")
     ref = display_source(lesson.folder / "solution.py")
-    display.solve_diff(lesson, mine, ref)
+    code_view.solve_diff(lesson, mine, ref)
     out = screen().splitlines()
     body = out[out.index("+++ 参考答案") + 1 :]
     assert body and all(line[:1] in " +-@" for line in body), body
@@ -118,7 +120,7 @@ def test_diff_at_80_columns_marks_every_line_and_keeps_code_whole(screen):
 
 
 def test_diff_side_by_side_when_it_fits(screen):
-    display.solve_diff(BY_NUMBER[1], "def solve(x):\n    return x + 1\n", "def solve(x):\n    return x\n")
+    code_view.solve_diff(BY_NUMBER[1], "def solve(x):\n    return x + 1\n", "def solve(x):\n    return x\n")
     out = screen()
     assert "你的代码" in out and "参考答案" in out and "return x + 1" in out and "-    return x + 1" in out
 
@@ -198,7 +200,7 @@ def test_diff_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch):
 
     monkeypatch.setattr(display.console, "width", 80)
     mine = "def solve(x):\n    return x  # " + "很长的注释" * 12 + "末尾\n"
-    display.solve_diff(BY_NUMBER[1], mine, "def solve(x):\n    return x\n")
+    code_view.solve_diff(BY_NUMBER[1], mine, "def solve(x):\n    return x\n")
     shown = capsys.readouterr().out
     # 80 列放不下并排的两栏：只列统一差异，长行折开，接下去的一行也以 + 或 - 开头，行尾看得到
     assert "放不下并排的两栏" in shown and shown.count("末尾") == 1

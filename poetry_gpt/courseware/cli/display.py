@@ -1,11 +1,10 @@
-"""poet 的全部屏幕输出（rich）：课程地图、进度表、判定、提示、代码对照、环境检查、诗、评估表、自检表、成绩表。
+"""poet 的全部屏幕输出（rich）：课程地图、进度表、判定、提示、环境检查、诗、评估表、自检表、成绩表。
 
-命令模块只决定“说什么”，怎么排版都在这里；批改、自检的逻辑本身不画表。
+命令模块只决定“说什么”，怎么排版都在这里（参考答案与代码对照在 code_view）；批改、自检的逻辑本身不画表。
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -38,8 +37,6 @@ __all__ = [
     "lesson_banner",
     "verdict",
     "hint",
-    "solution",
-    "solve_diff",
     "checklist",
     "poem",
     "marks",
@@ -160,26 +157,6 @@ class Prose:
         out = Text("\n").join(self.text[a:b] for a, b in lines)
         out.no_wrap, out.overflow = True, "ignore"
         yield out
-
-
-def fold_code(line: str, width: int) -> list[str]:
-    """一行代码折成几行，每行不超过 width 格：只在空格、逗号或左括号之后折，不拆开一个名字或数；
-    实在没有这样的位置（一个名字比整行还长）才硬折。"""
-    pieces: list[str] = []
-    while cell_len(line) > width:
-        cut = max(
-            (
-                i + 1
-                for i, ch in enumerate(line)
-                if ch in " ,([" and cell_len(line[: i + 1]) <= width and line[: i + 1].strip()
-            ),
-            default=0,
-        )
-        if not cut:
-            cut = next(i for i in range(len(line), 0, -1) if cell_len(line[:i]) <= width)
-        pieces.append(line[:cut].rstrip())
-        line = line[cut:].lstrip()
-    return pieces + [line]
 
 
 # ---------- 各个命令的输出 ----------
@@ -332,49 +309,6 @@ def hint(lesson, more: bool = False) -> None:
         console.print("这一课的提示就是上面这些。")
     elif lesson.more:
         console.print(f"还想不出来：./poet hint {lesson.number} --more 看完整的做法。")
-
-
-def solution(lesson, source: str) -> None:
-    from rich.syntax import Syntax
-
-    console.print(f"第 {lesson.code} 课参考答案（lessons/{lesson.code}/solution.py 中的 solve）：")
-    console.print(Syntax(source, "python", line_numbers=True))
-
-
-def solve_diff(lesson, mine: str, ref: str) -> None:
-    """学习者的 solve 与参考答案：终端放得下时先并排（不折行），再给一份统一格式的差异。
-
-    统一差异里一行太长时在空格、逗号、括号处折开，接下去的几行也以这一行的 + - 开头，再加 ↪ 表示接着上一行，
-    所以每一行都看得出属于哪一边；并排两栏放不下最长的行时不并排（折开的代码并排读不清）。"""
-    from rich.syntax import Syntax
-
-    if mine == ref:
-        console.print("你的 solve 与参考答案一字不差。")
-        return
-    widest = max(cell_len(line) for line in (mine + ref).splitlines())
-    if 2 * widest + 7 <= console.width:  # 两栏的边框与留白共 7 格
-        t = Table(title=f"第 {lesson.code} 课：你的 solve 与参考答案", title_justify="left")
-        t.add_column("你的代码", no_wrap=True)
-        t.add_column("参考答案", no_wrap=True)
-        t.add_row(Syntax(mine, "python"), Syntax(ref, "python"))
-        console.print(t)
-    else:
-        console.print(
-            Prose(
-                f"第 {lesson.code} 课：你的 solve 与参考答案（终端宽 {console.width} 列，放不下并排的两栏，"
-                f"只列差异；较长的行折开，↪ 表示接着上一行）",
-                phrase=True,
-                style="bold",
-            )
-        )
-    styles = {"+": "green", "-": "red", "@": "cyan"}
-    for line in difflib.unified_diff(mine.splitlines(), ref.splitlines(), "你的代码", "参考答案", lineterm=""):
-        style = "bold" if line.startswith(("+++", "---")) else styles.get(line[:1], "")
-        head, body = (line, "") if line.startswith(("+++", "---", "@@")) else (line[:1], line[1:])
-        pieces = fold_code(body, max(20, console.width - 4)) if body else [""]
-        console.print(Text(head + pieces[0], style=style), no_wrap=True, overflow="ignore")
-        for piece in pieces[1:]:
-            console.print(Text(f"{head}  ↪ {piece}", style=style), no_wrap=True, overflow="ignore")
 
 
 def checklist(

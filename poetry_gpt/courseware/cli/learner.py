@@ -17,7 +17,7 @@ from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..messages import not_utf8, safe_text, syntax_message
 from ..progress import STATUS_LABEL, load_progress, record_progress, status_of
-from . import display
+from . import code_view, display
 from .display import console, shown
 from .parser import CliError, seconds
 
@@ -195,13 +195,13 @@ def cmd_hint(args) -> int:
 
 def cmd_solution(args) -> int:
     lesson = lesson_arg(args.lesson)
-    display.solution(lesson, solve_source(lesson.folder / "solution.py"))
+    code_view.solution(lesson, solve_source(lesson.folder / "solution.py"))
     return 0
 
 
 def cmd_diff(args) -> int:
     lesson = lesson_arg(args.lesson)
-    display.solve_diff(
+    code_view.solve_diff(
         lesson, solve_source(exercise_path(lesson, args.file)), solve_source(lesson.folder / "solution.py")
     )
     return 0

@@ -161,6 +161,12 @@ def cmd_eval(args) -> int:
 
 def register(sub) -> None:
     """把模型的命令加到 poet 的子命令里。"""
+    _register_train(sub)
+    _register_write(sub)
+    _register_eval(sub)
+
+
+def _register_train(sub) -> None:
     p = sub.add_parser("train", help="训练模型：进度条、定期验证、原子存档、断点续训")
     p.add_argument(
         "--preset",
@@ -191,6 +197,8 @@ def register(sub) -> None:
     )
     p.set_defaults(func=cmd_train)
 
+
+def _register_write(sub) -> None:
     p = sub.add_parser("write", help="写一首绝句：./poet write 月")
     p.add_argument("keywords", nargs="?", metavar="关键词", help="要写进诗里的字（1–4 个，繁体也可以）")
     p.add_argument(
@@ -238,6 +246,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="以 JSON 输出（每首诗带押韵、平仄、粘对的报告）")
     p.set_defaults(func=cmd_write)
 
+
+def _register_eval(sub) -> None:
     p = sub.add_parser("eval", help="评估一个模型：交叉熵与二元基线、格式、关键词、抄袭率、distinct-2、速度")
     p.add_argument("--checkpoint", metavar="存档", help="用哪个存档（默认 data/model.pt）")
     p.add_argument(
