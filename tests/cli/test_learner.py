@@ -159,7 +159,7 @@ def test_endless_loop_is_stopped_by_the_time_limit(poet, tmp_path):
 
 def test_solution_diff_and_doctor(poet, workspace):
     sol = poet("solution", "9")
-    assert sol.returncode == 0 and "return words + positions[past:past + T]" in sol.stdout
+    assert sol.returncode == 0 and "return words + positions[past : past + T]" in sol.stdout
     poet("start", "9")
     diff = poet("diff", "9")
     assert diff.returncode == 0 and "参考答案" in diff.stdout and "NotImplementedError" in diff.stdout
