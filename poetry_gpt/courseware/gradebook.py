@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from ..common import atomic_write_bytes, atomic_write_text, os_reason
@@ -129,6 +130,11 @@ def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | N
         parent = next((p for p in [target.parent, *target.parent.parents] if p.exists()), Path("."))
         if not parent.is_dir() or not os.access(parent, os.W_OK):
             raise ClassroomError(f"写不了报告 {path}：{parent} 不是可写的文件夹")
+        try:  # 真的建一个临时文件试试：以 root 运行时 os.access 总说可写，/proc、/sys 这样的地方却建不了文件
+            with tempfile.TemporaryFile(dir=parent):
+                pass
+        except OSError as e:
+            raise ClassroomError(f"写不了报告 {path}：在 {parent} 里建不了文件（{os_reason(e)}）") from None
 
 
 def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, json_text: str) -> None:

@@ -5,6 +5,7 @@ import json
 import math
 import os
 import time
+from pathlib import Path
 from textwrap import indent
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from poetry_gpt.courseware import sandbox
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons
-from poetry_gpt.courseware.gradebook import report_csv, write_reports
+from poetry_gpt.courseware.gradebook import check_report_paths, report_csv, write_reports
 from poetry_gpt.courseware.grading import Verdict, wall_seconds
 
 TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
@@ -323,3 +324,13 @@ def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path)
         "grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1", "--seed", str(default_seed(lesson))
     )
     assert json.loads(report.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed", done.stdout
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="要 Linux 的 /proc")
+def test_report_paths_are_tried_before_grading(tmp_path):
+    """报告写不进去要在批改之前就说：以 root 运行时 os.access 说 /proc 可写，真建一个文件才知道不行。"""
+    (tmp_path / "class").mkdir()
+    with pytest.raises(ClassroomError, match=r"写不了报告 /proc/x\.csv：在 /proc 里建不了文件"):
+        check_report_paths(tmp_path / "class", "/proc/x.csv", None)
+    check_report_paths(tmp_path / "class", str(tmp_path / "new" / "成绩.csv"), str(tmp_path / "成绩.json"))
+    assert not (tmp_path / "new").exists()  # 还不存在的文件夹写报告时才建，试写不留下东西
