@@ -155,6 +155,7 @@ def test_endless_loop_is_stopped_by_the_time_limit(poet, tmp_path):
     run = poet("check", "9", str(path), "--timeout", "4")
     assert run.returncode == 1 and "超时" in run.stdout
     assert time.monotonic() - started < 20
+    assert "死循环" in run.stdout and "--timeout调大" in run.stdout.replace("\n", "").replace("│", "").replace(" ", "")
 
 
 def test_solution_diff_and_doctor(poet, workspace):

@@ -84,7 +84,10 @@ def _failure(run: Run, result: dict | str | None, limits: Limits, named) -> tupl
     if run.oom:  # 先于时间：内存紧张时内核回收页面花的 CPU 也算在检查头上，可能同时用完
         return "crashed", f"内存超过上限：这次检查的全部进程连同写进内存盘的文件合计超过 {limits.memory_mb} MiB"
     if run.ran_out == "cpu":
-        return "timeout", f"CPU 时间用完：学习者的进程算了超过 {limits.timeout:g} 秒还没结束（是不是有死循环？）"
+        why = "是不是有死循环？"
+        if limits.timeout < 5:  # 上限很短时，对的答案也可能死在导入 torch 上
+            why += "上限这么短，光是导入 torch 就要一两秒，对的答案也可能来不及：可以把 --timeout 调大"
+        return "timeout", f"CPU 时间用完：学习者的进程算了超过 {limits.timeout:g} 秒还没结束（{why}）"
     if run.ran_out == "wall":
         return "timeout", (
             f"墙上时间超过 {wall_seconds(limits.timeout):g} 秒还没结束，CPU 时间却没用完"
