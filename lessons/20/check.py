@@ -4,6 +4,8 @@ import torch
 
 # 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
 FORBIDDEN = {"poetry_gpt": "本课要自己在缓存上算注意力：不要调用课程包 poetry_gpt 里现成的 CausalAttention、KVCache"}
+# 缓存空着（past = 0）时直接交回 k、v 本身也算不对：docstring 说“都是新张量”，调用者之后改缓存会连输入一起改掉
+FRESH_RESULT = True
 
 
 def _int(gen, lo, hi):

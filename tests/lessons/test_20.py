@@ -49,6 +49,15 @@ BANK = {
     """,
     "遮挡取 causal[:T, :S]（忘了 past 的偏移）": attend_20("torch.ones(S, S, dtype=torch.bool).tril()[:T, :S]"),
     "遮挡是 [T, S] 的下三角（tril 从左上角对齐）": attend_20("torch.ones(T, S, dtype=torch.bool).tril()"),
+    "缓存空着时直接交回 k、v 本身（与输入共用内存）": """
+    past, T = past_keys.shape[0], q.shape[0]
+    keys = k if past == 0 else torch.cat([past_keys, k])
+    values = v if past == 0 else torch.cat([past_values, v])
+    S = past + T
+    scores = q @ keys.T / math.sqrt(q.shape[-1])
+    allowed = torch.ones(S, S, dtype=torch.bool).tril()[past : past + T, :S]
+    return torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1) @ values, keys, values
+    """,
     "只看新来的 k、v，没接上缓存": """
     scores = q @ k.T / math.sqrt(q.shape[-1])
     T = q.shape[0]
