@@ -167,3 +167,17 @@ def test_the_graders_own_cost_is_bounded(tmp_path):
     assert cost["huge_message"]["chars"] < 200  # 31 MiB 的：不解码，只说文字部分太大
     for name, c in cost.items():
         assert c["cpu"] < 1.0 and c["grown_mb"] < 200, (name, c)
+
+
+def test_a_float_mismatch_names_the_position_that_differs_most():
+    """预览只显示开头几个数：浮点张量不一致时，消息说出差得最多的位置与两边的值，以及有几个位置超出容差。"""
+    import torch
+
+    from poetry_gpt.courseware.grading.answers import tensor_difference
+
+    want = torch.zeros(3, 4)
+    got = want.clone()
+    got[2, 1], got[1, 0] = 0.5, 0.1
+    assert tensor_difference(want, got) == "最大相差 0.5，在 [2, 1]：应为 0、实际是 0.5；共 2 个位置超出容差"
+    line = torch.tensor([0.0, 0.0, 0.0, 0.3])
+    assert tensor_difference(torch.zeros(4), line) == "最大相差 0.3，在第 3 个：应为 0、实际是 0.3；共 1 个位置超出容差"

@@ -61,8 +61,17 @@ def tensor_difference(expected: torch.Tensor, got: torch.Tensor, shown: int = 5,
         finite = torch.isfinite(e) & torch.isfinite(g)
         bad = (~finite & ~((e == g) | (e.isnan() & g.isnan()))).nonzero().flatten().tolist()
         if not bad:
-            gap = (e - g)[finite].abs().max().item() if finite.any() else 0.0
-            return f"最大相差 {gap:.4g}"
+            if not finite.any():
+                return "最大相差 0"
+            # 说出差得最多的那个位置：预览只显示开头几个数，差别常常不在开头（第 20 课第 0 行只看得见自己）
+            gap = torch.where(finite, (e - g).abs(), torch.zeros_like(e))
+            i = int(gap.argmax())
+            off = int((finite & ~torch.isclose(g, e, rtol=1e-4, atol=1e-5)).sum())
+            where = _position(i, expected.shape)
+            return (
+                f"最大相差 {gap[i].item():.4g}，在{' ' if where.startswith('[') else ''}{where}：应为 {e[i].item():.4g}、"
+                f"实际是 {g[i].item():.4g}；共 {off} 个位置超出容差"
+            )
         fmt = lambda v: f"{v:.4g}"  # noqa: E731
     else:
         bad = (e != g).nonzero().flatten().tolist()
