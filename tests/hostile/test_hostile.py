@@ -76,6 +76,12 @@ def repo_state() -> tuple[str, dict[str, str]]:
     return status if not status else "（工作区本来就有改动）", digests
 
 
+def sigint_as_in_a_terminal():
+    """子进程里把 Ctrl-C 恢复成默认：在后台（`命令 &`、nohup、有的 CI）运行测试时 shell 让整棵进程树忽略 SIGINT，
+    Python 启动时见它被忽略就不装 KeyboardInterrupt，这几个测试要的是终端里按 Ctrl-C 的样子。"""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def leftover_processes() -> list[str]:
     found = []
     for proc in Path("/proc").iterdir():
@@ -605,6 +611,7 @@ def test_interrupting_grade_ends_every_learner_process(tmp_path, how):
         text=True,
         encoding="utf-8",
         errors="replace",
+        preexec_fn=sigint_as_in_a_terminal,
     )
     deadline = time.monotonic() + 90
     while len(leftover_processes()) < 6 and time.monotonic() < deadline:  # 两份同时在跑，各开了 3 个 sleep
@@ -683,6 +690,7 @@ def test_interrupting_check_ends_the_learner_process(tmp_path):
         text=True,
         encoding="utf-8",
         errors="replace",
+        preexec_fn=sigint_as_in_a_terminal,
     )
     deadline = time.monotonic() + 90
     while len(leftover_processes()) < 3 and time.monotonic() < deadline:
