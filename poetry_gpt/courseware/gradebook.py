@@ -107,7 +107,7 @@ def report_json(
 def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | None) -> None:
     """批改开始之前就确认报告写得进去、也不会盖掉别的文件：--csv 以 .csv 结尾、--json 以 .json 结尾
     （给错了参数也不会把一份练习当成报告覆盖掉），两者不是同一个文件，都不在班级文件夹里（那是学习者的作业），
-    不是文件夹，所在的文件夹可写（还不存在的文件夹写时再建）。同名的旧报告会被替换。
+    不是文件夹，所在的文件夹里真建得了文件（试建一个临时文件；还不存在的文件夹写时再建）。同名的旧报告会被替换。
 
     Raises:
         ClassroomError: 不合上面任何一条（消息写明路径与原因）。
@@ -128,9 +128,9 @@ def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | N
                 f"报告 {path} 在班级文件夹 {class_dir} 里面：那里是学习者的作业，请写到别处，如 ./{example}"
             )
         parent = next((p for p in [target.parent, *target.parent.parents] if p.exists()), Path("."))
-        if not parent.is_dir() or not os.access(parent, os.W_OK):
-            raise ClassroomError(f"写不了报告 {path}：{parent} 不是可写的文件夹")
-        try:  # 真的建一个临时文件试试：以 root 运行时 os.access 总说可写，/proc、/sys 这样的地方却建不了文件
+        if not parent.is_dir():
+            raise ClassroomError(f"写不了报告 {path}：{parent} 不是文件夹")
+        try:  # 真建一个临时文件试：os.access 靠不住（以 root 运行时总说可写，/proc、/sys 里却建不了文件）
             with tempfile.TemporaryFile(dir=parent):
                 pass
         except OSError as e:
