@@ -26,6 +26,7 @@ from poetry_gpt.courseware.cli import code_view, display, main
 from poetry_gpt.data import default_tokenizer
 
 BORDER = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
+ESC = re.compile(r"\x1b\[[0-9;]*m")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_]|[A-Za-z_]")
 
 
@@ -117,6 +118,45 @@ def test_diff_at_80_columns_marks_every_line_and_keeps_code_whole(screen):
         [n for n in NAME.findall(changed) if len(n) > 1], "\n".join(line[1:].removeprefix("  ↪ ") for line in body)
     )
     assert "放不下并排的两栏" in "\n".join(out[:3])
+
+
+def solution_lines(out: str) -> list[str]:
+    """./poet solution 在终端上的输出 → 源码的每一行：行号开头的行开始新的一行，↪ 开头的行接在上一行后面。"""
+    lines: list[str] = []
+    for row in out.splitlines()[1:]:
+        mark, bar, code = row.partition(" │ ")
+        assert bar and cell_len(row) <= 80, row
+        if mark.strip() == code_view.CONTINUED:
+            lines[-1] += " " + code.lstrip()
+        else:
+            assert mark.strip() == str(len(lines) + 1), row
+            lines.append(code)
+    return lines
+
+
+@pytest.mark.parametrize("lesson", CATALOGUE, ids=lambda l: l.code)
+def test_solution_never_cuts_code_at_80_columns_or_in_a_pipe(monkeypatch, lesson):
+    """终端上长行折开、标出 ↪，一个字也不少；接到管道里时原样印出 solution.py 里的 solve。"""
+    source = display_source(lesson.folder / "solution.py")
+    squeeze = lambda text: "".join(text.split())  # noqa: E731
+    for terminal in (True, False):
+        buffer = io.StringIO()
+        monkeypatch.setattr(code_view, "console", Console(file=buffer, width=80, force_terminal=terminal))
+        code_view.solution(lesson, source)
+        out = ESC.sub("", buffer.getvalue())
+        if not terminal:
+            assert out.splitlines()[1:] == source.splitlines()
+            continue
+        shown = solution_lines(out)
+        assert len(shown) == len(source.splitlines())
+        for mine, line in zip(shown, source.splitlines()):
+            assert squeeze(mine) == squeeze(line) and mine.startswith(line[: len(line) - len(line.lstrip())])
+
+
+def test_solution_26_in_a_pipe_at_80_columns(poet):
+    run = poet("solution", "26", env={"COLUMNS": "80"})
+    assert run.returncode == 0
+    assert "        return vocab_size * C + context_length * C + n_layers * (12 * C * C + 13 * C) + 2 * C\n" in run.stdout
 
 
 def test_diff_side_by_side_when_it_fits(screen):

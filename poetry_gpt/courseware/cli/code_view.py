@@ -14,31 +14,59 @@ from rich.text import Text
 from .display import Prose, console
 
 
-def fold_code(line: str, width: int) -> list[str]:
-    """一行代码折成几行，每行不超过 width 格：只在空格、逗号或左括号之后折，不拆开一个名字或数；
-    实在没有这样的位置（一个名字比整行还长）才硬折。"""
-    pieces: list[str] = []
-    while cell_len(line) > width:
+def fold_spans(line: str, width: int, later: int | None = None) -> list[tuple[int, int]]:
+    """一行代码折成几段，第一段不超过 width 格、之后的每段不超过 later 格（默认也是 width），返回每段在 line 里的
+    (开始, 结束)：只在空格、逗号或左括号之后折，不拆开一个名字或数；实在没有这样的位置（一个名字、一串汉字比
+    整行还长）才硬折。折开处两边的空格不算进段里。"""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while cell_len(line[start:]) > (width if not spans or later is None else later):
+        if spans and later is not None:
+            width = later
+        rest = line[start:]
         cut = max(
             (
                 i + 1
-                for i, ch in enumerate(line)
-                if ch in " ,([" and cell_len(line[: i + 1]) <= width and line[: i + 1].strip()
+                for i, ch in enumerate(rest)
+                if ch in " ,([" and cell_len(rest[: i + 1]) <= width and rest[: i + 1].strip()
             ),
             default=0,
         )
         if not cut:
-            cut = next(i for i in range(len(line), 0, -1) if cell_len(line[:i]) <= width)
-        pieces.append(line[:cut].rstrip())
-        line = line[cut:].lstrip()
-    return pieces + [line]
+            cut = next(i for i in range(len(rest), 0, -1) if cell_len(rest[:i]) <= width)
+        spans.append((start, start + len(rest[:cut].rstrip())))
+        start += cut + len(rest[cut:]) - len(rest[cut:].lstrip())
+    return spans + [(start, len(line))]
+
+
+def fold_code(line: str, width: int) -> list[str]:
+    """一行代码折成几行（见 fold_spans）。"""
+    return [line[a:b] for a, b in fold_spans(line, width)]
+
+
+CONTINUED = "↪"
+"""折开的代码行，接下去的几行以它开头：看得出接着上一行，没有一个字被截掉。"""
 
 
 def solution(lesson, source: str) -> None:
+    """./poet solution：参考答案的 solve。终端上带行号、上色，长行在名字的边界折开，接下去的行号处写 ↪；
+    输出接到管道或文件里时原样印出源码（不加行号、不折行），可以直接存成 .py。代码从不被截掉。"""
     from rich.syntax import Syntax
 
     console.print(f"第 {lesson.code} 课参考答案（lessons/{lesson.code}/solution.py 中的 solve）：")
-    console.print(Syntax(source, "python", line_numbers=True))
+    if not console.is_terminal:
+        console.print(Text(source.rstrip("\n")), soft_wrap=True)
+        return
+    code = Syntax(source, "python").highlight(source)
+    code.rstrip()
+    lines = code.split("\n", allow_blank=True)
+    digits = len(str(len(lines)))
+    width = max(20, console.width - digits - 3)  # 行号、一个空格、竖线、一个空格之后
+    for number, line in enumerate(lines, 1):
+        indent = min(len(line.plain) - len(line.plain.lstrip(" ")) + 4, width - 20)  # 接下去的行多缩进 4 格
+        for i, (a, b) in enumerate(fold_spans(line.plain, width, width - indent)):
+            mark = f"{number:>{digits}} │ " if i == 0 else f"{CONTINUED:>{digits}} │ " + " " * indent
+            console.print(Text(mark, style="dim") + line[a:b], no_wrap=True, overflow="ignore")
 
 
 def solve_diff(lesson, mine: str, ref: str) -> None:
