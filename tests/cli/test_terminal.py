@@ -156,7 +156,9 @@ def test_solution_never_cuts_code_at_80_columns_or_in_a_pipe(monkeypatch, lesson
 def test_solution_26_in_a_pipe_at_80_columns(poet):
     run = poet("solution", "26", env={"COLUMNS": "80"})
     assert run.returncode == 0
-    assert "        return vocab_size * C + context_length * C + n_layers * (12 * C * C + 13 * C) + 2 * C\n" in run.stdout
+    assert (
+        "        return vocab_size * C + context_length * C + n_layers * (12 * C * C + 13 * C) + 2 * C\n" in run.stdout
+    )
 
 
 def test_diff_side_by_side_when_it_fits(screen):
