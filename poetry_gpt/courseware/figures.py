@@ -10,9 +10,15 @@ data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/fig
 课文写的位数不能比输出多）；百分数与小数互认（88.5% 对得上 0.885）；带负号的数要负号也对上。
 代码块（```python、```bash）和行内代码（`…`）里的数不算：代码由 excerpts.py 另查，命令行参数不是结果。
 
+引来的诗也一样：课文里一首诗或一联——两句以上、每句同样是 5 个或 7 个汉字、句末是“，。？！；”——写在
+引号“…”或「…」里，或独占一行（前后没有别的汉字，如图解里的一行），就当作引用了一次运行写出的诗，
+它的每一句都要按次序出现在来源里（空白不算，相邻两句之间最多隔 POEM_GAP 个字：记录里一句一行、前面带
+“第 1 句：”也认）。模型写的诗照记录抄，一个字也不能改；人写的诗（李白、王之涣……）记录里没有时，
+照样写进 allow 并说明出处。行内代码（`…`）与 json、python 代码块里的不算。
+
 不是来自运行的数（年份、手算例子里的数、公式的常数）写进配置的 allow 列表，每条是课文某一行里
 一字不差的一段文字（全文只能出现一次）和理由；这一段里的数都放行。数改了，这段文字就对不上，放行随之失效，照样报错；
-一条 allow 在课文里找不到、或找到的那段里没有数，也报错——放行的条目不会悄悄过期。
+一条 allow 在课文里找不到、或找到的那段里既没有数也没有诗，也报错——放行的条目不会悄悄过期。
 """
 
 from __future__ import annotations
@@ -40,6 +46,13 @@ _NUMBER = re.compile(
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")  # 2.0.1 这样的版本号不是数
 _SOURCE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?%?")
 _SUPERSCRIPT = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
+_HAN = "\u3400-\u9fff"
+_POEM = re.compile(
+    rf"(?<![{_HAN}])(?:(?:[{_HAN}]{{5}}[，。？！；]){{2,}}|(?:[{_HAN}]{{7}}[，。？！；]){{2,}})(?![{_HAN}])"
+)
+_VERSE = re.compile(rf"[{_HAN}]+[，。？！；]")
+POEM_GAP = 40
+"""引来的诗相邻两句在来源里最多隔这么多个字（去掉空白之后）：“第 2 句：”这样的编号放得下，别的诗放不下。"""
 
 
 @dataclass(frozen=True)
@@ -110,12 +123,59 @@ def figures_in(markdown: str) -> list[Figure]:
     return found
 
 
+@dataclass(frozen=True)
+class Quote:
+    """课文里引来的一首诗或一联：在第 line 行，start:end 是它在这一行里的位置。"""
+
+    text: str
+    line: int
+    start: int
+    end: int
+
+
+def poems_in(markdown: str) -> list[Quote]:
+    """课文里引来的诗（规则见模块说明）：引号里的，或独占一行的；json、python 等代码块与行内代码里的不算。"""
+    found, fence = [], None
+    for n, line in enumerate(markdown.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            fence = None if fence is not None else line.lstrip()[3:].strip()
+            continue
+        if fence not in (None, "", "text"):
+            continue
+        plain = _blank(line)
+        for m in _POEM.finditer(plain):
+            before, after = plain[: m.start()], plain[m.end() :]
+            quoted = before.rstrip().endswith(("“", "「"))
+            alone = not re.search(f"[{_HAN}]", before) and not re.search(f"[{_HAN}]", after)
+            if quoted or alone:
+                found.append(Quote(m.group(), n, m.start(), m.end()))
+    return found
+
+
+def quoted_in(poem: str, text: str) -> bool:
+    """poem 的每一句是否按次序出现在 text 里（空白已去掉），相邻两句之间最多隔 POEM_GAP 个字。"""
+    verses = _VERSE.findall(poem)
+    start = text.find(verses[0])
+    while start >= 0:
+        at = start + len(verses[0])
+        for verse in verses[1:]:
+            found = text.find(verse, at)
+            if found < 0 or found - at > POEM_GAP:
+                break
+            at = found + len(verse)
+        else:
+            return True
+        start = text.find(verses[0], start + 1)
+    return False
+
+
 @dataclass
 class Source:
     """一个来源：路径（相对仓库）与其中的数，每个数记着它在哪一行、这一行去掉数之后的样子（对照新旧输出用）。"""
 
     path: str
     numbers: list[tuple[Number, int, str, int]] = field(default_factory=list)  # (数, 行号, 骨架, 行内第几个)
+    text: str = ""  # 全文去掉空白：课文引来的诗在这里找
 
     @classmethod
     def read(cls, path: str) -> Source:
@@ -126,6 +186,7 @@ class Source:
             text = (ROOT / path).read_text(encoding="utf-8")
         except FileNotFoundError:
             return source
+        source.text = re.sub(r"\s+", "", text)
         if path.endswith(".md") and path not in _READING:
             _READING.add(path)
             try:
@@ -333,6 +394,23 @@ def check_text(path: str, sources: list[Source] | None = None, text: str | None 
                 near,
             )
         )
+    for poem in poems_in("\n".join(lines)):
+        covering = [a for s, e, a in spans.get(poem.line, []) if s <= poem.start and poem.end <= e]
+        if covering:
+            report.allowed += 1
+            used.update(covering)
+        elif any(quoted_in(poem.text, source.text) for source in sources):
+            report.checked += 1
+        else:
+            report.stale.append(
+                Stale(
+                    path,
+                    poem.line,
+                    "",
+                    f"课文引的诗“{poem.text}”不在 {names} 里（逐句按次序找）。模型写的诗照记录抄，一个字也不改；"
+                    f"人写的诗记录里没有，就在 {config.config} 里放行并写明出处",
+                )
+            )
     for allow in config.allow:
         if allow not in used:
             report.stale.append(
@@ -340,7 +418,7 @@ def check_text(path: str, sources: list[Source] | None = None, text: str | None 
                     config.config,
                     0,
                     "",
-                    f"放行的“{allow.text}”在 {path} 里找不到，或那一段里没有数：课文改了，就删掉或改写这一条",
+                    f"放行的“{allow.text}”在 {path} 里找不到，或那一段里既没有数也没有诗：课文改了，就删掉或改写这一条",
                 )
             )
     return report

@@ -15,6 +15,8 @@ from poetry_gpt.courseware.figures import (
     config_for,
     figures_in,
     parse_number,
+    poems_in,
+    quoted_in,
     shown,
     text_files,
 )
@@ -116,6 +118,57 @@ def test_an_allowed_figure_that_changes_is_no_longer_allowed():
     problems = [str(s) for s in check_text(path, text=changed).stale]
     assert any(entry.text in p and "找不到" in p for p in problems), problems  # 放行失效
     assert any(figure + "1" in p for p in problems), problems  # 改过的数照样报
+
+
+def test_a_poem_the_text_says_the_model_wrote_is_the_one_it_wrote():
+    """第 26 课引的发布模型的诗，改一个字（实验印的是“谁伴醉中游”）就报出这一行与这首诗。"""
+    path = "lessons/26/README.md"
+    text = (ROOT / path).read_text(encoding="utf-8")
+    assert "谁伴醉中游。" in text
+    changed = text.replace("谁伴醉中游。", "谁伴月中游。")
+    line = next(n for n, l in enumerate(changed.splitlines(), start=1) if "谁伴月中游" in l)
+    stale = check_text(path, text=changed).stale
+    assert [(s.path, s.line) for s in stale] == [(path, line)]
+    assert "谁伴月中游" in stale[0].message and "lessons/26/output.txt" in stale[0].message
+    assert check_text(path).checked > check_text(path, text=changed).checked
+
+
+def test_which_poems_in_a_text_are_quotes():
+    text = "\n".join(
+        [
+            "模型写出“月照孤星散，山光照石流。君来无处问，谁伴醉中游。”：成句了。",  # 引号里
+            "月色照人衣，月中无一色。",  # 独占一行的一联
+            "  seed 3 → 江南十里两重山，无复知时更少寒。",  # 前后没有别的汉字
+            "**少放回一样，差在哪一步。** 不放回时……",  # 正文里的两个短句，不是引来的诗
+            "条目是 `[\"春眠不覺曉，處處聞啼鳥。\"]`。",  # 行内代码
+            "“床前看月光……”只是半句",  # 不到两句
+            "```python",
+            'poem = "白日依山尽，黄河入海流。"',
+            "```",
+        ]
+    )
+    assert [(q.line, q.text) for q in poems_in(text)] == [
+        (1, "月照孤星散，山光照石流。君来无处问，谁伴醉中游。"),
+        (2, "月色照人衣，月中无一色。"),
+        (3, "江南十里两重山，无复知时更少寒。"),
+    ]
+
+
+def test_a_quoted_poem_is_found_verse_by_verse_in_order():
+    recording = "第1句：丹邱雨里看春回，第2句：密雾浓云拨不开。"
+    assert quoted_in("丹邱雨里看春回，密雾浓云拨不开。", recording)
+    assert not quoted_in("密雾浓云拨不开。丹邱雨里看春回，", recording)  # 次序不对
+    assert not quoted_in("丹邱雨里看春回，密雾浓云拨不开。", "丹邱雨里看春回，" + "别的诗。" * 20 + "密雾浓云拨不开。")
+
+
+def test_a_human_poem_is_allowed_only_where_the_config_says():
+    path = "lessons/24/README.md"
+    entry = next(a for a in config_for(path).allow if "白日依山尽" in a.text)
+    text = (ROOT / path).read_text(encoding="utf-8")
+    changed = text.replace(entry.text, entry.text.replace("更上", "再上"))
+    problems = [str(s) for s in check_text(path, text=changed).stale]
+    assert any("再上一层楼" in p for p in problems), problems  # 改过的诗照样报
+    assert any(entry.text in p and "找不到" in p for p in problems), problems  # 放行失效
 
 
 def test_a_block_marked_simplified_must_name_code_that_exists(tmp_path):
