@@ -148,6 +148,21 @@ def test_check_verdicts(poet, tmp_path, body, verdict, detail):
     assert "Traceback (most recent call last)" not in run.stdout + run.stderr
 
 
+@pytest.mark.parametrize("bwrap", [True, False])
+def test_check_says_one_short_line_before_the_verdict(poet, tmp_path, bwrap):
+    """学习者检查自己的文件：判定之前只有一行，写着实际的时间上限；沙箱、uid、cgroup 的细节在 doctor 与 grade 里，
+    没有 bubblewrap 时也不对学习者说一句像安全警告的话。"""
+    path = tmp_path / "mine.py"
+    path.write_text("def solve(words, positions, past):\n" + GOOD + "\n", encoding="utf-8")
+    env = {"COLUMNS": "80"} if bwrap else {"COLUMNS": "80", "PATH": str(tmp_path)}  # PATH 里没有 bwrap
+    run = poet("check", "9", str(path), "--timeout", "12", env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    before = run.stdout[: run.stdout.index("╭")].splitlines()
+    assert len(before) == 1 and "12 秒" in before[0] and display.cell_len(before[0]) <= 80, before
+    for word in ("--timeout 秒", "uid", "cgroup", "沙箱", "注意", "身份"):
+        assert word not in run.stdout + run.stderr, word
+
+
 def test_endless_loop_is_stopped_by_the_time_limit(poet, tmp_path):
     path = tmp_path / "loop.py"
     path.write_text("def solve(words, positions, past):\n    while True:\n        pass\n", encoding="utf-8")

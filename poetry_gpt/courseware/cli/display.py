@@ -172,6 +172,11 @@ def notice(message: str) -> None:
     console.print(Text(message, style="yellow"))
 
 
+def check_limit(seconds: float) -> None:
+    """./poet check 在判定之前只说一行：这次检查的时间上限（实际的秒数）。"""
+    console.print(Text(f"这次检查最多用 {seconds:g} 秒 CPU 时间（--timeout 可改）。", style="dim"))
+
+
 def course_map(sections: dict[str, str], lessons: Sequence, status: dict[str, str | None]) -> None:
     """./poet：按节列出每一课与学习者的状态（status：课号 → passed / started / None）；最后说下一步做什么。"""
     console.print(

@@ -170,14 +170,11 @@ def cmd_start(args) -> int:
 
 def cmd_check(args) -> int:
     from ..grading import Limits, check_file  # 导入 torch 较慢，只在需要时导入
-    from ..sandbox import fallback_notice, protection
 
     lesson = lesson_arg(args.lesson)
     path = exercise_path(lesson, args.file)
-    if notice := fallback_notice():
-        display.notice(notice)
     limits = Limits(timeout=args.timeout)
-    console.print(f"[dim]{protection(limits.memory_mb)}。[/dim]", highlight=False)
+    display.check_limit(limits.timeout)  # 沙箱怎样关住代码是老师关心的：在 ./poet doctor 与 ./poet grade 里说
     with display.busy("正在检查 …"):
         verdict = check_file(lesson, path, limits)
     display.verdict(lesson, verdict)
