@@ -2,6 +2,7 @@
 批改程序自己的开销有上界。"""
 
 import json
+import re
 from pathlib import Path
 from textwrap import indent
 
@@ -178,6 +179,45 @@ def test_a_float_mismatch_names_the_position_that_differs_most():
     want = torch.zeros(3, 4)
     got = want.clone()
     got[2, 1], got[1, 0] = 0.5, 0.1
-    assert tensor_difference(want, got) == "最大相差 0.5，在 [2, 1]：应为 0、实际是 0.5；共 2 个位置超出容差"
+    assert (
+        tensor_difference(want, got)
+        == "最大相差 0.5，在 [2, 1]（下标从 0 数）：应为 0、实际是 0.5；共 2 个位置超出容差"
+    )
     line = torch.tensor([0.0, 0.0, 0.0, 0.3])
-    assert tensor_difference(torch.zeros(4), line) == "最大相差 0.3，在第 3 个：应为 0、实际是 0.3；共 1 个位置超出容差"
+    assert (
+        tensor_difference(torch.zeros(4), line)
+        == "最大相差 0.3，在 [3]（下标从 0 数）：应为 0、实际是 0.3；共 1 个位置超出容差"
+    )
+
+
+def test_positions_are_written_one_way_in_every_message():
+    """位置一律写成从 0 数的下标（[2]、结果[9]）并注明；“第 N 个用例”是从 1 数的序数。第 05 课的第十项是 结果[9]。"""
+    import torch
+
+    from poetry_gpt.courseware.grading.answers import compare, judge, tensor_difference
+
+    want = torch.tensor([0.0, 1.0, float("-inf"), 3.0])
+    got = torch.tensor([0.0, 1.0, 777.0, 3.0])
+    assert tensor_difference(want, got) == "1 个位置不同（下标从 0 数）：[2] 应为 -inf、实际是 777"
+    ids = torch.tensor([[1, 2], [3, 4]])
+    assert tensor_difference(ids, ids.flip(0)) == (
+        "4 个位置不同（下标从 0 数）：[0, 0] 应为 1、实际是 3；[0, 1] 应为 2、实际是 4；"
+        "[1, 0] 应为 3、实际是 1；[1, 1] 应为 4、实际是 2"
+    )
+    table = [f"字{i}" for i in range(12)]
+    wrong = table[:9] + ["错"] + table[10:]
+    assert compare(table, wrong) == "结果[9]应为 '字9'，实际是 '错'（下标从 0 数）"
+    assert compare([[1, 2], [3, 4]], [[1, 2], [3, 5]]) == "结果[1][1]应为 4，实际是 5（下标从 0 数）"
+    cases = [(["春风"], 1, ["<pad>"])] * 3
+    result = {"status": "ok", "outputs": [table, table, wrong], "inputs": cases}
+    verdict, message = judge(BY_NUMBER[5], cases, [table] * 3, result)
+    assert verdict == "wrong" and message.startswith("第 3/3 个用例不对：结果[9]应为"), message
+    for text in (message, tensor_difference(want, got)):
+        assert not re.search(r"第 \d+ [个项](?!用例)", text.replace("第 3/3 个用例", "")), text
+
+
+def test_a_tuple_is_asked_for_as_a_tuple():
+    from poetry_gpt.courseware.grading.answers import compare
+
+    assert compare(([1], [True]), {"ids": [1]}) == "结果应是元组（tuple），实际是 dict"
+    assert compare([1, 2], "12") == "结果应是列表，实际是 str"

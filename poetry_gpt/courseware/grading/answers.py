@@ -29,7 +29,7 @@ def _kind(value) -> str:
     return {
         torch.Tensor: "张量",
         list: "列表",
-        tuple: "列表",
+        tuple: "元组（tuple）",
         dict: "字典",
         float: "浮点数",
         int: "整数",
@@ -38,10 +38,15 @@ def _kind(value) -> str:
     }.get(type(value), type(value).__name__)
 
 
+ZERO_BASED = "（下标从 0 数）"
+"""消息里位置的写法只有一种：Python 的下标（[5]、[1, 2]、结果[9]），从 0 数，第一次出现时注明。
+“第 N 个用例”“第 N 个参数”“第 N 行”是从 1 数的序数，不是下标。"""
+
+
 def _position(flat: int, shape) -> str:
-    """展平后的第 flat 个元素写成“第 5 个”（一维）或“[1, 2]”（多维）。"""
+    """展平后的第 flat 个元素（从 0 数）写成下标：“[5]”（一维）或“[1, 2]”（多维）。"""
     if len(shape) <= 1:
-        return f"第 {flat} 个"
+        return f"[{flat}]"
     index = []
     for size in reversed(shape):
         index.append(flat % size)
@@ -67,9 +72,8 @@ def tensor_difference(expected: torch.Tensor, got: torch.Tensor, shown: int = 5,
             gap = torch.where(finite, (e - g).abs(), torch.zeros_like(e))
             i = int(gap.argmax())
             off = int((finite & ~torch.isclose(g, e, rtol=1e-4, atol=1e-5)).sum())
-            where = _position(i, expected.shape)
             return (
-                f"最大相差 {gap[i].item():.4g}，在{' ' if where.startswith('[') else ''}{where}：应为 {e[i].item():.4g}、"
+                f"最大相差 {gap[i].item():.4g}，在 {_position(i, expected.shape)}{ZERO_BASED}：应为 {e[i].item():.4g}、"
                 f"实际是 {g[i].item():.4g}；共 {off} 个位置超出容差"
             )
         fmt = lambda v: f"{v:.4g}"  # noqa: E731
@@ -77,12 +81,12 @@ def tensor_difference(expected: torch.Tensor, got: torch.Tensor, shown: int = 5,
         bad = (e != g).nonzero().flatten().tolist()
         fmt = (lambda v: str(bool(v))) if expected.dtype == torch.bool else (lambda v: str(int(v)))  # noqa: E731
     where = [
-        f"{_position(i, expected.shape)}{name(i) if name and expected.dim() == 1 else ''}"
+        f"{_position(i, expected.shape)}{name(i) if name and expected.dim() == 1 else ''} "
         f"应为 {fmt(e[i].item())}、实际是 {fmt(g[i].item())}"
         for i in bad[:shown]
     ]
     more = "……" if len(bad) > shown else ""
-    return f"{len(bad)} 个位置不同：" + "；".join(where) + more
+    return f"{len(bad)} 个位置不同{ZERO_BASED}：" + "；".join(where) + more
 
 
 def compare(expected, got, where: str = "结果") -> str | None:
@@ -117,12 +121,12 @@ def compare(expected, got, where: str = "结果") -> str | None:
         return f"{where}应约为 {expected:.6g}，实际是 {_short(got)}"
     if isinstance(expected, (list, tuple)):
         if not isinstance(got, (list, tuple)):
-            return f"{where}应是列表，实际是 {type(got).__name__}"
+            return f"{where}应是{_kind(expected)}，实际是 {type(got).__name__}"
         if len(got) != len(expected):
             return f"{where}应有 {len(expected)} 项，实际有 {len(got)} 项"
         for i, (e, g) in enumerate(zip(expected, got)):
-            if reason := compare(e, g, f"{where}第 {i} 项"):
-                return reason
+            if reason := compare(e, g, f"{where}[{i}]"):
+                return reason if ZERO_BASED in reason else reason + ZERO_BASED
         return None
     if isinstance(expected, dict):
         if not isinstance(got, dict) or set(map(str, got)) != set(map(str, expected)):
