@@ -68,6 +68,69 @@ def syntax_message(message: str) -> str:
     return message
 
 
+_TORCH = [
+    (re.compile(pattern), chinese)
+    for pattern, chinese in (
+        (
+            r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension (\d+)",
+            r"两个张量的形状对不上：dim=\3 那一维一个是 \1、一个是 \2，既不相等也不是 1，没法逐元素运算（广播的规则见第 02 课）",
+        ),
+        (
+            r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)",
+            r"矩阵乘法的形状对不上：左边 [\1, \2] 的最后一维 \2 要等于右边 [\3, \4] 的第一维 \3",
+        ),
+        (
+            r"index (-?\d+) is out of bounds for dimension (\d+) with size (\d+)",
+            r"下标 \1 超出了范围：dim=\2 那一维只有 \3 个（下标从 0 数）",
+        ),
+        (r"index out of range in self", "查表的编号超出了范围：编号要在 0 到表的行数减 1 之间"),
+        (
+            r"Dimension out of range \(expected to be in range of \[(-?\d+), (-?\d+)\], but got (-?\d+)\)",
+            r"dim=\3 超出了范围：这个张量的 dim 只能是 \1 到 \2",
+        ),
+        (
+            r"shape '(\[[^\]]*\])' is invalid for input of size (\d+)",
+            r"view/reshape 的形状 \1 与元素个数对不上：输入一共 \2 个数",
+        ),
+        (
+            r"view size is not compatible with input tensor's size and stride.*",
+            "view 用在了不连续的张量上（比如 transpose 之后）：改用 reshape，或先 .contiguous()",
+        ),
+        (
+            r"Sizes of tensors must match except in dimension (\d+)\..*",
+            r"torch.cat 拼接的张量，除了 dim=\1 那一维，其余各维的大小要一样",
+        ),
+        (r"(?:mean|var|std)\(\): could not infer output dtype.*", "整数张量不能求平均：先 .float()"),
+        (
+            r"expected m1 and m2 to have the same dtype.*|expected scalar type .*",
+            "参与运算的两个张量 dtype 不一样（比如一个是整数、一个是浮点数）：先用 .float() 或 .long() 统一",
+        ),
+        (r"'(\w+)' object has no attribute '(\w+)'", r"\1 没有叫 \2 的属性或方法：看看是不是拼错了"),
+        (r"name '(\w+)' is not defined", r"名字 \1 没有定义：拼错了，或者忘了 import"),
+        (r".*only supports boolean masks.*", "掩码要是 bool 张量：比较运算（x > 0）得到的就是，或者用 .bool()"),
+        (
+            r"Expected tensor for argument #1 'indices' to have one of the following scalar types.*|gather\(\): Expected dtype int.*",
+            "当下标用的张量要是整数（torch.long）：先 .long()",
+        ),
+    )
+]
+_ERROR_LINE = re.compile(r"^(\w+(?:Error|Exception)): (.*)$", re.M)
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def error_hint(message: str) -> str | None:
+    """学习者的代码崩溃时的消息（最后一行是“RuntimeError: 英文原文”）前面加的一句中文；错误行已是中文、或不是
+    报错时为 None。认得的 torch 报错说清是哪里不对；认不得的英文报错说一句怎样读它。英文原文照旧留在后面，可以拿去搜索。"""
+    found = _ERROR_LINE.findall(message)
+    if not found or _HAN.search(found[-1][1]):
+        return None
+    text = found[-1][1]
+    for pattern, chinese in _TORCH:
+        if m := pattern.fullmatch(text) or pattern.match(text):
+            return m.expand(chinese) + "。"
+    return "代码运行时出了错，最后一行是 Python 或 torch 的英文报错原文：先看它指着的那一行代码，在那一行前打印用到的值（张量就打印 .shape 与 .dtype）看看。"
+
+
 def not_utf8(line: int) -> str:
     """文件在第 line 行起读不成 UTF-8 时的说明。"""
     return (

@@ -221,3 +221,12 @@ def test_a_tuple_is_asked_for_as_a_tuple():
 
     assert compare(([1], [True]), {"ids": [1]}) == "结果应是元组（tuple），实际是 dict"
     assert compare([1, 2], "12") == "结果应是列表，实际是 str"
+
+
+def test_a_torch_error_reaches_the_learner_after_a_chinese_sentence(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(exercise(GUARD + "return words + positions"), encoding="utf-8")  # 位置表没有切到 T 行
+    verdict = check_file(BY_NUMBER[9], path, Limits(timeout=60))
+    first, *rest = verdict.message.splitlines()
+    assert verdict.kind == "crashed" and "两个张量的形状对不上" in first, verdict.message
+    assert "The size of tensor a" in rest[-1], verdict.message

@@ -25,3 +25,39 @@ def test_syntax_errors_get_a_chinese_gloss_with_the_original(source, chinese):
     message = syntax_message(caught.value.msg)
     assert chinese in message and message.endswith(f"（{caught.value.msg}）")
     assert syntax_message("something new in Python 3.99") == "something new in Python 3.99"
+
+
+TORCH_ERRORS = [  # (出错的代码, 中文说明里的一段)
+    ("torch.zeros(2, 3) + torch.zeros(2, 4)", "dim=1 那一维一个是 3、一个是 4"),
+    ("torch.zeros(2, 3) @ torch.zeros(4, 5)", "最后一维 3 要等于右边 [4, 5] 的第一维 4"),
+    ("torch.zeros(3)[5]", "下标 5 超出了范围：dim=0 那一维只有 3 个"),
+    ("torch.zeros(6).view(4, 2)", "输入一共 6 个数"),
+    ("torch.zeros(2, 3).t().view(6)", "改用 reshape"),
+    ("torch.cat([torch.zeros(2, 3), torch.zeros(2, 4)])", "除了 dim=0 那一维"),
+    ("torch.arange(3).mean()", "先 .float()"),
+    ("torch.zeros(2, 3).masked_fill(torch.zeros(2, 3), 1.0)", "掩码要是 bool 张量"),
+]
+
+
+@pytest.mark.parametrize("code, chinese", TORCH_ERRORS)
+def test_torch_errors_get_a_chinese_sentence_before_the_english(code, chinese):
+    import traceback
+
+    import torch
+
+    from poetry_gpt.courseware.messages import error_hint
+
+    try:
+        eval(code, {"torch": torch})
+    except Exception as e:
+        english = "".join(traceback.format_exception_only(type(e), e)).rstrip()
+    message = f"差分检查出错：\n  mine.py 第 3 行（在 solve 里）：return {code}\n{english}"
+    assert chinese in error_hint(message)
+
+
+def test_unknown_english_errors_get_a_general_sentence_and_chinese_ones_none():
+    from poetry_gpt.courseware.messages import error_hint
+
+    assert "英文报错原文" in error_hint("差分检查出错：\nKeyError: 3")
+    assert error_hint("差分检查出错：\nValueError: 位置表不够长") is None
+    assert error_hint("程序以退出码 3 结束，没有完成检查") is None

@@ -8,6 +8,7 @@ import torch
 
 from .. import wire
 from ..catalogue import Lesson
+from ..messages import error_hint
 from .course import lesson_check
 
 
@@ -151,6 +152,8 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
         message = result["message"] or "solve 还没有补全"
         explain = getattr(check, "explain", None)
         hint = explain(message) if explain and result["status"] == "crashed" else None
+        if not hint and result["status"] == "crashed":
+            hint = error_hint(message)  # torch 的英文报错前面先说一句中文
         return result["status"], (f"{hint}\n{message}" if hint else message)
     cmp = getattr(check, "compare", compare)
     fresh = getattr(check, "FRESH_RESULT", False)
