@@ -343,3 +343,13 @@ def test_eval_tables_read_well_at_80_columns(monkeypatch):
     shares = [line.split()[-6:] for line in grid if line.startswith("给定的字出现")]
     assert shares == [[s, "–", s, "–", s, s] for s in ("0%", "75%", "25%", "0%")]  # 一格四个数拆成四行
     assert "床前明月光，疑是地上霜。" in lines
+
+
+def test_write_says_it_joined_keywords_given_apart(poet):
+    """./poet write 月 花：合成“月花”，在标准错误上说出来（--json 的输出里没有这句），诗与 ./poet write 月花 相同。"""
+    apart = poet("write", "月", "花", "--seed", "3", "--json")
+    together = poet("write", "月花", "--seed", "3", "--json")
+    assert apart.returncode == 0 and "合在一起：“月花”" in apart.stderr, apart.stderr
+    texts = [[p["text"] for p in json.loads(run.stdout)] for run in (apart, together)]
+    assert texts[0] == texts[1] and "月" in texts[0][0] and "花" in texts[0][0]
+    assert "合在一起" not in together.stderr

@@ -140,7 +140,7 @@ def test_negative_temperature_has_its_own_message(monkeypatch, value, right, wro
 @pytest.mark.parametrize(
     "argv, usage",
     [
-        (["write", "月", "extra"], "用法：./poet write"),
+        (["hint", "9", "extra"], "用法：./poet hint"),
         (["check", "9", "a.py", "b.py"], "用法：./poet check"),
     ],
 )

@@ -172,6 +172,11 @@ def notice(message: str) -> None:
     console.print(Text(message, style="yellow"))
 
 
+def remark(message: str) -> None:
+    """一句顺带的说明（标准错误，灰字）：不混进 --json 的输出。"""
+    error_console.print(Text(message, style="dim"))
+
+
 def check_limit(seconds: float) -> None:
     """./poet check 在判定之前只说一行：这次检查的时间上限（实际的秒数）。"""
     console.print(Text(f"这次检查最多用 {seconds:g} 秒 CPU 时间（--timeout 可改）。", style="dim"))

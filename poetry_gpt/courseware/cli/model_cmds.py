@@ -94,6 +94,11 @@ def cmd_write(args) -> int:
 
     # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢得多
     torch.set_num_threads(1)
+    if len(args.keywords) > 1:  # ./poet write 月 花：合成一组关键词，并说出来
+        display.remark(
+            f"几个关键词合在一起：“{safe_text(''.join(args.keywords), 40, one_line=True)}”（与 ./poet write {''.join(args.keywords)} 相同）"
+        )
+    args.keywords = "".join(args.keywords)
     if not args.keywords and not args.acrostic:
         raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
     for what, text in (("关键词", args.keywords), ("藏头字", args.acrostic)):
@@ -200,7 +205,9 @@ def _register_train(sub) -> None:
 
 def _register_write(sub) -> None:
     p = sub.add_parser("write", help="写一首绝句：./poet write 月")
-    p.add_argument("keywords", nargs="?", metavar="关键词", help="要写进诗里的字（1–4 个，繁体也可以）")
+    p.add_argument(
+        "keywords", nargs="*", metavar="关键词", help="要写进诗里的字（1–4 个，繁体也可以；分开写的几个合在一起）"
+    )
     p.add_argument(
         "--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认按训练诗里两种体裁的比例抽，七言约 83%%）"
     )
