@@ -352,6 +352,21 @@ def test_json_stays_valid_and_lossless_in_an_ascii_terminal(monkeypatch):
     assert "月" in json.loads(ascii_out)[0]["text"]
 
 
+def test_json_in_a_gbk_terminal_writes_hanzi_as_hanzi(monkeypatch):
+    """PYTHONIOENCODING=gbk：汉字照样是汉字（不是 \\u6708），GBK 写不出的字（🌙）才转义；JSON 读回来一样。"""
+    from poetry_gpt.courseware.cli import display
+
+    code, out, err = run_main(monkeypatch, "write", "月", "--seed", "3", "--json", encoding="gbk")
+    assert code == 0, err
+    text = out.decode("gbk")
+    assert "\\u" not in text and "月" in json.loads(text)[0]["text"] and "月" in text
+    buffer = io.TextIOWrapper(io.BytesIO(), encoding="gbk", errors="strict", write_through=True)
+    monkeypatch.setattr(sys, "stdout", buffer)
+    display.write_json({"诗": "月🌙"})
+    written = buffer.buffer.getvalue().decode("gbk")
+    assert "诗" in written and "\\ud83c\\udf19" in written and json.loads(written) == {"诗": "月🌙"}
+
+
 def test_grade_works_in_a_gbk_terminal(monkeypatch, tmp_path):
     for name, body in (("甲", GOOD), ("乙", GOOD.replace("words + positions", "words - positions"))):
         (tmp_path / name).mkdir()

@@ -107,9 +107,18 @@ def busy(text: str):
 
 
 def write_json(data) -> None:
-    """把 JSON 写到标准输出（--json）。终端编码不是 UTF-* 时汉字写成 \\u 转义：JSON 仍然完整、读回来一样，不会被写成 ?。"""
-    utf = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "").startswith("utf")
-    write_text(json.dumps(data, ensure_ascii=not utf, indent=1) + "\n")
+    """把 JSON 写到标准输出（--json）。汉字原样写出；终端的编码（GBK、ASCII）写不出的字写成 \\u 转义（只在字符串里，
+    JSON 仍然完整、读回来一样，不会被写成 ?）：GBK 终端上汉字照样是汉字，ASCII 终端上才全部转义。"""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+
+    def escaped(m: re.Match) -> str:
+        try:
+            m.group().encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            return json.dumps(m.group())[1:-1]  # \uXXXX，编码之外的平面写成一对代理
+        return m.group()
+
+    write_text(re.sub(r"[^\x00-\x7f]", escaped, json.dumps(data, ensure_ascii=False, indent=1)) + "\n")
 
 
 def write_text(text: str) -> None:
