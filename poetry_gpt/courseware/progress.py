@@ -125,11 +125,14 @@ def _progress_json(progress: dict) -> str:
     return json.dumps(progress, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
-def record_progress(lesson: Lesson, status: str, verdict: str | None = None, path: Path | None = None) -> None:
-    """记下一课的状态（写进 path，默认 progress_file()）。已经通过的课不会因为后来的一次失败变回“已开始”。"""
+def record_progress(
+    lesson: Lesson, status: str, verdict: str | None = None, path: Path | None = None, restart: bool = False
+) -> None:
+    """记下一课的状态（写进 path，默认 progress_file()）。已经通过的课不会因为后来的一次失败变回“已开始”；
+    restart（./poet start --force：学习者自己要重来）时丢掉这一课以前的记录，“已通过”也不留。"""
     path = progress_file() if path is None else path
     progress = load_progress(path)
-    entry = progress.get(lesson.code, {})
+    entry = {} if restart else progress.get(lesson.code, {})
     if entry.get("status") == "passed" and status != "passed":
         status = "passed"
     entry.update(status=status, updated=time.strftime("%Y-%m-%d %H:%M:%S"))
@@ -141,3 +144,21 @@ def record_progress(lesson: Lesson, status: str, verdict: str | None = None, pat
 
 def status_of(lesson: Lesson, progress: dict) -> str | None:
     return progress.get(lesson.code, {}).get("status")
+
+
+def next_lesson(lessons, progress: dict) -> tuple[Lesson, str] | None:
+    """课程地图上的“下一步”：跟着学习者最近一次动过的课走。返回 (课, "started" 或 None)，全部通过时为 None。
+
+    最近动过的一课（updated 最晚，同一时刻取课号大的）还没通过：就是它，接着做；已经通过：它后面第一课没通过的；后面都通过了，
+    再从头找。没有任何记录时是第一课。"""
+    remaining = [l for l in lessons if l.available and status_of(l, progress) != "passed"]
+    if not remaining:
+        return None
+    touched = [l for l in lessons if l.code in progress]
+    if not touched:
+        return remaining[0], None
+    latest = max(touched, key=lambda l: (progress[l.code].get("updated", ""), l.number))  # 同一时刻：课号大的
+    if status_of(latest, progress) == "started" and latest.available:
+        return latest, "started"
+    after = next((l for l in remaining if l.number > latest.number), remaining[0])
+    return after, status_of(after, progress)

@@ -163,6 +163,58 @@ def test_check_says_one_short_line_before_the_verdict(poet, tmp_path, bwrap):
         assert word not in run.stdout + run.stderr, word
 
 
+def test_check_by_path_records_progress_only_for_the_learners_own_file(poet, workspace, tmp_path_factory):
+    """./poet check 9 文件：文件就是工作区里的 lessons/09/my_exercise.py（怎样写路径都行）时记进度；
+    别的文件照样检查，但说一句没有记进度。"""
+    poet("start", "9")
+    mine = workspace / "lessons" / "09" / "my_exercise.py"
+    mine.write_text("def solve(words, positions, past):\n" + GOOD + "\n", encoding="utf-8")
+    elsewhere = tmp_path_factory.mktemp("other") / "copy.py"
+    elsewhere.write_bytes(mine.read_bytes())
+    other = poet("check", "9", str(elsewhere))
+    assert other.returncode == 0 and "没有记进度" in other.stderr, other.stderr
+    assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["09"]["status"] == "started"
+    own = poet("check", "9", str(workspace / "lessons" / ".." / "lessons" / "09" / "my_exercise.py"))
+    assert own.returncode == 0 and "没有记进度" not in own.stderr
+    assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["09"]["status"] == "passed"
+
+
+def test_start_force_clears_an_old_pass(poet, workspace):
+    (workspace / ".progress.json").write_text(
+        json.dumps({"05": {"status": "passed", "last_verdict": "通过", "updated": "2026-12-01 20:40:11"}}),
+        encoding="utf-8",
+    )
+    assert poet("start", "5").returncode == 0  # 还没有练习文件：建出来，以前的记录照旧
+    assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["05"]["status"] == "passed"
+    run = poet("start", "5", "--force")
+    assert run.returncode == 0, run.stderr
+    entry = json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["05"]
+    assert entry["status"] == "started" and "last_verdict" not in entry, entry
+    table = poet("progress", env={"COLUMNS": "80"})
+    assert "已通过 0 课，已开始 1 课" in table.stdout
+    row = next(line for line in table.stdout.splitlines() if "05" in line and "汉字表" in line)
+    assert "已开始" in row and "通过" not in row.replace("已通过", ""), row
+
+
+def test_the_map_says_what_comes_next_from_the_learners_progress(poet, workspace):
+    def at(day):
+        return f"2026-12-0{day} 10:00:00"
+
+    def next_step(entries):
+        (workspace / ".progress.json").write_text(json.dumps(entries), encoding="utf-8")
+        run = poet(env={"COLUMNS": "200"})
+        assert run.returncode == 0, run.stderr
+        return next(line for line in run.stdout.splitlines() if line.startswith("下一步"))
+
+    assert "./poet lesson 1（" in next_step({})
+    passed = {f"{n:02d}": {"status": "passed", "updated": at(1)} for n in (5, 9)}
+    assert "./poet lesson 10（第 10 课" in next_step(passed)  # 第 01 课没做也跟着最近的一课走
+    started = passed | {"12": {"status": "started", "updated": at(2)}}
+    assert "接着做第 12 课" in next_step(started) and "./poet check 12" in next_step(started)
+    late = started | {"26": {"status": "passed", "updated": at(3)}}
+    assert "./poet lesson 1（第 01 课" in next_step(late)  # 最后一课通过了：从头找没通过的
+
+
 def test_endless_loop_is_stopped_by_the_time_limit(poet, tmp_path):
     path = tmp_path / "loop.py"
     path.write_text("def solve(words, positions, past):\n    while True:\n        pass\n", encoding="utf-8")

@@ -191,12 +191,12 @@ def check_limit(seconds: float) -> None:
     console.print(Text(f"这次检查最多用 {seconds:g} 秒 CPU 时间（--timeout 可改）。", style="dim"))
 
 
-def course_map(sections: dict[str, str], lessons: Sequence, status: dict[str, str | None]) -> None:
-    """./poet：按节列出每一课与学习者的状态（status：课号 → passed / started / None）；最后说下一步做什么。"""
+def course_map(sections: dict[str, str], lessons: Sequence, status: dict[str, str | None], next_step=None) -> None:
+    """./poet：按节列出每一课与学习者的状态（status：课号 → passed / started / None）；最后说下一步做什么
+    （next_step：progress.next_lesson 的 (课, 状态)，None 时全部通过了）。"""
     console.print(
         Panel.fit(f"[bold]一字一诗[/bold]：从零搭一个会写绝句的小 GPT（共 {len(lessons)} 课）", border_style="cyan")
     )
-    next_lesson = None
     for key, name in sections.items():
         t = Table(title=f"学习路径/{key} · {name}", title_justify="left", show_header=False, box=None, pad_edge=False)
         t.add_column(width=4)
@@ -210,15 +210,18 @@ def course_map(sections: dict[str, str], lessons: Sequence, status: dict[str, st
                 mark = {"passed": f"[green]{marks()[0]} 已通过[/green]", "started": "[yellow]… 已开始[/yellow]"}.get(
                     state, "未开始"
                 )
-                if state != "passed" and next_lesson is None:
-                    next_lesson = lesson
             title = lesson.title if lesson.available else f"[dim]{lesson.title}[/dim]"
             t.add_row(lesson.code, title, mark)
         console.print(t)
-    if next_lesson:
+    if next_step and next_step[1] == "started":
+        lesson = next_step[0]
         console.print(
-            f"\n下一步：[bold]./poet lesson {next_lesson.number}[/bold]（第 {next_lesson.code} 课《{next_lesson.title}》）"
+            f"\n下一步：接着做第 {lesson.code} 课《{lesson.title}》的练习，[bold]./poet check {lesson.number}[/bold]"
+            f"（卡住了：./poet hint {lesson.number}）"
         )
+    elif next_step:
+        lesson = next_step[0]
+        console.print(f"\n下一步：[bold]./poet lesson {lesson.number}[/bold]（第 {lesson.code} 课《{lesson.title}》）")
     else:
         console.print("\n已写好的课你都通过了。")
 

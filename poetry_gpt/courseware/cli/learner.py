@@ -16,7 +16,7 @@ from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S, WALL_EXTRA_S, WALL_FAC
 from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..messages import not_utf8, safe_text, syntax_message
-from ..progress import STATUS_LABEL, load_progress, record_progress, status_of
+from ..progress import STATUS_LABEL, load_progress, next_lesson, record_progress, status_of
 from . import code_view, display
 from .display import console, shown
 from .parser import CliError, seconds
@@ -77,7 +77,9 @@ def solve_source(path: Path) -> str:
 
 def cmd_map(args) -> int:
     progress = load_progress()
-    display.course_map(SECTIONS, CATALOGUE, {l.code: status_of(l, progress) for l in CATALOGUE})
+    display.course_map(
+        SECTIONS, CATALOGUE, {l.code: status_of(l, progress) for l in CATALOGUE}, next_lesson(CATALOGUE, progress)
+    )
     return 0
 
 
@@ -163,7 +165,7 @@ def cmd_start(args) -> int:
         console.print(f"旧文件已备份为 {shown(backup)}")
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(lesson.folder / "starter.py", target)
-    record_progress(lesson, "started")
+    record_progress(lesson, "started", restart=args.force)  # 重新开始：以前的“已通过”不再算数
     console.print(f"已创建 [bold]{rel}[/bold]。编辑其中的 solve 函数，然后运行：\n  ./poet check {lesson.number}")
     return 0
 
@@ -180,6 +182,8 @@ def cmd_check(args) -> int:
     display.verdict(lesson, verdict)
     if not args.file or Path(args.file).resolve() == lesson.exercise_file.resolve():
         record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
+    else:  # 进度只记你自己的练习文件：别的文件（同学的、老师发的）检查完不算你做过
+        display.remark(f"没有记进度：只有 {shown(lesson.exercise_file)} 的检查结果记进 ./poet progress。")
     if verdict.kind == "not_implemented":
         console.print(f"提示：./poet hint {lesson.number}")
     return 0 if verdict.passed else 1
