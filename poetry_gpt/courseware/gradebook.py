@@ -10,6 +10,7 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 from ..common import atomic_write_bytes, atomic_write_text, os_reason
@@ -18,13 +19,28 @@ from .catalogue import Lesson
 from .classroom import ClassroomError, Roster, shown_name
 from .confine import available_kind
 from .grading import VERDICTS, Limits, Verdict
+from .messages import safe_text
 
 MISSING = "缺"
 """某个学习者没有交某一课时，成绩表与报告里写的标签。"""
+NOT_GRADED = "未批改"
+"""交了、但批改被中断（Ctrl-C）时还没批改的一份：部分报告里写的标签。"""
 
 
-def label(verdict: Verdict | None) -> str:
-    return MISSING if verdict is None else verdict.label
+def label(verdict: Verdict | None, pending: bool = False) -> str:
+    return (NOT_GRADED if pending else MISSING) if verdict is None else verdict.label
+
+
+def reason(verdict: Verdict | None) -> str:
+    """没通过的判定的原因：消息的第一行（转义、截短到 200 个字符，CSV 与 --details 用）；通过、没交时为空。
+    第一行只是个引子（“可见检查没通过：”，下面是栈帧）时接上最后一行——报错本身。"""
+    if verdict is None or verdict.passed:
+        return ""
+    lines = [line.strip() for line in verdict.message.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if first.endswith(("：", ":")) and len(lines) > 1:
+        first += lines[-1]
+    return safe_text(first, 200, one_line=True)
 
 
 def csv_cell(value) -> str:
@@ -42,18 +58,38 @@ RATE_ROWS = ("交了的通过率", "全班通过率")
 """成绩表与 CSV 末尾的两行：只算交了这一课的人；把没交的（含空文件、原样的起始代码）算作没通过。"""
 
 
-def report_csv(learners: list[str], lessons: list[Lesson], results: dict) -> str:
-    """一行一个学习者、一列一课（判定标签），最后一列是通过的课数；末尾两行是每课的两种通过率（RATE_ROWS）。"""
+def report_csv(
+    learners: list[str],
+    lessons: list[Lesson],
+    results: dict,
+    seed: int | None = None,
+    graded_at: str = "",
+    pending: Collection = (),
+) -> str:
+    """一行一个学习者；每课两列：判定标签（列名带课名）与原因（没通过时消息的第一行），最后一列是通过的课数；
+    接着两行是每课的两种通过率（RATE_ROWS）；空一行之后是随机用例的种子与批改时间。
+    pending：交了却还没批改的 (学习者, 课号)（批改被中断）：写作“未批改”，末尾再加一行说明这是部分报告。"""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["学习者", *(f"第{l.code}课" for l in lessons), "通过数"])
+    head = [h for l in lessons for h in (f"第{l.code}课 {l.title}", f"第{l.code}课原因")]
+    writer.writerow(["学习者", *head, "通过数"])
     for name in learners:
-        cells = [results.get((name, l.code)) for l in lessons]
-        writer.writerow([csv_cell(name), *map(label, cells), sum(bool(v and v.passed) for v in cells)])
+        cells = [(results.get((name, l.code)), (name, l.code) in pending) for l in lessons]
+        row = [csv_cell(x) for v, later in cells for x in (label(v, later), reason(v))]
+        writer.writerow([csv_cell(name), *row, sum(bool(v and v.passed) for v, _ in cells)])
     rates = pass_rates(learners, lessons, results).values()
-    writer.writerow([RATE_ROWS[0], *(rate_text(k, s) for k, s, _ in rates), ""])
-    writer.writerow([RATE_ROWS[1], *(rate_text(k, n) for k, _, n in rates), ""])
+    writer.writerow([RATE_ROWS[0], *(x for k, s, _ in rates for x in (rate_text(k, s), "")), ""])
+    writer.writerow([RATE_ROWS[1], *(x for k, _, n in rates for x in (rate_text(k, n), "")), ""])
+    writer.writerow([])
+    writer.writerow(["随机用例的种子", "" if seed is None else seed])
+    writer.writerow(["批改时间", graded_at])
+    if pending:
+        writer.writerow([PARTIAL, f"批改被中断：{len(results)} 份已批改，{len(pending)} 份写作“{NOT_GRADED}”"])
     return out.getvalue()
+
+
+PARTIAL = "部分报告"
+"""批改被中断（Ctrl-C）时写出的报告：CSV 末尾一行以它开头，JSON 里 "partial": true。"""
 
 
 def report_json(
@@ -65,8 +101,11 @@ def report_json(
     jobs: int,
     wall_seconds: float,
     seed: int | None = None,
+    graded_at: str = "",
+    pending: Collection = (),
 ) -> str:
-    """全部判定（含消息与用时）、限制设置、随机用例的种子与课程列表。"""
+    """全部判定（含消息与用时）、限制设置、随机用例的种子、批改时间与课程列表。pending 不空（批改被中断）时
+    "partial" 为 true，还没批改的写作 kind "not_graded"。"""
     cells = []
     for name in roster.learners:
         for lesson in lessons:
@@ -78,9 +117,9 @@ def report_json(
                     "learner": name,
                     "lesson": lesson.code,
                     "file": sub.rel if sub else rel,
-                    "kind": v.kind if v else "missing",
-                    "label": label(v),
-                    "message": v.message if v else why,
+                    "kind": v.kind if v else "not_graded" if (name, lesson.code) in pending else "missing",
+                    "label": label(v, (name, lesson.code) in pending),
+                    "message": v.message if v else "批改被中断，没有批改" if (name, lesson.code) in pending else why,
                     "seconds": v.seconds if v else 0.0,
                 }
             )
@@ -94,6 +133,8 @@ def report_json(
         "memory_mb": limits.memory_mb,
         "jobs": jobs,
         "seed": seed,
+        "graded_at": graded_at,
+        "partial": bool(pending),
         "wall_seconds": round(wall_seconds, 2),
         "lessons": [{"lesson": l.code, "title": l.title} for l in lessons],
         "learners": roster.learners,
@@ -107,7 +148,8 @@ def report_json(
 def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | None) -> None:
     """批改开始之前就确认报告写得进去、也不会盖掉别的文件：--csv 以 .csv 结尾、--json 以 .json 结尾
     （给错了参数也不会把一份练习当成报告覆盖掉），两者不是同一个文件，都不在班级文件夹里（那是学习者的作业），
-    不是文件夹，所在的文件夹里真建得了文件（试建一个临时文件；还不存在的文件夹写时再建）。同名的旧报告会被替换。
+    不是文件夹，所在的文件夹已经在、里面真建得了文件（试建一个临时文件）——不替人建文件夹：路径打错了
+    （/nonexistent/dir/x.csv）就该说出来，而不是以 root 在任何地方建出一串文件夹。同名的旧报告会被替换。
 
     Raises:
         ClassroomError: 不合上面任何一条（消息写明路径与原因）。
@@ -127,7 +169,9 @@ def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | N
             raise ClassroomError(
                 f"报告 {path} 在班级文件夹 {class_dir} 里面：那里是学习者的作业，请写到别处，如 ./{example}"
             )
-        parent = next((p for p in [target.parent, *target.parent.parents] if p.exists()), Path("."))
+        parent = target.parent
+        if not parent.exists():
+            raise ClassroomError(f"写不了报告 {path}：文件夹 {parent} 不存在（先建好它，或换一个地方）")
         if not parent.is_dir():
             raise ClassroomError(f"写不了报告 {path}：{parent} 不是文件夹")
         try:  # 真建一个临时文件试：os.access 靠不住（以 root 运行时总说可写，/proc、/sys 里却建不了文件）

@@ -4,16 +4,18 @@
 import json
 import math
 import os
+import re
 import time
 from pathlib import Path
 from textwrap import indent
 
 import pytest
+from conftest import ROOT
 
 from poetry_gpt.courseware import sandbox
 from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.courseware.classroom import ClassroomError, find_submissions, parse_lessons
-from poetry_gpt.courseware.gradebook import check_report_paths, report_csv, write_reports
+from poetry_gpt.courseware.gradebook import check_report_paths, reason, report_csv, write_reports
 from poetry_gpt.courseware.grading import Verdict, wall_seconds
 
 TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
@@ -174,14 +176,30 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
 def test_csv_marks_missing_lessons_and_counts_passes():
     nine, ten = BY_NUMBER[9], BY_NUMBER[10]
     results = {
-        ("甲", "09"): Verdict("passed", ""),
-        ("甲", "10"): Verdict("timeout", ""),
+        ("甲", "09"): Verdict("passed", "全部通过"),
+        ("甲", "10"): Verdict("timeout", "超过了 CPU 时间上限 20 秒\n死循环？"),
         ("乙", "10"): Verdict("passed", ""),
     }
-    assert report_csv(["甲", "乙"], [nine, ten], results) == (
-        "学习者,第09课,第10课,通过数\r\n甲,通过,超时,1\r\n乙,缺,通过,1\r\n"
-        "交了的通过率,1/1 100%,1/2 50%,\r\n全班通过率,1/2 50%,1/2 50%,\r\n"
+    assert report_csv(["甲", "乙"], [nine, ten], results, 1234, "2026-12-03 15:40:00") == (
+        f"学习者,第09课 {nine.title},第09课原因,第10课 {ten.title},第10课原因,通过数\r\n"
+        "甲,通过,,超时,超过了 CPU 时间上限 20 秒,1\r\n乙,缺,,通过,,1\r\n"
+        "交了的通过率,1/1 100%,,1/2 50%,,\r\n全班通过率,1/2 50%,,1/2 50%,,\r\n"
+        "\r\n随机用例的种子,1234\r\n批改时间,2026-12-03 15:40:00\r\n"
     )
+
+
+def test_csv_reasons_are_one_escaped_line_and_a_partial_report_says_so():
+    nine = BY_NUMBER[9]
+    results = {("甲", "09"): Verdict("wrong", "\n=第 1/28 个用例不对：\x1b[2J结果[3]应为 1\n  输入：…")}
+    text = report_csv(["甲", "乙"], [nine], results, 7, "2026-12-03 15:40:00", pending={("乙", "09")})
+    visible = Verdict(
+        "wrong", "可见检查没通过：\n  09.py 第 9 行（顶层代码）：assert y.shape == (2, 3, 4)\nAssertionError"
+    )
+    assert reason(visible) == "可见检查没通过：AssertionError"
+    rows = text.splitlines()
+    assert rows[1] == "甲,答案错误,'=第 1/28 个用例不对：\\x1b[2J结果[3]应为 1,0"
+    assert rows[2] == "乙,未批改,,0"
+    assert rows[-1] == "部分报告,批改被中断：1 份已批改，1 份写作“未批改”"
 
 
 def test_empty_files_and_unchanged_starters_count_as_not_handed_in(tmp_path):
@@ -212,8 +230,8 @@ def test_empty_files_and_unchanged_starters_count_as_not_handed_in(tmp_path):
     }
     results = {("both", "09"): Verdict("passed", ""), ("edited", "09"): Verdict("not_implemented", "")}
     lines = report_csv(found.learners, [BY_NUMBER[9]], results).splitlines()
-    assert lines[1:3] == ["blank,缺,0", "both,通过,1"]
-    assert lines[-2:] == ["交了的通过率,1/2 50%,", "全班通过率,1/6 17%,"]
+    assert lines[1:3] == ["blank,缺,,0", "both,通过,,1"]
+    assert lines[-5:-3] == ["交了的通过率,1/2 50%,,", "全班通过率,1/6 17%,,"]
 
 
 def test_reports_are_replaced_atomically(tmp_path):
@@ -332,5 +350,79 @@ def test_report_paths_are_tried_before_grading(tmp_path):
     (tmp_path / "class").mkdir()
     with pytest.raises(ClassroomError, match=r"写不了报告 /proc/x\.csv：在 /proc 里建不了文件"):
         check_report_paths(tmp_path / "class", "/proc/x.csv", None)
-    check_report_paths(tmp_path / "class", str(tmp_path / "new" / "成绩.csv"), str(tmp_path / "成绩.json"))
-    assert not (tmp_path / "new").exists()  # 还不存在的文件夹写报告时才建，试写不留下东西
+    check_report_paths(tmp_path / "class", str(tmp_path / "成绩.csv"), str(tmp_path / "成绩.json"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["class"]  # 试写不留下东西
+    for missing in (tmp_path / "new" / "成绩.csv", Path("/nonexistent/dir/x.csv")):  # 不替人建文件夹
+        with pytest.raises(ClassroomError, match=f"文件夹 {missing.parent} 不存在"):
+            check_report_paths(tmp_path / "class", str(missing), None)
+        assert not missing.parent.exists()
+
+
+def test_grade_details_and_csv_say_why_a_learner_failed(poet, tmp_path):
+    """老师不用翻 JSON：--details 在成绩表之后逐份列出原因，CSV 每课一列原因；CSV 里有种子、批改时间与课名。"""
+    for name, text in (("甲", RIGHT), ("乙", exercise(GUARD + "return words + positions[: words.shape[1]]"))):
+        (tmp_path / "klass" / name).mkdir(parents=True)
+        (tmp_path / "klass" / name / "09.py").write_text(text, encoding="utf-8")
+    report = tmp_path / "成绩.csv"
+    done = poet("grade", str(tmp_path / "klass"), "--csv", str(report), "--jobs", "1", "--details", "--seed", "5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    details = re.sub(r"[\s│┃]", "", done.stdout[done.stdout.index("没通过的原因") :])  # 折行、边框不算
+    assert "乙" in details and "答案错误" in details and "个用例不对" in details and "甲" not in details
+    import csv
+
+    rows = list(csv.reader(report.read_text(encoding="utf-8-sig").splitlines()))
+    assert rows[0] == ["学习者", f"第09课 {BY_NUMBER[9].title}", "第09课原因", "通过数"]
+    by_name = {row[0]: row for row in rows[1:3]}
+    assert by_name["甲"] == ["甲", "通过", "", "1"]
+    assert by_name["乙"][1] == "答案错误" and re.match(r"第 \d+/\d+ 个用例不对：结果", by_name["乙"][2]), by_name
+    assert ["随机用例的种子", "5"] in rows and any(r[:1] == ["批改时间"] and r[1].startswith("20") for r in rows)
+
+
+def test_ctrl_c_during_grade_writes_a_partial_report(tmp_path):
+    """批改到一半按 Ctrl-C：已经批改的写进 CSV、JSON，还没批改的写作“未批改”，两份报告都标明是部分报告。"""
+    import signal
+    import subprocess
+    import sys
+    import uuid
+
+    token = (
+        f"partial-{uuid.uuid4().hex}"  # b 的检查进程开着的 sleep：看得到它，a 就已经批改完了（--jobs 1，按名字的次序）
+    )
+    sleeper = f"import subprocess, time\nsubprocess.Popen(['sleep', '{token}'])\nwhile True:\n    time.sleep(1)\n"
+    root = tmp_path / "klass"
+    for name, text in (("a", RIGHT), ("b", sleeper), ("c", sleeper)):
+        (root / name).mkdir(parents=True)
+        (root / name / "09.py").write_text(text, encoding="utf-8")
+    csv_path, json_path = tmp_path / "r.csv", tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--jobs", "1", "--timeout", "60"]
+        + ["--csv", str(csv_path), "--json", str(json_path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # 后台运行测试时也收得到 Ctrl-C
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not _running(token):
+        time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "已写出部分报告" in out, out[-2000:]
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    kinds = {v["learner"]: v["kind"] for v in data["verdicts"]}
+    assert data["partial"] is True and kinds == {"a": "passed", "b": "not_graded", "c": "not_graded"}, kinds
+    rows = csv_path.read_text(encoding="utf-8-sig").splitlines()
+    assert rows[1].startswith("a,通过") and rows[3].startswith("c,未批改") and rows[-1].startswith("部分报告")
+
+
+def _running(token: str) -> bool:
+    """有没有一个命令行里带 token 的进程。"""
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and token.encode() in (proc / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..messages import safe_text
-from .display import console, marks
+from .display import Prose, console, marks
 
 
 def eval_table(result: dict, source: str) -> None:
@@ -223,3 +223,24 @@ def grade_table(
     )
     summary = "，".join(f"{label} {n}" for label, n in counts.items()) or "没有交上来的练习"
     console.print(f"判定统计：{summary}。用时 {seconds:.1f} 秒。")
+
+
+def grade_details(learners: Sequence[str], lessons: Sequence, results: dict) -> None:
+    """./poet grade --details：成绩表之后逐份列出没通过的判定与原因（消息的第一行，与 CSV 的“原因”列相同）。"""
+    from ..gradebook import reason
+
+    rows = [
+        (name, lesson, v)
+        for name in learners
+        for lesson in lessons
+        if (v := results.get((name, lesson.code))) and not v.passed
+    ]
+    if not rows:
+        console.print("没有没通过的练习。")
+        return
+    table = Table(title="没通过的原因", title_justify="left")
+    for h in ("学习者", "课", "判定", "原因"):
+        table.add_column(h, overflow="fold")
+    for name, lesson, v in rows:
+        table.add_row(Text(safe_text(name, one_line=True)), lesson.code, v.label, Prose(reason(v)))
+    console.print(table)

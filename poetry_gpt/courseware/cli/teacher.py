@@ -42,9 +42,35 @@ def cmd_grade(args) -> int:
             f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}；"
             f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。"
         )
-        started = time.monotonic()
+        started, graded_at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M:%S")
+        graded: dict = {}  # 批改完一份记一份：Ctrl-C 时写出已经批改的（部分报告）
         with tables.grading_progress(len(roster.submissions)) as done:
-            results = classroom.grade(roster, limits, n_jobs, done, case_seed)
+
+            def record(sub, verdict) -> None:
+                graded[(sub.learner, sub.lesson.code)] = verdict
+                done(sub, verdict)
+
+            try:
+                results = classroom.grade(roster, limits, n_jobs, record, case_seed)
+            except KeyboardInterrupt:
+                pending = set(roster.submissions) - set(graded)
+                reports = (
+                    gradebook.report_csv(roster.learners, columns, graded, case_seed, graded_at, pending),
+                    gradebook.report_json(
+                        Path(args.class_dir),
+                        roster,
+                        columns,
+                        graded,
+                        limits,
+                        n_jobs,
+                        time.monotonic() - started,
+                        case_seed,
+                        graded_at,
+                        pending,
+                    ),
+                )
+                write_partial(args, *reports, len(graded), len(pending))
+                raise
         wall = time.monotonic() - started
         tables.grade_table(
             roster.learners,
@@ -56,11 +82,15 @@ def cmd_grade(args) -> int:
             gradebook.MISSING,
             wall,
         )
+        if args.details:
+            tables.grade_details(roster.learners, columns, results)
         gradebook.write_reports(
             args.csv,
             args.json,
-            gradebook.report_csv(roster.learners, columns, results),
-            gradebook.report_json(Path(args.class_dir), roster, columns, results, limits, n_jobs, wall, case_seed),
+            gradebook.report_csv(roster.learners, columns, results, case_seed, graded_at),
+            gradebook.report_json(
+                Path(args.class_dir), roster, columns, results, limits, n_jobs, wall, case_seed, graded_at
+            ),
         )
     except classroom.ClassroomError as e:
         raise CliError(str(e)) from None
@@ -71,6 +101,20 @@ def cmd_grade(args) -> int:
         if path:
             console.print(f"已写出 {what}：{path}", markup=False)
     return 0
+
+
+def write_partial(args, csv_text: str, json_text: str, graded: int, pending: int) -> None:
+    """批改被中断（Ctrl-C、SIGTERM）时：把已经批改的写进 --csv、--json，标明是部分报告（还没批改的写作“未批改”）。"""
+    from .. import classroom, gradebook
+
+    try:
+        gradebook.write_reports(args.csv, args.json, csv_text, json_text)
+    except classroom.ClassroomError as e:
+        display.error(str(e))
+        return
+    for path in (args.csv, args.json):
+        if path:
+            console.print(f"已写出部分报告（批改被中断：{graded} 份已批改，{pending} 份未批改）：{path}", markup=False)
 
 
 def register(sub) -> None:
@@ -105,4 +149,5 @@ def register(sub) -> None:
         help="随机用例的种子（默认每次批改随机取一个，印在输出里；给同一个种子就重现那次批改）",
     )
     p.add_argument("--json", metavar="文件", help="把每个判定（含消息与用时）写成 JSON（….json）")
+    p.add_argument("--details", action="store_true", help="成绩表之后逐份列出没通过的原因（消息的第一行）")
     p.set_defaults(func=cmd_grade)
