@@ -3,7 +3,8 @@
 ./poet verify 运行实验时与这里用同一个环境（RUN_ENV：不带颜色、120 列宽、计时印成 ⟨…⟩），把输出与记录比较
 （:func:`output_problem`）；./poet verify --record 重新运行、重写记录（verify.record_all），再由 figures.py 对照课文。
 
-线程数：./poet verify 运行实验（连同 --record）总用一个计算线程（verify.THREADS）；学习者自己运行时是两个。
+线程数：./poet verify 运行实验（连同 --record）与学习者的 ./poet lesson 都用一个计算线程（settings.EXPERIMENT_THREADS）；
+直接运行 python lessons/NN/experiment.py 时是两个。
 矩阵乘法换了线程数，加法的先后会变，float32 的结果可能差在很后面的位数上：在这台机器上用两个线程跑一遍，
 第 07 课的困惑度 709.0126 变成 709.0129，第 15 课两种算法的梯度差 2.9e-10 变成 3.6e-10（已标成随机器而变），
 第 17 课在 8 首诗上训练 80 步的终端折线图有一个点落进了相邻的格子，其余各课一字不差。所以比较输出时

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..common import DEFAULT_DATA, ROOT, atomic_write_text
+from ..settings import EXPERIMENT_THREADS
 from . import catalogue
 from .catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
 from .imports import module_file, package_imports
@@ -39,7 +40,7 @@ CHECK_TITLES = {
     "solution": "参考答案",
     "starter": "起始代码",
 }
-THREADS = 1
+THREADS = EXPERIMENT_THREADS
 """实验（连同记录）总用一个计算线程，--jobs 1 时也是：换了线程数，第 07、15、17 课印出的数或图就差在最后一位、
 一个点上（见 record.py），输出就不能与记录一字一字地比了。"""
 CACHED = ("readme", "experiment", "output", "solution", "starter")

@@ -42,6 +42,24 @@ def test_train_speed_bench_reports_both_steps_and_their_ratio():
     assert abs(result["ratio"] - want) < 0.01
 
 
+def test_lesson_times_runs_like_poet_lesson_and_compares_threads():
+    """bench/lesson_times.py 用 ./poet lesson 的线程数（一个）计时；--against 2 在同一次运行里再用两个线程跑，印出比。"""
+    done = subprocess.run(
+        [sys.executable, "bench/lesson_times.py", "--lessons", "9", "--against", "2", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    row = result["lessons"][0]
+    assert result["threads"] == 1 and row["exit_code"] == 0 and row["against"]["threads"] == 2
+    assert row["against"]["exit_code"] == 0 and row["wall_seconds"] > 0
+    assert abs(row["ratio"] - row["against"]["wall_seconds"] / row["wall_seconds"]) < 0.1
+
+
 def test_bench_scripts_refuse_non_positive_counts_in_chinese():
     for script in ("bench/train_speed.py", "bench/attention_precision.py"):
         done = subprocess.run(

@@ -440,3 +440,20 @@ def test_check_explains_encoding_and_syntax_in_chinese(monkeypatch, tmp_path, co
     text = out.decode("utf-8")
     assert code == 1 and "语法错误" in text and all(w in text for w in words), text
     assert "编码：文件不是 UTF-8 编码" not in text
+
+
+def test_lesson_runs_the_experiment_with_one_thread_as_it_was_recorded(monkeypatch):
+    """./poet lesson 用录下记录时的线程数（一个）跑实验：印出的数与课文一致，忙的两核笔记本上也不互相空等；
+    学习者自己设了 OMP_NUM_THREADS 时听他的。"""
+    from poetry_gpt.courseware.cli import learner
+    from poetry_gpt.courseware.verify import THREADS
+
+    seen = []
+    monkeypatch.setattr(learner.subprocess, "call", lambda command, cwd, env: seen.append(env) or 0)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    code, out, err = run_main(monkeypatch, "lesson", "9")
+    assert code == 0, err
+    assert seen[-1]["OMP_NUM_THREADS"] == str(THREADS) == "1"
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    run_main(monkeypatch, "lesson", "9")
+    assert seen[-1]["OMP_NUM_THREADS"] == "2"

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ...common import DEFAULT_DATA, ROOT
-from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S, WALL_EXTRA_S, WALL_FACTOR
+from ...settings import CHECK_MEMORY_MB, CHECK_TIMEOUT_S, EXPERIMENT_THREADS, WALL_EXTRA_S, WALL_FACTOR
 from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..messages import not_utf8, safe_text, syntax_message
@@ -114,10 +114,11 @@ def cmd_lesson(args) -> int:
         return 0
     started = time.monotonic()
     command = [sys.executable, "-c", RUN_EXPERIMENT, str(lesson.folder / "experiment.py")]
+    env = experiment_env()
     if display.spinner_wanted():
-        code = run_with_spinner(command, started)
+        code = run_with_spinner(command, started, env)
     else:  # 管道、文件：和直接运行实验一模一样
-        code = subprocess.call(command, cwd=ROOT)
+        code = subprocess.call(command, cwd=ROOT, env=env)
     if hasattr(signal, "SIGPIPE") and code == -signal.SIGPIPE:  # 读的人（head）已经走了
         raise BrokenPipeError
     if code != 0:
@@ -129,12 +130,16 @@ def cmd_lesson(args) -> int:
     return 0
 
 
-def run_with_spinner(command: list[str], started: float) -> int:
+def experiment_env() -> dict[str, str]:
+    """实验的环境变量：计算线程与录下记录时一样（settings.EXPERIMENT_THREADS，印出的数与课文一致；忙的笔记本上
+    也快得多）。学习者自己设了 OMP_NUM_THREADS 时听他的。"""
+    return {"OMP_NUM_THREADS": str(EXPERIMENT_THREADS), **os.environ}
+
+
+def run_with_spinner(command: list[str], started: float, env: dict[str, str]) -> int:
     """在终端上运行实验：它的输出经一根管道原样转给终端（颜色与宽度照旧：FORCE_COLOR、COLUMNS 告诉它
     这是一个多宽的终端），它停下来算的时候转一个带用时的提示（display.relay_with_spinner）。返回退出码。"""
-    import os
-
-    env = {**os.environ, "COLUMNS": str(console.width), "LINES": str(console.height)}
+    env = {**env, "COLUMNS": str(console.width), "LINES": str(console.height)}
     if "NO_COLOR" not in env:
         env["FORCE_COLOR"] = "1"
     read, write = os.pipe()
