@@ -299,11 +299,16 @@ def test_launcher_works_from_any_folder(tmp_path):
     assert run.returncode == 0 and "广播" in run.stdout
 
 
-def test_reading_a_lesson_marks_the_folded_answers(capsys):
-    """--read：网页上折起来的答案在终端里前面有一行标记，不是紧跟在题目后面的一段话。"""
-    from poetry_gpt.courseware.cli import display
+def test_reading_a_lesson_folds_the_answers_unless_asked(capsys):
+    """--read：网页上折起来的答案在终端里也折起来，只说怎样打开；--answers 时照印，前面有一行标记。"""
+    from poetry_gpt.courseware.cli import reading
 
-    display.lesson_text("1. 题目？\n\n   <details><summary>查看答案</summary>\n\n   答案在这里。\n\n   </details>\n")
+    text = "1. 题目？\n\n   <details><summary>查看答案</summary>\n\n   答案在这里。\n\n   </details>\n\n2. 下一题？\n"
+    reading.lesson_text(text, 21)
+    shown = capsys.readouterr().out
+    assert "答案在这里" not in shown and "./poet lesson 21 --read --answers" in shown and "下一题" in shown
+    assert "details" not in shown
+    reading.lesson_text(text, 21, answers=True)
     shown = capsys.readouterr().out
     assert "【查看答案】往下就是答案" in shown and "details" not in shown
     assert shown.index("往下就是答案") < shown.index("答案在这里")

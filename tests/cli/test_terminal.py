@@ -207,6 +207,32 @@ def test_cli_outputs_at_80_columns(poet, workspace):
     assert "（位置 0–11）" in lesson.stdout  # 热力图的标题在标点处折行，不拆开“（位置 0–11）”
 
 
+CLOSING = "，。、；：！？）》」』”’"
+
+
+@pytest.mark.parametrize("number", [5, 21])
+def test_read_wraps_chinese_like_chinese_and_keeps_code_whole(poet, number):
+    """--read 在 80 列里：任意两个汉字之间都能折（“第 20 课的贪心……”不被挪到下一行），行首没有逗号、句号、
+    右括号；行内代码不拆；代码块与文字图放得下的行原样不动，放不下的折开、以 ↪ 接着；答案折起来。"""
+    readme = (BY_NUMBER[number].folder / "README.md").read_text(encoding="utf-8")
+    run = poet("lesson", str(number), "--read", env={"COLUMNS": "80", "NO_COLOR": "1"})
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert all(cell_len(line) <= 80 for line in lines), [l for l in lines if cell_len(l) > 80]
+    starts = [re.sub(r"^\s*(?:•|\d+(?= ))?\s*", "", line)[:1] for line in lines]  # 去掉列表的记号
+    assert not [line for line, first in zip(lines, starts) if first and first in CLOSING]
+    shown_text = re.sub(r"<details>.*?</details>", "", readme, flags=re.S)  # 答案折起来了
+    assert_whole({code for code in re.findall(r"`([^`\n]+)`", shown_text) if cell_len(code) < 60}, run.stdout)
+    fenced = re.findall(r"^```\w*\n(.*?)^```", readme, re.S | re.M)
+    for line in (l.rstrip() for block in fenced for l in block.splitlines()):
+        if cell_len(line) <= 76 and line.strip():
+            assert any(line in shown for shown in lines), line
+    assert "答案折起来了" in run.stdout and "往下就是答案" not in run.stdout
+    if number == 21:
+        assert any("第 20 课的贪心解码每一步" in line for line in lines)
+        assert any(line.lstrip().startswith("↪") for line in lines)  # 文字图里那行“（再 softmax，和为 1）”
+
+
 def test_spinner_shows_elapsed_time_while_the_experiment_is_quiet(monkeypatch):
     """实验停下来算的时候转提示，新的输出来时先擦掉提示；输出的字节原样转过去。"""
     out = io.BytesIO()

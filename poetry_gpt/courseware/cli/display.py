@@ -239,18 +239,6 @@ def progress_table(rows: Iterable[tuple[str, str, str, str, str]], summary: str)
     console.print(summary)
 
 
-_DETAILS = re.compile(r"<details>\s*<summary>(.*?)</summary>", re.S)
-
-
-def lesson_text(markdown: str) -> None:
-    """./poet lesson N --read：在终端里排出整篇课文。网页上折起来的答案（<details>）在终端里折不起来，
-    就在答案前加一行醒目的标记，想先自己做的人看到它就停下。"""
-    from rich.markdown import Markdown  # 只在读课文时导入：./poet write 要启动得快
-
-    text = _DETAILS.sub(lambda m: f"**【{m.group(1).strip()}】往下就是答案**\n", markdown)
-    console.print(Markdown(text.replace("</details>", "")))
-
-
 SPIN_AFTER = 2.0
 """实验这么多秒没有新的输出，就在下一行转一个提示，写出已经用了多久。"""
 

@@ -17,7 +17,7 @@ from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..messages import not_utf8, safe_text, syntax_message
 from ..progress import STATUS_LABEL, load_progress, next_lesson, record_progress, status_of
-from . import code_view, display
+from . import code_view, display, reading
 from .display import console, shown
 from .parser import CliError, seconds
 
@@ -105,7 +105,7 @@ def cmd_progress(args) -> int:
 def cmd_lesson(args) -> int:
     lesson = lesson_arg(args.lesson)
     if args.read:
-        display.lesson_text((lesson.folder / "README.md").read_text(encoding="utf-8"))
+        reading.lesson_text((lesson.folder / "README.md").read_text(encoding="utf-8"), lesson.number, args.answers)
         return 0
     display.lesson_banner(lesson)
     console.print(f"[dim]运行 lessons/{lesson.code}/experiment.py …[/dim]")
@@ -262,6 +262,7 @@ def register(sub) -> None:
     p = sub.add_parser("lesson", help="显示一课的标题与目标并运行实验")
     p.add_argument("lesson", metavar="课号", help=LESSON_HELP)
     p.add_argument("--read", action="store_true", help="在终端里读整篇课文")
+    p.add_argument("--answers", action="store_true", help="--read 时连小练习的答案一起显示（默认折起来）")
     p.set_defaults(func=cmd_lesson)
 
     p = sub.add_parser("start", help=f"把 starter.py 复制为 {EXERCISE}（不会覆盖已有文件）")
