@@ -90,10 +90,9 @@ def page(title: str, body: str, description: str = "") -> str:
 
 
 def index_page() -> str:
-    ready = sum(lesson.available for lesson in CATALOGUE)
     parts = [
         f"""<section class="hero">
-<p class="path"><span>课程地图</span><span>{ready} / {len(CATALOGUE)} 课已写好</span></p>
+<p class="path"><span>课程地图</span><span>共 {len(CATALOGUE)} 课</span></p>
 <h1>一字一诗</h1>
 <p class="lead">给模型一个字，它还你一首绝句。{len(CATALOGUE)} 课里，你从张量的形状讲起，亲手写出汉字表、\
 注意力和训练循环，用真实的唐宋绝句训练它，最后学会控制体裁、藏头与押韵。</p>
@@ -217,8 +216,8 @@ def lesson_html(lesson: Lesson, glossary: Glossary, figure: Figure | None) -> st
     if head:
         body.insert(0, md.renderer.render(head, md.options, {}))
     header = (
-        f'<p class="path"><span>学习路径/{lesson.section} / {escape(SECTIONS[lesson.section])}</span>'
-        f"<span>LESSON {lesson.code} / {len(CATALOGUE)}</span></p>"
+        f'<p class="path"><span><a href="index.html">课程地图</a> › 学习路径/{lesson.section} · '
+        f"{escape(SECTIONS[lesson.section])}</span><span>第 {lesson.code} 课 · 共 {len(CATALOGUE)} 课</span></p>"
         f'<h1>{escape(lesson.title)}</h1><p class="lead">{escape(lesson.goal)}</p>'
     )
     return page(
@@ -269,7 +268,10 @@ def glossary_html(glossary: Glossary, tokens: list[Token]) -> str:
         if not (tok.type.startswith("heading") or (i > 0 and tokens[i - 1].type == "heading_open")):
             out.append(tok)
     html = md.renderer.render(out, md.options, {})
-    header = '<p class="path"><span>术语表</span><span>' + f"{len(glossary.anchors)} 个词条</span></p><h1>术语表</h1>"
+    header = (
+        '<p class="path"><span><a href="index.html">课程地图</a> › 术语表</span><span>'
+        + f"{len(glossary.anchors)} 个词条</span></p><h1>术语表</h1>"
+    )
     return page("术语表 · 一字一诗", header + f'<div class="glossary">{html}</div>', "一字一诗的术语表")
 
 

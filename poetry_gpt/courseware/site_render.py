@@ -15,6 +15,7 @@ from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
+from rich.cells import cell_len
 
 CODE_STYLE = "friendly"
 _FORMATTER = HtmlFormatter(nowrap=True, style=CODE_STYLE)
@@ -32,7 +33,19 @@ def highlight(code: str, lang: str = "python", attrs: str = "") -> str:
     except ClassNotFound:
         lexer = get_lexer_by_name("text")
     name = escape(lang) if lang else "text"
-    return f'<pre class="hl scroll-x" data-lang="{name}"><code>{pygments_highlight(code, lexer, _FORMATTER)}</code></pre>\n'
+    html = _CELLS.sub(_cell, pygments_highlight(code, lexer, _FORMATTER))
+    return f'<pre class="hl scroll-x" data-lang="{name}"><code>{html}</code></pre>\n'
+
+
+_CELLS = re.compile(r"[^\x00-\x7f]")
+"""代码与文字图里的非 ASCII 字符（汉字、全角标点、│ ▼ ① …）：HTML 里只有文字部分会有它们（标签与实体都是 ASCII）。"""
+
+
+def _cell(m: re.Match) -> str:
+    """一个非 ASCII 字符放进一个或两个拉丁字母宽的格子（与终端里一样宽：rich 的 cell_len）。等宽字体里拉丁字母
+    约 0.6 em，汉字在中文字体里却是 1 em（不是两个字母宽），不这样排，文字图里汉字后面的列就对不齐。
+    格子的宽度由样式表里看不见的“0”“00”撑出（与代码里的字母同一字体、同样取整），字居中叠在上面。"""
+    return f'<span class="cell{cell_len(m.group())}"><span>{m.group()}</span></span>'
 
 
 def make_markdown() -> MarkdownIt:

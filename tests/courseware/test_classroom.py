@@ -131,13 +131,19 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     bound = math.ceil(len(learners) / JOBS) * (2 * TIMEOUT + 3) + 20
     assert wall < bound, (wall, bound)
 
-    rows = [f"{name},{label},{int(label == '通过')}" for name, (_, _, label) in learners.items()]
-    expected = (
-        "\ufeff"
-        + "\r\n".join(["学习者,第09课,通过数", *rows, "交了的通过率,2/12 17%,", "全班通过率,2/13 15%,"])
-        + "\r\n"
-    )
-    assert csv_path.read_bytes().decode("utf-8") == expected
+    import csv
+
+    text = csv_path.read_bytes().decode("utf-8")
+    assert text.startswith("\ufeff")
+    table = list(csv.reader(text[1:].splitlines()))
+    rows = [[name, label, str(int(label == "通过"))] for name, (_, _, label) in learners.items()]
+    assert [[r[0], r[1], r[3]] for r in table[: len(rows) + 3]] == [
+        ["学习者", f"第09课 {BY_NUMBER[9].title}", "通过数"],
+        *rows,
+        ["交了的通过率", "2/12 17%", ""],
+        ["全班通过率", "2/13 15%", ""],
+    ]
+    assert all(bool(r[2]) == (r[1] not in ("通过", "缺")) for r in table[1 : len(rows) + 1])  # 没通过的都有原因
 
     report = json.loads(json_path.read_text(encoding="utf-8"))
     assert report["timeout_seconds"] == TIMEOUT and report["memory_mb"] == 1024 and report["jobs"] == JOBS

@@ -150,8 +150,14 @@ def test_lesson_09_page(built):
     result, pages = built
     html = (result.out / "09.html").read_text(encoding="utf-8")
     page = pages["09.html"]
-    assert "学习路径/03 / GPT 的内部" in html
-    assert f"LESSON 09 / {len(CATALOGUE)}" in html
+    # 页头：中文的课号，与 ./poet 地图一样写“学习路径/03 · GPT 的内部”，回到课程地图的链接
+    assert '<a href="index.html">课程地图</a> › 学习路径/03 · GPT 的内部' in html
+    assert f"第 09 课 · 共 {len(CATALOGUE)} 课" in html and "LESSON" not in html
+    index = (result.out / "index.html").read_text(encoding="utf-8")
+    assert f"共 {len(CATALOGUE)} 课" in index and "课已写好" not in index  # 维护者的进度不给学习者看
+    # 代码与文字图里的汉字各占 2ch 的格子（与终端一样宽）：列对得齐
+    assert '<span class="cell2"><span>位</span></span>' in html
+    assert '.cell2::before { content: "00"' in (result.out / "style.css").read_text(encoding="utf-8")
     assert f"<h1>{BY_NUMBER[9].title}</h1>" in html
     anchors = dict(page.anchors)
     assert anchors.get("09/starter.py") == "下载起始代码"

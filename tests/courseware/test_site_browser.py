@@ -149,3 +149,39 @@ def test_tone_marked_pinyin_is_drawn(browser, built, selector):
         ink, width = browser.execute_script(INK, mark, element)
         plain, _ = browser.execute_script(INK, "a", element)
         assert width > 0 and ink > plain / 2, (selector, mark, ink, plain)
+
+
+COLUMNS = """
+const [block, words] = arguments;
+const pre = [...document.querySelectorAll('pre.hl')].find(p => p.textContent.includes(block));
+const lefts = {};
+for (const word of words) {
+  const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+  let text = '', nodes = [];
+  while (walker.nextNode()) { nodes.push([walker.currentNode, text.length]); text += walker.currentNode.data; }
+  const at = text.indexOf(word);
+  const [node, start] = nodes.filter(([n, s]) => s <= at).pop();
+  const range = document.createRange();
+  range.setStart(node, at - start);
+  range.setEnd(node, at - start + 1);
+  const cell = node.parentElement.closest(".cell1, .cell2");  // 一个字的格子：量格子，不量字形（字形居中叠在格子上）
+  lefts[word] = (cell || range).getBoundingClientRect().left;
+}
+const ch = document.createElement('span');
+ch.textContent = '0'; pre.querySelector('code').appendChild(ch);
+lefts['0'] = ch.getBoundingClientRect().width; ch.remove();
+return lefts;
+"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_text_diagram_keeps_its_columns(browser, built, width):
+    """第 21 课的文字图：右边的说明在终端里从同一列开始（汉字占两列），网页上也要从同一个 x 开始——
+    等宽字体里拉丁字母 0.6 em、汉字 1 em，不把汉字排进 2ch 的格子，这几行说明会错开半个到一个字。"""
+    viewport(browser, width)
+    browser.get((built / site.lesson_page(BY_NUMBER[21])).as_uri())
+    notes = ["分数的高低差", "第 40 名的分数", "在这 40 个里", "前面之和 0、"]
+    lefts = browser.execute_script(COLUMNS, "除以温度", notes)
+    xs = [lefts[n] for n in notes]
+    assert max(xs) - min(xs) < 1, lefts  # 同一列：差不到 1 像素
+    assert lefts["0"] > 3  # 量的是一个真的字宽
