@@ -458,8 +458,8 @@ def test_second_round_through_check(tmp_path):
     build_class(root, tmp_path / "outside.txt", 9, kinds=set(SECOND_ROUND))
     got = check_each(SECOND_ROUND, root, tmp_path)
     out = got["05_writes_proc_sys"]["stdout"]
-    assert "学习者的代码以 uid 65534 运行" in out and kind_in(out) == confinement_kind()
-    assert_second_round(got, kind_in(out))
+    assert "uid" not in out and "cgroup" not in out  # 学习者检查自己的文件时不谈沙箱（在 doctor 与 grade 里说）
+    assert_second_round(got, confinement_kind())
 
 
 @needs_sandbox
@@ -772,9 +772,17 @@ def test_sandbox_as_an_ordinary_user():
         expected = build_class(root, share / "outside.txt", 9, kinds=set(kinds))
         prefix = as_ordinary_user(share)
         got = check_each(kinds, root, workspace, prefix=prefix)
-        out = got["05_writes_proc_sys"]["stdout"]
-        assert "学习者的代码以 uid 65534 运行" in out, out
-        assert_second_round(got, kind_in(out))
+        doctor = subprocess.run(  # ./poet check 不谈沙箱：身份与上限的种类看 doctor（同一个普通用户）
+            [*prefix, sys.executable, "-m", "poetry_gpt.courseware.cli", "doctor"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"},
+        )
+        assert "uid 65534（nobody）" in doctor.stdout, doctor.stdout
+        assert_second_round(got, kind_in(doctor.stdout))
         report = share / "ws" / "r.json"
         run = subprocess.run(
             [
