@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..common import ROOT, DataFileError, read_toml
 from .catalogue import CATALOGUE
+from .quotes import QUOTE_RULE, blank_inline, poems_in, quoted_in
 
 RECORDS = ROOT / "figures"
 """课文之外的记录：./poet eval 的输出、训练日志，以及 README.md、data/ 里两篇说明的配置。"""
@@ -46,13 +47,6 @@ _NUMBER = re.compile(
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")  # 2.0.1 这样的版本号不是数
 _SOURCE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?%?")
 _SUPERSCRIPT = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
-_HAN = "\u3400-\u9fff"
-_POEM = re.compile(
-    rf"(?<![{_HAN}])(?:(?:[{_HAN}]{{5}}[，。？！；]){{2,}}|(?:[{_HAN}]{{7}}[，。？！；]){{2,}})(?![{_HAN}])"
-)
-_VERSE = re.compile(rf"[{_HAN}]+[，。？！；]")
-POEM_GAP = 40
-"""引来的诗相邻两句在来源里最多隔这么多个字（去掉空白之后）：“第 2 句：”这样的编号放得下，别的诗放不下。"""
 
 
 @dataclass(frozen=True)
@@ -98,12 +92,6 @@ class Figure:
     end: int
 
 
-def _blank(text: str) -> str:
-    """把行内代码与链接地址换成同样长的空白（位置不变），里面的数不算。"""
-    text = re.sub(r"`[^`]*`", lambda m: " " * len(m.group()), text)
-    return re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group()), text)
-
-
 def figures_in(markdown: str) -> list[Figure]:
     """课文里要查的数：```text 图解与正文里的；```python、```bash 等代码块与行内代码里的不算。"""
     found, fence = [], None
@@ -113,7 +101,7 @@ def figures_in(markdown: str) -> list[Figure]:
             continue
         if fence not in (None, "", "text"):
             continue
-        plain = _VERSION.sub(lambda m: " " * len(m.group()), _blank(line))
+        plain = _VERSION.sub(lambda m: " " * len(m.group()), blank_inline(line))
         for m in _NUMBER.finditer(plain):
             sign, whole, fraction, percent = m.groups()
             digits = whole.replace(",", "").lstrip("0")
@@ -121,52 +109,6 @@ def figures_in(markdown: str) -> list[Figure]:
                 continue  # 两位以内的整数（课号、步数、几首诗）太常见，不查
             found.append(Figure(parse_number(m.group()), n, m.start(), m.end()))
     return found
-
-
-@dataclass(frozen=True)
-class Quote:
-    """课文里引来的一首诗或一联：在第 line 行，start:end 是它在这一行里的位置。"""
-
-    text: str
-    line: int
-    start: int
-    end: int
-
-
-def poems_in(markdown: str) -> list[Quote]:
-    """课文里引来的诗（规则见模块说明）：引号里的，或独占一行的；json、python 等代码块与行内代码里的不算。"""
-    found, fence = [], None
-    for n, line in enumerate(markdown.splitlines(), start=1):
-        if line.lstrip().startswith("```"):
-            fence = None if fence is not None else line.lstrip()[3:].strip()
-            continue
-        if fence not in (None, "", "text"):
-            continue
-        plain = _blank(line)
-        for m in _POEM.finditer(plain):
-            before, after = plain[: m.start()], plain[m.end() :]
-            quoted = before.rstrip().endswith(("“", "「"))
-            alone = not re.search(f"[{_HAN}]", before) and not re.search(f"[{_HAN}]", after)
-            if quoted or alone:
-                found.append(Quote(m.group(), n, m.start(), m.end()))
-    return found
-
-
-def quoted_in(poem: str, text: str) -> bool:
-    """poem 的每一句是否按次序出现在 text 里（空白已去掉），相邻两句之间最多隔 POEM_GAP 个字。"""
-    verses = _VERSE.findall(poem)
-    start = text.find(verses[0])
-    while start >= 0:
-        at = start + len(verses[0])
-        for verse in verses[1:]:
-            found = text.find(verse, at)
-            if found < 0 or found - at > POEM_GAP:
-                break
-            at = found + len(verse)
-        else:
-            return True
-        start = text.find(verses[0], start + 1)
-    return False
 
 
 @dataclass
@@ -396,20 +338,15 @@ def check_text(path: str, sources: list[Source] | None = None, text: str | None 
         )
     for poem in poems_in("\n".join(lines)):
         covering = [a for s, e, a in spans.get(poem.line, []) if s <= poem.start and poem.end <= e]
+        used.update(covering)
         if covering:
             report.allowed += 1
-            used.update(covering)
         elif any(quoted_in(poem.text, source.text) for source in sources):
             report.checked += 1
         else:
+            why = f"课文引的诗“{poem.text}”不在 {names} 里（逐句按次序找）"
             report.stale.append(
-                Stale(
-                    path,
-                    poem.line,
-                    "",
-                    f"课文引的诗“{poem.text}”不在 {names} 里（逐句按次序找）。模型写的诗照记录抄，一个字也不改；"
-                    f"人写的诗记录里没有，就在 {config.config} 里放行并写明出处",
-                )
+                Stale(path, poem.line, "", f"{why}。{QUOTE_RULE}，就在 {config.config} 里放行并写明出处")
             )
     for allow in config.allow:
         if allow not in used:

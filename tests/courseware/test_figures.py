@@ -15,11 +15,10 @@ from poetry_gpt.courseware.figures import (
     config_for,
     figures_in,
     parse_number,
-    poems_in,
-    quoted_in,
     shown,
     text_files,
 )
+from poetry_gpt.courseware.quotes import poems_in, quoted_in
 from poetry_gpt.courseware.record import body
 
 TEXTS = text_files()

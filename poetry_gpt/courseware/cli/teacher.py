@@ -42,35 +42,7 @@ def cmd_grade(args) -> int:
             f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}；"
             f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。"
         )
-        started, graded_at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M:%S")
-        graded: dict = {}  # 批改完一份记一份：Ctrl-C 时写出已经批改的（部分报告）
-        with tables.grading_progress(len(roster.submissions)) as done:
-
-            def record(sub, verdict) -> None:
-                graded[(sub.learner, sub.lesson.code)] = verdict
-                done(sub, verdict)
-
-            try:
-                results = classroom.grade(roster, limits, n_jobs, record, case_seed)
-            except KeyboardInterrupt:
-                pending = set(roster.submissions) - set(graded)
-                reports = (
-                    gradebook.report_csv(roster.learners, columns, graded, case_seed, graded_at, pending),
-                    gradebook.report_json(
-                        Path(args.class_dir),
-                        roster,
-                        columns,
-                        graded,
-                        limits,
-                        n_jobs,
-                        time.monotonic() - started,
-                        case_seed,
-                        graded_at,
-                        pending,
-                    ),
-                )
-                write_partial(args, *reports, len(graded), len(pending))
-                raise
+        results, started, graded_at = grade_class(args, roster, columns, limits, n_jobs, case_seed)
         wall = time.monotonic() - started
         tables.grade_table(
             roster.learners,
@@ -84,14 +56,8 @@ def cmd_grade(args) -> int:
         )
         if args.details:
             tables.grade_details(roster.learners, columns, results)
-        gradebook.write_reports(
-            args.csv,
-            args.json,
-            gradebook.report_csv(roster.learners, columns, results, case_seed, graded_at),
-            gradebook.report_json(
-                Path(args.class_dir), roster, columns, results, limits, n_jobs, wall, case_seed, graded_at
-            ),
-        )
+        texts = reports(args, roster, columns, results, limits, n_jobs, started, case_seed, graded_at)
+        gradebook.write_reports(args.csv, args.json, *texts)
     except classroom.ClassroomError as e:
         raise CliError(str(e)) from None
     for path, what in (
@@ -101,6 +67,41 @@ def cmd_grade(args) -> int:
         if path:
             console.print(f"已写出 {what}：{path}", markup=False)
     return 0
+
+
+def grade_class(args, roster, columns, limits, n_jobs, seed) -> tuple[dict, float, str]:
+    """批改全班，带进度条；返回 (判定, 开始的 time.monotonic(), 批改时间)。Ctrl-C 时先写出已经批改的
+    （部分报告，write_partial），再让 KeyboardInterrupt 照常传上去。"""
+    from .. import classroom
+
+    started, graded_at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M:%S")
+    graded: dict = {}  # 批改完一份记一份
+    with tables.grading_progress(len(roster.submissions)) as done:
+
+        def record(sub, verdict) -> None:
+            graded[(sub.learner, sub.lesson.code)] = verdict
+            done(sub, verdict)
+
+        try:
+            return classroom.grade(roster, limits, n_jobs, record, seed), started, graded_at
+        except KeyboardInterrupt:
+            pending = set(roster.submissions) - set(graded)
+            texts = reports(args, roster, columns, graded, limits, n_jobs, started, seed, graded_at, pending)
+            write_partial(args, *texts, len(graded), len(pending))
+            raise
+
+
+def reports(args, roster, columns, results, limits, n_jobs, started, seed, graded_at, pending=()) -> tuple[str, str]:
+    """(CSV, JSON) 两份报告的文字；pending 不空时是批改被中断时的部分报告（gradebook.report_csv）。"""
+    from .. import gradebook
+
+    wall = time.monotonic() - started
+    return (
+        gradebook.report_csv(roster.learners, columns, results, seed, graded_at, pending),
+        gradebook.report_json(
+            Path(args.class_dir), roster, columns, results, limits, n_jobs, wall, seed, graded_at, pending
+        ),
+    )
 
 
 def write_partial(args, csv_text: str, json_text: str, graded: int, pending: int) -> None:
