@@ -104,6 +104,7 @@ def klass(tmp_path):
 def test_grade_a_hostile_class(poet, klass, tmp_path):
     root, learners = klass
     csv_path, json_path = tmp_path / "out" / "成绩.csv", tmp_path / "out" / "成绩.json"
+    csv_path.parent.mkdir()  # 报告的文件夹要先在（grade 不替人建）
     started = time.monotonic()
     run = poet(
         "grade",
