@@ -106,6 +106,10 @@ PRECISIONS = ("auto", "fp32", "bf16")
 """矩阵乘法的精度（第一个是 TrainConfig 的默认值）：auto 在 bf16 更快的设备上用 bf16（devices.resolve_precision）。"""
 DEVICES = ("auto", "cpu", "cuda")
 """在哪里训练（第一个是默认值）：auto 有 CUDA 用 CUDA，否则 CPU（devices.resolve_device）。"""
+SCHEDULES = ("cosine", "wsd")
+"""学习率日程（第一个是 TrainConfig 的默认值）：cosine 预热后余弦衰减；wsd 预热、持平、最后一段才衰减（train.learning_rate）。"""
+OPTIMIZERS = ("adamw", "muon")
+"""优化器（第一个是 TrainConfig 的默认值）：adamw 是第 16 课讲的；muon 只给隐藏层的矩阵换成正交化的动量（train.make_optimizer）。"""
 
 # ---------- 检查练习（./poet check、./poet grade） ----------
 

@@ -237,6 +237,22 @@ def test_train_command_refuses_to_overwrite(poet, tmp_path):
     assert read_checkpoint(run)["step"] == 1
 
 
+def test_train_command_stops_a_sitting_and_the_next_one_says_where_the_run_stands(poet, tmp_path):
+    """分几次训练完：第一次在第 5 步停下并说怎样接着训练；第二次开始先说走到了哪里；续训不能换学习率与优化器。"""
+    out = tmp_path / "run"
+    done = poet("train", "--steps", "8", "--stop-at", "5", "--out", str(out), "--schedule", "wsd", "--lr", "0.005")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "训练到第 5 步（共 8 步）" in done.stdout and f"--out {out} --resume" in done.stdout
+    config = read_checkpoint(out)["train_config"]
+    assert (config["schedule"], config["lr"], config["steps"]) == ("wsd", 0.005, 8)
+    done = poet("train", "--out", str(out), "--resume", "--optimizer", "muon")
+    assert done.returncode == 2 and "不能再给 --optimizer" in done.stderr and "Traceback" not in done.stderr
+    done = poet("train", "--out", str(out), "--resume")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "第 2 次：从第 5 步接着训练（共 8 步，还剩 3 步）" in done.stdout and "训练到第 8 步（共 8 步）" in done.stdout
+    assert [(s["start_step"], s["end_step"]) for s in read_checkpoint(out)["sittings"]] == [(0, 5), (5, 8)]
+
+
 def test_train_command_takes_a_model_size(poet, tmp_path):
     """第 26 课按预算选的宽度直接交给 ./poet train；接着训练时尺寸要与存档一致。"""
     out = tmp_path / "w36"

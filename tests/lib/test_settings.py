@@ -58,6 +58,8 @@ def test_option_defaults_come_from_settings(command, flag, default):
         ("train", "--preset", settings.PRESET_NAMES),
         ("train", "--precision", settings.PRECISIONS),
         ("train", "--device", settings.DEVICES),
+        ("train", "--schedule", settings.SCHEDULES),
+        ("train", "--optimizer", settings.OPTIMIZERS),
         ("write", "--tones", settings.TONE_MODES),
     ],
 )
@@ -93,6 +95,8 @@ def test_the_library_reads_the_other_defaults_from_settings():
 
     assert inspect.signature(train.train).parameters["device"].default == settings.DEVICES[0]
     assert train.TrainConfig.__dataclass_fields__["precision"].default == settings.PRECISIONS[0]
+    assert train.TrainConfig.__dataclass_fields__["schedule"].default == settings.SCHEDULES[0]
+    assert train.TrainConfig.__dataclass_fields__["optimizer"].default == settings.OPTIMIZERS[0]
     assert inspect.signature(evaluation.evaluate_model).parameters["n_prompts"].default == settings.EVAL_PROMPTS
     assert len(metrics.eval_prompts()) == settings.EVAL_PROMPTS
     assert wall_seconds(20.0) == settings.WALL_FACTOR * 20.0 + settings.WALL_EXTRA_S == 70.0

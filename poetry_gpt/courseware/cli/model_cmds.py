@@ -10,9 +10,11 @@ from ...common import ROOT
 from ...settings import (
     DEVICES,
     EVAL_PROMPTS,
+    OPTIMIZERS,
     PLAIN,
     PRECISIONS,
     PRESET_NAMES,
+    SCHEDULES,
     TEMPERATURE,
     TONE_MODES,
     TOP_K,
@@ -42,6 +44,8 @@ def refused(error: Exception, path: str | None) -> CliError:
 
 SIZE_OPTIONS = ("width", "n_layers", "n_heads")
 """./poet train 可以换掉的模型尺寸：ModelConfig 里的同名字段。"""
+RECIPE_OPTIONS = ("lr", "schedule", "optimizer")
+"""./poet train 可以换掉的训练设置：TrainConfig 里的同名字段。续训照存档里的走，所以只在从头训练时能给。"""
 
 
 def cmd_train(args) -> int:
@@ -51,28 +55,45 @@ def cmd_train(args) -> int:
     config = PRESETS[args.preset]
     sizes = {k: v for k in SIZE_OPTIONS if (v := getattr(args, k)) is not None}
     config = replace(config, model=config.model | sizes)  # 给了尺寸就换掉预设里的（第 26 课按预算选宽度）
+    recipe = {k: v for k in RECIPE_OPTIONS if (v := getattr(args, k)) is not None}
+    config = replace(config, **recipe)
     if args.precision is not None:
         config = replace(config, precision=args.precision)
     if args.resume and args.force:
         raise CliError("--resume（接着训练）和 --force（从头重来）只能选一个")
+    if args.resume and recipe:
+        given = "、".join(f"--{k}" for k in recipe)
+        raise CliError(f"续训照存档里的学习率、日程与优化器走完，不能再给 {given}；要换，请换一个 --out 从头训练")
     out = Path(args.out or f"runs/{args.preset}")
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out} 已经是一个文件，不是文件夹；请换一个存档目录")
     if (out / CHECKPOINT_NAME).exists() and not args.resume and not args.force:
         raise CliError(f"已有存档 {out / CHECKPOINT_NAME}：要接着训练请加 --resume，要从头重来请加 --force")
     try:
-        run = train(config, out, resume=args.resume, steps=args.steps, minutes=args.minutes, device=args.device)
+        run = train(
+            config,
+            out,
+            resume=args.resume,
+            steps=args.steps,
+            minutes=args.minutes,
+            stop_at=args.stop_at,
+            stop_after=args.stop_after,
+            device=args.device,
+        )
     except (CheckpointError, ValueError) as e:
         raise refused(e, str(out)) from None
     vals = [e["val"] for e in run.log if "val" in e]
     state = "已中断，" if run.interrupted else ""
     console.print(
-        f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
+        f"{state}训练到第 {run.step} 步（共 {run.total} 步），存档在 {run.checkpoint}"
         + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else "")
     )
     if run.step < run.total:
         size_args = "".join(f" --{k.replace('_', '-')} {v}" for k, v in sizes.items())
-        console.print(f"接着训练：./poet train --preset {args.preset}{size_args} --out {out} --resume", soft_wrap=True)
+        again = f" --stop-after {args.stop_after:g}" if args.stop_after is not None else ""
+        console.print(
+            f"接着训练：./poet train --preset {args.preset}{size_args} --out {out} --resume{again}", soft_wrap=True
+        )
     console.print(f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}", soft_wrap=True)
     if args.preset == "tiny":
         console.print(
@@ -185,6 +206,26 @@ def _register_train(sub) -> None:
         type=minutes,
         metavar="分钟",
         help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）",
+    )
+    p.add_argument(
+        "--stop-after",
+        type=minutes,
+        metavar="分钟",
+        help="这一次只训练这么多分钟，到时写好存档停下，下次加 --resume 接着训练（分几次训练完；总步数与日程第一次就定好）",
+    )
+    p.add_argument(
+        "--stop-at", type=positive_int, metavar="步数", help="训练到这一步就写好存档停下（之后可以 --resume）"
+    )
+    p.add_argument("--lr", type=Number(float, 0, 1, low_open=True), metavar="学习率", help="峰值学习率（默认按预设）")
+    p.add_argument(
+        "--schedule",
+        choices=SCHEDULES,
+        help="学习率日程：cosine 预热后余弦衰减；wsd 预热、持平、最后两成步数才降（默认按预设，都是 cosine）",
+    )
+    p.add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        help="优化器：adamw（第 16 课）；muon 给 Block 里的矩阵换成正交化的动量（默认按预设，都是 adamw）",
     )
     p.add_argument("--out", metavar="文件夹", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
