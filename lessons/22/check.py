@@ -73,7 +73,7 @@ def _line_end(gen, line, form):
 def _names(ids, V):
     """编号写成“5（，）”：真实汉字表上带上字，小汉字表只写编号。最多列 6 个。"""
     tok = default_tokenizer()
-    shown = [f"{i}（{tok.itos[i]}）" if V == len(tok) else str(i) for i in ids[:6]]
+    shown = [f"{i}（{tok.tokens[i]}）" if V == len(tok) else str(i) for i in ids[:6]]
     return "、".join(shown) + ("……" if len(ids) > 6 else "")
 
 
