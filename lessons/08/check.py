@@ -77,9 +77,20 @@ def source_problem(code):
 def cases(gen):
     """20 个用例：(ids [B,T] long, weight [V,C] float)，B、T、V、C 随机；V 有时远大于用到的编号。"""
     out = []
-    for _ in range(20):
+    for i in range(20):
         B, T, V, C = (int(torch.randint(1, hi, (1,), generator=gen)) for hi in (5, 9, 60, 17))
         used = int(torch.randint(1, V + 1, (1,), generator=gen))  # 只用前 used 个编号
         ids = torch.randint(0, used, (B, T), generator=gen)
+        if i % 4 == 0:  # 最后一个编号 V - 1 也用上：one-hot 的长度是 V，不是 ids.max() + 1
+            ids[-1, -1] = V - 1
         out.append((ids, torch.randn(V, C, generator=gen)))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "用到最后一个编号 V - 1": lambda case, want: int(case[0].max()) == case[1].shape[0] - 1,
+    "V 远大于用到的编号（表里有些行没被查到）": lambda case, want: int(case[0].max()) < case[1].shape[0] - 1,
+    "用到编号 0": lambda case, want: bool((case[0] == 0).any()),
+    "同一个编号出现好几次": lambda case, want: case[0].unique().numel() < case[0].numel(),
+}

@@ -7,9 +7,9 @@ import torch
 
 
 def cases(gen):
-    """24 个用例：(vocab_size, context_length, width, n_layers)，含默认配置；其余随机。"""
-    out = [(6672, 64, 128, 4)]
-    for _ in range(23):
+    """24 个用例：(vocab_size, context_length, width, n_layers)，含默认配置与最小的配置；其余随机。"""
+    out = [(6672, 64, 128, 4), (8, 1, 4, 0)]  # 默认配置；最小的：0 层、前文长 1、宽 4
+    for _ in range(22):
         out.append(
             (
                 int(torch.randint(8, 9000, (1,), generator=gen)),
@@ -30,3 +30,12 @@ def real_count(vocab_size, context_length, width, n_layers):
             ModelConfig(vocab_size=vocab_size, context_length=context_length, width=width, n_layers=n_layers, n_heads=1)
         )
     return model.num_parameters()
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "默认配置 (6672, 64, 128, 4)": lambda case, want: case == (6672, 64, 128, 4),
+    "0 层（只有两张表和最后的 LayerNorm）": lambda case, want: case[3] == 0,
+    "前文长 1": lambda case, want: case[1] == 1,
+    "很多层（层数占大头）": lambda case, want: case[3] >= 8,
+}

@@ -137,3 +137,16 @@ def cases(gen):
         }
         out.append((setup, stop, total))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "stop = 0（还没训练就中断）": lambda case, want: case[1] == 0,
+    "stop = total（断在最后，续训 0 步）": lambda case, want: case[1] == case[2],
+    "只剩最后一步": lambda case, want: case[1] == case[2] - 1,
+    "断在预热里": lambda case, want: 0 < case[1] < case[0]["warmup"],
+    "断在预热之后": lambda case, want: case[0]["warmup"] <= case[1] < case[2],
+    "没有 dropout（随机数不影响损失）": lambda case, want: case[0]["dropout"] == 0,
+    "带动量的 SGD": lambda case, want: case[0]["optimizer"] == "sgd",
+    "AdamW": lambda case, want: case[0]["optimizer"] == "adamw",
+}
