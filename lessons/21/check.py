@@ -55,7 +55,7 @@ def cases(gen):
     """39 个用例：(logits [V], temperature, top_k, top_p)。
 
     - 12 个真实分数（V = 6672）：6 种常用设置各一次，再 6 次随机设置；其中 2 行像受约束解码那样
-      只留几个字（其余是 -inf），top_k 比留下的字还多；再 3 个真实分数上 top_p = 1（不截）；
+      只留几个字（其余是 -inf），top_k 比留下的字还多；再 3 个真实分数上 top_p = 1（不截），其中一个 top_k 比 V 还大（全留）；
     - 8 个 top-k 的并列：分数是 -3…3 的整数，第 k 大的分数有好几个；
     - 10 个 top-p 的边界并列：m 个分数为 0 的字（m = 2、4、8，各占 1/m，编号随机散开），其余 ≤ -60；
       top_p 正好是 j/m，排在某个并列字前面的概率之和正好等于 p；
@@ -83,7 +83,7 @@ def cases(gen):
         out.append((logits, temperature, top_k, top_p))
     # top_p = 1 是“不截”（文档字符串写明 ≥ 1 不截）：真实的一行上，前面之和在 float32 里会累加到 1，
     # 拿 1 当普通的 p 去截（if top_p:）会丢掉几个到上千个分数有限的字
-    out += [(next(real), 0.8, 40, 1.0), (next(real), 1.3, 0, 1.0), (next(real), 1.0, None, 1.0)]
+    out += [(next(real), 0.8, 40, 1.0), (next(real), 1.3, 0, 1.0), (next(real), 1.0, 10000, 1.0)]
     for _ in range(8):
         V = _int(gen, 5, 16)
         logits = torch.randint(-3, 4, (V,), generator=gen).float()
