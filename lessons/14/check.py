@@ -5,6 +5,13 @@
 
 import torch
 
+# 源码规则（批改程序在运行练习之前用 ast 查，删掉底部的可见检查也躲不过；见 grading.rule_problem）：
+# 本课要由公式数出参数；建课程包里现成的 PoetryGPT 再调用它的 num_parameters()，答案对，却一步也没数
+FORBIDDEN = {
+    name: f"请不要用 {name}：本课要你按各层的形状亲手数出参数个数，而不是建课程包里现成的模型再让它报数"
+    for name in ("poetry_gpt", "num_parameters")
+}
+
 
 def cases(gen):
     """24 个用例：(vocab_size, context_length, width, n_layers)，含默认配置与最小的配置；其余随机。"""

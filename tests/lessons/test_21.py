@@ -192,6 +192,19 @@ BANK = {
             out[order[before >= top_p]] = float("-inf")
         return out
     """,
+    "top_k 不和 V 取小（k 比 V 大时出错）": """
+        out = logits / temperature
+        if top_k:
+            kth = torch.topk(out, top_k).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
 }
 _TOP_P_21 = """
         if top_p is not None and top_p < 1:
