@@ -33,6 +33,11 @@ BANK = {
     "每层只算一个 LayerNorm": """
         C = width
         return vocab_size * C + context_length * C + n_layers * (12 * C * C + 11 * C) + 2 * C""",
+    "捷径：建课程包的 PoetryGPT 再数": """
+        from poetry_gpt.model import ModelConfig, PoetryGPT
+        config = ModelConfig(vocab_size=vocab_size, context_length=context_length, width=width, n_layers=n_layers)
+        with torch.device("meta"):
+            return PoetryGPT(config).num_parameters()""",
 }
 
 
