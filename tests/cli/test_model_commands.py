@@ -51,6 +51,35 @@ def test_write_command(poet, checkpoint):
     assert all(p["condition"] == "冬夏雪" for p in poems)  # 五个字里 IDF 高（少见）的三个
 
 
+def test_write_keeps_the_best_of_its_drafts_and_lists_them(poet, checkpoint):
+    """默认写 settings.DRAFTS 份草稿、留下分数最高的一份；--json 列出每份与它的分数，标出留下的那份；
+    --drafts 1 就是只写一份（正是第一份草稿）；-n 2 两首各有自己的草稿。"""
+    from poetry_gpt.settings import DRAFTS
+
+    def write(*flags):
+        done = poet("write", "月", "--checkpoint", str(checkpoint), "--seed", "8", "--json", *flags)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    (poem,) = write()
+    drafts = poem["drafts"]
+    assert len(drafts) == DRAFTS and [d["kept"] for d in drafts].count(True) == 1
+    kept = next(d for d in drafts if d["kept"])
+    assert (kept["text"], kept["score"], kept["seed"]) == (poem["text"], poem["score"], poem["seed"])
+    assert poem["score"] == max(d["score"] for d in drafts) == poem["log_prob"]
+    (single,) = write("--drafts", "1")
+    assert single["text"] == drafts[0]["text"] and single["drafts"] == [] and single["score"] is None
+    (again,) = write("--drafts", "1", "--seed", str(kept["seed"]))  # 留下的那份用自己的种子单独写，是同一首
+    assert again["text"] == poem["text"]
+    two = write("-n", "2", "--drafts", "3")
+    assert len({p["text"] for p in two}) == 2 and all(len(p["drafts"]) == 3 for p in two)
+    assert two[1]["drafts"][0]["seed"] == 9  # 第二首的草稿从种子 8 + 1 起
+    coherent = write("--drafts", "3", "--score", "coherence")[0]
+    assert all(d["score"] != d["log_prob"] for d in coherent["drafts"])
+    done = poet("write", "月", "--checkpoint", str(checkpoint), "--drafts", "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "--drafts" in done.stderr
+
+
 def test_write_command_rhyme_and_tones_flags(poet, checkpoint):
     """同一个种子：--no-rhyme --tones off 写出的随机模型的诗不押韵，默认的押韵；--tones strict 每字都合格式。"""
 
