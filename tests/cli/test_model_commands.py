@@ -133,6 +133,12 @@ def test_eval_command_json(poet, checkpoint):
     assert [result["human"][k]["poems"] for k in ("五言", "七言")] == [2, 2]
     assert reader["藏头"]["format_rate"] == 1.0 and reader["四个关键词"]["keyword_hit"] == 1.0
     assert reader["五言"]["rhyme"] == 1.0 and reader["五言"]["char_3"] == 0.0  # 诗律解码：随机模型也押韵、不乱重复
+    # 默认每首写 DRAFTS 份草稿、留下最有把握的一份：留下的诗的平均对数概率不低于第一份草稿的
+    from poetry_gpt.settings import DRAFTS
+
+    assert result["drafts"] == DRAFTS and result["score"] == "likelihood"
+    assert result["log_prob"] > result["log_prob_single"] and result["log_prob"] < 0
+    assert 0 < result["distinct_2_single"] <= 1
     done = poet(
         "eval",
         "--checkpoint",
@@ -149,6 +155,9 @@ def test_eval_command_json(poet, checkpoint):
         done.stdout + done.stderr
     )
     assert len(done.stdout.splitlines()) == 2 + len(READER_ROWS)
+    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "2", "--val-poems", "10", "--json", "--plain")
+    plain = json.loads(done.stdout)  # --plain 每首只写一份：两个平均对数概率是同一批诗的
+    assert plain["drafts"] == 1 and plain["log_prob"] == plain["log_prob_single"]
 
 
 @pytest.mark.parametrize(
