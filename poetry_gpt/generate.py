@@ -8,6 +8,12 @@
 再按采样设置（poetry_gpt.sampling，第 21 课）抽一个。诗律解码（poetry_gpt.verse，第 24 课，默认开启）
 在格式之上让第二、四句押韵、平仄合近体格式、用过的字少用；条件区只放模型训练时见过的 1–3 个字。
 ``rules=PLAIN`` 时只守格式。
+
+同一个提示可以一批写几份草稿（:func:`write_drafts`，第 25 课）：每步一次前向算全部几行，每行有自己的种子与约束状态；
+:func:`iter_poems` 再按 poetry_gpt.rerank 的分数留下一份（``./poet write`` 默认 settings.DRAFTS 份）。
+批大小不同时矩阵乘法走的算法不同（一行时是矩阵乘向量），logits 在第六七位有效数字上不同；抽样要落在两个字的
+分界上、差这么一点才会抽成另一个字，机会极小：第 i 份草稿与用它的种子单独写的一字不差（tests/lib/test_generate.py
+在七种写法上逐字检查，bench/drafts.py 在发布的模型上再核对一遍），只有平均对数概率差在最后几位。
 """
 
 from __future__ import annotations
