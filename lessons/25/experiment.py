@@ -198,7 +198,7 @@ batches = [
     write_drafts(model, tok, kw, drafts=DRAFTS, form=form, seed=COURSE_SEED + i) for i, (kw, form) in enumerate(prompts)
 ]
 torch.set_num_threads(2)
-assert [b[0].text for b in batches] == [p.text for p in fixed]  # 第 0 份草稿就是第 2 段只写一份的那首
+show("每个提示的第 0 份草稿就是第 2 段只写一份的那首", [b[0].text for b in batches] == [p.text for p in fixed])
 scores = [score_drafts(model, tok, b, "likelihood") for b in batches]
 kept = [b[best(s, list(range(len(b))))] for b, s in zip(batches, scores)]
 first, pmi = batches[0], line_pmi(model, tok, batches[0])
