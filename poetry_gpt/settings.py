@@ -52,6 +52,18 @@ def temperature_problem(value: float, shown: str | None = None) -> str | None:
     return None
 
 
+# ---------- 先写几份，再挑一份（第 25 课；generate.write_drafts 与 rerank.py） ----------
+
+DRAFTS = 8
+"""./poet write 与 ./poet eval 每首诗默认写几份草稿、留下分数最高的一份；1 就是只写一份、不挑。
+暂定的数：要让 ./poet write 月 在不忙的两核机器上从命令行算起 ≤ 2 秒（bench/drafts.py 量一批草稿与逐份写的用时比）。"""
+MAX_DRAFTS = 64
+"""--drafts 的上限：一批太大，每首诗要等很久。"""
+SCORES = ("likelihood", "coherence")
+"""挑草稿的分数（rerank.py）：likelihood 是模型自己给的平均对数概率，coherence 再加后两句与前两句的点互信息。"""
+SCORE = SCORES[0]
+"""默认的分数：盲评显示有用的才作默认（见 issue 34 的盲评记录）。"""
+
 # ---------- 诗律解码（第 24 课；规则本身在 verse.py） ----------
 
 STOCK_OPENINGS = ("不知", "不见", "自是", "唯有")

@@ -53,3 +53,19 @@ def test_bench_scripts_refuse_non_positive_counts_in_chinese():
             timeout=120,
         )
         assert done.returncode == 2 and "要是正整数，收到 0" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_drafts_bench_reports_the_ratio_and_the_shell_time():
+    done = subprocess.run(
+        [sys.executable, "bench/drafts.py", "--drafts", "2", "--prompts", "1", "--runs", "1", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["drafts"] == 2 and result["prompts"] == 1 and result["same_poems"] is True
+    assert abs(result["ratio"] - result["batched_s"] / result["one_by_one_s"]) < 0.01
+    assert result["shell_write_s"] > 0 and result["shell_write_one_draft_s"] > 0

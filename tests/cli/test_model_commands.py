@@ -51,6 +51,35 @@ def test_write_command(poet, checkpoint):
     assert all(p["condition"] == "冬夏雪" for p in poems)  # 五个字里 IDF 高（少见）的三个
 
 
+def test_write_keeps_the_best_of_its_drafts_and_lists_them(poet, checkpoint):
+    """默认写 settings.DRAFTS 份草稿、留下分数最高的一份；--json 列出每份与它的分数，标出留下的那份；
+    --drafts 1 就是只写一份（正是第一份草稿）；-n 2 两首各有自己的草稿。"""
+    from poetry_gpt.settings import DRAFTS
+
+    def write(*flags):
+        done = poet("write", "月", "--checkpoint", str(checkpoint), "--seed", "8", "--json", *flags)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    (poem,) = write()
+    drafts = poem["drafts"]
+    assert len(drafts) == DRAFTS and [d["kept"] for d in drafts].count(True) == 1
+    kept = next(d for d in drafts if d["kept"])
+    assert (kept["text"], kept["score"], kept["seed"]) == (poem["text"], poem["score"], poem["seed"])
+    assert poem["score"] == max(d["score"] for d in drafts) == poem["log_prob"]
+    (single,) = write("--drafts", "1")
+    assert single["text"] == drafts[0]["text"] and single["drafts"] == [] and single["score"] is None
+    (again,) = write("--drafts", "1", "--seed", str(kept["seed"]))  # 留下的那份用自己的种子单独写，是同一首
+    assert again["text"] == poem["text"]
+    two = write("-n", "2", "--drafts", "3")
+    assert len({p["text"] for p in two}) == 2 and all(len(p["drafts"]) == 3 for p in two)
+    assert two[1]["drafts"][0]["seed"] == 9  # 第二首的草稿从种子 8 + 1 起
+    coherent = write("--drafts", "3", "--score", "coherence")[0]
+    assert all(d["score"] != d["log_prob"] for d in coherent["drafts"])
+    done = poet("write", "月", "--checkpoint", str(checkpoint), "--drafts", "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "--drafts" in done.stderr
+
+
 def test_write_command_rhyme_and_tones_flags(poet, checkpoint):
     """同一个种子：--no-rhyme --tones off 写出的随机模型的诗不押韵，默认的押韵；--tones strict 每字都合格式。"""
 
@@ -104,6 +133,12 @@ def test_eval_command_json(poet, checkpoint):
     assert [result["human"][k]["poems"] for k in ("五言", "七言")] == [2, 2]
     assert reader["藏头"]["format_rate"] == 1.0 and reader["四个关键词"]["keyword_hit"] == 1.0
     assert reader["五言"]["rhyme"] == 1.0 and reader["五言"]["char_3"] == 0.0  # 诗律解码：随机模型也押韵、不乱重复
+    # 默认每首写 DRAFTS 份草稿、留下最有把握的一份：留下的诗的平均对数概率不低于第一份草稿的
+    from poetry_gpt.settings import DRAFTS
+
+    assert result["drafts"] == DRAFTS and result["score"] == "likelihood"
+    assert result["log_prob"] > result["log_prob_single"] and result["log_prob"] < 0
+    assert 0 < result["distinct_2_single"] <= 1
     done = poet(
         "eval",
         "--checkpoint",
@@ -120,6 +155,9 @@ def test_eval_command_json(poet, checkpoint):
         done.stdout + done.stderr
     )
     assert len(done.stdout.splitlines()) == 2 + len(READER_ROWS)
+    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "2", "--val-poems", "10", "--json", "--plain")
+    plain = json.loads(done.stdout)  # --plain 每首只写一份：两个平均对数概率是同一批诗的
+    assert plain["drafts"] == 1 and plain["log_prob"] == plain["log_prob_single"]
 
 
 @pytest.mark.parametrize(

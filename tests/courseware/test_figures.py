@@ -158,12 +158,12 @@ def test_outputs_compare_with_the_stated_tolerance():
 
 def test_recordings_are_of_the_shipped_model():
     """换了 data/model.pt 却没有重新记录，这里就失败：记录里写着它们来自哪个存档（sha256）。
-    训练日志的记录就是现在从存档里读出来的样子；./poet eval 的两份记录要跑几分钟，只比 sha256。"""
+    训练日志的记录就是现在从存档里读出来的样子；./poet eval 的三份记录要跑几分钟，只比 sha256。"""
     import json
 
     from poetry_gpt.courseware.record import MODEL_LOG, RECORDS, model_log_text, model_sha256
 
     now = model_sha256()
     assert MODEL_LOG.read_text(encoding="utf-8") == model_log_text()
-    for name in ("eval.json", "eval-plain.json"):
+    for name in ("eval.json", "eval-plain.json", "eval-one-draft.json"):
         assert json.loads((RECORDS / name).read_text(encoding="utf-8"))["model_sha256"] == now, name

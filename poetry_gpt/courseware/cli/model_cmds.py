@@ -9,12 +9,16 @@ from pathlib import Path
 from ...common import ROOT
 from ...settings import (
     DEVICES,
+    DRAFTS,
     EVAL_PROMPTS,
+    MAX_DRAFTS,
     OPTIMIZERS,
     PLAIN,
     PRECISIONS,
     PRESET_NAMES,
     SCHEDULES,
+    SCORE,
+    SCORES,
     TEMPERATURE,
     TONE_MODES,
     TOP_K,
@@ -136,6 +140,8 @@ def cmd_write(args) -> int:
             seed=args.seed,
             constrained=not args.free,
             rules=Rules(rhyme=args.rhyme, tones=args.tones),
+            drafts=args.drafts,
+            score=args.score,
         )
     except (GenerationError, CheckpointError) as e:
         raise refused(e, args.checkpoint) from None
@@ -168,7 +174,12 @@ def cmd_eval(args) -> int:
         raise refused(e, args.checkpoint) from None
     with display.busy("正在评估（验证集交叉熵、二元基线、每个提示写两首诗，再写藏头与四个关键词的诗）…"):
         result = evaluate_model(
-            model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems, rules=PLAIN if args.plain else VERSE
+            model,
+            tokenizer,
+            n_prompts=args.prompts,
+            val_poems=args.val_poems,
+            rules=PLAIN if args.plain else VERSE,
+            drafts=args.drafts if args.drafts is not None else 1 if args.plain else DRAFTS,
         )
     if args.json:
         display.write_json(result)
@@ -267,6 +278,19 @@ def _register_write(sub) -> None:
     p.add_argument(
         "--top-p", type=top_p, default=TOP_P, metavar="p", help=f"只在累计概率达到 p 的字里抽（默认 {TOP_P}）"
     )
+    p.add_argument(
+        "--drafts",
+        type=Number(int, 1, MAX_DRAFTS),
+        default=DRAFTS,
+        metavar="份数",
+        help=f"每首诗一起写几份草稿，留下模型自己最有把握的一份（默认 {DRAFTS}；1 表示只写一份、不挑；第 25 课）",
+    )
+    p.add_argument(
+        "--score",
+        choices=SCORES,
+        default=SCORE,
+        help=f"挑草稿的分数：likelihood 每字平均对数概率，coherence 再加后两句与前两句的点互信息（默认 {SCORE}）",
+    )
     p.add_argument("--seed", type=seed, metavar="种子", help="随机种子：同一个种子写出同一首诗")
     p.add_argument(
         "--checkpoint", metavar="存档", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）"
@@ -284,7 +308,9 @@ def _register_write(sub) -> None:
         default=VERSE.tones,
         help=f"平仄：strict 每字都论，lenient 一三五不论，off 不管（默认 {VERSE.tones}）",
     )
-    p.add_argument("--json", action="store_true", help="以 JSON 输出（每首诗带押韵、平仄、粘对的报告）")
+    p.add_argument(
+        "--json", action="store_true", help="以 JSON 输出（每首诗带押韵、平仄、粘对的报告，每份草稿与它的分数）"
+    )
     p.set_defaults(func=cmd_write)
 
 
@@ -301,7 +327,17 @@ def _register_eval(sub) -> None:
     p.add_argument(
         "--val-poems", type=positive_int, metavar="首数", help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）"
     )
-    p.add_argument("--plain", action="store_true", help="只守格式的解码（第 22、23 课），不押韵、不管平仄与重复")
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="只守格式的解码（第 22、23 课），不押韵、不管平仄与重复，每首只写一份草稿",
+    )
+    p.add_argument(
+        "--drafts",
+        type=Number(int, 1, MAX_DRAFTS),
+        metavar="份数",
+        help=f"受约束的诗每首写几份草稿、留下最有把握的一份（默认与 ./poet write 相同，{DRAFTS}；--plain 时 1）",
+    )
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.add_argument("--markdown", action="store_true", help="只印“读者看得到的”表，Markdown 格式（data/MODEL.md 用它）")
     p.set_defaults(func=cmd_eval)
