@@ -3,7 +3,7 @@
 20 个关键词（灯 钟 舟 竹 松 烟 霜 莺 楼 桥 溪 客 泪 琴 菊 荷 蝉 渔 寺 笛），五言、七言交替，第 i 个用种子
 SEED + i。两张卷子：
 
-- sheet.md / key.json：默认写法（settings.DRAFTS 份草稿，按 likelihood 留一份）、``--drafts 1``（同样的种子，
+- sheet.md / key.json：DRAFTS 份草稿、按 likelihood 留一份（``--drafts 8``）、``--drafts 1``（同样的种子，
   正是第一份草稿）、人写的诗（val 里同体裁、含这个关键词的诗，按种子 SEED 抽，可重现）。
   留下的正是第一份草稿时，卷子上同一首诗出现两次（key.json 的 same_as_drafts 写明）。
 - sheet2.md / key2.json：按 coherence 留下的、按 likelihood 留下的（同一批草稿）、人写的诗（另抽的 20 首）。
@@ -26,10 +26,11 @@ from poetry_gpt.checkpoint import load_model
 from poetry_gpt.courseware.cli.parser import ChineseParser
 from poetry_gpt.data import default_tokenizer, form_of, load_poems
 from poetry_gpt.generate import write_poems
-from poetry_gpt.settings import DRAFTS
 
 KEYWORDS = "灯钟舟竹松烟霜莺楼桥溪客泪琴菊荷蝉渔寺笛"
 SEED = 3400
+DRAFTS = 8
+"""每首写几份草稿再挑一份（data/MODEL.md 的盲评用的是 8）。"""
 INSTRUCTIONS = (
     "下面 60 首五言、七言绝句，来源各不相同，次序是打乱的。请逐首读，按“读起来像不像一首好诗”"
     "（通顺、前后连贯、有意境）给 1–5 分：1 不通，2 勉强成句，3 通顺但平淡，4 好，5 很好。"

@@ -1,4 +1,4 @@
-"""一批写 N 份草稿比逐份写 N 次快多少，和 ./poet write 月 从命令行算起要多久（定 settings.DRAFTS 用）。
+"""一批写 N 份草稿比逐份写 N 次快多少，和 ./poet write 月 --drafts N 从命令行算起要多久。
 
 同一个进程里，对 --prompts 个常用字（metrics.common_keywords，体裁按种子抽，与 ./poet write 相同），
 先用 ``generate.write_drafts`` 一批写 N 份（每步一次前向，批大小 N），再用 ``write_one`` 按同样的种子逐份写 N 次，
@@ -24,7 +24,7 @@ from poetry_gpt.courseware.cli.parser import ChineseParser, Number, positive_int
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.generate import write_drafts, write_one
 from poetry_gpt.metrics import common_keywords
-from poetry_gpt.settings import DRAFTS, MAX_DRAFTS
+from poetry_gpt.settings import MAX_DRAFTS
 
 
 def shell_seconds(drafts: int, runs: int) -> float:
@@ -45,7 +45,7 @@ def shell_seconds(drafts: int, runs: int) -> float:
 def main() -> None:
     parser = ChineseParser(description="一批写 N 份草稿 ÷ 逐份写 N 次的用时，与 ./poet write 从命令行算起的用时")
     parser.add_argument(
-        "--drafts", type=Number(int, 2, MAX_DRAFTS), default=DRAFTS, metavar="份数", help=f"N（默认 {DRAFTS}）"
+        "--drafts", type=Number(int, 2, MAX_DRAFTS), default=8, metavar="份数", help="N（默认 8）"
     )
     parser.add_argument("--prompts", type=positive_int, default=10, metavar="个数", help="几个常用字（默认 10）")
     parser.add_argument(

@@ -54,9 +54,10 @@ def temperature_problem(value: float, shown: str | None = None) -> str | None:
 
 # ---------- 先写几份，再挑一份（第 25 课；generate.write_drafts 与 rerank.py） ----------
 
-DRAFTS = 8
+DRAFTS = 1
 """./poet write 与 ./poet eval 每首诗默认写几份草稿、留下分数最高的一份；1 就是只写一份、不挑。
-暂定的数：要让 ./poet write 月 在不忙的两核机器上从命令行算起 ≤ 2 秒（bench/drafts.py 量一批草稿与逐份写的用时比）。"""
+默认不挑：盲评里（data/MODEL.md“先写几份，再挑一份”）8 份草稿按每字平均对数概率留下的诗，两位读者都没有比只写一份的好
+（2.30、2.30 对 2.45、2.50），挑草稿只是一个选项（--drafts 8，第 25 课讲为什么）。"""
 MAX_DRAFTS = 64
 """--drafts 的上限：一批太大，每首诗要等很久。"""
 SCORES = ("likelihood", "coherence")

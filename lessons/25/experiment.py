@@ -3,7 +3,7 @@
 ./poet eval 的每一行，在随课程发布的模型和 val 里人写的诗上并排算一遍。完整的 ./poet eval（val 全部 4,924 首、
 200 个提示、每个提示写两遍）两核上要一两分钟；这里只用一小批固定的诗：val 里等距取的 512 首算交叉熵，
 ./poet eval 的前 8 个提示写诗，人写的诗取 ./poet eval 用的同一批。
-第 2–6 段每个提示只写一份（./poet eval --drafts 1 的前 8 首）；第 7 段每个提示写 DRAFTS 份草稿、留下一份（默认的做法）。
+第 2–6 段每个提示只写一份（./poet eval 默认的做法，前 8 首）；第 7 段每个提示写 DRAFTS 份草稿、留下一份（./poet eval --drafts 8）。
 """
 
 import math
@@ -32,7 +32,6 @@ from poetry_gpt.metrics import (
     train_lines,
 )
 from poetry_gpt.rerank import best, line_pmi, score_drafts
-from poetry_gpt.settings import DRAFTS
 
 setup_experiment()
 
@@ -190,7 +189,8 @@ table(
 )
 
 # 7. 先写几份，再挑一份：同样 8 个提示，每个一批写 DRAFTS 份草稿（第 0 份就是上面那首），
-#    留下模型自己最有把握（每字平均对数概率最高）的一份：./poet write 与 ./poet eval 的默认做法
+#    留下模型自己最有把握（每字平均对数概率最高）的一份：./poet write --drafts 8 与 ./poet eval --drafts 8 的做法
+DRAFTS = 8
 print()
 print(f"7. 先写几份，再挑一份：每个提示一批写 {DRAFTS} 份草稿，留下每字平均对数概率最高的一份")
 torch.set_num_threads(1)

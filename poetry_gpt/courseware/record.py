@@ -32,8 +32,8 @@ from .figures import HEADER, MEASURED, RECORDS
 RUN_ENV = {"NO_COLOR": "1", "COLUMNS": "120", "POET_MEASURED": "1"}
 """运行实验时的环境：纯文本、固定宽度（热力图在 120 列里印两位小数）、计时印成 ⟨…⟩。"""
 OUTPUT = "output.txt"
-EVAL_FILES = {"eval.json": [], "eval-plain.json": ["--plain"], "eval-one-draft.json": ["--drafts", "1"]}
-"""./poet eval 的三份记录：默认（几份草稿留一份）、只守格式、每首只写一份草稿（与默认并排，第 25 课与 data/MODEL.md）。"""
+EVAL_FILES = {"eval.json": [], "eval-plain.json": ["--plain"], "eval-drafts.json": ["--drafts", "8"]}
+"""./poet eval 的三份记录：默认、只守格式、每首写 8 份草稿留一份（与默认并排，第 25 课与 data/MODEL.md）。"""
 MODEL_LOG = RECORDS / "model-log.txt"
 RECORD_TIMEOUT = 300.0
 """--record 时每个实验至少等这么久：机器忙时（别的进程占着核）平常 25 秒的实验也会超过 verify 默认的 60 秒。"""

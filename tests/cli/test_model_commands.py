@@ -52,8 +52,8 @@ def test_write_command(poet, checkpoint):
 
 
 def test_write_keeps_the_best_of_its_drafts_and_lists_them(poet, checkpoint):
-    """默认写 settings.DRAFTS 份草稿、留下分数最高的一份；--json 列出每份与它的分数，标出留下的那份；
-    --drafts 1 就是只写一份（正是第一份草稿）；-n 2 两首各有自己的草稿。"""
+    """--drafts 8 写 8 份草稿、留下分数最高的一份；--json 列出每份与它的分数，标出留下的那份；
+    默认（settings.DRAFTS = 1）只写一份，正是第一份草稿；-n 2 两首各有自己的草稿。"""
     from poetry_gpt.settings import DRAFTS
 
     def write(*flags):
@@ -61,14 +61,14 @@ def test_write_keeps_the_best_of_its_drafts_and_lists_them(poet, checkpoint):
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
-    (poem,) = write()
+    (poem,) = write("--drafts", "8")
     drafts = poem["drafts"]
-    assert len(drafts) == DRAFTS and [d["kept"] for d in drafts].count(True) == 1
+    assert len(drafts) == 8 and [d["kept"] for d in drafts].count(True) == 1
     kept = next(d for d in drafts if d["kept"])
     assert (kept["text"], kept["score"], kept["seed"]) == (poem["text"], poem["score"], poem["seed"])
     assert poem["score"] == max(d["score"] for d in drafts) == poem["log_prob"]
-    (single,) = write("--drafts", "1")
-    assert single["text"] == drafts[0]["text"] and single["drafts"] == [] and single["score"] is None
+    (single,) = write()
+    assert DRAFTS == 1 and single["text"] == drafts[0]["text"] and single["drafts"] == [] and single["score"] is None
     (again,) = write("--drafts", "1", "--seed", str(kept["seed"]))  # 留下的那份用自己的种子单独写，是同一首
     assert again["text"] == poem["text"]
     two = write("-n", "2", "--drafts", "3")
@@ -121,7 +121,19 @@ def test_write_command_checkpoint_errors(poet, tmp_path, checkpoint):
 
 
 def test_eval_command_json(poet, checkpoint):
-    done = poet("eval", "--checkpoint", str(checkpoint), "--prompts", "4", "--val-poems", "40", "--json", timeout=300)
+    done = poet(
+        "eval",
+        "--checkpoint",
+        str(checkpoint),
+        "--prompts",
+        "4",
+        "--val-poems",
+        "40",
+        "--json",
+        "--drafts",
+        "8",
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
     assert result["prompts"] == 4 and result["val_poems"] == 40
@@ -133,10 +145,8 @@ def test_eval_command_json(poet, checkpoint):
     assert [result["human"][k]["poems"] for k in ("五言", "七言")] == [2, 2]
     assert reader["藏头"]["format_rate"] == 1.0 and reader["四个关键词"]["keyword_hit"] == 1.0
     assert reader["五言"]["rhyme"] == 1.0 and reader["五言"]["char_3"] == 0.0  # 诗律解码：随机模型也押韵、不乱重复
-    # 默认每首写 DRAFTS 份草稿、留下最有把握的一份：留下的诗的平均对数概率不低于第一份草稿的
-    from poetry_gpt.settings import DRAFTS
-
-    assert result["drafts"] == DRAFTS and result["score"] == "likelihood"
+    # --drafts 8：每首写 8 份草稿、留下最有把握的一份，留下的诗的平均对数概率高于第一份草稿的
+    assert result["drafts"] == 8 and result["score"] == "likelihood"
     assert result["log_prob"] > result["log_prob_single"] and result["log_prob"] < 0
     assert 0 < result["distinct_2_single"] <= 1
     done = poet(
@@ -287,7 +297,9 @@ def test_train_command_stops_a_sitting_and_the_next_one_says_where_the_run_stand
     assert done.returncode == 2 and "不能再给 --optimizer" in done.stderr and "Traceback" not in done.stderr
     done = poet("train", "--out", str(out), "--resume")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "第 2 次：从第 5 步接着训练（共 8 步，还剩 3 步）" in done.stdout and "训练到第 8 步（共 8 步）" in done.stdout
+    assert (
+        "第 2 次：从第 5 步接着训练（共 8 步，还剩 3 步）" in done.stdout and "训练到第 8 步（共 8 步）" in done.stdout
+    )
     assert [(s["start_step"], s["end_step"]) for s in read_checkpoint(out)["sittings"]] == [(0, 5), (5, 8)]
 
 

@@ -165,5 +165,5 @@ def test_recordings_are_of_the_shipped_model():
 
     now = model_sha256()
     assert MODEL_LOG.read_text(encoding="utf-8") == model_log_text()
-    for name in ("eval.json", "eval-plain.json", "eval-one-draft.json"):
+    for name in ("eval.json", "eval-plain.json", "eval-drafts.json"):
         assert json.loads((RECORDS / name).read_text(encoding="utf-8"))["model_sha256"] == now, name
