@@ -44,9 +44,7 @@ def shell_seconds(drafts: int, runs: int) -> float:
 
 def main() -> None:
     parser = ChineseParser(description="一批写 N 份草稿 ÷ 逐份写 N 次的用时，与 ./poet write 从命令行算起的用时")
-    parser.add_argument(
-        "--drafts", type=Number(int, 2, MAX_DRAFTS), default=8, metavar="份数", help="N（默认 8）"
-    )
+    parser.add_argument("--drafts", type=Number(int, 2, MAX_DRAFTS), default=8, metavar="份数", help="N（默认 8）")
     parser.add_argument("--prompts", type=positive_int, default=10, metavar="个数", help="几个常用字（默认 10）")
     parser.add_argument(
         "--runs", type=positive_int, default=3, metavar="次数", help="命令行计时取几次里最短的（默认 3）"

@@ -77,7 +77,8 @@ parts = [
     ["log", f"{len(state['log'])} 条（每步一条）", "list"],
     [
         "sittings",
-        "；".join(f"第 {s['start_step']} → {s['end_step']} 步" for s in state["sittings"]) + "（每次还记着开始时刻与用时）",
+        "；".join(f"第 {s['start_step']} → {s['end_step']} 步" for s in state["sittings"])
+        + "（每次还记着开始时刻与用时）",
         "list",
     ],
 ]
