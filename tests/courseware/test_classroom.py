@@ -98,7 +98,7 @@ def klass(tmp_path):
     return root, learners
 
 
-@pytest.mark.skipif(sandbox.unavailable_reason() is not None, reason="需要 bubblewrap：没有沙箱时 ren 真的会往外写文件")
+@pytest.mark.sandbox  # 没有沙箱时 ren 真的会往外写文件：跳过（tests/conftest.py）
 def test_grade_a_hostile_class(poet, klass, tmp_path):
     root, learners = klass
     csv_path, json_path = tmp_path / "out" / "成绩.csv", tmp_path / "out" / "成绩.json"

@@ -29,7 +29,7 @@ HOSTILE = Path(__file__).parent  # 捣乱的文件都以课号开头，这个测
 TIMEOUT = 15  # 秒；死循环的几份各耗掉这么久（机器忙时，诚实的练习也要好几秒）
 JOBS = 2
 TOKEN = f"{4000 + os.getpid() % 1000}.{int(time.time()) % 100000}"  # 攻击文件开的 sleep 进程的参数：用来找漏网的进程
-needs_sandbox = pytest.mark.skipif(sandbox.unavailable_reason() is not None, reason="需要能用的 bubblewrap")
+needs_sandbox = pytest.mark.sandbox  # 没有能用的 bubblewrap 时跳过（tests/conftest.py），CI 里缺了就是错误
 
 
 def expectation(path: Path) -> str:
@@ -265,6 +265,7 @@ def test_grade_never_falls_over(graded):
     assert "批改出错" not in {v["label"] for v in got.values()}
 
 
+@needs_sandbox
 def test_empty_file_counts_as_not_handed_in(graded):
     cells = json.loads(graded["json"].read_text(encoding="utf-8"))["verdicts"]
     empty = [v for v in cells if v["learner"] == "05_empty" and v["lesson"] == "05"]
