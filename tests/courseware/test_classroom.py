@@ -146,8 +146,8 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     assert report["learners"] == list(learners)
     by_name = {v["learner"]: v for v in report["verdicts"]}
     assert {n: v["label"] for n, v in by_name.items()} == {n: label for n, (_, _, label) in learners.items()}
-    # --timeout 是 CPU 秒数：机器忙时一份检查的墙上时间可以更长，但不超过后备上限
-    assert all(v["seconds"] <= wall_seconds(TIMEOUT) + 5 and v["message"] for v in by_name.values())
+    # --timeout 是 CPU 秒数：机器忙时一份检查的墙上时间可以更长，但不超过后备上限（60 秒是启动、参考答案与负载的余量）
+    assert all(v["seconds"] <= wall_seconds(TIMEOUT) + 60 and v["message"] for v in by_name.values())
     assert "SIGSEGV" in by_name["lu"]["message"]
     assert "UTF-8" in by_name["ni"]["message"]
     assert by_name["ou"]["kind"] == "missing" and by_name["ou"]["message"] == "空文件，算作没交"
