@@ -145,9 +145,9 @@ def test_shown_writes_a_candidate_like_the_text():
 
 
 def test_outputs_compare_with_the_stated_tolerance():
-    from poetry_gpt.courseware.figures import same_line
+    from poetry_gpt.courseware.tolerance import same_line
 
-    # 1 个与 2 个线程时第 07 课印的困惑度（见 figures.RELATIVE）
+    # 1 个与 2 个线程时第 07 课印的困惑度（见 tolerance.RELATIVE）
     assert same_line("│ 一元：只看字频 │ 6.5639 │ 709.0126 │", "│  一元：只看字频 │  6.5639 │ 709.0129 │")
     assert same_line("相似度：0.0233", "相似度：0.0234")  # 四舍五入的边上差最后一位
     assert not same_line("相似度：0.0233", "相似度：0.0236")
@@ -176,13 +176,13 @@ def test_outputs_compare_with_the_stated_tolerance():
     ],
 )
 def test_a_recomputed_number_agrees_within_the_printed_precision(recorded, now, ok):
-    from poetry_gpt.courseware.figures import agrees
+    from poetry_gpt.courseware.tolerance import agrees
 
     assert agrees(recorded, now) is ok
 
 
 def test_contains_finds_the_sentence_with_numbers_that_agree():
-    from poetry_gpt.courseware.figures import contains
+    from poetry_gpt.courseware.tolerance import contains
 
     step = "第 10 步起就岔开（7.17915，不中断是 7.17274），第 16 步 6.97675。"
     assert contains(step, "第 10 步起就岔开（7.17915，不中断是 7.17275）")
