@@ -1,4 +1,6 @@
-"""bench/train_speed.py：能跑通，JSON 里的数字自洽（速度本身不在测试里断言，只由基准脚本报告）。"""
+"""bench/train_speed.py：能跑通，JSON 里的数字自洽（速度本身不在测试里断言，只由基准脚本报告）。
+
+基准都用最小的一次（最小的预设、一轮一步、几百首诗、小矩阵）：机器忙时也在几十秒内跑完。"""
 
 import json
 import subprocess
@@ -22,6 +24,12 @@ def test_train_speed_bench_reports_both_steps_and_their_ratio():
             "8",
             "--precision",
             "fp32",
+            "--poems",
+            "200",
+            "--matmul-size",
+            "256",
+            "--threads",
+            "1",
             "--json",
         ],
         cwd=ROOT,

@@ -255,7 +255,7 @@ def test_ctrl_c_writes_a_checkpoint_and_exits_cleanly(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 240
+    deadline = time.monotonic() + 600  # 只是不无限等：存档一出现就往下走；机器很忙时 40 步也要好几分钟
     while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)  # 第 40 步验证时会存第一次档
     proc.send_signal(signal.SIGINT)
