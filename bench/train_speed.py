@@ -13,6 +13,9 @@ fp32 矩阵乘法能到多少 GFLOP/s，把每种训练步的实际 GFLOP/s 表�
 两种步交替计时，机器忙闲的波动对两边一样。
 
     .venv/bin/python bench/train_speed.py [--preset base] [--precision auto] [--batch-size 128] [--rounds 4] [--steps 4] [--threads 2] [--json]
+
+最小的一次（测试用：只看它跑得通、JSON 自洽，不看快慢）：--preset tiny --rounds 1 --steps 1 --batch-size 8
+--poems 200 --matmul-size 256。
 """
 
 from __future__ import annotations
@@ -68,6 +71,16 @@ def main() -> int:
     parser.add_argument("--rounds", type=positive_int, default=4, metavar="轮数", help="交替计时几轮")
     parser.add_argument("--steps", type=positive_int, default=4, metavar="步数", help="每轮每种各计时几步")
     parser.add_argument("--threads", type=positive_int, default=2, metavar="线程数", help="计算线程数（默认 2）")
+    parser.add_argument(
+        "--poems", type=positive_int, default=20000, metavar="首数", help="取 train 的前几首诗来组批（默认 20000）"
+    )
+    parser.add_argument(
+        "--matmul-size",
+        type=positive_int,
+        default=2048,
+        metavar="n",
+        help="量矩阵乘法上限用的 n×n 矩阵（默认 2048）",
+    )
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -76,8 +89,8 @@ def main() -> int:
     preset = PRESETS[args.preset]
     precision = resolve_precision(args.precision or preset.precision, torch.device("cpu"))
     tok = default_tokenizer()
-    samples = encode_split("train", tok, 20000)
-    stream = body_stream(load_poems("train", 20000), tok)  # 同样的 20000 首，只要正文与 <eos>，首尾相接
+    samples = encode_split("train", tok, args.poems)
+    stream = body_stream(load_poems("train", args.poems), tok)  # 同样的这些诗，只要正文与 <eos>，首尾相接
     B = args.batch_size or preset.batch_size
 
     ours_cfg = ModelConfig(vocab_size=len(tok), **preset.model)
@@ -108,7 +121,7 @@ def main() -> int:
 
     totals = {"ours": [0, 0.0, 0.0], "reference": [0, 0.0, 0.0]}  # 字数、运算量、秒
     ours_step(0), ref_step(0)  # 预热：第一次调用要分配内存、选算法
-    peak = matmul_gflops()
+    peak = matmul_gflops(args.matmul_size)
     step = 1
     for _ in range(args.rounds):
         for name, fn in (("ours", ours_step), ("reference", ref_step)):
@@ -119,7 +132,7 @@ def main() -> int:
                 totals[name][1] += flops
                 step += 1
             totals[name][2] += time.perf_counter() - started
-    peak = max(peak, matmul_gflops())  # 前后各测一次取较好的，少受别的进程干扰
+    peak = max(peak, matmul_gflops(args.matmul_size))  # 前后各测一次取较好的，少受别的进程干扰
 
     result = {
         "preset": args.preset,
@@ -128,7 +141,7 @@ def main() -> int:
         "model": preset.model,
         "precision": precision,
         "matmul_fp32_gflops": round(peak, 1),
-        "matmul_bf16_gflops": round(matmul_gflops(dtype=torch.bfloat16), 1),
+        "matmul_bf16_gflops": round(matmul_gflops(args.matmul_size, dtype=torch.bfloat16), 1),
     }
     for name, (chars, flops, seconds) in totals.items():
         gflops = flops / seconds / 1e9

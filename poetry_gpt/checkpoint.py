@@ -45,11 +45,13 @@ def save_checkpoint(
     step: int = 0,
     config=None,
     log: list | None = None,
+    sittings: list | None = None,
     half: bool = False,
 ) -> None:
     """原子写入一个存档（先写临时文件再改名，写到一半被打断也不会留下半个文件）。
 
-    存档含 weights、model_config、vocab_hash、step、train_config、log，训练中的存档还有 optimizer 与 rng。
+    存档含 weights、model_config、vocab_hash、step、train_config、log，训练中的存档还有 optimizer、rng
+    与 sittings（分几次训练时每一次的记录，poetry_gpt.sittings）。
 
     Args:
         config: 训练设置（``TrainConfig`` 或同样内容的 dict），续训时要用；None 时存空 dict。
@@ -74,6 +76,7 @@ def save_checkpoint(
     if optimizer is not None and not half:
         state["optimizer"] = optimizer.state_dict()
         state["rng"] = {"torch": torch.get_rng_state(), "python": list(random.getstate()[1])}
+        state["sittings"] = list(sittings or [])
     buffer = io.BytesIO()
     torch.save(state, buffer)
     atomic_write_bytes(path, buffer.getvalue())

@@ -150,7 +150,12 @@ def clean_record(raw: dict, convert: Callable[[str], str] | None = None) -> dict
 
 def split_lines(text: str) -> list[str]:
     """把一首诗的全文切成句，每句不带结尾标点。"""
-    return [line[:-1] for line in _LINE.findall(text)]
+    return [line[:-1] for line in whole_lines(text)]
+
+
+def whole_lines(text: str) -> list[str]:
+    """把一首诗的全文切成句，每句带着结尾标点（结尾没有标点的残段不算一句）。"""
+    return _LINE.findall(text)
 
 
 def poem_body(text: str) -> str:

@@ -20,7 +20,7 @@ from .metrics import (
     reader_report,
     special_prompts,
 )
-from .settings import EVAL_PROMPTS, VERSE
+from .settings import DRAFTS, EVAL_PROMPTS, SCORE, VERSE
 
 
 def evaluate_model(
@@ -31,6 +31,8 @@ def evaluate_model(
     val_poems: int | None = None,
     rules=None,
     n_special: int = 40,
+    drafts: int = DRAFTS,
+    score: str = SCORE,
 ) -> dict:
     """``./poet eval`` 的全部数字。
 
@@ -38,12 +40,16 @@ def evaluate_model(
         n_prompts: :func:`poetry_gpt.metrics.eval_prompts` 的个数；n_special: 藏头、四个关键词两组提示各几个
             （:func:`poetry_gpt.metrics.special_prompts`；不多于 n_prompts）。
         rules: 诗律解码的设置（poetry_gpt.verse.Rules）；None 为默认的 VERSE，PLAIN 是第 22、23 课只守格式的解码。
+        drafts、score：受约束的诗每首写几份草稿、按哪种分数留下一份（generate.write_drafts、poetry_gpt.rerank，
+            与 ./poet write 相同）；不受约束的两组（format_rate_free 等）总是只写一份：它们量的是模型自己。
 
     Returns:
         dict：val_cross_entropy（条件区是诗自己的关键词，data.keywords_for）与 bigram_cross_entropy
         （奈特/字，正文与 <eos>）、二者之比，val_cross_entropy_no_keywords（条件区空着），
         受约束与不受约束时的 format_rate、keyword_hit_rate，copy_rate（受约束的诗）、distinct_2、
-        seconds_per_poem（受约束时每首的平均秒数，一个线程，与 ./poet write 相同），prompts、val_poems 两个计数；
+        seconds_per_poem（受约束时每首的平均秒数，连同它的几份草稿，一个线程，与 ./poet write 相同），prompts、val_poems 两个计数；
+        drafts、score；log_prob（留下的诗的每字平均对数概率，奈特/字，受约束的 prompts 首）、log_prob_single
+        与 distinct_2_single（同样的提示只写一份、即每首的第一份草稿时的这两个数：挑草稿前后并排）；
         reader：{"五言": …, "七言": …, "藏头": …, "四个关键词": …}，每组是 :func:`poetry_gpt.metrics.reader_report`，
         另有 format_rate（四个关键词组还有 format_rate_free：--free 时）；human：{"五言": …, "七言": …}，
         val 里同样首数的人写的诗的 :func:`poetry_gpt.metrics.reader_report`。
@@ -53,8 +59,10 @@ def evaluate_model(
     val = load_poems("val", val_poems)
     val_ce, val_ce_bare, bigram = _cross_entropies(model, tokenizer, val)
     prompts = eval_prompts(n_prompts)
-    poems = _write_eval_poems(model, tokenizer, prompts, special_prompts(min(n_special, n_prompts), seed), seed, rules)
+    special = special_prompts(min(n_special, n_prompts), seed)
+    poems = _write_eval_poems(model, tokenizer, prompts, special, seed, rules, drafts, score)
     fixed, free = poems["fixed"], poems["free"]
+    first = [p.drafts[0] if p.drafts else {"text": p.text, "log_prob": p.log_prob} for p in fixed]
     reader = _reader_groups(poems)
     return {
         "val_poems": len(val),
@@ -76,6 +84,11 @@ def evaluate_model(
         "copy_rate": copy_rate([p.text for p in fixed]),
         "distinct_2": distinct_n([p.text for p in fixed]),
         "seconds_per_poem": sum(p.seconds for p in fixed) / max(len(fixed), 1),
+        "drafts": drafts,
+        "score": score,
+        "log_prob": sum(p.log_prob for p in fixed) / max(len(fixed), 1),
+        "log_prob_single": sum(d["log_prob"] for d in first) / max(len(first), 1),
+        "distinct_2_single": distinct_n([d["text"] for d in first]),
         "reader": reader,
         "human": _human_groups(reader, seed),
         "examples": [p.text for p in fixed[:3]],
@@ -101,27 +114,38 @@ def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict]) -> tuple[floa
 
 
 def _write_eval_poems(
-    model, tokenizer: Tokenizer, prompts: list[tuple[str, int]], special: dict, seed: int, rules
+    model,
+    tokenizer: Tokenizer,
+    prompts: list[tuple[str, int]],
+    special: dict,
+    seed: int,
+    rules,
+    drafts: int,
+    score: str,
 ) -> dict[str, list]:
     """按各组提示写诗（第 i 首的种子是 seed + i）：fixed、free（同样的提示，受约束与不受约束）、
-    heads（藏头）、fours、fours_free（四个关键词，受约束与不受约束）。与 ./poet write 一样用一个线程，
+    heads（藏头）、fours、fours_free（四个关键词，受约束与不受约束）。受约束的每首写 drafts 份草稿、留下 score
+    最高的一份（第一份草稿就是只写一份时的那首）；不受约束的只写一份。与 ./poet write 一样用一个线程，
     每首用时才是学习者看到的；写完恢复原来的线程数。"""
-    from .generate import write_one
+    from .generate import keep_best, write_drafts
 
     def write(items, constrained=True, acrostic=False):
-        return [
-            write_one(
+        poems = []
+        for i, (kw, form) in enumerate(items):
+            n = drafts if constrained else 1
+            batch = write_drafts(
                 model,
                 tokenizer,
                 kw,
+                drafts=n,
                 form=form,
                 acrostic=kw if acrostic else "",
                 seed=seed + i,
                 constrained=constrained,
                 rules=rules,
             )
-            for i, (kw, form) in enumerate(items)
-        ]
+            poems.append(batch[0] if n == 1 else keep_best(model, tokenizer, batch, set(), score))
+        return poems
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

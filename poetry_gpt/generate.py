@@ -8,6 +8,12 @@
 再按采样设置（poetry_gpt.sampling，第 21 课）抽一个。诗律解码（poetry_gpt.verse，第 24 课，默认开启）
 在格式之上让第二、四句押韵、平仄合近体格式、用过的字少用；条件区只放模型训练时见过的 1–3 个字。
 ``rules=PLAIN`` 时只守格式。
+
+同一个提示可以一批写几份草稿（:func:`write_drafts`，第 25 课）：每步一次前向算全部几行，每行有自己的种子与约束状态；
+:func:`iter_poems` 再按 poetry_gpt.rerank 的分数留下一份（``./poet write`` 默认 settings.DRAFTS 份）。
+批大小不同时矩阵乘法走的算法不同（一行时是矩阵乘向量），logits 在第六七位有效数字上不同；抽样要落在两个字的
+分界上、差这么一点才会抽成另一个字，机会极小：第 i 份草稿与用它的种子单独写的一字不差（tests/lib/test_generate.py
+在七种写法上逐字检查，bench/drafts.py 在发布的模型上再核对一遍），只有平均对数概率差在最后几位。
 """
 
 from __future__ import annotations
@@ -15,15 +21,16 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import torch
 
 from .constraints import Constraint
 from .data import BOS, EOS, SEP, Tokenizer, form_of, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
+from .rerank import best, score_drafts
 from .sampling import SAMPLING, SamplingConfig, sample_next
-from .settings import MAX_SEED, VERSE, Rules
+from .settings import MAX_DRAFTS, MAX_SEED, SCORE, SCORES, VERSE, Rules
 from .verse import condition
 
 MAX_KEYWORDS = 4
@@ -31,6 +38,11 @@ MAX_KEYWORDS = 4
 FORM_SHARE = {5: 15137 / 89485, 7: 74348 / 89485}
 """不指定体裁时五言、七言各抽中的概率：train 里两种体裁的首数之比（七言约 83%）。
 <bos> 之后那一格（体裁）从不计入损失，模型在那里的 logits 没训练过，不能拿来抽。"""
+DRAFT_SEED_STRIDE = 1_000_000
+"""相邻两份草稿的种子之差（:func:`draft_seed`）：种子 26 的草稿用 26、1000026、2000026……
+-n 的几首（连同写重了换的种子，至多 20 × 100 个）用 seed、seed + 1……，./poet eval 的 200 个提示用 26 + i：
+隔开一百万，一首诗的草稿不会与另一首的第一份同种子。不能是 2**32 的倍数：torch 的 CPU 随机数发生器
+（mt19937）只用种子的低 32 位，种子差 2**32 的两个发生器抽出的数一模一样。"""
 
 
 class GenerationError(ValueError):
@@ -39,7 +51,7 @@ class GenerationError(ValueError):
 
 @dataclass
 class Poem:
-    """一首生成的诗。text 带标点；form 是每句字数 5 或 7；seconds 是生成用时（秒）。"""
+    """一首生成的诗。text 带标点；form 是每句字数 5 或 7；seconds 是生成用时（秒，几份草稿一起写时是整批的）。"""
 
     text: str
     form: int
@@ -50,6 +62,13 @@ class Poem:
     seconds: float = 0.0
     condition: str = ""
     """条件区里放的字（<sep> 之前）：多于 3 个字时只放其中 3 个，见 verse.condition。"""
+    log_prob: float = 0.0
+    """模型自己（温度 1、不截断、没有约束）给正文与 <eos> 每个字的平均对数概率（奈特/字，≤ 0）：
+    同一个条件区下，越接近 0，模型越觉得这首诗顺。"""
+    score: float | None = None
+    """挑草稿用的分数（poetry_gpt.rerank.score_drafts）；只写一份、没有挑时为 None。"""
+    drafts: list = field(default_factory=list)
+    """这首诗是从哪几份草稿里挑的：每份 {text, form, seed, log_prob, score, kept}；只写一份时为空。"""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -83,7 +102,6 @@ def check_characters(text: str, tokenizer: Tokenizer, what: str = "输入") -> s
     return simplified
 
 
-@torch.inference_mode()
 def write_one(
     model: PoetryGPT,
     tokenizer: Tokenizer,
@@ -96,12 +114,86 @@ def write_one(
     constrained: bool = True,
     rules: Rules = VERSE,
 ) -> Poem:
-    """写一首诗；keywords、acrostic 须已经过 :func:`check_characters`。
+    """写一首诗；keywords、acrostic 须已经过 :func:`check_characters`。参数与错误同 :func:`write_drafts`：
+    就是只写一份草稿（种子 seed）的 write_drafts。"""
+    return write_drafts(
+        model,
+        tokenizer,
+        keywords,
+        drafts=1,
+        form=form,
+        acrostic=acrostic,
+        sampling=sampling,
+        seed=seed,
+        constrained=constrained,
+        rules=rules,
+    )[0]
+
+
+def draft_seed(seed: int, draft: int) -> int:
+    """第 draft 份草稿（从 0 数）的种子：seed + draft × :data:`DRAFT_SEED_STRIDE`（超过上限从 0 接着数）。
+    第 0 份就是 seed 本身，所以 ``--drafts 1`` 写的正是多份草稿里的第一份。"""
+    return (seed + draft * DRAFT_SEED_STRIDE) % MAX_SEED
+
+
+class Draft:
+    """一份草稿写到哪儿：体裁、自己的随机数发生器与受约束解码的状态（格式、藏头、押韵、平仄、重复），已写的正文。
+
+    几份草稿一起写时，每一份的状态都是自己的，互不影响：与单独写这一份时走的是同样的步骤。
+    """
+
+    def __init__(self, seed: int, fits: list[int], form: int | None, constraint_for):
+        self.seed = seed
+        self.generator = torch.Generator().manual_seed(seed)
+        self.form = draw_form(fits, self.generator) if form is None else form  # 种子的第一次抽取
+        self.constraint = constraint_for(self.form)
+        self.body: list[int] = []
+        self.log_prob = 0.0  # 模型自己给已写的字（连同 <eos>）的对数概率之和
+        self.done = False
+
+    def choose(self, logits: torch.Tensor, sampling: SamplingConfig) -> int:
+        """logits [V] → 这一格写的字（受约束时先经 Constraint.apply）；抽到 <eos> 就写完了。"""
+        raw = logits
+        if self.constraint is not None:
+            logits = self.constraint.apply(logits)
+        token = sample_next(logits, sampling.temperature, sampling.top_k, sampling.top_p, self.generator)
+        self.log_prob += torch.log_softmax(raw, -1)[token].item()
+        if token == EOS:
+            self.done = True
+            return token
+        self.body.append(token)
+        if self.constraint is not None:
+            self.constraint.advance(token)
+        return token
+
+
+@torch.inference_mode()
+def write_drafts(
+    model: PoetryGPT,
+    tokenizer: Tokenizer,
+    keywords: str,
+    *,
+    drafts: int = 1,
+    form: int | None = None,
+    acrostic: str = "",
+    sampling: SamplingConfig = SAMPLING,
+    seed: int = 0,
+    constrained: bool = True,
+    rules: Rules = VERSE,
+) -> list[Poem]:
+    """同一个提示一起写 drafts 份草稿（第 25 课）；keywords、acrostic 须已经过 :func:`check_characters`。
 
     用 KV 缓存：条件区算一次，之后每个新字只算它自己这一格（第 20 课），与每次重算整段的结果相同。
-    form 为 None 时按 :data:`FORM_SHARE` 在 5、7 之间抽一个（受约束时只在前文长度放得下的体裁里抽）。
+    drafts 份草稿是一批的 drafts 行：每一步只做一次前向（ids [drafts, 1]，缓存的批大小也是 drafts），
+    每一行有自己的种子（:func:`draft_seed`）、随机数发生器与约束状态（:class:`Draft`），
+    所以第 i 份与单独用它的种子写的那一首相同（tests/lib/test_generate.py 逐字检查）。
+    先写完的行之后送 <eos> 占位，不计入它的诗。
+    form 为 None 时每份草稿按 :data:`FORM_SHARE` 在 5、7 之间抽一个（受约束时只在前文长度放得下的体裁里抽）。
     sampling：温度、top-k、top-p（poetry_gpt.sampling）。
     rules：诗律解码的设置（poetry_gpt.verse）；rules.seen_condition 时条件区只放至多 3 个字。
+
+    Returns:
+        drafts 首诗，第 i 首的种子是 draft_seed(seed, i)；seconds 是整批的用时。
 
     Raises:
         GenerationError: 受约束解码时，模型的前文长度 context_length 放不下这首诗（条件区加四句正文）。
@@ -109,46 +201,46 @@ def write_one(
     started = time.perf_counter()
     prompt = condition(keywords, acrostic, tokenizer) if rules.seen_condition else keywords
     fits = forms_that_fit(model, len(prompt), form) if constrained else [form] if form else [5, 7]
-    generator = torch.Generator().manual_seed(seed)
     device = next(model.parameters()).device
     cache = KVCache(model.config.n_layers)
 
-    def step(ids: list[int]) -> torch.Tensor:
-        logits, _ = model(torch.tensor([ids], device=device), kv_cache=cache)
-        return logits[0, -1].float().cpu()
+    def step(ids: list[list[int]]) -> torch.Tensor:
+        logits, _ = model(torch.tensor(ids, device=device), kv_cache=cache)
+        return logits[:, -1].float().cpu()  # [drafts, V]
 
-    form = draw_form(fits, generator) if form is None else form
-    logits = step([BOS, form_of(line_length=form).token] + tokenizer.encode(prompt) + [SEP])
-    constraint = Constraint(tokenizer, form, keywords, acrostic, rules) if constrained else None
-    body: list[int] = []
+    def constraint_for(f: int) -> Constraint | None:
+        return Constraint(tokenizer, f, keywords, acrostic, rules) if constrained else None
+
+    rows = [Draft(draft_seed(seed, i), fits, form, constraint_for) for i in range(drafts)]
+    logits = step([[BOS, form_of(line_length=d.form).token] + tokenizer.encode(prompt) + [SEP] for d in rows])
     limit = model.config.context_length - len(cache)
     for _ in range(limit):
-        if constraint is not None:
-            logits = constraint.apply(logits)
-        token = sample_next(logits, sampling.temperature, sampling.top_k, sampling.top_p, generator)
-        if token == EOS:
+        tokens = [EOS if d.done else d.choose(row, sampling) for d, row in zip(rows, logits)]
+        if all(d.done for d in rows):
             break
-        body.append(token)
-        if constraint is not None:
-            constraint.advance(token)
         if len(cache) + 1 == model.config.context_length:  # 前文加正文已满 context_length 个位置
             break
-        logits = step([token])
-    return Poem(
-        text=tokenizer.decode(body),
-        form=form,
-        keywords=list(keywords),
-        acrostic=acrostic,
-        seed=seed,
-        constrained=constrained,
-        seconds=time.perf_counter() - started,
-        condition=prompt,
-    )
+        logits = step([[token] for token in tokens])
+    seconds = time.perf_counter() - started
+    return [
+        Poem(
+            text=tokenizer.decode(d.body),
+            form=d.form,
+            keywords=list(keywords),
+            acrostic=acrostic,
+            seed=d.seed,
+            constrained=constrained,
+            seconds=seconds,
+            condition=prompt,
+            log_prob=d.log_prob / max(len(d.body) + d.done, 1),
+        )
+        for d in rows
+    ]
 
 
 def draw_form(fits: list[int], generator: torch.Generator) -> int:
     """不指定体裁时抽一个：在放得下的体裁 fits（如 [5, 7]）里按 :data:`FORM_SHARE` 的比例抽。
-    write_one 用它做种子的第一次抽取，所以同一个种子总是同一种体裁。"""
+    每份草稿（:class:`Draft`）用它做种子的第一次抽取，所以同一个种子总是同一种体裁。"""
     shares = torch.tensor([FORM_SHARE[f] for f in fits])
     return fits[int(torch.multinomial(shares, 1, generator=generator))]
 
@@ -188,6 +280,8 @@ def write_poems(
     seed: int | None = None,
     constrained: bool = True,
     rules: Rules = VERSE,
+    drafts: int = 1,
+    score: str = SCORE,
 ) -> list[Poem]:
     """检查输入，然后写 n 首互不相同的诗（同一个 seed 每次得到同样的诗）。参数与错误同 :func:`iter_poems`。"""
     return list(
@@ -202,6 +296,8 @@ def write_poems(
             seed=seed,
             constrained=constrained,
             rules=rules,
+            drafts=drafts,
+            score=score,
         )
     )
 
@@ -218,6 +314,8 @@ def iter_poems(
     seed: int | None = None,
     constrained: bool = True,
     rules: Rules = VERSE,
+    drafts: int = 1,
+    score: str = SCORE,
 ) -> Iterator[Poem]:
     """立即检查输入，然后返回一个逐首写诗的迭代器：每写好一首就交出一首，``./poet write -n`` 可以边写边印。
 
@@ -227,15 +325,23 @@ def iter_poems(
         sampling: 温度、top-k、top-p（poetry_gpt.sampling.SamplingConfig，建的时候已查过范围）。
         seed: 第一首的种子，0 ≤ seed < 2**63；None 时随机取一个。
         rules: 诗律解码的设置（poetry_gpt.settings.Rules；默认 VERSE，PLAIN 只守格式）。
+        drafts: 每首诗写几份草稿（:func:`write_drafts`，一批一起写），留下 score 最高、与前面几首不同的一份
+            （poetry_gpt.rerank）；1 时只写一份、不挑。第 k 首的草稿种子是 draft_seed(seed + k, i)，
+            写重了再换下一个 seed + k。
+        score: 挑草稿的分数，settings.SCORES 之一。
 
     Raises:
         GenerationError: 输入不合要求（见 :func:`check_characters`），参数超出范围（种子不在 0 ≤ seed < 2**63 内、
-            采样太确定却要多首等），或模型的前文长度放不下这种体裁的诗。
+            采样太确定却要多首等；drafts 不在 1 与 settings.MAX_DRAFTS 之间），或模型的前文长度放不下这种体裁的诗。
     """
     if form not in (None, 5, 7):
         raise GenerationError(f"体裁只能是 5（五言）或 7（七言），收到 {form}")
     if n < 1:
         raise GenerationError("-n 至少为 1")
+    if not 1 <= drafts <= MAX_DRAFTS:
+        raise GenerationError(f"草稿份数要在 1 与 {MAX_DRAFTS} 之间，收到 {drafts}")
+    if score not in SCORES:
+        raise GenerationError(f"挑草稿的分数只能是 {'、'.join(SCORES)} 之一，收到 {score}")
     if n > 1 and sampling.greedy:
         raise GenerationError("温度为 0 或 top-k 为 1 时每步都取最可能的字，每次写出的是同一首诗，-n 只能是 1")
     keywords, acrostic = checked_prompt(tokenizer, keywords, acrostic, constrained)
@@ -249,10 +355,11 @@ def iter_poems(
         seen: set[str] = set()
         attempt = 0
         while len(seen) < n and attempt < 20 * n:  # 偶尔两次抽到同一首：换个种子再写；采样太确定时就此作罢
-            poem = write_one(
+            batch = write_drafts(
                 model,
                 tokenizer,
                 keywords,
+                drafts=drafts,
                 form=form,
                 acrostic=acrostic,
                 sampling=sampling,
@@ -261,11 +368,27 @@ def iter_poems(
                 rules=rules,
             )
             attempt += 1
-            if poem.text not in seen:
-                seen.add(poem.text)
-                yield poem
+            if all(p.text in seen for p in batch):
+                continue
+            poem = batch[0] if drafts == 1 else keep_best(model, tokenizer, batch, seen, score)
+            seen.add(poem.text)
+            yield poem
 
     return poems()
+
+
+def keep_best(model: PoetryGPT, tokenizer: Tokenizer, batch: list[Poem], seen: set[str], score: str) -> Poem:
+    """几份草稿里留下分数最高、又不在 seen 里（与已经交出的诗不同）的一份；并列时取前面的。
+
+    留下的那首的 score 是它的分数，drafts 列出每一份的 text、form、seed、log_prob、score 与 kept（是不是它）。
+    """
+    scores = score_drafts(model, tokenizer, batch, score)
+    chosen = best(scores, [i for i, p in enumerate(batch) if p.text not in seen])
+    listed = [
+        {"text": p.text, "form": p.form, "seed": p.seed, "log_prob": p.log_prob, "score": s, "kept": i == chosen}
+        for i, (p, s) in enumerate(zip(batch, scores))
+    ]
+    return replace(batch[chosen], score=scores[chosen], drafts=listed)
 
 
 def checked_prompt(tokenizer: Tokenizer, keywords: str, acrostic: str, constrained: bool) -> tuple[str, str]:

@@ -1,4 +1,5 @@
-"""课程实验用的小工具：开头的 setup_experiment()，打印用的 show()、表格、热力图、折线图。
+"""课程实验用的小工具：开头的 setup_experiment()，打印用的 show()、表格、热力图、折线图，
+舍入噪声印成界的 below()、随机器而变的量标出来的 measured()。
 
 全部用 rich 输出：在终端里有颜色；设置了 NO_COLOR 或输出被管道接走时自动退回纯文本。
 """
@@ -136,6 +137,14 @@ def measured(value: float | str) -> Measured | MeasuredText:
     （两种算法最多相差 2.9e-10 这种数）。平常照样印出来；环境变量 POET_MEASURED=1 时（./poet verify
     运行实验、--record 记录输出时）印成 ⟨0.327⟩：记录下来的输出与课文里的数比较时不看它。"""
     return MeasuredText(value) if isinstance(value, str) else Measured(value)
+
+
+def below(value: float, bound: str) -> str:
+    """一个本身就是舍入噪声的量（两种算法之差、应为 0 的和）印成界：绝对值小于 bound（如 "1e-6"）时是“不到 1e-6”，
+    这句话在哪种 CPU、几个线程上都一样，可以记录、可以写进课文；不小于时印出它的值，输出就与记录不同，
+    ./poet verify 与测试随之失败——界本身是检查过的，不是写死的。"""
+    x = abs(float(value))
+    return f"不到 {bound}" if x < float(bound) else f"{x:.1e}（超过了 {bound}）"
 
 
 def _fmt(value: Any, digits: int = 4) -> str:

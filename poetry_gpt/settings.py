@@ -52,6 +52,19 @@ def temperature_problem(value: float, shown: str | None = None) -> str | None:
     return None
 
 
+# ---------- 先写几份，再挑一份（第 25 课；generate.write_drafts 与 rerank.py） ----------
+
+DRAFTS = 1
+"""./poet write 与 ./poet eval 每首诗默认写几份草稿、留下分数最高的一份；1 就是只写一份、不挑。
+默认不挑：盲评里（data/MODEL.md“先写几份，再挑一份”）8 份草稿按每字平均对数概率留下的诗，两位读者都没有比只写一份的好
+（2.30、2.30 对 2.45、2.50），挑草稿只是一个选项（--drafts 8，第 25 课讲为什么）。"""
+MAX_DRAFTS = 64
+"""--drafts 的上限：一批太大，每首诗要等很久。"""
+SCORES = ("likelihood", "coherence")
+"""挑草稿的分数（rerank.py）：likelihood 是模型自己给的平均对数概率，coherence 再加后两句与前两句的点互信息。"""
+SCORE = SCORES[0]
+"""默认的分数：盲评显示有用的才作默认（见 issue 34 的盲评记录）。"""
+
 # ---------- 诗律解码（第 24 课；规则本身在 verse.py） ----------
 
 STOCK_OPENINGS = ("不知", "不见", "自是", "唯有")
@@ -106,6 +119,10 @@ PRECISIONS = ("auto", "fp32", "bf16")
 """矩阵乘法的精度（第一个是 TrainConfig 的默认值）：auto 在 bf16 更快的设备上用 bf16（devices.resolve_precision）。"""
 DEVICES = ("auto", "cpu", "cuda")
 """在哪里训练（第一个是默认值）：auto 有 CUDA 用 CUDA，否则 CPU（devices.resolve_device）。"""
+SCHEDULES = ("cosine", "wsd")
+"""学习率日程（第一个是 TrainConfig 的默认值）：cosine 预热后余弦衰减；wsd 预热、持平、最后一段才衰减（train.learning_rate）。"""
+OPTIMIZERS = ("adamw", "muon")
+"""优化器（第一个是 TrainConfig 的默认值）：adamw 是第 16 课讲的；muon 只给隐藏层的矩阵换成正交化的动量（train.make_optimizer）。"""
 
 # ---------- 实验（./poet lesson、./poet verify） ----------
 

@@ -32,11 +32,13 @@ class MinutesPlanner:
     Attributes:
         minutes: 给的分钟数；started: 开始训练的时刻（秒，与 replan 的 now 用同一个钟）。
         eval_every: 每隔这么多步验证一次，也在这些步上重排。
+        once: 只在第 PLAN_AT 步排一次，之后不再重排（分几次训练完时：总步数第一次就定下，存进存档，以后每次照它走）。
     """
 
     minutes: float
     started: float
     eval_every: int
+    once: bool = False
     _timed_from: float | None = None
 
     def replan(self, step: int, now: float) -> tuple[float, int] | None:
@@ -48,7 +50,7 @@ class MinutesPlanner:
         """
         if step == PLAN_SKIP:
             self._timed_from = now
-        if step == PLAN_AT or (step > PLAN_AT and step % self.eval_every == 0):
+        if step == PLAN_AT or (not self.once and step > PLAN_AT and step % self.eval_every == 0):
             per_step = (now - self._timed_from) / (step - PLAN_SKIP)
             return per_step, planned_steps(step, per_step, self.started + self.minutes * 60 - now)
         return None

@@ -1,10 +1,12 @@
 """训练 PoetryGPT（第 15–19 课）：AdamW、预热加余弦衰减的学习率、梯度裁剪、只在正文上算损失、
-定期在 val 上验证、原子写入的存档与断点续训、torchrun 下的多进程数据并行。
+定期在 val 上验证、原子写入的存档与断点续训、分几次训练完（--stop-after）、torchrun 下的多进程数据并行。
 
 用法：``./poet train --preset tiny``（几十秒）、``./poet train --preset base``（随课程发布的模型）。
 
 参考：Loshchilov & Hutter, "Decoupled Weight Decay Regularization" (AdamW), 2019；
-Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（余弦衰减）, 2017。
+Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（余弦衰减）, 2017；
+Hägele et al., "Scaling Laws and Compute-Optimal Training Beyond Fixed Training Durations"（wsd 日程）, 2024；
+Jordan et al., "Muon: An optimizer for hidden layers in neural networks"（muon）, 2024。
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from .loss import evaluate
 from .model import ModelConfig, PoetryGPT
 from .progress_bar import ProgressBar
 from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401  课程与测试从 train 取后两个
-from .settings import DEVICES, PRECISIONS
+from .settings import DEVICES, OPTIMIZERS, PRECISIONS, SCHEDULES
+from .sittings import Sittings, snapshot_name
 from .time_budget import PLAN_AT, MinutesPlanner
 from .trainer import Trainer
 
@@ -60,6 +63,11 @@ class TrainConfig:
         verse: 也用 data/verse.txt.gz 的律诗、排律切成的四句窗口（samples.verse_windows；要 fresh_keywords）。
         quatrain_repeats: 有 verse 时，每一轮里绝句重复几遍（窗口是绝句的 8 倍多，不重复时绝句只占约一成）。
         finetune_share: 有 verse 时，最后这一份步数只用绝句（先在全部近体诗上训练，再在绝句上微调）。
+        schedule: 学习率日程，``"cosine"``（预热后余弦衰减）或 ``"wsd"``（预热、持平、最后 decay_share 的步数线性衰减：
+            衰减开始之前改大总步数不改变已经走过的学习率，分几次训练时可以到最后一次再定何时结束）。
+        decay_share: wsd 衰减段占总步数的比例。
+        optimizer: ``"adamw"``（第 16 课）或 ``"muon"``：Block 里的矩阵用 torch.optim.Muon（动量先正交化再更新），
+            字表、位置表、偏置与 LayerNorm 仍用 AdamW；两者用同一个学习率（Muon 按 AdamW 的更新幅度换算）。
     """
 
     model: dict = field(default_factory=dict)
@@ -81,6 +89,9 @@ class TrainConfig:
     verse: bool = False
     quatrain_repeats: int = 1
     finetune_share: float = 0.0
+    schedule: str = SCHEDULES[0]
+    decay_share: float = 0.2
+    optimizer: str = OPTIMIZERS[0]
 
 
 PRESETS = {
@@ -132,24 +143,72 @@ def learning_rate(step: int, config: TrainConfig) -> float:
 
     预热：第 step 步（step < warmup）是 lr × (step + 1) / warmup，所以第 0 步是 lr/warmup（不是 0），
     第 warmup − 1 步正好是 lr。之后按余弦从 lr 降到 lr × min_lr_ratio：第 steps 步到达最低值，
-    超过 steps 的步一直是最低值（续训按存档里的同一张表）。
+    超过 steps 的步一直是最低值（续训按存档里的同一张表）。schedule 是 ``"wsd"`` 时预热之后持平在 lr，
+    到 :func:`decay_start` 才线性降下来，同样在第 steps 步到达最低值。
     """
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
-    progress = min(1.0, (step - config.warmup) / max(1, config.steps - config.warmup))
     low = config.lr * config.min_lr_ratio
+    if config.schedule == "wsd":
+        start = decay_start(config)
+        progress = min(1.0, max(0, step - start) / max(1, config.steps - start))
+        return config.lr - (config.lr - low) * progress
+    progress = min(1.0, (step - config.warmup) / max(1, config.steps - config.warmup))
     return low + 0.5 * (config.lr - low) * (1 + math.cos(math.pi * progress))
 
 
-def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.AdamW:
+def decay_start(config: TrainConfig) -> int:
+    """wsd 日程从第几步开始衰减：最后 decay_share 的步数（不早于预热结束）。例：steps=1000、decay_share=0.2 → 800。"""
+    return max(config.warmup, config.steps - round(config.steps * config.decay_share))
+
+
+def make_optimizer(model: torch.nn.Module, config: TrainConfig):
     """AdamW：矩阵（字表、位置表、各线性层的权重）做权重衰减，偏置与 LayerNorm 的参数不做。
 
     ``fused=True`` 让一次更新在一个循环里算完所有参数（CPU 与 CUDA 都支持），结果与逐个张量更新相同。
+    config.optimizer 是 ``"muon"`` 时返回 :class:`MuonWithAdamW`：Block 里的矩阵交给 Muon，其余照旧交给 AdamW。
     """
-    decay = [p for p in model.parameters() if p.dim() >= 2]
+    hidden = [
+        p
+        for n, p in model.named_parameters()
+        if config.optimizer == "muon" and n.startswith("blocks.") and p.dim() == 2
+    ]
+    taken = {id(p) for p in hidden}
+    decay = [p for p in model.parameters() if p.dim() >= 2 and id(p) not in taken]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     groups = [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-    return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
+    adamw = torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
+    if not hidden:
+        return adamw
+    # match_rms_adamw：把 Muon 的更新缩放到与 AdamW 相近的幅度，两者就能共用一张学习率表
+    muon = torch.optim.Muon(hidden, lr=config.lr, weight_decay=config.weight_decay, adjust_lr_fn="match_rms_adamw")
+    return MuonWithAdamW(muon, adamw)
+
+
+class MuonWithAdamW:
+    """两个优化器当一个用：训练循环只调 param_groups、step、zero_grad，存档只调 state_dict 与 load_state_dict。"""
+
+    def __init__(self, muon: torch.optim.Optimizer, adamw: torch.optim.AdamW):
+        self.parts = {"muon": muon, "adamw": adamw}
+
+    @property
+    def param_groups(self) -> list[dict]:
+        return [g for part in self.parts.values() for g in part.param_groups]
+
+    def step(self) -> None:
+        for part in self.parts.values():
+            part.step()
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for part in self.parts.values():
+            part.zero_grad(set_to_none=set_to_none)
+
+    def state_dict(self) -> dict:
+        return {name: part.state_dict() for name, part in self.parts.items()}
+
+    def load_state_dict(self, state: dict) -> None:
+        for name, part in self.parts.items():
+            part.load_state_dict(state[name])
 
 
 @dataclass
@@ -233,6 +292,7 @@ def train(
     steps: int | None = None,
     minutes: float | None = None,
     stop_at: int | None = None,
+    stop_after: float | None = None,
     device: str = DEVICES[0],
     tokenizer: Tokenizer | None = None,
     progress: bool = True,
@@ -244,12 +304,15 @@ def train(
 
     Args:
         resume: 从 out 里的存档接着训练；日志、优化器、随机数状态与总步数都接上，损失与没停过的一样。
-            精度、验证与示例诗的间隔取 config 里的。
+            精度、验证与示例诗的间隔取 config 里的。开始时先说这次训练走到了哪里（:class:`poetry_gpt.sittings.Sittings`）。
         steps: 总步数（覆盖 config.steps 与存档里的）；None 时新训练用 config.steps，续训用存档里的。
         minutes: 在这么多分钟内训练完（:class:`poetry_gpt.time_budget.MinutesPlanner`）：量出每步用时后排定总步数，
             让学习率的余弦衰减在截止时刻降到最低值，之后每次验证完重排一次（学习率会随之小跳一下），
-            最多晚一个验证间隔结束。排定的步数记进存档与 Run.total。不能与 steps、resume 同时给。
-        stop_at: 到这一步就停下并存档（测试用来模拟中断）。
+            最多晚一个验证间隔结束。同时给了 stop_after（分几次训练完）时只在开头量一次、排定之后不再改。
+            排定的步数记进存档与 Run.total。不能与 steps、resume 同时给。
+        stop_at: 到这一步就停下并存档（任意一步都行：续训与没停过的一样）。
+        stop_after: 这一次最多训练这么多分钟（训练循环的墙上时间，不算准备数据），到时写好存档停下，另存一份
+            ``sitting-step-NNNNNN.pt``；之后用 resume 接着训练。
 
     Returns:
         :class:`Run`。Ctrl-C 时写好存档并返回 ``interrupted=True``。
@@ -277,11 +340,26 @@ def train(
     if step >= config.steps:
         raise ValueError(f"存档已经训练到第 {step} 步，达到了总步数 {config.steps}；要多训练，请给更大的 --steps")
     model, optimizer = build_model(model_config, config, workers.device, state)  # 存档的尺寸上面已确认相同
-    trainer = Trainer(model, optimizer, workers, precision, tokenizer, ckpt_path)
+    sittings = Sittings(Path(out), step, list(state.get("sittings", [])) if resume else [])
+    trainer = Trainer(model, optimizer, workers, precision, tokenizer, ckpt_path, sittings)
     samples = _samples(config, tokenizer, announce=progress and workers.rank == 0)
-    return _loop(
-        trainer, config, step, log, samples, stop_at=stop_at, minutes=minutes, progress=progress and workers.rank == 0
-    )
+    stops = Stops(stop_at, stop_after, minutes)
+    return _loop(trainer, config, step, log, samples, stops, progress=progress and workers.rank == 0)
+
+
+@dataclass(frozen=True)
+class Stops:
+    """这一次在哪里停：stop_at（步数）、stop_after（分钟），以及 --minutes 的总时间（见 :func:`train`）。"""
+
+    stop_at: int | None = None
+    stop_after: float | None = None
+    minutes: float | None = None
+
+    def last_step(self, total: int) -> int:
+        return min(total, self.stop_at or total)
+
+    def time_is_up(self, started: float, now: float) -> bool:
+        return self.stop_after is not None and now - started >= self.stop_after * 60
 
 
 def _samples(config: TrainConfig, tokenizer: Tokenizer, announce: bool) -> tuple[TrainingSamples, list[list[int]]]:
@@ -299,26 +377,29 @@ def _loop(
     step: int,
     log: list,
     samples: tuple[TrainingSamples, list[list[int]]],
+    stops: Stops,
     *,
-    stop_at: int | None,
-    minutes: float | None,
     progress: bool,
 ) -> Run:
-    """训练循环：从第 step 步走到总步数（或 stop_at），每 eval_every 步验证并存档；Ctrl-C 时存好档返回。"""
+    """训练循环：从第 step 步走到总步数（或 stops 说的那一步、那一刻），每 eval_every 步验证并存档；
+    Ctrl-C 时存好档返回。"""
     train_samples, val_samples = samples
     dev = trainer.workers.device
-    last = min(config.steps, stop_at or config.steps)
+    last = stops.last_step(config.steps)
     bar = ProgressBar(step, last, enabled=progress)
-    started = last_sample = time.monotonic()
-    planner = None if minutes is None else MinutesPlanner(minutes, started, config.eval_every)
+    started = last_sample = trainer.sittings.begin(time.monotonic(), config.steps)
+    planner = None
+    if stops.minutes is not None:  # 分几次训练完时只量一次：总步数从第一次起就定下，以后每次照它走
+        planner = MinutesPlanner(stops.minutes, started, config.eval_every, once=stops.stop_after is not None)
     chars, interrupted = 0, False
     trainer.model.train()
     try:
         with bar:
-            bar.print(_start_text(trainer, config, step, last, minutes))
-            while step < last:
+            for line in _start_text(trainer, config, step, last, stops, log):
+                bar.print(line)
+            while step < last and not stops.time_is_up(started, time.monotonic()):
                 if planner is not None and (plan := planner.replan(step, time.monotonic())) is not None:
-                    config, last = _reschedule(plan, step, config, stop_at, planner, trainer.workers, bar)
+                    config, last = _reschedule(plan, step, config, stops, planner, trainer.workers, bar)
                 lr = learning_rate(step, config)
                 loss, n_chars = trainer.step(train_samples.batch(step, config), lr, config.grad_clip)
                 step += 1
@@ -335,7 +416,7 @@ def _loop(
                         f"第 {step} 步：损失 {entry['loss']:.3f}，验证 {entry['val']:.3f} 奈特/字，"
                         f"学习率 {lr:.2e}，{speed:,.0f} 字/秒，已用 {(time.monotonic() - started) / 60:.1f} 分钟"
                     )
-                    trainer.save(step, config, log)
+                    trainer.save(step, config, log, time.monotonic())
                 if (
                     trainer.workers.rank == 0
                     and config.sample_every_s
@@ -345,26 +426,36 @@ def _loop(
                     bar.print(trainer.sample_line(step))
     except KeyboardInterrupt:
         interrupted = True
-    trainer.save(step, config, log)
+    trainer.save(step, config, log, time.monotonic())
+    if step < config.steps and stops.stop_after is not None and not interrupted:
+        trainer.snapshot(snapshot_name(step))
+    trainer.end_sitting(step, config.steps, log, interrupted, time.monotonic())
     trainer.workers.barrier()
     return Run(step=step, log=log, total=config.steps, interrupted=interrupted, checkpoint=trainer.ckpt_path)
 
 
-def _start_text(trainer: Trainer, config: TrainConfig, step: int, last: int, minutes: float | None) -> str:
-    plan = (
-        f"第 {step} → {last} 步" if minutes is None else f"先量前 {PLAN_AT} 步的用时，再按 {minutes:g} 分钟排定总步数"
-    )
-    return (
+def _start_text(trainer: Trainer, config: TrainConfig, step: int, last: int, stops: Stops, log: list) -> list[str]:
+    """开始时留在进度条上方的几行：在哪里、怎样训练；续训时还有走到了哪里；分几次时这一次训练多久。"""
+    if stops.minutes is None:
+        plan = f"第 {step} → {last} 步"
+    else:
+        plan = f"先量前 {PLAN_AT} 步的用时，再按 {stops.minutes:g} 分钟排定总步数"
+    lines = [
         f"在 {trainer.workers.device.type.upper()} 上训练（{trainer.workers.world} 个进程），精度 {trainer.precision}，"
         f"每步 {config.batch_size} 首诗，{plan}"
-    )
+    ]
+    if step > 0:
+        lines.append(trainer.sittings.where_we_stand(config.steps, log, stops.stop_after))
+    if stops.stop_after is not None:
+        lines.append(f"这一次训练 {stops.stop_after:g} 分钟，到时写好存档停下；之后加 --resume 接着训练")
+    return lines
 
 
 def _reschedule(
     plan: tuple[float, int],
     step: int,
     config: TrainConfig,
-    stop_at: int | None,
+    stops: Stops,
     planner: MinutesPlanner,
     workers: Workers,
     bar: ProgressBar,
@@ -375,5 +466,5 @@ def _reschedule(
     total = int(workers.all_reduce(torch.tensor(planned, device=workers.device), op="min"))
     if total != config.steps or step == PLAN_AT:
         config = replace(config, steps=total)
-        bar.plan(min(total, stop_at or total), planner.describe(step, per_step, total, config.warmup))
-    return config, min(config.steps, stop_at or config.steps)
+        bar.plan(stops.last_step(total), planner.describe(step, per_step, total, config.warmup))
+    return config, stops.last_step(config.steps)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,18 +16,20 @@ from .data import Tokenizer, make_batch
 from .devices import Workers
 from .loss import ScoredLoss
 from .model import PoetryGPT
+from .sittings import Sittings
 
 
 @dataclass
 class Trainer:
-    """训练循环里不变的部分：模型、优化器、进程、精度，以及写存档与示例诗要用的汉字表与路径。"""
+    """训练循环里不变的部分：模型、优化器、进程、精度，以及写存档与示例诗要用的汉字表、路径与各次训练的记录。"""
 
     model: PoetryGPT
-    optimizer: torch.optim.AdamW
+    optimizer: torch.optim.Optimizer
     workers: Workers
     precision: str
     tokenizer: Tokenizer
     ckpt_path: Path
+    sittings: Sittings
 
     def __post_init__(self):
         # 只在正文与 <eos> 上、分块算输出层与交叉熵（poetry_gpt/loss.py）；多进程时由 DDP 包住
@@ -54,12 +57,32 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         return loss, int(n_total)
 
-    def save(self, step: int, config, log: list) -> None:
-        """写存档（只有第 0 个进程写）；config 是 poetry_gpt.train.TrainConfig，续训时要用。"""
+    def save(self, step: int, config, log: list, now: float) -> None:
+        """写存档（只有第 0 个进程写）；config 是 poetry_gpt.train.TrainConfig，续训时要用；now 是此刻（秒），
+        记进这一次训练的用时。"""
         if self.workers.rank == 0:
             save_checkpoint(
-                self.ckpt_path, self.model, self.tokenizer, optimizer=self.optimizer, step=step, config=config, log=log
+                self.ckpt_path,
+                self.model,
+                self.tokenizer,
+                optimizer=self.optimizer,
+                step=step,
+                config=config,
+                log=log,
+                sittings=self.sittings.record(step, now, log),
             )
+
+    def snapshot(self, name: str) -> None:
+        """把刚写好的存档另存一份 name（先复制成临时文件再改名）：checkpoint.pt 丢了还能从这里接着训练。"""
+        if self.workers.rank == 0:
+            tmp = self.ckpt_path.with_name(name + ".tmp")
+            shutil.copyfile(self.ckpt_path, tmp)
+            tmp.replace(self.ckpt_path.with_name(name))
+
+    def end_sitting(self, step: int, total: int, log: list, interrupted: bool, now: float) -> None:
+        """这一次训练结束（now 是此刻，秒）：在存档目录的 sittings.txt 里记一行。"""
+        if self.workers.rank == 0:
+            self.sittings.end(step, now, total, log, interrupted)
 
     def sample_line(self, step: int) -> str:
         """进度条上方的一首示例诗（关键词“月”），写完切回训练模式。"""

@@ -1,4 +1,5 @@
-"""测试共用的夹具：在临时工作区里运行 poet 命令，不碰学习者真实的练习与进度。"""
+"""测试共用的夹具：在临时工作区里运行 poet 命令，不碰学习者真实的练习与进度；
+要沙箱（bubblewrap）或浏览器（Chromium）的测试在本机没有它们时跳过，最后说一行怎样让它们也跑。"""
 
 import os
 import subprocess
@@ -8,6 +9,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+CHROMIUM = next((Path(p) for p in ("/usr/lib/chromium/chromium", "/usr/bin/chromium") if Path(p).exists()), None)
+EVERYTHING = "POET_TEST_EVERYTHING"
+"""设为 1 时（.ci/run）缺了沙箱或浏览器就是错误、一个测试也不跑，不会悄悄跳过。"""
+NEEDS = {
+    "sandbox": "要能用的 bubblewrap 沙箱（批改学习者代码的那一条路）",
+    "browser": "要无界面的 Chromium 与 chromedriver（网站在浏览器里的样子）",
+}
+SKIPPED = "本机不能跑："
+"""这两种测试跳过时原因的开头：最后的一行说明据此数出跳过了几个。"""
+INSTALL = "sudo apt-get install bubblewrap chromium chromium-driver fonts-wqy-microhei fonts-dejavu-core"
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # pytest -n auto（pyproject.toml）：两核的机器上两个 worker 各占一核，各用一个计算线程（连同它们启动的子进程）；
@@ -43,3 +55,55 @@ def poet(workspace):
         )
 
     return run
+
+
+# ---------- 要沙箱或浏览器的测试：@pytest.mark.sandbox、@pytest.mark.browser ----------
+
+
+def missing(need: str) -> str | None:
+    """本机缺 need（"sandbox" 或 "browser"）时是中文原因，不缺时为 None。"""
+    if need == "browser":
+        return None if CHROMIUM and CHROMEDRIVER.exists() else "没有装 chromium 与 chromium-driver"
+    from poetry_gpt.courseware import sandbox
+
+    return sandbox.unavailable_reason()
+
+
+def pytest_configure(config):
+    for name, what in NEEDS.items():
+        config.addinivalue_line("markers", f"{name}: {what}")
+    if os.environ.get(EVERYTHING) == "1" and not os.environ.get("PYTEST_XDIST_WORKER"):
+        lacking = {name: why for name in NEEDS if (why := missing(name))}
+        if lacking:
+            raise pytest.UsageError(
+                f"{EVERYTHING}=1 要求全部测试都跑，可是本机"
+                + "；".join(f"{NEEDS[name]}：{why}" for name, why in lacking.items())
+                + f"。装上它们：{INSTALL}"
+            )
+
+
+def pytest_collection_modifyitems(config, items):
+    reasons: dict[str, str | None] = {}
+    for item in items:
+        for name in NEEDS:
+            if item.get_closest_marker(name) is None:
+                continue
+            if name not in reasons:
+                reasons[name] = missing(name)
+            if reasons[name]:
+                item.add_marker(pytest.mark.skip(reason=f"{SKIPPED}{NEEDS[name]}；{reasons[name]}"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """跳过了要沙箱或浏览器的测试时，最后说一行：跳过了几个、怎样让它们也跑。"""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if SKIPPED in str(r.longrepr)]
+    if skipped:
+        what = "、".join(
+            name
+            for name, word in (("沙箱（bubblewrap）", "bubblewrap"), ("浏览器（Chromium）", "chromium"))
+            if any(word in str(r.longrepr).lower() for r in skipped)
+        )
+        terminalreporter.write_line(
+            f"跳过了 {len(skipped)} 个要{what}的测试：本机没有。装上后再运行同一条命令就会跑：{INSTALL}"
+            f"（bash .ci/run 会自动装上，一个不跳）。"
+        )

@@ -111,3 +111,25 @@ def cases(gen):
     out = [_real(gen, i, logits, tok) for i, logits in enumerate(_last_logits(model, prefixes))]
     out += [_toy(gen, i) for i in range(16)]
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+def _finite(logits):
+    return logits[torch.isfinite(logits)]
+
+
+KINDS = {
+    "分数整体加上几千（不减最大值就溢出成 inf）": lambda case, want: _finite(case[0]).max() > 1000,
+    "分数整体减去几千（e 的次方全是 0：0 / 0）": lambda case, want: _finite(case[0]).max() < -1000,
+    "温度 0.1：最高与最低的分数差上百": lambda case, want: (
+        abs(_finite(case[0]).max()) < 1000 and _finite(case[0]).max() - _finite(case[0]).min() > 100
+    ),
+    "有 -inf 的字（不是候选）": lambda case, want: bool(torch.isinf(case[0]).any()),
+    "候选不到 k 个": lambda case, want: len(want) < case[2],
+    "k 比 V 还大": lambda case, want: case[2] > len(case[1]),
+    "k = 1": lambda case, want: case[2] == 1,
+    "并列第一": lambda case, want: len(want) > 1 and want[0][1] == want[1][1],
+    "概率相同的字（编号小的在前）": lambda case, want: len({p for _, p in want}) < len(want),
+    "概率在 float32 里是 0、分数却有限（仍是候选）": lambda case, want: any(p == 0.0 for _, p in want),
+    "真实汉字表（V = 6672，含 <eos> 等特殊标记）": lambda case, want: len(case[1]) > 1000,
+}

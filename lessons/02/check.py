@@ -25,3 +25,12 @@ def cases(gen):
             bias[torch.rand(V, generator=gen) < 0.3] = float("-inf")
         out.append((logits, bias))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "不连续的 logits（转置出来的）": lambda case, want: not case[0].is_contiguous(),
+    "连续的 logits": lambda case, want: case[0].is_contiguous(),
+    "bias 里有 -inf（禁掉一些字）": lambda case, want: bool(torch.isinf(case[1]).any()),
+    "真实汉字表的大小 V = 6672": lambda case, want: case[0].shape[-1] == len(default_tokenizer()),
+}

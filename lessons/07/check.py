@@ -14,3 +14,12 @@ def cases(gen):
         k = [0.01, 0.03, 0.1, 0.5, 1.0, 2.0][int(torch.randint(0, 6, (1,), generator=gen))]
         out.append((counts, k))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "整行为 0（一次都没当过前一个字：均匀分布）": lambda case, want: bool((case[0].sum(dim=1) == 0).any()),
+    "k 是小于 1 的小数": lambda case, want: case[1] < 1,
+    "k ≥ 1": lambda case, want: case[1] >= 1,
+    "没出现过的搭配（格子为 0）": lambda case, want: bool((case[0] == 0).any()),
+}

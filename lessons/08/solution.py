@@ -31,12 +31,18 @@ if __name__ == "__main__":
     w = torch.randn(50, 8)
     ids = torch.randint(0, 50, (5, 7))
     assert torch.allclose(solve(ids, w), w[ids]), "随机的表上，结果也应等于 weight[ids]"
-    # 这一课要你亲手写出 one-hot 乘法；库函数一步做完，练不到本课的东西
+    # 这一课要你亲手写出 one-hot 乘法；按编号取行（下标、库函数、逐行去找）一步做完，练不到本课的东西
+    import ast
     import inspect
 
-    body = inspect.getsource(solve).split('"""')[-1]  # 只看文档字符串之后的代码
-    for shortcut in ("weight[", "F.embedding", "index_select", "nn.Embedding"):
-        assert shortcut not in body, (
-            f"请不要调用 {shortcut}：本课练的是 one-hot 向量乘整张表；直接查表的写法第 09 课以后模型里天天用，这里要亲手看到两者为什么相等"
-        )
+    tree = ast.parse(inspect.getsource(solve))  # 读语法树：注释不在里面，文档字符串与字符串只是常量，不是名字
+    used = [getattr(n, k) for n in ast.walk(tree) for k in ("attr", "id", "name") if isinstance(getattr(n, k, 0), str)]
+    why = "本课练的是 one-hot 向量乘整张表；直接查表的写法第 09 课以后模型里天天用，这里要亲手看到两者为什么相等"
+    for shortcut in ("embedding", "index_select", "gather", "enumerate"):
+        assert not any(shortcut in name.lower() for name in used), f"请不要调用 {shortcut}：{why}"
+    multiplied = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult) for n in ast.walk(tree))
+    assert multiplied or {"matmul", "mm", "bmm", "einsum"} & set(used), f"请把 one-hot 张量乘整张表（@）：{why}"
+    lookups = [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Subscript) and "Name(" in ast.dump(n.slice)]
+    lookups = [x for x in lookups if x.startswith("weight")]  # weight[ids]、weight.data[ids]；weight.shape[0] 不算
+    assert not lookups, f"请不要用下标按编号查表（{lookups[0] if lookups else ''}）：{why}"
     print("本课补全练习通过。")

@@ -31,3 +31,14 @@ def cases(gen):
         past = L - T + 1 + (0 if i % 2 == 0 else int(torch.randint(1, 6, (1,), generator=gen)))
         out.append((torch.randn(B, T, C, generator=gen), torch.randn(L, C, generator=gen), past))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "past = 0（整首一次送进）": lambda case, want: case[2] == 0,
+    "T = 1（逐字生成）": lambda case, want: case[0].shape[1] == 1 and case[2] > 0,
+    "past + T 正好等于 L（最后一行也用上）": lambda case, want: case[2] + case[0].shape[1] == case[1].shape[0],
+    "past + T 比 L 多 1（raise ValueError）": lambda case, want: case[2] + case[0].shape[1] == case[1].shape[0] + 1,
+    "past + T 比 L 多好几个（raise ValueError）": lambda case, want: case[2] + case[0].shape[1] > case[1].shape[0] + 1,
+    "课程的真实尺寸 L = 64、C = 128": lambda case, want: tuple(case[1].shape) == (64, 128),
+}

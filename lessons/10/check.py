@@ -8,7 +8,18 @@ def cases(gen):
     out = []
     for i in range(20):
         T = int(torch.randint(1, 10, (1,), generator=gen))
+        T = 1 if i in (2, 3) else T  # 只有一个位置：只看得见自己，权重是 1
         shape = (T, T) if i % 2 == 0 else (int(torch.randint(1, 5, (1,), generator=gen)), T, T)
         scale = float(10 ** (torch.rand(1, generator=gen) * 2 - 1))
         out.append((torch.randn(*shape, generator=gen) * scale,))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "[T, T]": lambda case, want: case[0].dim() == 2,
+    "[B, T, T]": lambda case, want: case[0].dim() == 3,
+    "T = 1（只看得见自己）": lambda case, want: case[0].shape[-1] == 1,
+    "分数的尺度大（最大的上了 10）": lambda case, want: float(case[0].abs().max()) > 10,
+    "分数的尺度小（都在 1 以内）": lambda case, want: float(case[0].abs().max()) < 1,
+}

@@ -25,3 +25,11 @@ def cases(gen):
             )
         )
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "x 是 [B, T, C]": lambda case, want: case[0].dim() == 3,
+    "x 是 [T, C]": lambda case, want: case[0].dim() == 2,
+    "中间有很负的值（GELU 不是 ReLU，也不是 0）": lambda case, want: float((case[0] @ case[1].T + case[2]).min()) < -2,
+}

@@ -25,3 +25,14 @@ def cases(gen):
             )
         )
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "x 是 [B, T, C]": lambda case, want: case[0].dim() == 3,
+    "x 是 [T, C]": lambda case, want: case[0].dim() == 2,
+    "大的 eps（0.5：加在方差上，不是标准差上）": lambda case, want: case[3] == 0.5,
+    "小的 eps（1e-5）": lambda case, want: case[3] == 1e-5,
+    "均值离 0 远、尺度大": lambda case, want: abs(float(case[0].mean())) > 2 and float(case[0].std()) > 1,
+    "尺度很小（方差比 eps 还小）": lambda case, want: float(case[0].var(dim=-1, unbiased=False).min()) < case[3],
+}

@@ -63,3 +63,15 @@ def cases(gen):
         scale = float(100 * 30 ** torch.rand(1, generator=gen)) if kind == 2 else 3.0
         out.append((scale * torch.randn(B, T, V, generator=gen), targets, mask))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "真诗的掩码（V = 汉字表大小）": lambda case, want: case[0].shape[-1] > 1000,
+    "不计分的格子是补齐的 0": lambda case, want: bool(((~case[2]) & (case[1] == 0)).any()),
+    "不计分的格子是 -100": lambda case, want: bool(((~case[2]) & (case[1] == -100)).any()),
+    "各行计分的格子数不同": lambda case, want: len(set(case[2].sum(dim=1).tolist())) > 1,
+    "整行都不计分": lambda case, want: bool((case[2].sum(dim=1) == 0).any()),
+    "上千的大分数": lambda case, want: float(case[0].abs().max()) > 1000,
+    "整批只有一个格子计分": lambda case, want: int(case[2].sum()) == 1,
+}

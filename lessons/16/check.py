@@ -75,3 +75,17 @@ def cases(gen):
         weight_decay = [0.1, 0.5][_int(gen, 0, 2)] if kind == 3 else [0.1, 0.1, 0.01, 0.0][_int(gen, 0, 4)]
         out.append((params, grads, m, v, step, lr, weight_decay))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "第一步（step = 0，m、v 全是 0）": lambda case, want: case[4] == 0,
+    "训练中的一步（step ≥ 1）": lambda case, want: case[4] >= 1,
+    "step 上千（偏差校正几乎是 1）": lambda case, want: case[4] >= 1000,
+    "字向量表里有几行梯度是 0（照样会动）": lambda case, want: bool(
+        (case[1]["characters.weight"] == 0).all(dim=1).any()
+    ),
+    "大的学习率与衰减（lr ≥ 0.1）": lambda case, want: case[5] >= 0.1 and case[6] >= 0.1,
+    "weight_decay = 0": lambda case, want: case[6] == 0,
+    "一维参数（偏置与 LayerNorm 的 weight：不衰减）": lambda case, want: "norm.weight" in case[0],
+}

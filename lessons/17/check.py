@@ -71,3 +71,23 @@ def cases(gen):
         lr = (0.1, 0.5, 1.0)[i % 3]
         out.append((params, ids, targets, lr, max_norm))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+def _clipping(case):
+    """(最大的单个参数梯度范数, 总范数, max_norm)。"""
+    params, ids, targets, _, max_norm = case
+    norms = _grad_norms(params, ids, targets)
+    return max(norms), sum(n * n for n in norms) ** 0.5, max_norm
+
+
+KINDS = {
+    "真诗的批（V = 汉字表大小）": lambda case, want: case[0][0].shape[0] > 1000,
+    "目标里有 -100": lambda case, want: bool((case[2] == -100).any()),
+    "不裁剪（总范数不超过上限）": lambda case, want: _clipping(case)[1] <= case[4],
+    "只有按总范数才裁剪（每个参数各自都不超过上限）": lambda case, want: (
+        _clipping(case)[0] <= case[4] < _clipping(case)[1]
+    ),
+    "大幅裁剪（上限比每个参数的范数都小）": lambda case, want: case[4] < _clipping(case)[0],
+    "lr = 1": lambda case, want: case[3] == 1.0,
+}

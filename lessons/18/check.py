@@ -9,6 +9,7 @@
 """
 
 import ast
+from pathlib import Path
 
 import torch
 
@@ -45,10 +46,31 @@ def _not_started(code):
     return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.dump(body[0])
 
 
+def _given(code):
+    """练习文件里模拟断电的规则：simulated_run 与 TinyModel 的 ast.dump（不含行号），名字 → 定义。"""
+    return {
+        node.name: ast.dump(node)
+        for node in code.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in ("simulated_run", "TinyModel")
+    }
+
+
+# 参考答案里的原样：新进程不许把做过的步再训练一遍（只存第 0 步、新进程从头重来，损失也一样），
+# 这条规则写在 simulated_run 里，所以它与 TinyModel 都不许改
+_GIVEN = _given(ast.parse(Path(__file__).with_name("solution.py").read_text(encoding="utf-8")))
+
+
 def source_problem(code):
-    """要有 torch.save，要有 torch.load，而且每个 torch.load 都写明 weights_only=True（第 18 课的安全规则）。"""
+    """simulated_run 与 TinyModel 与起始文件里的一样（模拟断电的规则，不能改）；要有 torch.save，要有 torch.load，
+    而且每个 torch.load 都写明 weights_only=True（第 18 课的安全规则）。"""
     if _not_started(code):
         return None
+    changed = [name for name in _GIVEN if _given(code).get(name) != _GIVEN[name]]
+    if changed:
+        return (
+            f"练习文件里的 {'、'.join(changed)} 被改动或删掉了：它们是模拟断电的规则（第一个进程做完第 stop 步就断电、"
+            "新进程从存档的步数接着训练），请保持起始文件里的原样，只改 solve"
+        )
     if not _calls(code, "save"):
         return "存档要用 torch.save 写进 io.BytesIO（真的变成字节）：只在内存里留着对象，断电之后什么也没有"
     loads = _calls(code, "load")
@@ -137,3 +159,16 @@ def cases(gen):
         }
         out.append((setup, stop, total))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "stop = 0（还没训练就中断）": lambda case, want: case[1] == 0,
+    "stop = total（断在最后，续训 0 步）": lambda case, want: case[1] == case[2],
+    "只剩最后一步": lambda case, want: case[1] == case[2] - 1,
+    "断在预热里": lambda case, want: 0 < case[1] < case[0]["warmup"],
+    "断在预热之后": lambda case, want: case[0]["warmup"] <= case[1] < case[2],
+    "没有 dropout（随机数不影响损失）": lambda case, want: case[0]["dropout"] == 0,
+    "带动量的 SGD": lambda case, want: case[0]["optimizer"] == "sgd",
+    "AdamW": lambda case, want: case[0]["optimizer"] == "adamw",
+}

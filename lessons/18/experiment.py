@@ -75,6 +75,12 @@ parts = [
     ["rng.python", f"{len(state['rng']['python'])} 个整数", "list"],
     ["train_config", f"steps={state['train_config']['steps']}, lr={state['train_config']['lr']} …", "dict"],
     ["log", f"{len(state['log'])} 条（每步一条）", "list"],
+    [
+        "sittings",
+        "；".join(f"第 {s['start_step']} → {s['end_step']} 步" for s in state["sittings"])
+        + "（每次还记着开始时刻与用时）",
+        "list",
+    ],
 ]
 table(["部分", "内容", "类型"], parts, title="第 8 步的存档")
 show("权重占的字节（fp32）", sum(size(t) for t in unique))

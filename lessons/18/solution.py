@@ -22,7 +22,7 @@ def solve(setup, stop, total):
       （种子与上一个进程不同），上一个进程内存里的一切随之作废。
     - ``train(model, optimizer, done, n) → list[float]``：已经做完 done 步，接着训练 n 步（第 done + 1 …
       done + n 步），返回每步的损失。学习率随步数变化；dropout 用 torch 的全局随机数。第一个进程的模型
-      做完第 stop 步就不能再训练。
+      做完第 stop 步就不能再训练；新进程的模型从第 stop 步接着训练，不能把第 1 … stop 步再做一遍。
 
     Args:
         setup: 小训练的设置（dict，原样交给 simulated_run）。
@@ -113,6 +113,11 @@ def simulated_run(setup, stop, total):
             raise RuntimeError(
                 f"模拟中断：第一个进程做完第 {stop} 步就断电了，它的模型不能再训练；"
                 "请把存档读进 new_run() 新建的模型和优化器，再接着训练"
+            )
+        if model is not runs[0][0] and done < stop:
+            raise RuntimeError(
+                f"模拟续训：第 1 … {stop} 步第一个进程已经做完了；新进程要从存档里的第 {stop} 步接着训练"
+                f"（done = {stop}），不要把做过的步再训练一遍——存档就是为了不从头重来"
             )
         prev, target = setup["prev"], setup["target"]
         model.train()

@@ -121,3 +121,55 @@ def cases(gen):
             vals[int(torch.randint(0, n, (1,), generator=gen))] = nan
         out.append((_log(vals, every, n * every, gen), _window(gen)))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+def _vals(log):
+    return [e["val"] for e in log if "val" in e]
+
+
+def _steps(log):
+    return [e["step"] for e in log if "val" in e]
+
+
+def _plateau(vals):
+    """连着至少两次没有更低之后又创新低（带“耐心”的早停在这里停得太早）。"""
+    best, run = math.inf, 0
+    for x in vals:
+        if x < best:
+            if run >= 2:
+                return True
+            best, run = x, 0
+        elif not math.isnan(x):
+            run += 1
+    return False
+
+
+KINDS = {
+    "随课程发布的模型自己的日志": lambda case, want: len(case[0]) > 5000,
+    "并列最低（取早的）": lambda case, want: (
+        want is not None
+        and [v for v in _vals(case[0]) if not math.isnan(v)].count(min(v for v in _vals(case[0]) if not math.isnan(v)))
+        > 1
+    ),
+    "有 NaN（发散）": lambda case, want: want is not None and any(math.isnan(v) for v in _vals(case[0])),
+    "全是 NaN（没有有效的验证：None）": lambda case, want: want is None and _vals(case[0]) != [],
+    "一次也没验证过（None）": lambda case, want: _vals(case[0]) == [],
+    "只验证过一次": lambda case, want: len(_vals(case[0])) == 1,
+    "一路上升（第一次验证就是答案）": lambda case, want: (
+        want is not None
+        and len(_vals(case[0])) > 2
+        and _vals(case[0]) == sorted(_vals(case[0]))
+        and want[0] == _steps(case[0])[0]
+    ),
+    "最低点在最后一次验证": lambda case, want: (
+        want is not None and len(_steps(case[0])) > 1 and want[0] == _steps(case[0])[-1]
+    ),
+    "最后一步也验证（总步数不是 eval_every 的倍数）": lambda case, want: (
+        len(_steps(case[0])) > 2 and _steps(case[0])[-1] - _steps(case[0])[-2] != _steps(case[0])[0]
+    ),
+    "台阶：连着两次以上没有更低，之后又创新低": lambda case, want: _plateau(_vals(case[0])),
+    "window = 1": lambda case, want: case[1] == 1,
+    "window 比最低点之前的步数还多": lambda case, want: want is not None and case[1] > want[0],
+    "window 恰好等于最低点的步数": lambda case, want: want is not None and case[1] == want[0],
+}

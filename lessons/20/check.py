@@ -67,3 +67,12 @@ def cases(gen):
     """
     out = [_random(gen, i % 4) for i in range(16)]
     return out + _real(gen, 8)
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    "第一次调用（缓存空，一段一起送）": lambda case, want: case[3].shape[0] == 0 and case[0].shape[0] > 1,
+    "逐字生成（T = 1，缓存里已有）": lambda case, want: case[0].shape[0] == 1 and case[3].shape[0] > 0,
+    "缓存之后再送一段（T ≥ 2：新块里面也要遮挡）": lambda case, want: case[0].shape[0] > 1 and case[3].shape[0] > 0,
+    "课程的真实尺寸（D = 32，写第 64 个位置）": lambda case, want: case[0].shape[1] == 32 and case[3].shape[0] == 63,
+}

@@ -8,7 +8,7 @@ import torch
 from poetry_gpt.checkpoint import CheckpointError, load_model
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
 from poetry_gpt.generate import write_one
-from poetry_gpt.labs import measured, setup_experiment, show, table
+from poetry_gpt.labs import below, measured, setup_experiment, show, table
 from poetry_gpt.model import KVCache
 
 setup_experiment()
@@ -194,9 +194,7 @@ with torch.no_grad():
     T = ids.shape[1]
     short = model.hidden_states(ids[:, : T - 1])
     longer = model.hidden_states(ids)
-show(
-    f"前 {T - 1} 个位置：接上第 {T} 个字前后的表示，最大相差", f"{(short - longer[:, : T - 1]).abs().max().item():.2e}"
-)
+show(f"前 {T - 1} 个位置：接上第 {T} 个字前后的表示，最大相差", below((short - longer[:, : T - 1]).abs().max(), "1e-4"))
 
 # 6. 前文长度：前文 + 写出的字最多 context_length 个
 print()

@@ -52,10 +52,10 @@ def _real_logits(n, gen):
 
 
 def cases(gen):
-    """36 个用例：(logits [V], temperature, top_k, top_p)。
+    """39 个用例：(logits [V], temperature, top_k, top_p)。
 
     - 12 个真实分数（V = 6672）：6 种常用设置各一次，再 6 次随机设置；其中 2 行像受约束解码那样
-      只留几个字（其余是 -inf），top_k 比留下的字还多；
+      只留几个字（其余是 -inf），top_k 比留下的字还多；再 3 个真实分数上 top_p = 1（不截），其中一个 top_k 比 V 还大（全留）；
     - 8 个 top-k 的并列：分数是 -3…3 的整数，第 k 大的分数有好几个；
     - 10 个 top-p 的边界并列：m 个分数为 0 的字（m = 2、4、8，各占 1/m，编号随机散开），其余 ≤ -60；
       top_p 正好是 j/m，排在某个并列字前面的概率之和正好等于 p；
@@ -63,7 +63,7 @@ def cases(gen):
       （torch.sort 不加 stable=True 时，16 个以上的并列会被打乱）。
     """
     out = []
-    real = iter(_real_logits(30, gen))
+    real = iter(_real_logits(33, gen))
     for i in range(12):
         logits = next(real)
         if i < 6:
@@ -81,6 +81,9 @@ def cases(gen):
             top_k = 40
             top_p = _away_from_boundary(gen, logits, temperature, top_k)
         out.append((logits, temperature, top_k, top_p))
+    # top_p = 1 是“不截”（文档字符串写明 ≥ 1 不截）：真实的一行上，前面之和在 float32 里会累加到 1，
+    # 拿 1 当普通的 p 去截（if top_p:）会丢掉几个到上千个分数有限的字
+    out += [(next(real), 0.8, 40, 1.0), (next(real), 1.3, 0, 1.0), (next(real), 1.0, 10000, 1.0)]
     for _ in range(8):
         V = _int(gen, 5, 16)
         logits = torch.randint(-3, 4, (V,), generator=gen).float()
@@ -105,3 +108,39 @@ def cases(gen):
         top_p = j / m if m in (32, 64) else (j + 0.5) / m  # 2 的幂：正好在边界上；否则在两个并列字正中间
         out.append((logits, [1.0, 0.5][i % 2], None if i % 3 else m + 5, top_p))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+def _kth_tie(case):
+    """top-k 的并列：第 k 大与第 k+1 大的分数相等。"""
+    logits, _, top_k, _ = case
+    ranked = torch.sort(logits, descending=True).values
+    return bool(top_k) and top_k < len(logits) and bool(ranked[top_k - 1] == ranked[top_k])
+
+
+def _top_ties(case):
+    """分数最高的字有几个并列。"""
+    return int((case[0] == case[0].max()).sum())
+
+
+KINDS = {
+    "默认设置 0.8 / 40 / 0.95": lambda case, want: case[1:] == (0.8, 40, 0.95),
+    "温度小于 1": lambda case, want: case[1] < 1,
+    "温度等于 1": lambda case, want: case[1] == 1,
+    "温度大于 1": lambda case, want: case[1] > 1,
+    "top_k = None（不截）": lambda case, want: case[2] is None,
+    "top_k = 0（不截）": lambda case, want: case[2] == 0,
+    "top_k = 1": lambda case, want: case[2] == 1,
+    "top_k 比 V 大（全留）": lambda case, want: case[2] is not None and case[2] > len(case[0]),
+    "top_k 比留下的（有限的）字多": lambda case, want: bool(case[2]) and case[2] > int(torch.isfinite(case[0]).sum()),
+    "top-k 的并列（与第 k 大相等的字都留下）": lambda case, want: _kth_tie(case),
+    "top_p = None（不截）": lambda case, want: case[3] is None,
+    "top_p = 1（不截）": lambda case, want: case[3] == 1.0,
+    "top_p 正好落在边界上（前面之和 = p）": lambda case, want: (
+        case[3] is not None
+        and case[3] < 1
+        and any(abs(case[3] * m - round(case[3] * m)) < 1e-9 and _top_ties(case) == m for m in (2, 4, 8, 32, 64))
+    ),
+    "多于 16 个字并列（排序要稳定）": lambda case, want: _top_ties(case) > 16,
+    "已有 -inf 的行（受约束解码只留几个字）": lambda case, want: bool(torch.isinf(case[0]).any()),
+}

@@ -73,7 +73,7 @@ def _line_end(gen, line, form):
 def _names(ids, V):
     """编号写成“5（，）”：真实汉字表上带上字，小汉字表只写编号。最多列 6 个。"""
     tok = default_tokenizer()
-    shown = [f"{i}（{tok.itos[i]}）" if V == len(tok) else str(i) for i in ids[:6]]
+    shown = [f"{i}（{tok.tokens[i]}）" if V == len(tok) else str(i) for i in ids[:6]]
     return "、".join(shown) + ("……" if len(ids) > 6 else "")
 
 
@@ -108,3 +108,34 @@ def cases(gen):
     out += [_toy(gen, i) for i in range(12)]
     out += [_line_end(gen, line, form) for form in (5, 7) for line in range(4)]
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+def _line(case):
+    """已经写完了几句（数句尾标点）。"""
+    written, _, _, line_ends, _ = case
+    return sum(1 for t in written if t in set(line_ends[0]) | set(line_ends[1]))
+
+
+def _at_line_end(case, want):
+    return not torch.equal(want, case[2]) and not bool(want[case[4]])
+
+
+KINDS = {
+    "空前缀（第一格）": lambda case, want: case[0] == [],
+    "句中（hanzi 的副本）": lambda case, want: case[0] != [] and torch.equal(want, case[2]),
+    **{
+        f"写满第 {n} 句：句尾标点（{'，？' if n % 2 == 0 else '。？'}）": lambda case, want, n=n: (
+            _line(case) == n and _at_line_end(case, want)
+        )
+        for n in range(4)
+    },
+    "四句写完（只有 <eos>）": lambda case, want: bool(want[case[4]]),
+    "前缀里有 ？（数句尾标点，不看是哪一个）": lambda case, want: any(
+        t in case[3][0] and t in case[3][1] for t in case[0]
+    ),
+    "五言": lambda case, want: case[1] == 5,
+    "七言": lambda case, want: case[1] == 7,
+    "真实汉字表": lambda case, want: len(case[2]) > 1000,
+    "编号打乱的小汉字表": lambda case, want: len(case[2]) < 100,
+}

@@ -52,3 +52,26 @@ def cases(gen):
             required.insert(_int(gen, 0, len(required) + 1), required[_int(gen, 0, len(required))])
         out.append((form, acrostic, required, wanted))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+def _missing(case):
+    """还差的字：required 去重、保持先后，再去掉藏头字。"""
+    form, acrostic, required, _ = case
+    return [t for t in dict.fromkeys(required) if t not in acrostic]
+
+
+KINDS = {
+    "没有藏头": lambda case, want: case[1] == [],
+    "有藏头": lambda case, want: case[1] != [],
+    "必含字里混进藏头字": lambda case, want: any(t in case[1] for t in case[2]),
+    "必含字有重复": lambda case, want: len(set(case[2])) < len(case[2]),
+    "必含字就在 wanted 里（自己写出来，不必强制）": lambda case, want: any(t in case[3] for t in _missing(case)),
+    "必含字要强制到最后几格": lambda case, want: want[-1] != case[3][-1],
+    "还差的字比自由格子多（写满为止）": lambda case, want: len(_missing(case)) > 4 * case[0] - (4 if case[1] else 0),
+    "有藏头、还差的字比自由格子多（藏头格照样写藏头字：藏头先于强制）": lambda case, want: (
+        case[1] != [] and len(_missing(case)) > 4 * case[0] - 4
+    ),
+    "五言": lambda case, want: case[0] == 5,
+    "七言": lambda case, want: case[0] == 7,
+}

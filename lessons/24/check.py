@@ -115,3 +115,25 @@ def compare(expected, got):
     parts = [f"第 {n} 句应判为{kind}，你的答案没有报" for n, kind in missed]
     parts += [f"你报了 {x!r}，这一句没有犯（或句号、名字写得不对：句子从 1 数，毛病写“孤平”或“三平尾”）" for x in extra]
     return "；".join(parts)
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+def _tails(case):
+    """每句最后五个字的平仄，只看以平声收尾的句子。"""
+    return [t[-5:] for t in case[1] if t[-1] != ZE]
+
+
+KINDS = {
+    "孤平": lambda case, want: any(kind == "孤平" for _, kind in want),
+    "三平尾": lambda case, want: any(kind == "三平尾" for _, kind in want),
+    "一句也没犯": lambda case, want: want == [],
+    "五言": lambda case, want: len(case[0][0]) == 5,
+    "七言": lambda case, want: len(case[0][0]) == 7,
+    "仄仄仄仄平": lambda case, want: any(t[:4] == [ZE] * 4 for t in _tails(case)),
+    "孤平拗救（仄平平仄平）": lambda case, want: any(t[:4] == [ZE, "平", "平", ZE] for t in _tails(case)),
+    "后五字里有两读的字（平仄）": lambda case, want: any("平仄" in t[:4] for t in _tails(case)),
+    "后五字里有查不到的字（未知）": lambda case, want: any("未知" in t[:4] for t in _tails(case)),
+    "仄声收尾的句子": lambda case, want: any(t[-1] == ZE for t in case[1]),
+    "第一句自己犯了": lambda case, want: any(n == 1 for n, _ in want),
+    "第四句犯了": lambda case, want: any(n == 4 for n, _ in want),
+}

@@ -38,7 +38,7 @@ def cases(gen):
     """24 个用例：(texts, n)。
 
     按顺序轮换四种：val 里随机的 1–60 首真诗，n = 2；语料里全部带 ？ 的诗（？ 在句尾，也在句中间的两句之间）
-    混进几首别的诗，n 是 2 或 3；几首诗有的重复两三遍、顺序打乱（同一个提示写两遍、模型写出同一首），
+    混进几首别的诗，其中一首的句号换成 ！（语料里一个 ！ 也没有），n 是 2 或 3；几首诗有的重复两三遍、顺序打乱（同一个提示写两遍、模型写出同一首），
     n 是 1、2、3；边角：空列表、写到一半被截断的诗（结尾没有标点的残段不算一句）、一句重复写两遍的诗、
     n = 6（五言的句子没有 6 字组合，七言每句 2 个）。
     """
@@ -51,6 +51,7 @@ def cases(gen):
             out.append((_pick(gen, val, _int(gen, 1, 61)), 2))
         elif kind == 1:
             texts = _pick(gen, asked, _int(gen, 3, 12)) + _pick(gen, val, _int(gen, 0, 6))
+            texts[-1] = texts[-1].replace("。", "！")  # 语料里没有 ！：换一首诗的句号，它也是句尾标点
             order = torch.randperm(len(texts), generator=gen).tolist()
             out.append(([texts[j] for j in order], _int(gen, 2, 4)))
         elif kind == 2:
@@ -74,3 +75,16 @@ def cases(gen):
             else:
                 out.append((_pick(gen, val, _int(gen, 2, 8)), 6))  # 只有七言的句子有 6 字组合（每句 2 个）
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+KINDS = {
+    **{f"句尾 {mark}": lambda case, want, mark=mark: any(mark in t for t in case[0]) for mark in "，。？！"},
+    "？ 在两句之间（不只在诗尾）": lambda case, want: any("？" in t[:-1] for t in case[0]),
+    "空列表（0.0）": lambda case, want: case[0] == [],
+    "写到一半被截断（结尾没有标点的残段）": lambda case, want: any(t and t[-1] not in "，。？！" for t in case[0]),
+    "同一首诗出现几次": lambda case, want: len(set(case[0])) < len(case[0]),
+    "一句写了两遍（五句）": lambda case, want: any(sum(t.count(m) for m in "，。？！") == 5 for t in case[0]),
+    "n = 1": lambda case, want: case[1] == 1,
+    "n = 6（五言的句子没有组合）": lambda case, want: case[1] == 6,
+}

@@ -3,6 +3,7 @@
 ./poet eval 的每一行，在随课程发布的模型和 val 里人写的诗上并排算一遍。完整的 ./poet eval（val 全部 4,924 首、
 200 个提示、每个提示写两遍）两核上要一两分钟；这里只用一小批固定的诗：val 里等距取的 512 首算交叉熵，
 ./poet eval 的前 8 个提示写诗，人写的诗取 ./poet eval 用的同一批。
+第 2–6 段每个提示只写一份（./poet eval 默认的做法，前 8 首）；第 7 段每个提示写 DRAFTS 份草稿、留下一份（./poet eval --drafts 8）。
 """
 
 import math
@@ -15,7 +16,7 @@ from poetry_gpt.bigram import BigramModel
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.common import COURSE_SEED
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, split_lines
-from poetry_gpt.generate import write_one
+from poetry_gpt.generate import write_drafts, write_one
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.loss import evaluate
 from poetry_gpt.metrics import (
@@ -30,6 +31,7 @@ from poetry_gpt.metrics import (
     reader_report,
     train_lines,
 )
+from poetry_gpt.rerank import best, line_pmi, score_drafts
 
 setup_experiment()
 
@@ -183,5 +185,60 @@ labels = ("押韵", "平仄（宽式）", "粘对全合", "最多的字几次", 
 table(
     ["项目", "模型", "《天涯》", "《阙题》"],
     [[label] + [c[i] for c in columns] for i, label in enumerate(labels)],
+    digits=3,
+)
+
+# 7. 先写几份，再挑一份：同样 8 个提示，每个一批写 DRAFTS 份草稿（第 0 份就是上面那首），
+#    留下模型自己最有把握（每字平均对数概率最高）的一份：./poet write --drafts 8 与 ./poet eval --drafts 8 的做法
+DRAFTS = 8
+print()
+print(f"7. 先写几份，再挑一份：每个提示一批写 {DRAFTS} 份草稿，留下每字平均对数概率最高的一份")
+torch.set_num_threads(1)
+batches = [
+    write_drafts(model, tok, kw, drafts=DRAFTS, form=form, seed=COURSE_SEED + i) for i, (kw, form) in enumerate(prompts)
+]
+torch.set_num_threads(2)
+show("每个提示的第 0 份草稿就是第 2 段只写一份的那首", [b[0].text for b in batches] == [p.text for p in fixed])
+scores = [score_drafts(model, tok, b, "likelihood") for b in batches]
+kept = [b[best(s, list(range(len(b))))] for b, s in zip(batches, scores)]
+first, pmi = batches[0], line_pmi(model, tok, batches[0])
+table(
+    ["草稿", "诗", "每字平均对数概率", "后两句的 PMI", "留下"],
+    [[i, p.text, p.log_prob, x, "←" if p is kept[0] else ""] for i, (p, x) in enumerate(zip(first, pmi))],
+    title=f"“{prompts[0][0]}”·{prompts[0][1]} 言的 {DRAFTS} 份草稿（奈特/字）",
+    digits=3,
+)
+table(
+    ["提示", "第 0 份（只写一份）", "留下的", "留下的是第几份"],
+    [[f"{kw}·{form} 言", b[0].log_prob, k.log_prob, b.index(k)] for (kw, form), b, k in zip(prompts, batches, kept)],
+    title="每字平均对数概率：只写一份与挑过的",
+    digits=3,
+)
+show(
+    "8 首的平均：只写一份 / 挑过的",
+    [sum(b[0].log_prob for b in batches) / 8, sum(k.log_prob for k in kept) / 8],
+    digits=3,
+)
+# 模型最有把握的诗，用的是它最熟的字：数一数诗里的字有多少是 train 里最常见的 200 个字
+ranked = sorted(range(len(tok)), key=lambda i: -tok.doc_freq[i])
+common = {tok.tokens[i] for i in ranked[:200]}
+
+
+def common_share(texts):
+    chars = [ch for text in texts for ch in "".join(split_lines(text))]
+    return sum(ch in common for ch in chars) / len(chars)
+
+
+human8 = human5[:4] + human7[:4]
+table(
+    ["8 首", "最常见 200 字的占比", "distinct-2"],
+    [
+        [name, common_share(texts), distinct_n(texts)]
+        for name, texts in (
+            ("只写一份", [b[0].text for b in batches]),
+            ("挑过的", [k.text for k in kept]),
+            ("人写（五言、七言各 4 首）", human8),
+        )
+    ],
     digits=3,
 )

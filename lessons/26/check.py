@@ -60,3 +60,25 @@ def cases(gen):
         budget = [narrowest - 1, narrowest // 2, 0][i % 3]
         out.append((budget, V, L, n_layers, n_heads))
     return out
+
+
+# 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
+def _raised(want):
+    return isinstance(want, dict)  # wire.raised 的记号：参考答案 raise 了 ValueError
+
+
+KINDS = {
+    "真实汉字表（V = 6672）": lambda case, want: case[1] == len(default_tokenizer()) and not _raised(want),
+    "预算正好等于某个合格宽度的参数个数": lambda case, want: not _raised(want) and want[1] == case[0],
+    "预算比某个合格宽度的参数个数少 1（退一档）": lambda case, want: (
+        not _raised(want) and _count(case[1], case[2], want[0] + case[4], case[3]) == case[0] + 1
+    ),
+    "很小的汉字表（V < 200）": lambda case, want: case[1] < 200 and not _raised(want),
+    "0 层": lambda case, want: case[3] == 0 and not _raised(want),
+    "头数不是 2 的幂": lambda case, want: case[4] in (3, 5, 6, 12) and not _raised(want),
+    "只够最窄的宽度 C = n_heads": lambda case, want: not _raised(want) and want[0] == case[4],
+    "预算比最窄的宽度少 1（raise ValueError）": lambda case, want: (
+        _raised(want) and case[0] == _count(case[1], case[2], case[4], case[3]) - 1
+    ),
+    "预算是 0（raise ValueError）": lambda case, want: _raised(want) and case[0] == 0,
+}

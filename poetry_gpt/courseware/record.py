@@ -5,12 +5,10 @@
 
 线程数：./poet verify 运行实验（连同 --record）与学习者的 ./poet lesson 都用一个计算线程（settings.EXPERIMENT_THREADS）；
 直接运行 python lessons/NN/experiment.py 时是两个。
-矩阵乘法换了线程数，加法的先后会变，float32 的结果可能差在很后面的位数上：在这台机器上用两个线程跑一遍，
-第 07 课的困惑度 709.0126 变成 709.0129，第 15 课两种算法的梯度差 2.9e-10 变成 3.6e-10（已标成随机器而变），
-第 17 课在 8 首诗上训练 80 步的终端折线图有一个点落进了相邻的格子，其余各课一字不差。所以比较输出时
-（:func:`same_line`），同一位置上的数相差不超过最后一位的 1、或不超过相对 RELATIVE 的，算相同；
-课文里的数只和记录比，不受这条容差影响。换一台 CPU
-（比如带 AMX 的）差得更多时报“与记录不同”：在那台机器上重新 --record，课文里的数只有在四舍五入到课文的位数
+换了线程数、CPU 或 BLAS 内核，float32 的加法先后会变，结果差在很后面的位数上：比较输出时（tolerance.same_line）
+同一位置上的数按 tolerance.agrees 的容差比（最后一位的 1 或相对十万分之一；整数一点不差）。舍入差这种本身就是
+噪声的量，实验印成界或标成 measured（见 labs.below、labs.measured）。换一台 CPU 差得更多时报“与记录不同”：
+先看那个数是不是噪声（是就印成界），不是再在那台机器上重新 --record，课文里的数只有在四舍五入到课文的位数
 之后也变了时才需要改（--record 会列出来）。
 """
 
@@ -23,17 +21,18 @@ import os
 import platform
 import subprocess
 import sys
-from decimal import Decimal
 from pathlib import Path
 
 from ..common import ROOT, atomic_write_text
 from .catalogue import Lesson
 from .figures import HEADER, MEASURED, RECORDS
+from .tolerance import same_line
 
 RUN_ENV = {"NO_COLOR": "1", "COLUMNS": "120", "POET_MEASURED": "1"}
 """运行实验时的环境：纯文本、固定宽度（热力图在 120 列里印两位小数）、计时印成 ⟨…⟩。"""
 OUTPUT = "output.txt"
-EVAL_FILES = {"eval.json": [], "eval-plain.json": ["--plain"]}
+EVAL_FILES = {"eval.json": [], "eval-plain.json": ["--plain"], "eval-drafts.json": ["--drafts", "8"]}
+"""./poet eval 的三份记录：默认、只守格式、每首写 8 份草稿留一份（与默认并排，第 25 课与 data/MODEL.md）。"""
 MODEL_LOG = RECORDS / "model-log.txt"
 RECORD_TIMEOUT = 300.0
 """--record 时每个实验至少等这么久：机器忙时（别的进程占着核）平常 25 秒的实验也会超过 verify 默认的 60 秒。"""
@@ -104,32 +103,6 @@ def output_problem(lesson: Lesson, stdout: str) -> str | None:
     if len(old) != len(new):
         return f"实验输出有 {len(new)} 行，{path.relative_to(ROOT)} 记录的是 {len(old)} 行：运行 ./poet verify --record"
     return None
-
-
-RELATIVE = 1e-5
-"""两次输出里同一个位置上的数允许的相对差：线程数不同（verify 里 1 个，单独跑 2 个）时，float32 的加法先后会变，
-在这台机器上见过第 07 课的困惑度 709.0126 对 709.0129（相对差 4e-7）。差在最后一位上、又不到十万分之一的，算相同。"""
-
-
-def same_line(a: str, b: str) -> bool:
-    """两行输出是否相同：除了数以外一字不差，数两两相差不超过最后一位的 1 或相对 RELATIVE（见上）。"""
-    from .figures import _SOURCE_NUMBER, parse_number, skeleton
-
-    if a == b:
-        return True
-    if skeleton(a) != skeleton(b):
-        return False
-    left, right = _SOURCE_NUMBER.findall(a), _SOURCE_NUMBER.findall(b)
-    if len(left) != len(right):
-        return False
-    for x, y in zip(left, right):
-        p, q = parse_number(x), parse_number(y)
-        if p.places != q.places:
-            return False
-        gap = abs(p.value - q.value)
-        if gap > max(Decimal(1).scaleb(-p.places), Decimal(RELATIVE) * abs(p.value)):
-            return False
-    return True
 
 
 def write_output(lesson: Lesson, stdout: str, threads: int | None) -> None:

@@ -1,4 +1,6 @@
-"""bench/train_speed.py：能跑通，JSON 里的数字自洽（速度本身不在测试里断言，只由基准脚本报告）。"""
+"""bench/train_speed.py：能跑通，JSON 里的数字自洽（速度本身不在测试里断言，只由基准脚本报告）。
+
+基准都用最小的一次（最小的预设、一轮一步、几百首诗、小矩阵）：机器忙时也在几十秒内跑完。"""
 
 import json
 import subprocess
@@ -22,6 +24,12 @@ def test_train_speed_bench_reports_both_steps_and_their_ratio():
             "8",
             "--precision",
             "fp32",
+            "--poems",
+            "200",
+            "--matmul-size",
+            "256",
+            "--threads",
+            "1",
             "--json",
         ],
         cwd=ROOT,
@@ -71,3 +79,19 @@ def test_bench_scripts_refuse_non_positive_counts_in_chinese():
             timeout=120,
         )
         assert done.returncode == 2 and "要是正整数，收到 0" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_drafts_bench_reports_the_ratio_and_the_shell_time():
+    done = subprocess.run(
+        [sys.executable, "bench/drafts.py", "--drafts", "2", "--prompts", "1", "--runs", "1", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["drafts"] == 2 and result["prompts"] == 1 and result["same_poems"] is True
+    assert abs(result["ratio"] - result["batched_s"] / result["one_by_one_s"]) < 0.01
+    assert result["shell_write_s"] > 0 and result["shell_write_one_draft_s"] > 0

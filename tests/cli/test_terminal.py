@@ -179,6 +179,14 @@ def test_write_says_what_its_seconds_measure(screen):
     assert "生成用时 0.20 秒" in out and "不含启动 Python、载入 torch 与模型" in out
     assert all(display.cell_len(line) <= 80 for line in out.splitlines())
     assert_whole(["种子 3560311985", "Python、", "torch"], out)
+    assert "草稿" not in out  # 只写一份时不提草稿
+    kept = Poem(
+        text="床前明月光，疑是地上霜。举头望明月，低头思故乡。", form=5, seed=7, log_prob=-2.0812, drafts=[{}] * 8
+    )
+    display.poem(kept, "，。", first=True)
+    out = screen()
+    assert "8 份草稿里模型最有把握的一份（每字平均对数概率 -2.08）" in out.replace("\n", "")
+    assert all(display.cell_len(line) <= 80 for line in out.splitlines())
 
 
 def display_source(path) -> str:

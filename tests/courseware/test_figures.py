@@ -197,25 +197,61 @@ def test_shown_writes_a_candidate_like_the_text():
 
 
 def test_outputs_compare_with_the_stated_tolerance():
-    from poetry_gpt.courseware.record import same_line
+    from poetry_gpt.courseware.tolerance import same_line
 
-    # 1 个与 2 个线程时第 07 课印的困惑度（见 record.RELATIVE）
+    # 1 个与 2 个线程时第 07 课印的困惑度（见 tolerance.RELATIVE）
     assert same_line("│ 一元：只看字频 │ 6.5639 │ 709.0126 │", "│  一元：只看字频 │  6.5639 │ 709.0129 │")
     assert same_line("相似度：0.0233", "相似度：0.0234")  # 四舍五入的边上差最后一位
     assert not same_line("相似度：0.0233", "相似度：0.0236")
     assert not same_line("损失：3.9245", "损失：3.92")  # 位数变了
     assert not same_line("第 1 名：见", "第 1 名：闻")
     assert same_line("用时：⟨⟩ 秒", "用时：⟨⟩ 秒")
+    assert not same_line("格子数：6671", "格子数：6672")  # 整数是计数：一点不差
+    assert not same_line("最大相差：不到 1e-6", "最大相差：8.6e-08（超过了 1e-6）")  # 界：超了就不同
+
+
+@pytest.mark.parametrize(
+    "recorded, now, ok",
+    [
+        ("7.17275", "7.17274", True),  # 第 18 课的损失：Intel Xeon 与 AMD EPYC
+        ("7.17275", "7.17264", False),  # 相对差 1.5e-5
+        ("0.0233", "0.0234", True),
+        ("0.0233", "0.0235", False),
+        ("709.0126", "709.0129", True),  # 相对 4e-7
+        ("3.44e-06", "3.45e-06", True),
+        ("3.44e-06", "3.46e-06", False),
+        ("7.5e-08", "8.6e-08", False),  # 舍入噪声：这种数要印成界，不能靠容差
+        ("78.3%", "78.4%", True),
+        ("50%", "51%", False),
+        ("6672", "6673", False),
+        ("7.1727", "7.17274", False),  # 位数不同
+    ],
+)
+def test_a_recomputed_number_agrees_within_the_printed_precision(recorded, now, ok):
+    from poetry_gpt.courseware.tolerance import agrees
+
+    assert agrees(recorded, now) is ok
+
+
+def test_contains_finds_the_sentence_with_numbers_that_agree():
+    from poetry_gpt.courseware.tolerance import contains
+
+    step = "第 10 步起就岔开（7.17915，不中断是 7.17274），第 16 步 6.97675。"
+    assert contains(step, "第 10 步起就岔开（7.17915，不中断是 7.17275）")
+    assert not contains(step, "第 10 步起就岔开（7.17915，不中断是 7.17295）")
+    assert not contains(step, "第 11 步起就岔开（7.17915，不中断是 7.17275）")  # 整数不差
+    assert not contains(step, "第 10 步就岔开（7.17915，不中断是 7.17275）")  # 字不差
+    assert not contains("损失 17.17274", "损失 7.17274") and not contains("损失 7.172741", "损失 7.17274")
 
 
 def test_recordings_are_of_the_shipped_model():
     """换了 data/model.pt 却没有重新记录，这里就失败：记录里写着它们来自哪个存档（sha256）。
-    训练日志的记录就是现在从存档里读出来的样子；./poet eval 的两份记录要跑几分钟，只比 sha256。"""
+    训练日志的记录就是现在从存档里读出来的样子；./poet eval 的三份记录要跑几分钟，只比 sha256。"""
     import json
 
     from poetry_gpt.courseware.record import MODEL_LOG, RECORDS, model_log_text, model_sha256
 
     now = model_sha256()
     assert MODEL_LOG.read_text(encoding="utf-8") == model_log_text()
-    for name in ("eval.json", "eval-plain.json"):
+    for name in ("eval.json", "eval-plain.json", "eval-drafts.json"):
         assert json.loads((RECORDS / name).read_text(encoding="utf-8"))["model_sha256"] == now, name

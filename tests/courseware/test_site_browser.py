@@ -11,24 +11,19 @@ Selenium 直接用系统的 /usr/bin/chromedriver，不会去网上下载驱动�
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from conftest import CHROMEDRIVER, CHROMIUM
 
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE
 from poetry_gpt.courseware.site_figures import FIGURES
 
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-CHROMIUM = next((Path(p) for p in ("/usr/lib/chromium/chromium", "/usr/bin/chromium") if Path(p).exists()), None)
 SCREENSHOTS = ROOT / "runs" / "site-screenshots"
 LESSONS = [lesson for lesson in CATALOGUE if lesson.available]
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or not CHROMEDRIVER.exists(),
-    reason="本机没有安装 chromium 与 chromium-driver（apt-get install chromium chromium-driver）",
-)
+pytestmark = pytest.mark.browser  # 本机没有 Chromium 时跳过（tests/conftest.py），CI 里缺了就是错误
 
 LAYOUT = """
 const page = document.documentElement;

@@ -8,6 +8,7 @@
 tests/lessons/test_all_lessons.py 与 tests/hostile/test_hostile.py 用真正的 ./poet check 测。
 """
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -30,9 +31,33 @@ def wrong_file(number: int, body: str, folder: Path) -> Path:
     return path
 
 
+_EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception)\b|\bStopIteration\b")
+
+
+def message_problem(number: int, verdict: Verdict) -> str | None:
+    """课程自己写的判定消息里不该有的东西：“无法与参考答案比较”（check.py 的 compare 自己出了错），
+    或 Python 的异常名（AttributeError……：说明某条消息的路径没走通；本课 RAISES 里的名字除外，
+    “应当 raise ValueError”是题目本身）。学习者自己的代码抛出的异常（崩溃、可见检查没通过的错误栈）
+    原样显示，不算；“答案错误”只看第一行，即课程写的原因。"""
+    if "无法与参考答案比较" in verdict.message:
+        return "compare 出错"
+    if verdict.kind == "wrong" and not verdict.message.startswith("可见检查没通过"):
+        reason = verdict.message.split("\n")[0]
+        allowed = expected_errors(LESSONS[number])
+        if found := [m.group() for m in _EXCEPTION_NAME.finditer(reason) if m.group() not in allowed]:
+            return f"原因里有 Python 的异常名 {found[0]}"
+    return None
+
+
 def verdict_of(number: int, path: Path, rules: bool = True) -> Verdict:
-    """第 number 课对练习文件 path 的判定，在本进程里算（见模块说明）。rules=False 时不查源码规则。"""
-    lesson = LESSONS[number]
+    """第 number 课对练习文件 path 的判定，在本进程里算（见模块说明）。rules=False 时不查源码规则。
+    每个判定的消息都要走得通（message_problem）：错解库的每一条因此也查了本课 check.py 的消息路径。"""
+    verdict = _verdict_of(LESSONS[number], path, rules)
+    assert message_problem(number, verdict) is None, (message_problem(number, verdict), verdict.message)
+    return verdict
+
+
+def _verdict_of(lesson, path: Path, rules: bool) -> Verdict:
     if rules and (problem := rule_problem(lesson, path.read_text(encoding="utf-8"))):
         return Verdict("wrong", problem)
     cases, expected = reference(lesson, default_seed(lesson))

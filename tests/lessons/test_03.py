@@ -20,6 +20,9 @@ BANK = {
     "多取一个": """
         counts = Counter(ch for text in texts for ch in text if ch not in PUNCTUATION)
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:k + 1]""",
+    "只去掉 ，。？（漏了 ！）": """
+        counts = Counter(ch for text in texts for ch in text if ch not in "，。？")
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:k]""",
 }
 
 

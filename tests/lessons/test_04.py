@@ -90,6 +90,63 @@ BANK = {
             return "不是五言或七言"
         return "五言绝句" if size == 5 else "七言绝句"
         """,
+    "只认 ，。？ 三种句尾（漏了 ！）": """
+        import re
+        lines = re.findall("[^，。？]+[，。？]", text)
+        if "".join(lines) != text:
+            return "结尾缺少标点"
+        if len(lines) != 4:
+            return "不是四句"
+        sizes = {len(line) - 1 for line in lines}
+        if len(sizes) != 1:
+            return "句子长短不一"
+        size = sizes.pop()
+        if size not in (5, 7):
+            return "不是五言或七言"
+        return "五言绝句" if size == 5 else "七言绝句"
+        """,
+    "先看第一句是不是五言七言，再查一样长": """
+        import re
+        lines = re.findall("[^，。？！]+[，。？！]", text)
+        if "".join(lines) != text:
+            return "结尾缺少标点"
+        if len(lines) != 4:
+            return "不是四句"
+        if len(lines[0]) - 1 not in (5, 7):
+            return "不是五言或七言"
+        if len({len(line) for line in lines}) != 1:
+            return "句子长短不一"
+        return "五言绝句" if len(lines[0]) == 6 else "七言绝句"
+        """,
+    "先查一样长，再查是不是四句": """
+        import re
+        lines = re.findall("[^，。？！]+[，。？！]", text)
+        if "".join(lines) != text:
+            return "结尾缺少标点"
+        if len({len(line) for line in lines}) != 1:
+            return "句子长短不一"
+        if len(lines) != 4:
+            return "不是四句"
+        size = len(lines[0]) - 1
+        if size not in (5, 7):
+            return "不是五言或七言"
+        return "五言绝句" if size == 5 else "七言绝句"
+        """,
+    "先数句子，再查结尾的标点": """
+        import re
+        lines = re.findall("[^，。？！]+[，。？！]", text)
+        if len(lines) != 4:
+            return "不是四句"
+        if "".join(lines) != text:
+            return "结尾缺少标点"
+        sizes = {len(line) - 1 for line in lines}
+        if len(sizes) != 1:
+            return "句子长短不一"
+        size = sizes.pop()
+        if size not in (5, 7):
+            return "不是五言或七言"
+        return "五言绝句" if size == 5 else "七言绝句"
+        """,
 }
 
 

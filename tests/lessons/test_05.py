@@ -39,6 +39,11 @@ BANK = {
         kept = [ch for ch, n in counts.items() if n >= min_count]
         kept.sort(key=lambda ch: (counts[ch], ord(ch)), reverse=True)
         return list(specials) + kept""",
+    "标点不收进表（只收汉字）": """
+        counts = Counter(ch for text in texts for ch in text if ch not in "，。？！")
+        kept = [ch for ch, n in counts.items() if n >= min_count]
+        kept.sort(key=lambda ch: (-counts[ch], ord(ch)))
+        return list(specials) + kept""",
 }
 
 

@@ -31,6 +31,18 @@ BANK = {
     "捷径：torch.gather": """
         index = ids.reshape(-1, 1).expand(-1, weight.shape[1])
         return torch.gather(weight, 0, index).view(*ids.shape, -1)""",
+    "逐行去找：next 配 enumerate": """
+        rows = [next(row for i, row in enumerate(weight) if i == k) for k in ids.flatten().tolist()]
+        return torch.stack(rows).view(*ids.shape, weight.shape[1])
+        """,
+    "逐行去找：zip 配 range": """
+        rows = []
+        for k in ids.flatten().tolist():
+            for i, row in zip(range(weight.shape[0]), weight):
+                if i == k:
+                    rows.append(row)
+        return torch.stack(rows).view(*ids.shape, weight.shape[1])
+        """,
 }
 
 

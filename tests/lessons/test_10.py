@@ -28,6 +28,10 @@ BANK = {
         T = scores.shape[-1]
         causal = torch.ones(T, T, dtype=torch.bool).tril()
         return F.softmax(scores.double().masked_fill(~causal, float("-inf")), dim=-1)""",
+    "T 取 scores.shape[0]（三维时那是 B）": """
+        T = scores.shape[0]
+        causal = torch.ones(T, T, dtype=torch.bool).tril()
+        return F.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)""",
 }
 
 

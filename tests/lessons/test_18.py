@@ -167,6 +167,29 @@ model.load_state_dict(state["weights"])
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return losses + train(model, optimizer, stop, total - stop)""",
+    # 存档就是为了不从头重来：只存了第 0 步、新进程再把全部步数训练一遍，损失也逐位相同，
+    # 可调用的是 [(0, stop), (0, total)] 而不是 [(0, stop), (stop, total - stop)]
+    "存第 0 步的档，新进程从头再训练一遍": _RUN
+    + """buffer = io.BytesIO()
+torch.save({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()}, buffer)
+train(model, optimizer, 0, stop)
+model, optimizer = new_run()
+"""
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return train(model, optimizer, 0, total)""",
+    "第一个进程不训练，只存初始状态": _RUN
+    + """buffer = io.BytesIO()
+torch.save({"weights": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()}, buffer)
+model, optimizer = new_run()
+"""
+    + _LOAD
+    + """model.load_state_dict(state["weights"])
+optimizer.load_state_dict(state["optimizer"])
+torch.set_rng_state(state["rng"])
+return train(model, optimizer, 0, total)""",
 }
 
 

@@ -165,6 +165,46 @@ BANK = {
             out[order[before >= top_p]] = float("-inf")
         return out
     """,
+    # top_p = 1.0 说的是“不截”：if top_p: 把它当普通的 p，真实的一行上前面之和在 float32 里会累加到 1，尾巴被截掉
+    "if top_p: 把 top_p = 1 也当成要截": """
+        out = logits / temperature
+        if top_k:
+            kth = torch.topk(out, min(top_k, len(out))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
+    "top_k = 0 当成只留 0 个（if top_k is not None）": """
+        out = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(out, max(1, min(top_k, len(out)))).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
+    "top_k 不和 V 取小（k 比 V 大时出错）": """
+        out = logits / temperature
+        if top_k:
+            kth = torch.topk(out, top_k).values[-1]
+            out = out.masked_fill(out < kth, float("-inf"))
+        if top_p is not None and top_p < 1:
+            order = torch.sort(out, descending=True, stable=True).indices
+            probs = torch.softmax(out[order], dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            out = out.clone()
+            out[order[before >= top_p]] = float("-inf")
+        return out
+    """,
 }
 _TOP_P_21 = """
         if top_p is not None and top_p < 1:

@@ -215,6 +215,9 @@ def test_lesson_22_messages_name_the_positions_and_the_alias(tmp_path):
     path = without_visible_checks(wrong_file(22, BANK["只有第 0 句用 line_ends[0]（第三句用错）"], tmp_path))
     message = verdict_of(22, path).message
     assert "该允许却没允许" in message and "不该允许却允许了" in message and "最大相差" not in message, message
+    path = without_visible_checks(wrong_file(22, BANK["句尾标点放反（line + 1）"], tmp_path))
+    message = verdict_of(22, path).message  # 真实汉字表上，编号带着字
+    assert "该允许却没允许 1 个编号：7（。）；不该允许却允许了 1 个编号：8（，）" in message, message
     path = without_visible_checks(wrong_file(22, BANK["句中直接返回 hanzi 本身（没有复制）"], tmp_path))
     message = verdict_of(22, path).message
     assert "共用内存" in message, message

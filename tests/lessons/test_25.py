@@ -171,6 +171,18 @@ BANK = {
     grams = [line[i:i + n] for line in dict.fromkeys(lines) for i in range(len(line) - n + 1)]
     return len(set(grams)) / len(grams) if grams else 0.0
     """,
+    "只认 ，。？ 三种句尾（漏了 ！）": """
+        grams = []
+        for text in texts:
+            line = ""
+            for ch in text:
+                if ch in "，。？":
+                    grams += [line[i:i + n] for i in range(len(line) - n + 1)]
+                    line = ""
+                else:
+                    line += ch
+        return len(set(grams)) / len(grams) if grams else 0.0
+    """,
 }
 
 

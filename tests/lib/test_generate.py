@@ -12,14 +12,17 @@ from poetry_gpt.generate import (
     MAX_SEED,
     GenerationError,
     check_characters,
+    draft_seed,
     draw_form,
     iter_poems,
+    write_drafts,
     write_one,
     write_poems,
 )
 from poetry_gpt.metrics import format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.sampling import SamplingConfig
+from poetry_gpt.settings import PLAIN
 
 TOK = default_tokenizer()
 
@@ -185,3 +188,92 @@ def test_write_one_stops_when_prompt_and_body_fill_the_context():
             ids.append(token)
     assert len(ids) == 16, "这个未训练的小模型应当一直写到前文长度"
     assert poem.text == TOK.decode(ids[4:])
+
+
+DRAFT_OPTIONS = {
+    "默认": dict(keywords="山"),
+    "藏头": dict(keywords="夜", acrostic="春夏秋冬", form=7),
+    "不受约束": dict(keywords="月", constrained=False),
+    "只守格式": dict(keywords="江雪", form=5, rules=PLAIN),
+    "贪心": dict(keywords="风", sampling=SamplingConfig(temperature=0)),
+    "高温不截断": dict(keywords="花", sampling=SamplingConfig(1.5, 0, 1.0)),
+    "低温": dict(keywords="雨", sampling=SamplingConfig(0.3, 5, 0.5), form=5),
+}
+
+
+@pytest.mark.parametrize("option", DRAFT_OPTIONS.values(), ids=DRAFT_OPTIONS.keys())
+def test_draft_i_of_a_batch_is_the_single_write_with_its_seed(model, option):
+    """一批 6 份草稿（每步一次前向，批大小 6）里的第 i 份，逐字等于用它的种子单独写（批大小 1）的那一首。
+
+    批大小不同时矩阵乘法走的是不同的算法（一行时是矩阵乘向量），logits 在最后几位上不同（约 1e-5），
+    所以两边的平均对数概率只比到 1e-4；写出的字要一字不差（见 generate.write_drafts）。"""
+    kw = option.pop("keywords")
+    batch = write_drafts(model, TOK, kw, drafts=6, seed=41, **option)
+    singles = [write_one(model, TOK, kw, seed=p.seed, **option) for p in batch]
+    assert [p.seed for p in batch] == [draft_seed(41, i) for i in range(6)] and batch[0].seed == 41
+    assert [(p.text, p.form) for p in batch] == [(p.text, p.form) for p in singles]
+    for a, b in zip(batch, singles):
+        assert a.log_prob == pytest.approx(b.log_prob, abs=1e-4) and a.log_prob < 0
+    if not option.get("sampling", SamplingConfig()).greedy:
+        assert len({p.text for p in batch}) > 1  # 真的是几份不同的草稿
+
+
+def test_log_prob_is_the_models_own_mean_log_probability(model):
+    """Poem.log_prob：不受约束、温度 1 时模型给正文与 <eos> 每个字的平均对数概率，与整段重算的一致。"""
+    poem = write_one(model, TOK, "月", form=5, seed=3)
+    ids = [BOS, FIVE, TOK.stoi["月"], SEP] + TOK.encode(poem.text) + [EOS]
+    with torch.no_grad():
+        logp = torch.log_softmax(model(torch.tensor([ids[:-1]]))[0][0], -1)
+    picked = logp[torch.arange(3, len(ids) - 1), torch.tensor(ids[4:])]
+    assert len(picked) == len(poem.text) + 1
+    assert poem.log_prob == pytest.approx(picked.mean().item(), abs=1e-5)
+
+
+def test_drafts_keep_the_best_and_list_every_draft(model):
+    poem = write_poems(model, TOK, "山", seed=7, drafts=5)[0]
+    batch = write_drafts(model, TOK, "山", drafts=5, seed=7)
+    assert [d["text"] for d in poem.drafts] == [p.text for p in batch]
+    assert [d["kept"] for d in poem.drafts].count(True) == 1
+    kept = next(d for d in poem.drafts if d["kept"])
+    assert poem.text == kept["text"] and poem.score == kept["score"] == max(p.log_prob for p in batch)
+    assert poem.log_prob == max(p.log_prob for p in batch)
+    # 一份草稿：就是今天的写法，没有挑
+    single = write_poems(model, TOK, "山", seed=7, drafts=1)[0]
+    assert single.text == batch[0].text and single.drafts == [] and single.score is None
+
+
+def test_n_poems_are_each_the_best_of_their_own_drafts(model):
+    poems = write_poems(model, TOK, "山", seed=7, n=3, drafts=4)
+    assert len({p.text for p in poems}) == 3
+    for k, poem in enumerate(poems):
+        assert [d["seed"] for d in poem.drafts] == [draft_seed(7 + k, i) for i in range(4)]
+        assert poem.text in {d["text"] for d in poem.drafts}
+
+
+def test_coherence_score_adds_the_line_pmi(model):
+    from poetry_gpt.rerank import continuation_log_probs, line_pmi, score_drafts
+
+    batch = write_drafts(model, TOK, "山", drafts=3, seed=2, form=5)
+    pmi = line_pmi(model, TOK, batch)
+    assert score_drafts(model, TOK, batch, "coherence") == pytest.approx([p.log_prob + x for p, x in zip(batch, pmi)])
+    assert score_drafts(model, TOK, batch, "likelihood") == [p.log_prob for p in batch]
+    # 第一首的 PMI 照定义逐项算
+    text, head = batch[0].text, [BOS, FIVE, TOK.stoi["山"], SEP]
+    first, second = TOK.encode(text[:12]), TOK.encode(text[12:])
+    with torch.no_grad():
+
+        def total(prefix, cont):
+            logp = torch.log_softmax(model(torch.tensor([prefix + cont]))[0][0], -1)
+            return sum(logp[len(prefix) - 1 + i, t].item() for i, t in enumerate(cont))
+
+        expected = (total(head + first, second) - total(head, second)) / len(second)
+    assert pmi[0] == pytest.approx(expected, abs=1e-4)
+    assert continuation_log_probs(model, [(head, second)])[0] == pytest.approx(total(head, second), abs=1e-4)
+    with pytest.raises(ValueError, match="分数"):
+        score_drafts(model, TOK, batch, "beauty")
+
+
+@pytest.mark.parametrize("drafts", [0, 65])
+def test_draft_count_out_of_range_is_refused(model, drafts):
+    with pytest.raises(GenerationError, match="草稿"):
+        write_poems(model, TOK, "月", drafts=drafts)

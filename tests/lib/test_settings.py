@@ -37,6 +37,8 @@ def test_the_walk_finds_every_command():
         ("write", "--top-p", settings.TOP_P),
         ("write", "--tones", settings.VERSE.tones),
         ("write", "--rhyme", settings.VERSE.rhyme),
+        ("write", "--drafts", settings.DRAFTS),
+        ("write", "--score", settings.SCORE),
         ("check", "--timeout", settings.CHECK_TIMEOUT_S),
         ("grade", "--timeout", settings.CHECK_TIMEOUT_S),
         ("grade", "--memory", settings.CHECK_MEMORY_MB),
@@ -58,7 +60,10 @@ def test_option_defaults_come_from_settings(command, flag, default):
         ("train", "--preset", settings.PRESET_NAMES),
         ("train", "--precision", settings.PRECISIONS),
         ("train", "--device", settings.DEVICES),
+        ("train", "--schedule", settings.SCHEDULES),
+        ("train", "--optimizer", settings.OPTIMIZERS),
         ("write", "--tones", settings.TONE_MODES),
+        ("write", "--score", settings.SCORES),
     ],
 )
 def test_option_choices_come_from_settings(command, flag, choices):
@@ -93,8 +98,18 @@ def test_the_library_reads_the_other_defaults_from_settings():
 
     assert inspect.signature(train.train).parameters["device"].default == settings.DEVICES[0]
     assert train.TrainConfig.__dataclass_fields__["precision"].default == settings.PRECISIONS[0]
+    assert train.TrainConfig.__dataclass_fields__["schedule"].default == settings.SCHEDULES[0]
+    assert train.TrainConfig.__dataclass_fields__["optimizer"].default == settings.OPTIMIZERS[0]
     assert inspect.signature(evaluation.evaluate_model).parameters["n_prompts"].default == settings.EVAL_PROMPTS
     assert len(metrics.eval_prompts()) == settings.EVAL_PROMPTS
+    for name, default in (("drafts", settings.DRAFTS), ("score", settings.SCORE)):  # eval 与 write 挑草稿的办法相同
+        assert inspect.signature(evaluation.evaluate_model).parameters[name].default == default
+    assert f"{settings.DRAFTS}；--plain 时 1" in OPTIONS["eval", "--drafts"].help
+    for command in ("write", "eval"):
+        assert (OPTIONS[command, "--drafts"].type.low, OPTIONS[command, "--drafts"].type.high) == (
+            1,
+            settings.MAX_DRAFTS,
+        )
     assert wall_seconds(20.0) == settings.WALL_FACTOR * 20.0 + settings.WALL_EXTRA_S == 70.0
     for command in ("check", "grade"):  # 帮助里写的后备上限就是 wall_seconds 用的
         help_text = OPTIONS[command, "--timeout"].help

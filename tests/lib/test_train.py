@@ -1,5 +1,5 @@
-"""训练：学习率表、AdamW 分组、损失下降与续训、--minutes 照排定的步数训练、拒绝不合的续训、混合精度、
-torchrun 下两进程与单进程一致、关键词的丢弃。"""
+"""训练：学习率表（余弦与 wsd）、AdamW 与 Muon、损失下降与续训、按时间分几次训练完、--minutes 照排定的步数训练、
+拒绝不合的续训、混合精度、torchrun 下两进程与单进程一致、关键词的丢弃。"""
 
 import os
 import subprocess
@@ -17,7 +17,17 @@ from poetry_gpt.checkpoint import CheckpointError, read_checkpoint, save_checkpo
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.devices import fast_bf16, resolve_precision
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, learning_rate, make_optimizer, train
+from poetry_gpt.sittings import LOG_NAME, snapshot_name
+from poetry_gpt.train import (
+    PRESETS,
+    MuonWithAdamW,
+    TrainConfig,
+    batch_indices,
+    decay_start,
+    learning_rate,
+    make_optimizer,
+    train,
+)
 
 # 比 tiny 更小的数据量，让每个测试只花几秒
 QUICK = replace(PRESETS["tiny"], steps=30, eval_every=10, train_poems=1500, eval_poems=64)
@@ -31,6 +41,33 @@ def test_learning_rate_warms_up_then_decays_to_the_floor():
     assert learning_rate(100, c) == pytest.approx(1e-4)
     rates = [learning_rate(s, c) for s in range(10, 101)]
     assert all(a >= b for a, b in zip(rates, rates[1:]))
+
+
+def test_wsd_holds_the_rate_then_decays_linearly_and_a_longer_run_keeps_the_past():
+    c = TrainConfig(steps=100, warmup=10, lr=1e-3, min_lr_ratio=0.1, schedule="wsd", decay_share=0.2)
+    assert decay_start(c) == 80
+    assert learning_rate(0, c) == pytest.approx(1e-4) and learning_rate(9, c) == pytest.approx(1e-3)
+    assert {learning_rate(s, c) for s in range(9, 81)} == {1e-3}  # 持平：预热之后到衰减开始
+    assert learning_rate(90, c) == pytest.approx(0.55e-3)  # 衰减段的正中间
+    assert learning_rate(100, c) == pytest.approx(1e-4) and learning_rate(150, c) == pytest.approx(1e-4)
+    longer = replace(c, steps=300)  # 分几次训练时，衰减开始之前把总步数改大：走过的学习率一个不变
+    assert [learning_rate(s, longer) for s in range(80)] == [learning_rate(s, c) for s in range(80)]
+    assert learning_rate(239, longer) == 1e-3 and learning_rate(300, longer) == pytest.approx(1e-4)
+
+
+def test_muon_takes_the_block_matrices_and_adamw_the_rest():
+    model = PoetryGPT(ModelConfig(vocab_size=50, width=16, n_layers=2, n_heads=2))
+    optimizer = make_optimizer(model, TrainConfig(optimizer="muon"))
+    assert isinstance(optimizer, MuonWithAdamW)
+    muon = optimizer.parts["muon"].param_groups[0]["params"]
+    names = {id(p): n for n, p in model.named_parameters()}
+    assert sorted(names[id(p)] for p in muon) == sorted(
+        f"blocks.{i}.{m}.weight" for i in range(2) for m in ("attention.qkv", "attention.proj", "mlp.up", "mlp.down")
+    )
+    adamw = [p for g in optimizer.parts["adamw"].param_groups for p in g["params"]]
+    assert {names[id(p)] for p in adamw} >= {"characters.weight", "positions.weight", "norm.weight"}
+    assert len(muon) + len(adamw) == len(list(model.parameters()))  # 每个参数恰好一个优化器管
+    assert all(g["lr"] == TrainConfig().lr for g in optimizer.param_groups)
 
 
 def test_weight_decay_only_on_matrices():
@@ -63,6 +100,67 @@ def test_loss_falls_and_resume_gives_the_same_losses(tmp_path):
     a = read_checkpoint(tmp_path / "whole" / "checkpoint.pt")["weights"]
     b = read_checkpoint(tmp_path / "split" / "checkpoint.pt")["weights"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("optimizer", ["adamw", "muon"])
+def test_a_run_stopped_by_the_clock_resumes_to_the_same_weights(tmp_path, monkeypatch, optimizer):
+    """分几次训练完：每步 0.25 秒，--stop-after 0.07 分钟（4.2 秒）在第 17 步（不在验证的步上）停下，
+    再接着训练到底，全部权重与从没停过的一样；存档记着两次各从第几步到第几步、用了多久，另存了一份第 17 步的存档。"""
+    torch.set_num_threads(1)
+    config = replace(QUICK, optimizer=optimizer)
+    whole = train(config, tmp_path / "whole", progress=False)
+    now = fake_clock(monkeypatch, 0.25)
+    first = train(config, tmp_path / "split", stop_after=0.07, progress=False)
+    assert first.step == 17 and first.total == 30 and not first.interrupted and now[0] == 4.25
+    assert (tmp_path / "split" / snapshot_name(17)).is_file()
+    second = train(config, tmp_path / "split", resume=True, stop_after=0.07, progress=False)
+    assert second.step == 30 and not (tmp_path / "split" / snapshot_name(30)).exists()  # 走完了就不另存
+    assert [e["loss"] for e in second.log] == [e["loss"] for e in whole.log]
+    a = read_checkpoint(tmp_path / "whole")["weights"]
+    state = read_checkpoint(tmp_path / "split")
+    assert all(torch.equal(a[k], state["weights"][k]) for k in a)
+    assert [(s["start_step"], s["end_step"], s["seconds"]) for s in state["sittings"]] == [(0, 17, 4.2), (17, 30, 3.2)]
+    assert state["sittings"][0]["val"] == whole.log[9]["val"] and state["sittings"][1]["val"] == whole.log[-1]["val"]
+    lines = (tmp_path / "split" / LOG_NAME).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 4 and "第 1 次开始：从头训练，共 30 步" in lines[0] and "停在第 17 步（共 30 步）" in lines[1]
+    assert "第 2 次开始：读到存档，在第 17 步（共 30 步）" in lines[2] and "第 2 次结束" in lines[3]
+
+
+def test_the_start_of_a_sitting_says_where_the_run_stands(tmp_path):
+    from poetry_gpt.sittings import Sittings
+
+    log = [{"step": 10000, "val": 4.3}, {"step": 20000, "val": 4.118}]
+    earlier = [
+        {"start_step": 0, "end_step": 10000, "seconds": 9000.0},
+        {"start_step": 10000, "end_step": 20000, "seconds": 9000.0},
+    ]
+    text = Sittings(tmp_path, 20000, earlier).where_we_stand(40000, log, 150)
+    assert text == (
+        "第 3 次：从第 20000 步接着训练（共 40000 步，还剩 20000 步）；验证损失最近 4.118（第 20000 步），最好 4.118；"
+        "以前 2 次共 5.0 小时，平均每步 0.900 秒，照这个速度还要约 5.0 小时，每次 150 分钟约 2 次"
+    )
+    assert (
+        Sittings(tmp_path, 5, []).where_we_stand(30, [], None) == "第 1 次：从第 5 步接着训练（共 30 步，还剩 25 步）"
+    )
+
+
+def test_minutes_with_stop_after_fixes_the_steps_once(tmp_path, monkeypatch):
+    """分几次训练完时 --minutes 只在开头量一次：机器后来变慢，总步数也不再改（第 8 步排定 60 步）。"""
+    torch.set_num_threads(1)
+    now = [0.0]
+    real_batch = trainer_module.make_batch
+    taken = [0]
+
+    def make_batch(samples):
+        taken[0] += 1
+        now[0] += 0.25 if taken[0] <= 20 else 1.0
+        return real_batch(samples)
+
+    monkeypatch.setattr(trainer_module, "make_batch", make_batch)
+    monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    run = train(replace(QUICK, eval_every=10), tmp_path, minutes=0.25, stop_after=0.5, progress=False)
+    assert run.total == 60 and run.step == 45  # 0.5 分钟：前 20 步 5 秒，之后每步 1 秒，第 45 步时到 30 秒
+    assert read_checkpoint(tmp_path)["train_config"]["steps"] == 60
 
 
 def fake_clock(monkeypatch, seconds_per_step):

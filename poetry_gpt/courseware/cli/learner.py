@@ -213,10 +213,33 @@ def cmd_diff(args) -> int:
     return 0
 
 
+def system_row() -> tuple[str, bool, str]:
+    """doctor 的“系统”一行：Linux（连同 Windows 的 WSL）、macOS 还是 Windows，以及在那里课程怎样学
+    （README.md 的“Windows 与 macOS”）。只有直接在 Windows 上运行算“有问题”：要在 WSL 2 里学。"""
+    import platform
+
+    name, machine = platform.system(), platform.machine()
+    if name == "Linux":
+        release = platform.release().lower()
+        if "microsoft" in release:  # WSL 的内核：WSL 2 是 …-microsoft-standard-WSL2
+            wsl = "WSL 2" if "wsl2" in release else "WSL 1（课程按 WSL 2 写：wsl --set-version 换成 WSL 2）"
+            return "系统", True, f"Linux，在 Windows 的 {wsl} 里（{machine}）"
+        return "系统", True, f"Linux（{machine}）"
+    if name == "Darwin":
+        return (
+            "系统",
+            True,
+            f"macOS {platform.mac_ver()[0]}（{machine}）：课程都能学；没有 bubblewrap，检查练习时按进程隔离",
+        )
+    if name == "Windows":
+        return "系统", False, "Windows：请在 WSL 2 的 Ubuntu 里学（README.md 的“Windows 与 macOS”）"
+    return "系统", True, f"{name}（{machine}）"
+
+
 def cmd_doctor(args) -> int:
     import platform
 
-    rows = [("Python", sys.version_info >= (3, 10), platform.python_version())]
+    rows = [system_row(), ("Python", sys.version_info >= (3, 10), platform.python_version())]
     try:
         import torch
 

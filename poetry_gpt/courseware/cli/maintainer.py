@@ -94,7 +94,7 @@ def register(sub) -> None:
         "--no-eval",
         dest="eval",
         action="store_false",
-        help="与 --record 一起用：不重跑 ./poet eval（两遍要四五分钟），沿用 figures/eval*.json",
+        help="与 --record 一起用：不重跑 ./poet eval（三遍要十来分钟），沿用 figures/eval*.json",
     )
     p.add_argument(
         "--starters",

@@ -9,10 +9,16 @@ from pathlib import Path
 from ...common import ROOT
 from ...settings import (
     DEVICES,
+    DRAFTS,
     EVAL_PROMPTS,
+    MAX_DRAFTS,
+    OPTIMIZERS,
     PLAIN,
     PRECISIONS,
     PRESET_NAMES,
+    SCHEDULES,
+    SCORE,
+    SCORES,
     TEMPERATURE,
     TONE_MODES,
     TOP_K,
@@ -42,6 +48,8 @@ def refused(error: Exception, path: str | None) -> CliError:
 
 SIZE_OPTIONS = ("width", "n_layers", "n_heads")
 """./poet train 可以换掉的模型尺寸：ModelConfig 里的同名字段。"""
+RECIPE_OPTIONS = ("lr", "schedule", "optimizer")
+"""./poet train 可以换掉的训练设置：TrainConfig 里的同名字段。续训照存档里的走，所以只在从头训练时能给。"""
 
 
 def cmd_train(args) -> int:
@@ -51,28 +59,45 @@ def cmd_train(args) -> int:
     config = PRESETS[args.preset]
     sizes = {k: v for k in SIZE_OPTIONS if (v := getattr(args, k)) is not None}
     config = replace(config, model=config.model | sizes)  # 给了尺寸就换掉预设里的（第 26 课按预算选宽度）
+    recipe = {k: v for k in RECIPE_OPTIONS if (v := getattr(args, k)) is not None}
+    config = replace(config, **recipe)
     if args.precision is not None:
         config = replace(config, precision=args.precision)
     if args.resume and args.force:
         raise CliError("--resume（接着训练）和 --force（从头重来）只能选一个")
+    if args.resume and recipe:
+        given = "、".join(f"--{k}" for k in recipe)
+        raise CliError(f"续训照存档里的学习率、日程与优化器走完，不能再给 {given}；要换，请换一个 --out 从头训练")
     out = Path(args.out or f"runs/{args.preset}")
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out} 已经是一个文件，不是文件夹；请换一个存档目录")
     if (out / CHECKPOINT_NAME).exists() and not args.resume and not args.force:
         raise CliError(f"已有存档 {out / CHECKPOINT_NAME}：要接着训练请加 --resume，要从头重来请加 --force")
     try:
-        run = train(config, out, resume=args.resume, steps=args.steps, minutes=args.minutes, device=args.device)
+        run = train(
+            config,
+            out,
+            resume=args.resume,
+            steps=args.steps,
+            minutes=args.minutes,
+            stop_at=args.stop_at,
+            stop_after=args.stop_after,
+            device=args.device,
+        )
     except (CheckpointError, ValueError) as e:
         raise refused(e, str(out)) from None
     vals = [e["val"] for e in run.log if "val" in e]
     state = "已中断，" if run.interrupted else ""
     console.print(
-        f"{state}训练到第 {run.step} 步，存档在 {run.checkpoint}"
+        f"{state}训练到第 {run.step} 步（共 {run.total} 步），存档在 {run.checkpoint}"
         + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else "")
     )
     if run.step < run.total:
         size_args = "".join(f" --{k.replace('_', '-')} {v}" for k, v in sizes.items())
-        console.print(f"接着训练：./poet train --preset {args.preset}{size_args} --out {out} --resume", soft_wrap=True)
+        again = f" --stop-after {args.stop_after:g}" if args.stop_after is not None else ""
+        console.print(
+            f"接着训练：./poet train --preset {args.preset}{size_args} --out {out} --resume{again}", soft_wrap=True
+        )
     console.print(f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}", soft_wrap=True)
     if args.preset == "tiny":
         console.print(
@@ -120,6 +145,8 @@ def cmd_write(args) -> int:
             seed=args.seed,
             constrained=not args.free,
             rules=Rules(rhyme=args.rhyme, tones=args.tones),
+            drafts=args.drafts,
+            score=args.score,
         )
     except (GenerationError, CheckpointError) as e:
         raise refused(e, args.checkpoint) from None
@@ -152,7 +179,12 @@ def cmd_eval(args) -> int:
         raise refused(e, args.checkpoint) from None
     with display.busy("正在评估（验证集交叉熵、二元基线、每个提示写两首诗，再写藏头与四个关键词的诗）…"):
         result = evaluate_model(
-            model, tokenizer, n_prompts=args.prompts, val_poems=args.val_poems, rules=PLAIN if args.plain else VERSE
+            model,
+            tokenizer,
+            n_prompts=args.prompts,
+            val_poems=args.val_poems,
+            rules=PLAIN if args.plain else VERSE,
+            drafts=args.drafts if args.drafts is not None else 1 if args.plain else DRAFTS,
         )
     if args.json:
         display.write_json(result)
@@ -191,6 +223,26 @@ def _register_train(sub) -> None:
         metavar="分钟",
         help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）",
     )
+    p.add_argument(
+        "--stop-after",
+        type=minutes,
+        metavar="分钟",
+        help="这一次只训练这么多分钟，到时写好存档停下，下次加 --resume 接着训练（分几次训练完；总步数与日程第一次就定好）",
+    )
+    p.add_argument(
+        "--stop-at", type=positive_int, metavar="步数", help="训练到这一步就写好存档停下（之后可以 --resume）"
+    )
+    p.add_argument("--lr", type=Number(float, 0, 1, low_open=True), metavar="学习率", help="峰值学习率（默认按预设）")
+    p.add_argument(
+        "--schedule",
+        choices=SCHEDULES,
+        help="学习率日程：cosine 预热后余弦衰减；wsd 预热、持平、最后两成步数才降（默认按预设，都是 cosine）",
+    )
+    p.add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        help="优化器：adamw（第 16 课）；muon 给 Block 里的矩阵换成正交化的动量（默认按预设，都是 adamw）",
+    )
     p.add_argument("--out", metavar="文件夹", help="存档目录（默认 runs/<预设名>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
@@ -205,9 +257,7 @@ def _register_train(sub) -> None:
 
 def _register_write(sub) -> None:
     p = sub.add_parser("write", help="写一首绝句：./poet write 月")
-    p.add_argument(
-        "keywords", nargs="*", metavar="关键词", help="要写进诗里的字（1–4 个，繁体也可以；分开写的几个合在一起）"
-    )
+    p.add_argument("keywords", nargs="*", metavar="关键词", help="要写进诗里的字（1–4 个，繁体也可以）")
     p.add_argument(
         "--form", type=int, choices=(5, 7), help="5：五言；7：七言（默认按训练诗里两种体裁的比例抽，七言约 83%%）"
     )
@@ -233,6 +283,19 @@ def _register_write(sub) -> None:
     p.add_argument(
         "--top-p", type=top_p, default=TOP_P, metavar="p", help=f"只在累计概率达到 p 的字里抽（默认 {TOP_P}）"
     )
+    p.add_argument(
+        "--drafts",
+        type=Number(int, 1, MAX_DRAFTS),
+        default=DRAFTS,
+        metavar="份数",
+        help=f"每首诗一起写几份草稿，留下模型自己最有把握的一份（默认 {DRAFTS}；1 表示只写一份、不挑；第 25 课）",
+    )
+    p.add_argument(
+        "--score",
+        choices=SCORES,
+        default=SCORE,
+        help=f"挑草稿的分数：likelihood 每字平均对数概率，coherence 再加后两句与前两句的点互信息（默认 {SCORE}）",
+    )
     p.add_argument("--seed", type=seed, metavar="种子", help="随机种子：同一个种子写出同一首诗")
     p.add_argument(
         "--checkpoint", metavar="存档", help="用哪个存档，或 ./poet train 的存档目录（默认随课程发布的 data/model.pt）"
@@ -250,7 +313,9 @@ def _register_write(sub) -> None:
         default=VERSE.tones,
         help=f"平仄：strict 每字都论，lenient 一三五不论，off 不管（默认 {VERSE.tones}）",
     )
-    p.add_argument("--json", action="store_true", help="以 JSON 输出（每首诗带押韵、平仄、粘对的报告）")
+    p.add_argument(
+        "--json", action="store_true", help="以 JSON 输出（每首诗带押韵、平仄、粘对的报告，每份草稿与它的分数）"
+    )
     p.set_defaults(func=cmd_write)
 
 
@@ -267,7 +332,17 @@ def _register_eval(sub) -> None:
     p.add_argument(
         "--val-poems", type=positive_int, metavar="首数", help="从 val 里等距取多少首算交叉熵与二元基线（默认全部）"
     )
-    p.add_argument("--plain", action="store_true", help="只守格式的解码（第 22、23 课），不押韵、不管平仄与重复")
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="只守格式的解码（第 22、23 课），不押韵、不管平仄与重复，每首只写一份草稿",
+    )
+    p.add_argument(
+        "--drafts",
+        type=Number(int, 1, MAX_DRAFTS),
+        metavar="份数",
+        help=f"受约束的诗每首写几份草稿、留下最有把握的一份（默认与 ./poet write 相同，{DRAFTS}；--plain 时 1）",
+    )
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.add_argument("--markdown", action="store_true", help="只印“读者看得到的”表，Markdown 格式（data/MODEL.md 用它）")
     p.set_defaults(func=cmd_eval)

@@ -39,7 +39,20 @@ def eval_table(result: dict, source: str) -> None:
     t.add_row("关键词命中率（不受约束）", pct(result["keyword_hit_rate_free"]), "")
     t.add_row("抄袭率", pct(result["copy_rate"]), "与训练集某句一字不差的句子占比")
     t.add_row("distinct-2", f"{result['distinct_2']:.3f}", "不同的两字组合占比，越高越不重复")
-    t.add_row("每首用时", f"{result['seconds_per_poem']:.3f} 秒", "受约束，一个线程，含 KV 缓存")
+    if "drafts" in result:  # 旧的 eval.json 没有这几项
+        drafts = result["drafts"]
+        t.add_row(
+            "每首的草稿",
+            str(drafts),
+            f"留下 {result['score']} 分数最高的一份（第 25 课）" if drafts > 1 else "只写一份",
+        )
+        t.add_row(
+            "每字平均对数概率",
+            f"{result['log_prob']:.3f}",
+            f"奈特/字，模型自己给受约束的诗；只写一份时 {result['log_prob_single']:.3f}",
+        )
+        t.add_row("distinct-2（只写一份）", f"{result['distinct_2_single']:.3f}", "同样的提示，每首的第一份草稿")
+    t.add_row("每首用时", f"{result['seconds_per_poem']:.3f} 秒", "受约束，连同草稿，一个线程，含 KV 缓存")
     console.print(t)
     _reader_grid(result)
     for text in result["examples"]:

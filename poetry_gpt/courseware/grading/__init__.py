@@ -24,7 +24,10 @@
 - ``source_problem(code)``：收到学习者代码的 ast.Module（不含原样保留的可见检查），查名字以外的源码规则，
   合规时为 None，否则是中文原因；
 - ``RAISES = ("ValueError", …)``：某些用例上 solve 应当 raise 的内置异常名（参考答案 raise 时，学习者也要 raise 同一种）；
-- ``FRESH_RESULT = True``：返回的张量不许与输入张量共用内存。
+- ``FRESH_RESULT = True``：返回的张量不许与输入张量共用内存；
+- ``KINDS = {种类: 判断函数(case, expected)}``：课文点到的每一种情形（每个标点、并列、空输入、-100、参数的特殊值……），
+  判断一个用例（及参考输出）是不是这一种。批改时不用它：uncovered_kinds（tests/lessons/test_case_kinds.py 逐课调用）
+  查任何种子生成的用例都覆盖了每一种，语料里碰巧没有的情形也要由 cases 专门造出来。
 
 check.py 里别的大写名字（拼错的 ``FORBIDEN`` 会被悄悄忽略）由 ./poet verify 报出来（verify.CHECK_SETTINGS）；
 课内自用的常量与函数以 _ 开头。
@@ -32,7 +35,7 @@ check.py 里别的大写名字（拼错的 ``FORBIDEN`` 会被悄悄忽略）由
 
 from .answers import judge
 from .checking import check_file
-from .course import default_seed, expected_errors, lesson_check, reference
+from .course import default_seed, expected_errors, lesson_check, reference, uncovered_kinds
 from .limited import cancel_all, interruptible, probe
 from .reading import SYMLINK, read_inside, read_source, through_symlink
 from .rules import rule_problem
@@ -57,5 +60,6 @@ __all__ = [
     "reference",
     "rule_problem",
     "through_symlink",
+    "uncovered_kinds",
     "wall_seconds",
 ]

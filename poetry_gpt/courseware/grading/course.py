@@ -52,3 +52,13 @@ def reference(lesson: Lesson, seed: int):
 def expected_errors(lesson: Lesson) -> tuple[str, ...]:
     """check.py 的 RAISES：某些用例上 solve 应当 raise 的内置异常名（如 ("ValueError",)）；没有时为空。"""
     return tuple(getattr(lesson_check(lesson), "RAISES", ()))
+
+
+def uncovered_kinds(lesson: Lesson, seed: int) -> list[str]:
+    """check.py 的 KINDS 里，种子 seed 生成的用例一个也没有覆盖到的种类（按 KINDS 的次序）；
+    判断函数收到 (用例, 参考输出)。没有 KINDS 的课返回 ["（check.py 没有 KINDS）"]。"""
+    kinds = getattr(lesson_check(lesson), "KINDS", None)
+    if not kinds:
+        return ["（check.py 没有 KINDS）"]
+    cases, expected = reference(lesson, seed)
+    return [name for name, hit in kinds.items() if not any(hit(c, e) for c, e in zip(cases, expected))]

@@ -7,7 +7,6 @@ import contextlib
 import json
 import math
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -44,6 +43,7 @@ class Run:
 
 def _limit_resources(limits: Limits, confinement: Confinement):
     """检查子进程在 exec 之前做的事：进 cgroup、设每个进程的上限（内存、输出文件、CPU 秒数、不写 core）。"""
+    import resource  # 只有类 Unix 系统有：在这里（fork 之前）才导入，poet 的各个命令在任何系统上都导入得了
 
     def apply():
         confinement.join()

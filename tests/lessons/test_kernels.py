@@ -1,0 +1,73 @@
+"""录下的数不只在录它的那一种 CPU 内核上成立：几课实验在 torch 的每一种能用的 CPU 内核
+（ATEN_CPU_CAPABILITY：default 是不用向量指令的通用内核，avx2，CPU 有 AVX-512 时再加 avx512；ARM 上是 default 与它自己的那一种）
+× 1、2 个计算线程下运行，每一种的输出都要与 lessons/NN/output.txt 相同——按 tolerance.same_line 的规则
+（带小数的数差在最后一位以内或相对十万分之一以内，整数与文字一点不差）。
+
+挑的是数出自不同种类浮点运算的几课：07 大量的求和（困惑度）、13 层归一化、15 交叉熵与梯度、17 训练循环与梯度范数、
+18 带 dropout 的训练与续训、21 温度与截断采样（分数差一点，抽到的字就可能不同）。几课合起来两核上每种组合半分钟上下。
+test_all_lessons.py 在这台机器自己的内核、1 个线程上跑全部 26 课，这里跑其余的组合。
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from conftest import ROOT
+
+from poetry_gpt.courseware.catalogue import BY_NUMBER
+from poetry_gpt.courseware.record import RUN_ENV, output_problem
+
+KERNEL_LESSONS = (7, 13, 15, 17, 18, 21)
+
+
+def capability(env_value: str | None) -> str:
+    """在一个新进程里，ATEN_CPU_CAPABILITY 设为 env_value（None：不设）时 torch 用的内核。"""
+    env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
+    if env_value is not None:
+        env["ATEN_CPU_CAPABILITY"] = env_value
+    done = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout.strip()
+
+
+# 这台 CPU 上 torch 自己挑的（最快的）一种：AVX2、AVX512……（环境里已经设了 ATEN_CPU_CAPABILITY 时另开进程去问）
+NATIVE = capability(None) if "ATEN_CPU_CAPABILITY" in os.environ else torch.backends.cpu.get_cpu_capability()
+CAPABILITIES = list(dict.fromkeys(["default", *(["avx2"] if NATIVE == "AVX512" else []), NATIVE.lower()]))
+"""要试的内核：通用的 default 到这台 CPU 支持的最高一种。不能要 CPU 没有的：torch 不拒绝，运行到那里就是非法指令。"""
+
+
+@pytest.mark.parametrize("name", CAPABILITIES)
+def test_the_capability_asked_for_is_the_one_torch_uses(name):
+    assert capability(name) == name.upper()
+
+
+COMBINATIONS = [
+    (name, threads) for name in CAPABILITIES for threads in (1, 2) if (name, threads) != (NATIVE.lower(), 1)
+]
+"""内核 × 线程数；这台 CPU 自己的内核、1 个线程不在这里：test_all_lessons.py 已经这样跑过每一课。"""
+
+
+@pytest.mark.parametrize("name, threads", COMBINATIONS, ids=[f"{n}-{t}" for n, t in COMBINATIONS])
+@pytest.mark.parametrize("number", KERNEL_LESSONS, ids=[f"{n:02d}" for n in KERNEL_LESSONS])
+def test_the_recording_holds_on_every_kernel_and_thread_count(number, name, threads):
+    lesson = BY_NUMBER[number]
+    run = subprocess.run(
+        [sys.executable, str(lesson.folder / "experiment.py")],
+        cwd=ROOT,
+        env={**os.environ, **RUN_ENV, "ATEN_CPU_CAPABILITY": name, "OMP_NUM_THREADS": str(threads)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    problem = output_problem(lesson, run.stdout)
+    assert problem is None, f"ATEN_CPU_CAPABILITY={name}，{threads} 个线程：{problem}"
