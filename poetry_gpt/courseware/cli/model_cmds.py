@@ -120,9 +120,8 @@ def cmd_write(args) -> int:
     # 一次只写一首、矩阵很小，一个线程就够快；多个线程在机器忙时互相等待，反而慢得多
     torch.set_num_threads(1)
     if len(args.keywords) > 1:  # ./poet write 月 花：合成一组关键词，并说出来
-        display.remark(
-            f"几个关键词合在一起：“{safe_text(''.join(args.keywords), 40, one_line=True)}”（与 ./poet write {''.join(args.keywords)} 相同）"
-        )
+        joined = safe_text("".join(args.keywords), 40, one_line=True)
+        display.remark(f"几个关键词合在一起：“{joined}”（与 ./poet write {joined} 相同）")
     args.keywords = "".join(args.keywords)
     if not args.keywords and not args.acrostic:
         raise CliError("请给至少一个汉字，例如 ./poet write 月；藏头诗：./poet write --acrostic 春夏秋冬")
