@@ -140,7 +140,7 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
     """由子进程交回、已核对过格式的 result 作出判定：(判定, 中文说明)。
 
     result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "calls": [(第一次, 第二次, 之后的参数)]}
-    （见 reply.read_answers）。每个用例的两次调用都要与参考输出相同（本课 check.py 有 compare 时用它；
+    （见 reply.read_answers；每四个用例里的第一个调用了两次）。每次调用的结果都要与参考输出相同（本课 check.py 有 compare 时用它；
     该 raise 的用例要 raise 同一种异常）：原地改动了输入的 solve 第二次就算错了；check.py 的 FRESH_RESULT 为真时，
     runner 在第二次之前改写第一次结果里的张量，与输入共用内存的结果也就让第二次算错。这两条只看交回的输出，
     学习者的进程改写 runner 也换不来“通过”。调用之后的参数与调用之前逐个比较是另一道、给诚实的学习者看的提示

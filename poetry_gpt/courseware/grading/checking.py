@@ -14,7 +14,7 @@ from .. import sandbox, wire
 from ..catalogue import Lesson
 from ..messages import safe_text
 from .answers import judge
-from .course import default_seed, expected_errors, lesson_check, reference, tripwires
+from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires
 from .limited import Run, interruptible, run_limited
 from .reading import read_source, source_problem
 from .reply import classify_failure, read_answers
@@ -155,7 +155,7 @@ def check_file(
         setup = {
             "cases": cases,
             "raises": list(expected_errors(lesson)),
-            "fresh": bool(getattr(lesson_check(lesson), "FRESH_RESULT", False)),
+            "fresh": fresh_result(lesson),
             "tripwires": list(tripwires(lesson)),
             "sandboxed": limits.sandbox and sandbox.unavailable_reason() is None,
         }

@@ -54,6 +54,11 @@ def expected_errors(lesson: Lesson) -> tuple[str, ...]:
     return tuple(getattr(lesson_check(lesson), "RAISES", ()))
 
 
+def fresh_result(lesson: Lesson) -> bool:
+    """check.py 的 FRESH_RESULT：返回的张量不许与输入张量共用内存。"""
+    return bool(getattr(lesson_check(lesson), "FRESH_RESULT", False))
+
+
 def tripwires(lesson: Lesson) -> tuple[str, ...]:
     """check.py 的 TRIPWIRES：差分检查时换成绊线的 torch 函数（"torch.nn.functional.cross_entropy"）与算子
     （"aten::_log_softmax"）；没有时为空。见 runner.install_tripwires。"""

@@ -24,7 +24,7 @@ def read_answers(fd: int, n_cases: int, raises: tuple[str, ...] = ()) -> dict | 
 
     Returns:
         None：什么也没交回；str：交回的东西不合格式（中文原因）；
-        dict：{"status": "ok", "calls": [n_cases 个 (第一次, 第二次, 两次调用之后的参数列表)]}，
+        dict：{"status": "ok", "calls": [n_cases 个 (第一次, 第二次, 调用之后的参数列表)]}，
         每次调用是 wire.Raised(异常名) 或返回的值（RETURNED 的内容）；
         或 {"status": 失败判定, "message": str}。
     """
@@ -37,6 +37,11 @@ def read_answers(fd: int, n_cases: int, raises: tuple[str, ...] = ()) -> dict | 
         return f"程序交回的结果不合格式：{e}"
     except (RecursionError, MemoryError, ValueError, TypeError, RuntimeError, OverflowError) as e:
         return f"程序交回的结果不合格式（{type(e).__name__}）"
+    return checked(result, n_cases, raises)
+
+
+def checked(result, n_cases: int, raises: tuple[str, ...] = ()) -> dict | str:
+    """核对解码之后的结果（字段、用例数、每次调用的标签）：合格式时是 read_answers 说的 dict，否则是中文原因。"""
     if type(result) is not dict or type(result.get("status")) is not str:
         return "程序交回的结果不合格式：缺少 status"
     status = result["status"]
