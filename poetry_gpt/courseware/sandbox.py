@@ -83,9 +83,11 @@ def _python_dirs() -> list[str]:
     return sorted(d for d in dirs if d and os.path.isdir(d))
 
 
-def hidden_dirs() -> list[Path]:
-    """沙箱里不许看见的文件夹：课程包 poetry_gpt（参考实现）、data/ 与 lessons/（参考答案、check.py）。"""
-    return [Path(poetry_gpt.__file__).resolve().parent, DEFAULT_DATA.resolve(), (ROOT / "lessons").resolve()]
+def hidden_dirs(extra=()) -> list[Path]:
+    """沙箱里不许看见的文件夹：整个仓库（连同 .git）、课程包 poetry_gpt（参考实现，非可编辑安装时在 site-packages 里）、
+    data/ 与 lessons/（参考答案、check.py），再加上 extra（./poet grade 的班级文件夹）。"""
+    dirs = [ROOT.resolve(), Path(poetry_gpt.__file__).resolve().parent, DEFAULT_DATA.resolve(), (ROOT / "lessons").resolve()]
+    return dirs + [Path(d).resolve() for d in extra]
 
 
 def _system_mounts(bound: list[str]) -> list[str]:
@@ -178,11 +180,16 @@ def _parents(dest: str, bound: list[str], made: set[str]) -> list[str]:
 
 
 def command(
-    argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: int = MAX_PROCESSES, info_fd: int | None = None
+    argv: list[str],
+    workdir: Path,
+    readonly: list[Path] = (),
+    nproc: int = MAX_PROCESSES,
+    info_fd: int | None = None,
+    hidden: tuple[str, ...] = (),
 ) -> list[str]:
     """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
     readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径；nproc 是
-    用户命名空间里的进程数上限；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
+    用户命名空间里的进程数上限；hidden 是另外要藏起来的文件夹（班级文件夹）；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
     以 root 运行时，bwrap 前面还有 ENTER_USER_NAMESPACE 这一段。"""
     args = _isolation(info_fd)
     bound: list[str] = []
@@ -194,12 +201,19 @@ def command(
     for d in python:
         args += _parents(d, bound, made) + ["--ro-bind", d, d]
         bound.append(d)
-    # 课程包、数据与课程文件夹不放进沙箱。它们落在上面放进来的文件夹里时（非可编辑安装进了 site-packages，
-    # 或仓库就在 /usr 下），盖上一块空的、只读的小内存盘把它们藏起来
+    # 仓库（连同 .git）、课程包、数据、课程文件夹与班级文件夹不放进沙箱。它们落在上面放进来的文件夹里时
+    # （非可编辑安装进了 site-packages，仓库或班级文件夹就在 /usr 或 .venv 下），盖上一块空的小内存盘把它们藏起来；
+    # 放在仓库里的 .venv（Python）再放回这块盘上，最后把盘改成只读
     shown = [Path(d) for d in (*python, *SYSTEM_DIRS)]
-    for d in hidden_dirs():
-        if any(d.is_relative_to(s) for s in shown):
-            args += ["--size", "4096", "--tmpfs", str(d), "--remount-ro", str(d)]
+    covered: list[Path] = []
+    for d in hidden_dirs(hidden):
+        if any(d.is_relative_to(s) for s in shown) and not any(d.is_relative_to(c) for c in covered):
+            covered.append(d)
+            args += ["--size", "65536", "--perms", "0755", "--tmpfs", str(d)]
+            inside = [p for p in python if Path(p).is_relative_to(d) and Path(p) != d]
+            for p in inside:
+                args += _parents(p, [], {str(d), *map(str, Path(d).parents)}) + ["--ro-bind", p, p]
+            args += ["--remount-ro", str(d)]
     args += _parents(str(workdir), bound, made) + [
         "--size",
         str(SCRATCH_BYTES),

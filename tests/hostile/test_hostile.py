@@ -463,6 +463,41 @@ def test_second_round_through_check(tmp_path):
 
 
 @needs_sandbox
+def test_class_folder_and_repository_hidden_wherever_they_are(tmp_path, monkeypatch):
+    """班级文件夹放在沙箱放进来的文件夹里（.venv 下）：照抄同班的文件照样读不到；仓库在沙箱放进来的文件夹下
+    （课程装在 /usr 下那样）：.git 与仓库里别的东西都看不见，仓库里的 .venv 照样能用。"""
+    root = Path(tempfile.mkdtemp(prefix="poet-class-", dir=Path(sys.prefix)))
+    root.chmod(0o755)  # 学校服务器上常见的、别人读得到的班级文件夹
+    try:
+        build_class(root, tmp_path / "outside.txt", 9, kinds={"05_reads_classmate"})
+        report = tmp_path / "r.json"
+        run = poet(
+            "grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", "1", "--json", str(report)
+        )
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+        got = {
+            v["learner"]: v
+            for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"]
+            if v["kind"] != "missing"
+        }
+        assert got["honest_05"]["label"] == "通过"
+        assert got["05_reads_classmate"]["label"] == "崩溃", got["05_reads_classmate"]
+        assert "No such file" in got["05_reads_classmate"]["message"]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    shown = [str(ROOT), *sandbox._python_dirs()]
+    monkeypatch.setattr(sandbox, "_python_dirs", lambda: shown)  # 仓库整个被当作“Python 所在的文件夹”放进沙箱
+    look = "import os, sys; print([os.path.exists(p) for p in sys.argv[1:]])"
+    paths = [str(ROOT / ".git"), str(ROOT / "README.md"), str(ROOT / "lessons" / "09" / "solution.py"), sys.executable]
+    work = tmp_path / "work"
+    work.mkdir()
+    seen = subprocess.run(
+        sandbox.command([sys.executable, "-I", "-c", look, *paths], work), capture_output=True, text=True, timeout=60
+    )
+    assert seen.stdout.strip() == "[False, False, False, True]", seen.stdout + seen.stderr
+
+
+@needs_sandbox
 def test_cpu_time_not_wall_clock(tmp_path):
     """--timeout 是学习者自己的 CPU 秒数：五个进程一起空转，用完就是“CPU 时间用完”；睡着不走的程序不花 CPU，
     由墙上时间的后备上限（3 × timeout + 10 秒）结束，消息说是墙上时间。"""

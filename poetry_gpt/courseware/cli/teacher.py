@@ -19,7 +19,12 @@ def cmd_grade(args) -> int:
     from ..grading import Limits, probe
 
     n_jobs = args.jobs or os.cpu_count() or 1
-    limits = Limits(timeout=args.timeout, memory_mb=args.memory, threads=1 if n_jobs > 1 else 2)
+    limits = Limits(
+        timeout=args.timeout,
+        memory_mb=args.memory,
+        threads=1 if n_jobs > 1 else 2,
+        hidden=(os.path.abspath(args.class_dir),),  # 班级文件夹在沙箱里看不见，放在哪里都一样
+    )
     # 每次批改用新的随机用例（--seed 可以重现某一次）：抄下 ./poet check 报出的答案凑不出“通过”
     case_seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     try:

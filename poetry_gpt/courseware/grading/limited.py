@@ -130,7 +130,7 @@ def interruptible():
 def _child_env(workdir: Path, limits: Limits) -> dict[str, str]:
     """检查子进程的全部环境变量：不从批改程序继承别的。"""
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": "/usr/local/bin:/usr/bin:/bin",  # 不传老师的 PATH：里面可能有家目录、仓库里的文件夹
         "HOME": str(workdir),
         "TMPDIR": str(workdir),
         "LANG": "C.UTF-8",
@@ -227,7 +227,7 @@ def run_limited(
         if limits.sandbox and sandbox.unavailable_reason() is None:
             _become_subreaper()
             info_read, info_write = os.pipe()
-            args = sandbox.command(args, workdir, readonly, info_fd=info_write)
+            args = sandbox.command(args, workdir, readonly, info_fd=info_write, hidden=limits.hidden)
             pass_fds = (*pass_fds, info_write)
         # 输出写进一个没有名字的临时文件：父进程一直拿着它，学习者的代码找不到、删不掉
         with tempfile.TemporaryFile() as log:
