@@ -86,7 +86,12 @@ def _python_dirs() -> list[str]:
 def hidden_dirs(extra=()) -> list[Path]:
     """沙箱里不许看见的文件夹：整个仓库（连同 .git）、课程包 poetry_gpt（参考实现，非可编辑安装时在 site-packages 里）、
     data/ 与 lessons/（参考答案、check.py），再加上 extra（./poet grade 的班级文件夹）。"""
-    dirs = [ROOT.resolve(), Path(poetry_gpt.__file__).resolve().parent, DEFAULT_DATA.resolve(), (ROOT / "lessons").resolve()]
+    dirs = [
+        ROOT.resolve(),
+        Path(poetry_gpt.__file__).resolve().parent,
+        DEFAULT_DATA.resolve(),
+        (ROOT / "lessons").resolve(),
+    ]
     return dirs + [Path(d).resolve() for d in extra]
 
 
