@@ -8,9 +8,7 @@ import torch
 
 runner = sys.modules.get("__main__")
 if __name__ != "__main__" and runner is not None:
-    for name in ("shared_argument", "_overwrite"):
-        if hasattr(runner, name):
-            setattr(runner, name, lambda *args, **kwargs: None)
+    runner.shared_argument = runner._overwrite = lambda *args, **kwargs: None
 
 
 def solve(q, k, v, past_keys, past_values):

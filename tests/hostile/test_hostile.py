@@ -135,6 +135,20 @@ def solution(code: str) -> bytes:
     return (ROOT / "lessons" / code / "solution.py").read_bytes()
 
 
+BUILT = {
+    # 第 2 行声明 utf-7：按 UTF-8 读，最后一行是注释；Python 按 utf-7 读，+AAo- 是换行，后面成了调用 F.cross_entropy
+    # 的代码（第 1 行不能是中文的“# 期望：”：utf-7 读不了它，所以按字节造）
+    "15_utf7_cookie": (
+        b"# hostile: a coding cookie other than UTF-8\n# -*- coding: utf-7 -*-\nimport torch\n\n\n"
+        b"def solve(logits, targets, mask):\n    return torch.zeros(())\n\n"
+        b"# +AAo-import torch.nn.functional as F+ADs- solve = lambda logits, targets, mask: "
+        b"F.cross_entropy(logits[mask], targets[mask])\n",
+        "语法错误",
+    ),
+}
+"""按字节造的捣乱文件：名字 → (内容, 期望)。"""
+
+
 def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, str]:
     """班级文件夹：每份捣乱文件一个学习者，外加诚实的学习者与按字节造的文件。返回 学习者 → 期望。"""
     subs = {
@@ -159,6 +173,9 @@ def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, s
         for key, value in subs.items():
             text = text.replace(key, value)
         put(path.stem, path.stem[:2], text.encode("utf-8"), expectation(path))
+    for name, (data, expect) in BUILT.items():
+        if kinds is None or name in kinds:
+            put(name, name[:2], data, expect)
     honest05, honest09 = solution("05"), solution("09")
     put("honest_05", "05", honest05, "通过")
     put("honest_09", "09", honest09, "通过")
@@ -497,6 +514,56 @@ def test_class_folder_and_repository_hidden_wherever_they_are(tmp_path, monkeypa
     assert seen.stdout.strip() == "[False, False, False, True]", seen.stdout + seen.stderr
 
 
+THIRD_ROUND = (
+    "09_returns_raised_record",
+    "09_patch_runner_inplace",
+    "20_patch_runner_alias",
+    "01_softmin",
+    "01_categorical_probs",
+    "13_group_norm",
+    "15_match_class_pattern",
+    "15_getattr_alias",
+    "15_utf7_cookie",
+)
+"""issue 39 的几类：返回值冒充 raise、改写 runner 瞒过“不改输入”“不共用内存”、源码规则读不到的几条路。"""
+
+
+def assert_third_round(got: dict) -> None:
+    """THIRD_ROUND 的判定与消息里的原因（只查 got 里有的）。"""
+
+    def message(name):
+        return got[name]["message"] if name in got else ""
+
+    expected = {name: expectation(HOSTILE / f"{name}.py") for name in THIRD_ROUND if name not in BUILT}
+    expected.update({name: BUILT[name][1] for name in BUILT})
+    assert {n: got[n]["label"] for n in THIRD_ROUND if n in got} == {n: expected[n] for n in THIRD_ROUND if n in got}
+    assert "应当 raise ValueError" in message("09_returns_raised_record") or "09_returns_raised_record" not in got
+    for name, words in (
+        ("09_patch_runner_inplace", "再调用一次 solve，结果就不同了"),
+        ("20_patch_runner_alias", "共用内存"),
+        ("01_softmin", "绊线"),
+        ("01_categorical_probs", "distributions"),
+        ("13_group_norm", "group_norm"),
+        ("15_match_class_pattern", "cross_entropy"),
+        ("15_getattr_alias", "cross_entropy"),
+        ("15_utf7_cookie", "只接受 UTF-8"),
+    ):
+        assert name not in got or words in message(name), (name, message(name))
+
+
+@needs_sandbox
+def test_third_round_in_grade(graded):
+    assert_third_round(verdicts(graded))
+
+
+@needs_sandbox
+def test_third_round_through_check(tmp_path):
+    """同样的几份一份一份交给 ./poet check：判定与 grade 里一样。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(THIRD_ROUND))
+    assert_third_round(check_each(THIRD_ROUND, root, tmp_path))
+
+
 @needs_sandbox
 def test_cpu_time_not_wall_clock(tmp_path):
     """--timeout 是学习者自己的 CPU 秒数：五个进程一起空转，用完就是“CPU 时间用完”；睡着不走的程序不花 CPU，
@@ -575,7 +642,8 @@ FALLBACK_KINDS = {
     "05_terminal_escapes",
     "09_forge_stride_bomb",
     "25_imports_package",
-}  # 源码规则在父进程里查，没有沙箱也照样拦下
+    *THIRD_ROUND,
+}  # 源码规则在父进程里查，两次调用的输出由批改程序比较，绊线由 runner 换上：没有沙箱也照样拦下
 
 
 def test_fallback_without_bwrap_still_decides_alone(tmp_path):
@@ -600,15 +668,15 @@ def test_fallback_without_bwrap_still_decides_alone(tmp_path):
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert run.stdout.count("没有 bubblewrap") == 1 and "按进程隔离" in run.stdout
-    got = {
-        v["learner"]: v["label"]
-        for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"]
-        if v["kind"] != "missing"
+    cells = {
+        v["learner"]: v for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"] if v["kind"] != "missing"
     }
+    got = {name: cell["label"] for name, cell in cells.items()}
     assert {n: got[n] for n, e in expected.items() if e == "通过"} == {
         n: "通过" for n, e in expected.items() if e == "通过"
     }
     assert [n for n, e in expected.items() if e != "通过" and got[n] == "通过"] == []
+    assert_third_round(cells)
     doctor = poet("doctor", env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
     assert "没有 bubblewrap" in doctor.stdout
 
