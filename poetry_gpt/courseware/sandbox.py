@@ -49,13 +49,16 @@ SYSTEM_FILES = (
 )
 CLONE_NEWUSER = 0x10000000
 # 沙箱里最先运行的几行（可信：学习者的代码还没加载）：root 情形下降到 SANDBOX_UID，再限进程数，然后 exec 真正的命令。
-# RLIMIT_NPROC 在用户命名空间里只数这次检查自己的进程
+# RLIMIT_NPROC 在用户命名空间里只数这次检查自己的进程。排队的实时信号（RLIMIT_SIGPENDING）与 POSIX 消息队列
+# （RLIMIT_MSGQUEUE）也记在外层的用户头上（以 root 批改时就是宿主的 root）：压到很低，学习者拿不光老师的配额
 PRELUDE = (
     "import os, resource, sys\n"
     "uid, nproc = int(sys.argv[1]), int(sys.argv[2])\n"
     "if os.getuid() != uid:\n"
     "    os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)\n"
     "resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))\n"
+    "resource.setrlimit(resource.RLIMIT_SIGPENDING, (64, 64))\n"
+    "resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))\n"
     "os.execv(sys.argv[3], sys.argv[3:])\n"
 )
 libc = ctypes.CDLL(None, use_errno=True)
@@ -235,8 +238,12 @@ def command(
     return [sys.executable, "-I", "-S", "-c", ENTER_USER_NAMESPACE, *args] if as_root() else args
 
 
+USER_LIMITS = (("max_user_namespaces", b"0"), ("max_inotify_instances", b"8"), ("max_inotify_watches", b"1024"))
+"""以 root 批改时，每次检查的用户命名空间里的上限（/proc/sys/user）：不能再建用户命名空间；inotify 实例与监视数很少——
+这些都逐级记在宿主的 root 头上，不压低的话，一次检查能拿光 root 的 128 个 inotify 实例。"""
 ENTER_USER_NAMESPACE = f"""\
 import ctypes, os, sys
+USER_LIMITS = {USER_LIMITS!r}
 me = os.getpid()
 ready, go = os.pipe()
 helper = os.fork()
@@ -261,15 +268,16 @@ os.close(go)
 _, status = os.waitpid(helper, 0)
 if not ok or status != 0:
     sys.exit(f"bwrap 之前建不了用户命名空间：{{os.strerror(err) if not ok else 'uid 映射写不进去'}}")
-fd = os.open("/proc/sys/user/max_user_namespaces", os.O_WRONLY)
-os.write(fd, b"0")
-os.close(fd)
+for name, value in USER_LIMITS:
+    fd = os.open(f"/proc/sys/user/{{name}}", os.O_WRONLY)
+    os.write(fd, value)
+    os.close(fd)
 os.execv(sys.argv[1], sys.argv[1:])
 """
 """以 root 运行时放在 bwrap 前面的一小段（可信的）Python：把自己放进一个新的用户命名空间，uid/gid 0 与 65534
 原样映射——0 留给 bwrap 搭挂载（读得到 /root 下的 Python），学习者的代码随后由 PRELUDE 降到 65534。
-映射只能由命名空间外的进程写，所以先 fork 一个小帮手写映射。最后把这个命名空间里能再建的用户命名空间数设为 0：
-学习者建不了自己的命名空间去挂没有上限的内存盘。它是一个新 exec 的单线程进程：torch 的进程 fork 出来的子进程
+映射只能由命名空间外的进程写，所以先 fork 一个小帮手写映射。最后写下 USER_LIMITS：能再建的用户命名空间数为 0
+（学习者建不了自己的命名空间去挂没有上限的内存盘），inotify 实例与监视数很少。它是一个新 exec 的单线程进程：torch 的进程 fork 出来的子进程
 里可能还有别的线程，那里 unshare(CLONE_NEWUSER) 会失败（EINVAL）。"""
 
 
