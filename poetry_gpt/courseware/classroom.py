@@ -12,6 +12,7 @@ bwrap 时关在沙箱里，班级文件夹在沙箱里根本不存在；另有�
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from ..common import os_reason
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
+from .confine import memory_available_mb, sweep_stale
 from .grading import (
     MIN_MEMORY_MB,
     SYMLINK,
@@ -31,6 +33,7 @@ from .grading import (
     lesson_check,
     read_inside,
     reference,
+    sweep_stale_scratch,
     through_symlink,
 )
 from .messages import safe_text
@@ -275,7 +278,7 @@ def grade_one(sub: Submission, limits: Limits, seed: int | None = None) -> Verdi
 
 
 def grade(
-    roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None
+    roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None, partial: Path | None = None
 ) -> dict[tuple[str, str], Verdict]:
     """并行批改 roster 里的每份提交，随机用例都由 seed 生成（None：与 ./poet check 相同的每课固定种子）。
 
@@ -285,15 +288,22 @@ def grade(
     工作都在子进程里，所以用 jobs 个线程各自等一个 check_file 就够了。on_done(submission, verdict)
     在每份批改完时（主线程里）被调用，用来推进度条。
 
+    开始之前先清掉以前被杀掉的批改留下的临时工作文件夹与 cgroup（里面剩下的检查进程一并结束）。
+    partial 给出时，每份批改完就往这个文件追加一行 JSON（学习者、课号、判定、消息、用时）：批改程序被杀掉时，
+    已经批完的都留在里面；正常写完报告后由 gradebook.write_reports 删掉它。
+
     Returns:
         (学习者, 课号) → Verdict；没交的课不在里面。
     """
+    sweep_stale()
+    sweep_stale_scratch()
     for lesson in sorted({sub.lesson for sub in roster.submissions.values()}, key=lambda l: l.number):
         # 在运行任何学习者代码之前载入 check.py、算好参考输出：之后谁改了课程文件也影响不到比较
         with contextlib.suppress(Exception):  # 课程自身出错时，check_file 会在每个判定里说明
             lesson_check(lesson)
             reference(lesson, default_seed(lesson) if seed is None else seed)
     results: dict[tuple[str, str], Verdict] = {}
+    log = _open_log(partial)
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     # Ctrl-C 或 SIGTERM：interruptible 杀掉全部检查进程；这里等各线程删掉自己的临时文件夹再退出
     with interruptible():
@@ -306,6 +316,8 @@ def grade(
                 for future in done:
                     key = futures[future]
                     results[key] = future.result()
+                    if log is not None:
+                        _log_verdict(log, roster.submissions[key], results[key])
                     if on_done:
                         on_done(roster.submissions[key], results[key])
         except KeyboardInterrupt:
@@ -313,7 +325,33 @@ def grade(
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            if log is not None:
+                log.close()
     return results
+
+
+def _open_log(partial: Path | None):
+    """打开边批边写的记录（见 grade）；没给或建不了时为 None（报告照样在最后写）。"""
+    if partial is None:
+        return None
+    try:
+        return open(partial, "w", encoding="utf-8", buffering=1)  # 行缓冲：每份批完就落到文件里
+    except OSError:
+        return None
+
+
+def _log_verdict(log, sub: Submission, verdict: Verdict) -> None:
+    record = {
+        "learner": sub.learner,
+        "lesson": sub.lesson.code,
+        "file": sub.rel,
+        "kind": verdict.kind,
+        "label": verdict.label,
+        "message": verdict.message,
+        "seconds": verdict.seconds,
+    }
+    with contextlib.suppress(OSError):
+        log.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def lessons_in(roster: Roster, lessons: list[Lesson]) -> list[Lesson]:
@@ -339,6 +377,35 @@ def lessons_to_grade(lessons_text: str | None, limits: Limits, jobs: int) -> lis
     if lessons_text is not None and not lessons_text.strip():
         raise ClassroomError("--lessons 是空的。请写成 8-10,14 这样；不写这个选项就批改全部课。")
     return parse_lessons(lessons_text) if lessons_text else [l for l in CATALOGUE if l.available]
+
+
+GRADER_RESERVE_MB = 512
+"""批改程序自己（torch、参考输出、报告）留出的内存：--jobs × --memory 加上它要放得进这台机器还能用的内存。"""
+
+
+def fit_jobs(jobs: int, memory_mb: int) -> tuple[int, str | None]:
+    """按这台机器（容器）真能用的内存（confine.memory_available_mb）定同时批改几份：(份数, 给老师看的一句或 None)。
+    同时 jobs 份、每份最多 memory_mb 时可能超出，就减少份数并说明；读不到可用内存时照旧。
+
+    Raises:
+        ClassroomError: 一份检查加上批改程序自己都放不下。
+    """
+    found = memory_available_mb()
+    if found is None:
+        return jobs, None
+    available, source = found
+    fit = (available - GRADER_RESERVE_MB) // memory_mb
+    if fit < 1:
+        raise ClassroomError(
+            f"这台机器现在能用的内存只有约 {available} MiB（{source}）：一份 --memory {memory_mb} MiB 的检查加上批改程序"
+            f"自己的约 {GRADER_RESERVE_MB} MiB 都放不下，内存一紧，内核会连批改程序一起杀掉。请调小 --memory，或换一台机器。"
+        )
+    if fit >= jobs:
+        return jobs, None
+    return fit, (
+        f"注意：这台机器现在能用的内存约 {available} MiB（{source}），放不下同时 {jobs} 份、每份 {memory_mb} MiB 的检查"
+        f"（还要给批改程序自己留约 {GRADER_RESERVE_MB} MiB）：同时只批改 {fit} 份。"
+    )
 
 
 def columns_of(roster: Roster, lessons: list[Lesson], lessons_text: str | None, class_dir: str) -> list[Lesson]:

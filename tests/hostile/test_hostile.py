@@ -525,6 +525,7 @@ THIRD_ROUND = (
     "15_getattr_alias",
     "15_utf7_cookie",
     "05_kernel_quotas",
+    "05_oom_score",
 )
 """issue 39 的几类：返回值冒充 raise、改写 runner 瞒过“不改输入”“不共用内存”、源码规则读不到的几条路、
 拿光宿主用户的内核配额。"""
@@ -549,6 +550,7 @@ def assert_third_round(got: dict, sandboxed: bool = True) -> None:
         ("15_match_class_pattern", "cross_entropy"),
         ("15_getattr_alias", "cross_entropy"),
         ("15_utf7_cookie", "只接受 UTF-8"),
+        ("05_oom_score", "oom_score_adj=1000"),
     ):
         assert name not in got or words in message(name), (name, message(name))
     if (
@@ -571,6 +573,68 @@ def test_third_round_through_check(tmp_path):
     root = tmp_path / "class"
     build_class(root, tmp_path / "outside.txt", 9, kinds=set(THIRD_ROUND))
     assert_third_round(check_each(THIRD_ROUND, root, tmp_path))
+
+
+def test_jobs_fit_the_memory_that_exists(tmp_path):
+    """--jobs × --memory 放不下这台机器真能用的内存时，减少同时批改的份数并说明；一份都放不下就不开始（退出码 2）。"""
+    from poetry_gpt.courseware.confine import memory_available_mb
+
+    root = tmp_path / "class"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "05.py").write_bytes(solution("05"))
+    run = poet("grade", str(root), "--jobs", "256", "--memory", "1048576", env={"COLUMNS": "400"})
+    assert run.returncode == 2 and "放不下" in run.stderr + run.stdout and "Traceback" not in run.stderr, run.stderr
+    available = memory_available_mb()
+    assert available is not None
+    memory = max(1024, available[0] // 3)
+    run = poet("grade", str(root), "--jobs", "64", "--memory", str(memory), env={"COLUMNS": "400"})
+    assert run.returncode == 0 and "同时只批改" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+@needs_sandbox
+def test_a_killed_grader_leaves_what_was_graded_and_the_next_run_cleans_up(tmp_path):
+    """批改程序被 SIGKILL（小服务器上被 OOM killer 挑中）：已经批完的判定留在 <报告>.partial.jsonl 里；
+    下一次批改一开始就删掉它留下的临时工作文件夹、结束并删掉它留下的 cgroup 里的检查进程。"""
+    root, tmp = tmp_path / "class", tmp_path / "tmp"
+    tmp.mkdir()
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "05.py").write_bytes(solution("05"))
+    (root / "b").mkdir()
+    (root / "b" / "05.py").write_text(
+        f'import subprocess, time\nsubprocess.Popen(["sleep", "{TOKEN}"])\nwhile True:\n    time.sleep(1)\n',
+        encoding="utf-8",
+    )
+    report = tmp_path / "r.json"
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["TMPDIR"] = str(tmp)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--jobs", "1", "--timeout", "120"]
+        + ["--memory", "1024", "--json", str(report)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    partial = Path(f"{report}.partial.jsonl")
+    deadline = time.monotonic() + 240
+    while not (leftover_processes() and partial.exists() and partial.read_text(encoding="utf-8").strip()):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.3)
+    proc.kill()
+    proc.wait()
+    lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    assert [(r["learner"], r["lesson"], r["label"]) for r in lines] == [("a", "05", "通过")]
+    assert not report.exists()
+    assert [p.name for p in tmp.iterdir() if p.name.startswith(f"poet-check-{proc.pid}-")]  # 来不及删的工作文件夹
+    (tmp_path / "c" / "a").mkdir(parents=True)
+    (tmp_path / "c" / "a" / "05.py").write_bytes(solution("05"))
+    run = poet("grade", str(tmp_path / "c"), "--jobs", "1", "--memory", "1024", env={"TMPDIR": str(tmp)})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert wait_no_leftovers() == []
+    assert [p.name for p in tmp.iterdir()] == []
+    from poetry_gpt.courseware.confine import CGROUP_ROOT
+
+    assert not [str(d) for d in CGROUP_ROOT.rglob(f"poet-{proc.pid}-*")]  # 它的 cgroup 也删掉了
 
 
 @needs_sandbox

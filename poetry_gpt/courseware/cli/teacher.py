@@ -30,12 +30,14 @@ def cmd_grade(args) -> int:
     try:
         gradebook.check_report_paths(Path(args.class_dir), args.csv, args.json)
         lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
+        n_jobs, fitted = classroom.fit_jobs(n_jobs, limits.memory_mb)  # 同时几份要放得进这台机器真能用的内存
         roster = classroom.find_submissions(Path(args.class_dir), lessons)
         tables.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
         columns = classroom.columns_of(roster, lessons, args.lessons, args.class_dir)
         notice = sandbox.fallback_notice() if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
-        if notice:
-            display.notice(notice)
+        for line in (notice, fitted):
+            if line:
+                display.notice(line)
         with display.busy("试跑检查进程 …"):
             problem = probe(limits)
         if problem:
@@ -49,7 +51,9 @@ def cmd_grade(args) -> int:
         )
         started = time.monotonic()
         with tables.grading_progress(len(roster.submissions)) as done:
-            results = classroom.grade(roster, limits, n_jobs, done, case_seed)
+            results = classroom.grade(
+                roster, limits, n_jobs, done, case_seed, partial=gradebook.partial_path(args.csv, args.json)
+            )
         wall = time.monotonic() - started
         tables.grade_table(
             roster.learners,

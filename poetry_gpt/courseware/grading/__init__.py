@@ -36,7 +36,7 @@ check.py 里别的大写名字（拼错的 ``FORBIDEN`` 会被悄悄忽略）由
 from .answers import judge
 from .checking import check_file
 from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires
-from .limited import cancel_all, interruptible, probe
+from .limited import cancel_all, interruptible, probe, sweep_stale_scratch
 from .reading import SYMLINK, read_inside, read_source, through_symlink
 from .rules import rule_problem
 from .verdict import MIN_MEMORY_MB, VERDICTS, Limits, Verdict, wall_seconds
@@ -60,6 +60,7 @@ __all__ = [
     "read_source",
     "reference",
     "rule_problem",
+    "sweep_stale_scratch",
     "through_symlink",
     "tripwires",
     "wall_seconds",

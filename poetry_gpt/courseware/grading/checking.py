@@ -15,7 +15,7 @@ from ..catalogue import Lesson
 from ..messages import safe_text
 from .answers import judge
 from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires
-from .limited import Run, interruptible, run_limited
+from .limited import Run, interruptible, run_limited, scratch
 from .reading import read_source, source_problem
 from .reply import classify_failure, read_answers
 from .rules import rule_problem
@@ -54,7 +54,7 @@ def _run_exercise(
     main = threading.current_thread() is threading.main_thread()
     with (
         interruptible() if main else contextlib.nullcontext(),
-        tempfile.TemporaryDirectory(prefix="poet-check-", ignore_cleanup_errors=True) as tmp,
+        scratch("check") as tmp,
         tempfile.TemporaryFile() as setup_file,
         tempfile.TemporaryFile() as answers,
         tempfile.TemporaryFile() as trips,

@@ -7,7 +7,9 @@ import contextlib
 import json
 import math
 import os
+import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -43,10 +45,15 @@ class Run:
 
 
 def _limit_resources(limits: Limits, confinement: Confinement):
-    """检查子进程在 exec 之前做的事：进 cgroup、设每个进程的上限（内存、输出文件、CPU 秒数、不写 core）。"""
+    """检查子进程在 exec 之前做的事：进 cgroup、OOM 时先被挑中（oom_score_adj 1000）、设每个进程的上限
+    （内存、输出文件、CPU 秒数、不写 core）。"""
 
     def apply():
         confinement.join()
+        with contextlib.suppress(OSError):  # 内存真不够时，内核的 OOM killer 先挑检查进程，不挑批改程序自己
+            fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+            os.write(fd, b"1000")
+            os.close(fd)
         mem = limits.memory_mb << 20
         cpu = max(1, math.ceil(limits.timeout))
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -257,10 +264,41 @@ def run_limited(
         confinement.close()
 
 
+_SCRATCH = re.compile(r"poet-(check|probe)-(\d+)-\w+")
+
+
+def scratch(kind: str) -> tempfile.TemporaryDirectory:
+    """一次检查（kind："check" 或 "probe"）的临时工作文件夹。名字里带批改进程的 pid：这个进程被 SIGKILL、
+    来不及删它时，下一次批改由 sweep_stale_scratch 认出来删掉。"""
+    return tempfile.TemporaryDirectory(prefix=f"poet-{kind}-{os.getpid()}-", ignore_cleanup_errors=True)
+
+
+def sweep_stale_scratch() -> int:
+    """删掉临时文件夹里已经不在了的批改进程留下的工作文件夹（只删自己的、名字对得上的、不是链接的）；返回删了几个。"""
+    removed = 0
+    root = tempfile.gettempdir()
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _SCRATCH.fullmatch(entry.name)
+        with contextlib.suppress(OSError):
+            if (
+                m
+                and entry.is_dir(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_uid == os.geteuid()
+                and not os.path.exists(f"/proc/{m.group(2)}")
+            ):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed += 1
+    return removed
+
+
 def probe(limits: Limits) -> str | None:
     """批改前的一次试跑：在同样的沙箱与限制下导入 torch、算一次矩阵乘法。
     通过时为 None；否则是中文原因——这是批改设置或本机环境的问题，不能算到学习者头上。"""
-    with tempfile.TemporaryDirectory(prefix="poet-probe-", ignore_cleanup_errors=True) as tmp:
+    with scratch("probe") as tmp:
         run = run_limited(
             [sys.executable, "-I", "-c", "import torch; print((torch.ones(64, 64) @ torch.ones(64)).sum().item())"],
             Path(tmp),
