@@ -198,7 +198,8 @@ def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, s
 
 
 SECRET = "SECRET-LINE-只有老师能读"
-LINKS = ("link_solution/10.py", "link_secret/02.py", "link_dir/lessons/09/my_exercise.py", "honest_09/05.py")
+PRIVATE = "teacher_private_42"
+LINKS = ("link_solution/10.py", "link_secret/02.py", "link_dir/lessons", "honest_09/05.py")
 """班里的符号链接（相对班级文件夹）：./poet grade 一个也不跟随，都列为“符号链接，不批改”。"""
 
 
@@ -208,6 +209,8 @@ def add_symlinks(root: Path, base: Path) -> None:
     elsewhere = base / "elsewhere" / "09"
     elsewhere.mkdir(parents=True)
     (elsewhere / "my_exercise.py").write_bytes(solution("09"))
+    (elsewhere.parent / PRIVATE).mkdir()  # 老师别处的一个文件夹：它的名字不该出现在报告里
+    (elsewhere.parent / PRIVATE / "my_exercise.py").write_bytes(solution("09"))
     for name in ("link_solution", "link_secret", "link_dir"):
         (root / name).mkdir()
     (root / "link_solution" / "10.py").symlink_to(ROOT / "lessons" / "10" / "solution.py")
@@ -321,6 +324,7 @@ def test_symlinks_are_listed_not_followed(graded):
     assert {f"{link}：符号链接，不批改" for link in LINKS} <= set(report["ignored"])
     assert not {"link_solution", "link_secret", "link_dir"} & set(report["learners"])
     assert SECRET not in graded["json"].read_text(encoding="utf-8") + graded["run"].stdout + graded["run"].stderr
+    assert PRIVATE not in graded["json"].read_text(encoding="utf-8") + graded["run"].stdout  # 链接的文件夹里的名字
     assert {
         (v["learner"], v["lesson"])
         for v in report["verdicts"]
@@ -557,8 +561,8 @@ def assert_third_round(got: dict, sandboxed: bool = True) -> None:
         sandboxed and "05_kernel_quotas" in got
     ):  # 排队的实时信号每次检查最多 64 个；以 root 批改时 inotify 实例最多 8 个
         found = message("05_kernel_quotas")
-        inotify = int(found.split("inotify 实例=")[1].split()[0])
-        queued = int(found.split("排队的实时信号=")[1].split()[0].rstrip("│"))
+        inotify = int(found.rsplit("inotify 实例=", 1)[1].split()[0])  # 最后一行是报出来的数（前面是源码行）
+        queued = int(found.rsplit("排队的实时信号=", 1)[1].split()[0].rstrip("│"))
         assert queued <= 64 and (inotify <= 8 or os.geteuid() != 0), found
 
 
@@ -573,6 +577,29 @@ def test_third_round_through_check(tmp_path):
     root = tmp_path / "class"
     build_class(root, tmp_path / "outside.txt", 9, kinds=set(THIRD_ROUND))
     assert_third_round(check_each(THIRD_ROUND, root, tmp_path))
+
+
+def test_listing_is_bounded_and_never_goes_through_links(tmp_path):
+    """学习者的 lessons 是指向老师别处文件夹的链接：那个文件夹里的名字一个也不出现在报告里；放了几千个空文件的学习者
+    文件夹只看前 MAX_ENTRIES 项，报告里说没看完，批改程序花的时间与报告的大小不随它变。"""
+    from poetry_gpt.courseware.classroom import MAX_ENTRIES
+
+    root = tmp_path / "class"
+    (root / "honest").mkdir(parents=True)
+    (root / "honest" / "05.py").write_bytes(solution("05"))
+    add_symlinks(root, tmp_path)
+    many = root / "many"
+    (many / "lessons" / "05").mkdir(parents=True)
+    for i in range(MAX_ENTRIES + 500):
+        (many / f"f{i:05d}.txt").touch()
+    report = tmp_path / "r.json"
+    run = poet("grade", str(root), "--lessons", "5", "--jobs", "1", "--memory", "1024", "--json", str(report))
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    text = report.read_text(encoding="utf-8")
+    assert PRIVATE not in text + run.stdout and "link_dir/lessons：符号链接，不批改" in text
+    ignored = json.loads(text)["ignored"]
+    mine = [line for line in ignored if line.startswith("many/")]
+    assert f"many/：文件太多，只看了前 {MAX_ENTRIES} 项，其余的没有看" in mine and len(mine) <= MAX_ENTRIES + 2
 
 
 def test_jobs_fit_the_memory_that_exists(tmp_path):
@@ -632,9 +659,12 @@ def test_a_killed_grader_leaves_what_was_graded_and_the_next_run_cleans_up(tmp_p
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert wait_no_leftovers() == []
     assert [p.name for p in tmp.iterdir()] == []
-    from poetry_gpt.courseware.confine import CGROUP_ROOT
+    from poetry_gpt.courseware.confine import CGROUP_ROOT, _own_cgroup
 
-    assert not [str(d) for d in CGROUP_ROOT.rglob(f"poet-{proc.pid}-*")]  # 它的 cgroup 也删掉了
+    # 它的 cgroup 也删掉了（v1 的 pids、cpuacct 常在层级的根上，别的容器也在那里建：只删自己 memory 与 v2 的）
+    mine = [CGROUP_ROOT / "memory" / (_own_cgroup("memory") or "/nowhere").lstrip("/")]
+    mine += [CGROUP_ROOT / (_own_cgroup(None) or "/nowhere").lstrip("/")]
+    assert not [str(d) for base in mine if base.is_dir() for d in base.glob(f"poet-{proc.pid}-*")]
 
 
 @needs_sandbox

@@ -37,7 +37,7 @@ from .answers import judge
 from .checking import check_file
 from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires
 from .limited import cancel_all, interruptible, probe, sweep_stale_scratch
-from .reading import SYMLINK, read_inside, read_source, through_symlink
+from .reading import SYMLINK, read_at, read_inside, read_source, through_symlink
 from .rules import rule_problem
 from .verdict import MIN_MEMORY_MB, VERDICTS, Limits, Verdict, wall_seconds
 
@@ -56,6 +56,7 @@ __all__ = [
     "judge",
     "lesson_check",
     "probe",
+    "read_at",
     "read_inside",
     "read_source",
     "reference",

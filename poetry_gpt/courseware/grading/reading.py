@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
 import stat
@@ -54,6 +55,19 @@ def read_inside(folder: Path, rel: Path) -> bytes | str:
         if fd is not None:
             os.close(fd)
     return _read_fd(file_fd)
+
+
+def read_at(dir_fd: int, name: str) -> bytes | str:
+    """读已打开的文件夹 dir_fd 里的文件 name，不跟随符号链接（./poet grade 逐级经文件夹描述符往下走时用）。
+
+    Returns:
+        文件的字节；name 是符号链接时是 SYMLINK；别的读不了的原因是中文说明。
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError as e:
+        return SYMLINK if e.errno == errno.ELOOP else f"无法读取这个文件：{os_reason(e)}"
+    return _read_fd(fd)
 
 
 def through_symlink(folder: Path, rel: Path) -> bool:
