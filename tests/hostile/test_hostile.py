@@ -585,8 +585,9 @@ def test_listing_is_bounded_and_never_goes_through_links(tmp_path):
     from poetry_gpt.courseware.classroom import MAX_ENTRIES
 
     root = tmp_path / "class"
-    (root / "honest").mkdir(parents=True)
-    (root / "honest" / "05.py").write_bytes(solution("05"))
+    (root / "honest_05").mkdir(parents=True)
+    (root / "honest_05" / "05.py").write_bytes(solution("05"))
+    (root / "honest_09").mkdir()
     add_symlinks(root, tmp_path)
     many = root / "many"
     (many / "lessons" / "05").mkdir(parents=True)
