@@ -24,7 +24,9 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import platform
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -107,16 +109,46 @@ def _system_mounts(bound: list[str]) -> list[str]:
         elif os.path.isdir(d):
             args += ["--ro-bind", d, d]
             bound.append(d)
+    args += ["--perms", "0755", "--dir", "/etc"]  # bwrap 自己建的是 0700：降了 uid 的学习者读不了放进来的 passwd
     for f in SYSTEM_FILES:
         args += ["--ro-bind-try", f, f]
     return args
 
 
-def _isolation(info_fd: int | None) -> list[str]:
-    """bwrap 本身与它的命名空间、会话、能力这几项参数（见模块说明）；info_fd 见 command。"""
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}  # (AUDIT_ARCH_*, socket 的系统调用号)
+AF_VSOCK, EAFNOSUPPORT, ENOSYS = 40, 97, 38
+
+
+def seccomp_filter() -> bytes | None:
+    """给 bwrap --seccomp 的 BPF 程序：socket(AF_VSOCK, …) 失败（EAFNOSUPPORT）——网络命名空间管不到 vsock，它直通
+    宿主与虚拟机管理程序；别的体系结构的系统调用（x86_64 上的 32 位调用）一律 ENOSYS，免得绕过这一条。
+    不认得的体系结构上为 None（不装过滤器）。"""
+    arch = _SECCOMP_ARCH.get(platform.machine())
+    if arch is None:
+        return None
+    audit, socket_nr = arch
+    ld, jeq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS、BPF_JMP|BPF_JEQ|BPF_K、BPF_RET|BPF_K
+    allow, errno = 0x7FFF0000, 0x00050000  # SECCOMP_RET_ALLOW、SECCOMP_RET_ERRNO
+    program = [
+        (ld, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 1, 0, audit),
+        (ret, 0, 0, errno | ENOSYS),
+        (ld, 0, 0, 0),  # seccomp_data.nr
+        (jeq, 0, 3, socket_nr),
+        (ld, 0, 0, 16),  # seccomp_data.args[0] 的低 32 位
+        (jeq, 0, 1, AF_VSOCK),
+        (ret, 0, 0, errno | EAFNOSUPPORT),
+        (ret, 0, 0, allow),
+    ]
+    return b"".join(struct.pack("<HBBI", *insn) for insn in program)
+
+
+def _isolation(info_fd: int | None, seccomp_fd: int | None = None) -> list[str]:
+    """bwrap 本身与它的命名空间、会话、能力、seccomp 这几项参数（见模块说明）；info_fd、seccomp_fd 见 command。"""
     args = [
         bwrap_path() or "bwrap",
         *(["--info-fd", str(info_fd)] if info_fd is not None else []),
+        *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
         "--unshare-pid",
         "--unshare-net",
         "--unshare-ipc",
@@ -158,6 +190,13 @@ KERNEL_AND_SCRATCH = (
     "/proc/key-users",
     "--dev",
     "/dev",
+    # /dev/pts 换成一块空盘：内核的 pty 池全机共用（kernel.pty.max），学习者的代码用不着终端，也就拿不光它
+    "--size",
+    "4096",
+    "--tmpfs",
+    "/dev/pts",
+    "--remount-ro",
+    "/dev/pts",
     "--size",
     str(SHM_BYTES),
     "--perms",
@@ -194,12 +233,14 @@ def command(
     nproc: int = MAX_PROCESSES,
     info_fd: int | None = None,
     hidden: tuple[str, ...] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
     readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径；nproc 是
-    用户命名空间里的进程数上限；hidden 是另外要藏起来的文件夹（班级文件夹）；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
+    用户命名空间里的进程数上限；hidden 是另外要藏起来的文件夹（班级文件夹）；seccomp_fd 是读得到 seccomp_filter()
+    的文件描述符（给出时装上这个过滤器）；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
     以 root 运行时，bwrap 前面还有 ENTER_USER_NAMESPACE 这一段。"""
-    args = _isolation(info_fd)
+    args = _isolation(info_fd, seccomp_fd)
     bound: list[str] = []
     args += _system_mounts(bound)
     # 先铺空的 /tmp，再放 Python：.venv 在 /tmp 下（如 /tmp/一字一诗/.venv）时也看得见

@@ -230,12 +230,21 @@ def run_limited(
     """
     confinement = Confinement.open(limits.memory_mb)
     info_read = info_write = None
+    stack = contextlib.ExitStack()
     try:
         if limits.sandbox and sandbox.unavailable_reason() is None:
             _become_subreaper()
             info_read, info_write = os.pipe()
-            args = sandbox.command(args, workdir, readonly, info_fd=info_write, hidden=limits.hidden)
-            pass_fds = (*pass_fds, info_write)
+            seccomp = None
+            if (program := sandbox.seccomp_filter()) is not None:
+                seccomp = stack.enter_context(tempfile.TemporaryFile())
+                seccomp.write(program)
+                seccomp.seek(0)
+            seccomp_fd = None if seccomp is None else seccomp.fileno()
+            args = sandbox.command(
+                args, workdir, readonly, info_fd=info_write, hidden=limits.hidden, seccomp_fd=seccomp_fd
+            )
+            pass_fds = (*pass_fds, info_write, *(() if seccomp_fd is None else (seccomp_fd,)))
         # 输出写进一个没有名字的临时文件：父进程一直拿着它，学习者的代码找不到、删不掉
         with tempfile.TemporaryFile() as log:
             try:
@@ -261,6 +270,7 @@ def run_limited(
         for fd in (info_read, info_write):
             if fd is not None:
                 os.close(fd)
+        stack.close()
         confinement.close()
 
 
