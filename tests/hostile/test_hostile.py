@@ -530,6 +530,7 @@ THIRD_ROUND = (
     "15_utf7_cookie",
     "05_kernel_quotas",
     "05_oom_score",
+    "05_vsock_pty_etc",
 )
 """issue 39 的几类：返回值冒充 raise、改写 runner 瞒过“不改输入”“不共用内存”、源码规则读不到的几条路、
 拿光宿主用户的内核配额。"""
@@ -557,9 +558,10 @@ def assert_third_round(got: dict, sandboxed: bool = True) -> None:
         ("05_oom_score", "oom_score_adj=1000"),
     ):
         assert name not in got or words in message(name), (name, message(name))
-    if (
-        sandboxed and "05_kernel_quotas" in got
-    ):  # 排队的实时信号每次检查最多 64 个；以 root 批改时 inotify 实例最多 8 个
+    if sandboxed and "05_vsock_pty_etc" in got:  # 建不了 vsock、拿不到 pty、/etc 读得进去
+        assert "vsock=建不了（97） pty=0 etc=0o755" in message("05_vsock_pty_etc"), message("05_vsock_pty_etc")
+    # 排队的实时信号每次检查最多 64 个；以 root 批改时 inotify 实例最多 8 个
+    if sandboxed and "05_kernel_quotas" in got:
         found = message("05_kernel_quotas")
         inotify = int(found.rsplit("inotify 实例=", 1)[1].split()[0])  # 最后一行是报出来的数（前面是源码行）
         queued = int(found.rsplit("排队的实时信号=", 1)[1].split()[0].rstrip("│"))
