@@ -1,6 +1,6 @@
 """在子进程（通常在 bwrap 沙箱里）运行学习者的文件：由 grading/checking.py 启动，不要直接运行。
 
-用法：python -I runner.py LEARNER_PY ANSWER_FD TRIP_FD。批改程序把这个文件和 wire.py 复制进检查的工作文件夹，
+用法：python -I runner.py LEARNER_PY TRIP_FD ANSWER_FD。批改程序把这个文件和 wire.py 复制进检查的工作文件夹，
 从那里运行：两者只用标准库和 torch，沙箱里没有 poetry_gpt 包（学习者的代码也 import 不到它）。
 
 1. 从标准输入读进父进程给的设置（wire 格式）——这时学习者的代码还没运行：用例 cases、本课 check.py 的
@@ -257,7 +257,7 @@ def _forward_death(status: int, exit_now) -> None:
 
 
 def main():
-    learner_py, answer_fd, trip_fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    learner_py, trip_fd, answer_fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     wire = load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"), "wire")  # 旁边的副本
     # 学习者的代码运行之前就记下要用的函数：它换掉 os.write、wire.encode 或这个文件里的 _overwrite、differential
     # 也只换掉了模块里的名字，这里用的还是原来的
@@ -277,7 +277,9 @@ def main():
             data = data[write(answer_fd, data) :]
 
     # 可见检查在一个 fork 出来的子进程里：它用到的原版 torch 函数、留下的任何对象都到不了差分检查
-    with tempfile.TemporaryFile() as box:
+    # 可见检查的结果放在一块不占内存盘配额的匿名内存里：学习者写满了 /tmp 与工作文件夹，结果也写得进去
+    box = os.fdopen(os.memfd_create("visible"), "w+b") if hasattr(os, "memfd_create") else tempfile.TemporaryFile()
+    with box:
         child = os.fork()
         if child == 0:
             result = visible_check(learner_py)

@@ -334,13 +334,16 @@ def test_symlinks_are_listed_not_followed(graded):
 
 @needs_sandbox
 def test_source_rules_and_the_hidden_package(graded):
-    """删掉可见检查用捷径、在可见检查那段里挂捷径：批改程序的源码规则拦下；拼名字导入课程包：沙箱里没有它。"""
+    """删掉可见检查用捷径、在可见检查那段里挂捷径、拼名字导入课程包：批改程序的源码规则拦下；
+    没有源码规则的课直接导入课程包：沙箱里没有它。"""
     got = verdicts(graded)
     assert "layer_norm" in got["13_layer_norm_no_checks"]["message"]
     assert "layer_norm" in got["13_layer_norm_main_patch"]["message"]
     assert "请不要用 poetry_gpt" in got["25_imports_package"]["message"]
-    for name in ("25_imports_package_hidden", "24_imports_prosody_hidden"):
-        assert "No module named 'poetry_gpt'" in got[name]["message"], got[name]["message"]
+    for name in ("25_imports_package_hidden", "24_imports_prosody_hidden"):  # 拼名字：源码规则就拦下
+        assert got[name]["label"] == "答案错误" and got[name]["message"].startswith("第 "), got[name]["message"]
+    plain = got["05_imports_package_plain"]["message"]  # 没有规则的课：沙箱兜住
+    assert "导入不了课程包 poetry_gpt" in plain and "No module named 'poetry_gpt'" in plain, plain
 
 
 @needs_sandbox

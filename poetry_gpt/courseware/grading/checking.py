@@ -70,7 +70,7 @@ def _run_exercise(
         for f in (copy, *child):
             f.chmod(0o644)  # 沙箱里的学习者是 uid 65534：副本要让它读得到
         run = run_limited(
-            [sys.executable, "-I", str(child[0]), str(copy), str(answers.fileno()), str(trips.fileno())],
+            [sys.executable, "-I", str(child[0]), str(copy), str(trips.fileno()), str(answers.fileno())],
             work,
             limits,
             stdin=setup_file,
@@ -85,12 +85,10 @@ def _run_exercise(
 
 
 def _tripped(lesson: Lesson, data: bytes) -> str | None:
-    """runner 的绊线写下的名字：必须是本课 TRIPWIRES 里的一个（学习者往里乱写，只会得到 None 以外的判定：
-    写了别的东西也算碰了绊线——好好写的练习根本不碰这个文件）。"""
-    if not data:
-        return None
+    """runner 的绊线写下的名字：本课 TRIPWIRES 里的一个；没有碰绊线（或写进来的不是这样一个名字）时为 None。
+    学习者往这个文件里写东西，最多只能让自己得到“答案错误”。"""
     text = data.decode("utf-8", "replace")
-    return next((name for name in tripwires(lesson) if text.startswith(name)), "本课不许用的函数")
+    return next((name for name in tripwires(lesson) if text.startswith(name)), None)
 
 
 def _tripwire_reason(lesson: Lesson) -> str:
