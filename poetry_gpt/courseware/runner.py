@@ -266,7 +266,7 @@ def main():
     setup = decode(sys.stdin.buffer.read())
     sys.stdin = open(os.devnull, encoding="utf-8")
 
-    def send(result):
+    def send(result, fd=answer_fd):
         if isinstance(result.get("message"), str) and len(result["message"]) > 8000:  # 父进程反正只显示前几 KiB
             result["message"] = result["message"][:8000] + " …（后面省略）"
         try:
@@ -274,7 +274,7 @@ def main():
         except BaseException as e:  # 结果本身编码不了（比如 __iter__ 抛错的列表子类）
             data = memoryview(encode({"status": "crashed", "message": f"交回结果时出错：{type(e).__name__}"}))
         while data:
-            data = data[write(answer_fd, data) :]
+            data = data[write(fd, data) :]
 
     # 可见检查在一个 fork 出来的子进程里：它用到的原版 torch 函数、留下的任何对象都到不了差分检查
     # 可见检查的结果放在一块不占内存盘配额的匿名内存里：学习者写满了 /tmp 与工作文件夹，结果也写得进去
@@ -289,9 +289,7 @@ def main():
             except BaseException:
                 pass
             if result is not None:
-                data = encode(result)
-                while data:
-                    data = data[write(box.fileno(), data) :]
+                send(result, box.fileno())
             exit_now(0)
         _, status = os.waitpid(child, 0)
         _clean_slate(setup["sandboxed"])
