@@ -224,3 +224,33 @@ def test_only_utf8_source_is_accepted():
         assert problem is not None and "只接受 UTF-8" in problem, problem
     for cookie in (b"# -*- coding: utf-8 -*-\n", b"# coding=UTF8\n", b"# coding: utf_8\n", b""):
         assert source_problem(cookie + code, "x.py") is None
+
+
+def test_every_tripwire_names_something_in_this_torch():
+    """每课 TRIPWIRES 里的名字在这个版本的 torch 里都找得到：runner 找不到的绊线会被跳过，这里先说出来。"""
+    import torch
+
+    from poetry_gpt.courseware import runner
+    from poetry_gpt.courseware.catalogue import CATALOGUE
+    from poetry_gpt.courseware.grading import tripwires
+
+    named = [(lesson.code, name) for lesson in CATALOGUE if lesson.available for name in tripwires(lesson)]
+    assert {code for code, _ in named} == {"01", "13", "15", "16", "17"}
+    missing = [
+        (code, name)
+        for code, name in named
+        if not (hasattr(torch.ops.aten, name[6:]) if name.startswith("aten::") else runner._resolve(name))
+    ]
+    assert missing == []
+
+
+def test_capabilities_not_just_spellings():
+    """第 01、13、16 课拦的是能力：Categorical 的 probs、group_norm、torch._fused_adamw_。"""
+    assert "distributions" in rule_problem(
+        BY_NUMBER[1],
+        "from torch.distributions import Categorical\ndef solve(l, c, k):\n    return Categorical(logits=l).probs\n",
+    )
+    assert "group_norm" in rule_problem(
+        BY_NUMBER[13], "import torch\ndef solve(x, w, b, e):\n    return torch.group_norm(x, 1)\n"
+    )
+    assert "adam" in rule_problem(BY_NUMBER[16], "import torch\ndef solve(*a):\n    return torch._fused_adamw_(*a)\n")
