@@ -288,8 +288,7 @@ def main():
                 sys.stderr.flush()
             except BaseException:
                 pass
-            if result is not None:
-                send(result, box.fileno())
+            send(result or {"status": "ok"}, box.fileno())  # 跑完了也要说一声：中途 os._exit(0) 的不算跑完
             exit_now(0)
         _, status = os.waitpid(child, 0)
         _clean_slate(setup["sandboxed"])
@@ -297,13 +296,15 @@ def main():
             _forward_death(status, exit_now)
         box.seek(0)
         reported = box.read(1 << 20)
-    if reported:
-        try:
-            result = decode(reported)
-            status_ok = type(result) is dict and type(result.get("status")) is str
-        except BaseException:
-            status_ok = False
-        send(result if status_ok else {"status": "crashed", "message": "可见检查交回的结果不合格式"})
+    try:
+        result = decode(reported)
+        status_ok = type(result) is dict and type(result.get("status")) is str
+    except BaseException:  # 什么也没写（可见检查中途以 os._exit(0) 结束），或写的不合格式
+        result, status_ok = None, False
+    if not status_ok:
+        result = {"status": "crashed", "message": "可见检查没有跑完：程序在中途退出了（os._exit？）"}
+    if result["status"] != "ok":
+        send(result)
         exit_now(0)
     install_tripwires(setup["tripwires"], trip_fd)
 
