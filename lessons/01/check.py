@@ -15,6 +15,17 @@ from poetry_gpt.data import PAD, SPECIAL, default_tokenizer, encode_sample
 FORBIDDEN = {
     "softmax": "请不要调用 softmax 函数：本课要亲手写出减去最大值、取 e 的次方、除以总和这三步；第 10 课以后再用 torch.softmax"
 }
+# Categorical(logits=…).probs 与 log_softmax 再取 e 的次方也是一步做完
+FORBIDDEN.update({name: FORBIDDEN["softmax"] for name in ("distributions", "categorical")})
+# 源码规则之外的第二道关：差分检查时这些函数与算子换成绊线，不论怎样拼出名字，碰上就不通过（见 runner.install_tripwires）
+TRIPWIRES = (
+    "aten::_softmax",
+    "aten::_log_softmax",
+    "torch.softmax",
+    "torch.nn.functional.softmax",
+    "torch.Tensor.softmax",
+    "torch.special.softmax",
+)
 
 # 几首名篇（正文带标点）：截取其中一段当前文，让模型给下一个字打分
 _POEMS = (

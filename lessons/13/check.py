@@ -4,6 +4,36 @@ import torch
 
 # 源码规则（批改程序在运行练习之前查，删掉底部的可见检查也躲不过；见 grading.rule_problem）
 FORBIDDEN = {name: f"请不要调用 {name}：本课练的是自己求均值、方差，再缩放平移" for name in ("layer_norm", "layernorm")}
+# 别的归一化一步做完的是同一件事（group_norm 分 1 组、rms_norm 作用在减去均值之后……）
+FORBIDDEN.update(
+    {
+        name: f"请不要调用 {name}：本课练的是自己求均值、方差，再缩放平移"
+        for name in (
+            "group_norm",
+            "groupnorm",
+            "instance_norm",
+            "instancenorm",
+            "batch_norm",
+            "batchnorm",
+            "rms_norm",
+            "rmsnorm",
+        )
+    }
+)
+# 源码规则之外的第二道关：差分检查时这些函数与算子换成绊线（见 runner.install_tripwires）
+TRIPWIRES = (
+    "aten::native_layer_norm",
+    "aten::native_group_norm",
+    "aten::native_batch_norm",
+    "torch.nn.functional.layer_norm",
+    "torch.nn.functional.group_norm",
+    "torch.nn.functional.instance_norm",
+    "torch.nn.functional.batch_norm",
+    "torch.nn.functional.rms_norm",
+    "torch.layer_norm",
+    "torch.group_norm",
+    "torch.rms_norm",
+)
 
 
 def cases(gen):

@@ -8,6 +8,17 @@ FORBIDDEN = {
     "optim": "本课要亲手写出 AdamW 的一步：不要用 torch.optim 里现成的优化器，它替你做完了滑动平均、偏差校正和解耦衰减",
     "poetry_gpt": "本课要亲手写出 AdamW 的一步：不要调用课程包 poetry_gpt 里现成的 make_optimizer、训练步",
 }
+# torch 顶层的 _fused_adamw_ 等一步做完同样的更新
+FORBIDDEN.update({name: FORBIDDEN["optim"] for name in ("adam", "fused")})
+# 源码规则之外的第二道关：差分检查时这些函数与算子换成绊线（见 runner.install_tripwires）
+TRIPWIRES = (
+    "aten::_fused_adamw_",
+    "aten::_fused_adam_",
+    "torch._fused_adamw_",
+    "torch._fused_adam_",
+    "torch.optim.AdamW",
+    "torch.optim.Adam",
+)
 
 
 def explain(message):

@@ -11,6 +11,13 @@ FORBIDDEN = {
     for name in ("clip_grad", "total_norm")
 }
 FORBIDDEN["poetry_gpt"] = "本课要自己按总范数裁剪：不要调用课程包 poetry_gpt 里现成的训练步"
+# 源码规则之外的第二道关：差分检查时这些函数换成绊线（见 runner.install_tripwires）
+TRIPWIRES = (
+    "torch.nn.utils.clip_grad_norm_",
+    "torch.nn.utils.clip_grad_value_",
+    "torch.nn.utils.get_total_norm",
+    "torch.nn.utils.clip_grads_with_norm_",
+)
 
 
 def _grad_norms(params, ids, targets):

@@ -12,6 +12,8 @@ bwrap 时关在沙箱里，班级文件夹在沙箱里根本不存在；另有�
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import re
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from ..common import os_reason
 from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
+from .confine import memory_available_mb, sweep_stale
 from .grading import (
     MIN_MEMORY_MB,
     SYMLINK,
@@ -29,9 +32,9 @@ from .grading import (
     default_seed,
     interruptible,
     lesson_check,
-    read_inside,
+    read_at,
     reference,
-    through_symlink,
+    sweep_stale_scratch,
 )
 from .messages import safe_text
 
@@ -49,8 +52,10 @@ class ClassroomError(ValueError):
 
 
 def shown_name(name: str, limit: int | None = None) -> str:
-    """文件名在报告与终端里的写法：不是 UTF-8 的字节写成 \\xff，控制字符写成转义；limit 给出时截到这么多字符。"""
-    return safe_text(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), limit)
+    """文件名在报告与终端里的写法：不是 UTF-8 的字节写成 \\xff，控制字符写成转义，名字里的换行写成 \\n
+    （不然它在 CSV、JSON 与终端里另起一行）；limit 给出时截到这么多字符。"""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return safe_text(text.replace("\n", "\\n").replace("\r", "\\r"), limit)
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -144,13 +149,63 @@ def untouched_reason(lesson: Lesson, source: bytes) -> str | None:
     return None
 
 
+MAX_ENTRIES = 2000
+"""每个学习者文件夹最多看这么多项（各级合计）：放了一百万个文件的文件夹，批改程序花的时间与内存也有上限。"""
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+class _Listing:
+    """一个学习者文件夹的列表：只经打开的文件夹描述符（O_NOFOLLOW）往下走，从不经过路径或 glob 跟随链接；
+    各级合计最多 MAX_ENTRIES 项，超过了就停（cut 为真）。"""
+
+    def __init__(self):
+        self.left = MAX_ENTRIES
+        self.cut = False
+
+    def entries(self, fd: int) -> list[tuple[str, str]]:
+        """fd 这个文件夹里的 (名字, 种类)，按名字排：种类是 "link"、"dir"、"file" 或 "other"。"""
+        found = []
+        try:
+            with os.scandir(fd) as it:
+                for entry in it:
+                    if self.left <= 0:
+                        self.cut = True
+                        break
+                    self.left -= 1
+                    try:
+                        kind = (
+                            "link"
+                            if entry.is_symlink()
+                            else "dir"
+                            if entry.is_dir(follow_symlinks=False)
+                            else "file"
+                            if entry.is_file(follow_symlinks=False)
+                            else "other"
+                        )
+                    except OSError:
+                        kind = "other"
+                    found.append((entry.name, kind))
+        except OSError:
+            pass
+        return sorted(found)
+
+
+def _open_dir(name: str, parent_fd: int) -> int | None:
+    """相对 parent_fd 打开文件夹 name，不跟随链接（列出之后才换成链接的也打不开）；打不开时为 None。"""
+    try:
+        return os.open(name, _DIR, dir_fd=parent_fd)
+    except OSError:
+        return None
+
+
 def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
     """找出 CLASS/<学习者>/NN.py 与 CLASS/<学习者>/lessons/NN/my_exercise.py 两种布局的练习。
 
-    只看这两个位置（学习者文件夹里的其他东西不翻）。同一个学习者同一课两种都有时，
+    只看这两个位置（学习者文件夹里的其他东西只列出名字、不往深里翻）。同一个学习者同一课两种都有时，
     用 lessons/NN/my_exercise.py。空文件与原样未改的起始代码算作没交，记进 untouched（不会盖掉另一种布局里
-    动过的那份）。文件内容在这里就读进内存。符号链接（文件本身，或路上的文件夹）
-    一律不跟随：列进 ignored（“符号链接，不批改”），指向的文件一个字节也不读。
+    动过的那份）。文件内容在这里就读进内存。符号链接（文件本身，或路上的文件夹）一律不跟随：只经打开的文件夹描述符
+    （O_NOFOLLOW）往下走，链接列进 ignored（“符号链接，不批改”），它指向的文件夹里的名字一个也不列、文件一个字节也不读；
+    列出之后才换成链接的也打不开。每个学习者文件夹最多看 MAX_ENTRIES 项（各级合计），多了就停下并写进 ignored。
 
     Raises:
         ClassroomError: class_dir 不存在或不是文件夹。
@@ -165,100 +220,127 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
     wanted = {lesson.number for lesson in lessons}
     roster = Roster()
     try:
-        folders = sorted(class_dir.iterdir())
+        class_fd = os.open(class_dir, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            with os.scandir(class_fd) as it:
+                folders = sorted((e.name, e.is_symlink(), e.is_dir(follow_symlinks=False)) for e in it)
+        except OSError:
+            os.close(class_fd)
+            raise
     except OSError as e:
         raise ClassroomError(f"读不了班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)}：{os_reason(e)}") from None
     taken: set[str] = set()
-    for folder in folders:
-        if folder.name.startswith(HIDDEN):
-            roster.hidden += 1
-            continue
-        learner = _unique(shown_name(folder.name), taken)
-        if folder.is_symlink():
-            roster.ignored.append(f"{learner}：{SYMLINK}")
-            continue
-        if not folder.is_dir():
-            roster.ignored.append(f"{learner}：不是学习者文件夹")
-            continue
-        found = _learner_files(folder, learner, wanted, roster)
-        if found is None:
-            continue
-        _not_looked_at(folder, learner, roster)
-        taken.add(learner)
-        if found:
-            roster.learners.append(learner)
-        else:
-            roster.ignored.append(f"{learner}/：里面没有认得出的练习文件")
+    try:
+        for name, is_link, is_dir in folders:
+            if name.startswith(HIDDEN):
+                roster.hidden += 1
+                continue
+            learner = _unique(shown_name(name), taken)
+            if is_link:
+                roster.ignored.append(f"{learner}：{SYMLINK}")
+                continue
+            if not is_dir:
+                roster.ignored.append(f"{learner}：不是学习者文件夹")
+                continue
+            try:
+                fd = os.open(name, _DIR, dir_fd=class_fd)
+            except OSError as e:  # 列出之后才换成了链接（ELOOP），或读不了
+                why = SYMLINK if os.path.islink(class_dir / name) else f"读不了（{os_reason(e)}）"
+                roster.ignored.append(f"{learner}：{why}" if why == SYMLINK else f"{learner}/：{why}")
+                continue
+            try:
+                found = _learner_files(fd, learner, wanted, roster)
+            finally:
+                os.close(fd)
+            taken.add(learner)
+            if found:
+                roster.learners.append(learner)
+            else:
+                roster.ignored.append(f"{learner}/：里面没有认得出的练习文件")
+    finally:
+        os.close(class_fd)
     return roster
 
 
-def _learner_files(folder: Path, learner: str, wanted: set[int], roster: Roster) -> int | None:
-    """把一个学习者文件夹里两种布局的练习记进 roster，返回认得出的练习文件数（课号在课表里、已写好，
-    不管在不在 wanted 里）；文件夹读不了时记进 ignored，返回 None。"""
-    try:  # 先平铺、后嵌套：两种都有的课，嵌套布局的文件覆盖平铺的
-        candidates = sorted(folder.glob("*.py")) + sorted(folder.glob(f"lessons/*/{EXERCISE}"))
-    except OSError as e:
-        roster.ignored.append(f"{learner}/：读不了（{os_reason(e)}）")
-        return None
-    return sum(_take(folder, path.relative_to(folder), learner, wanted, roster) for path in candidates)
+def _learner_files(fd: int, learner: str, wanted: set[int], roster: Roster) -> int:
+    """把学习者文件夹（已打开的 fd）里两种布局的练习记进 roster，别的东西逐项写进 ignored（写明原因；名字以 HIDDEN
+    开头的只数一数），返回认得出的练习文件数（课号在课表里、已写好，不管在不在 wanted 里）。
+
+    次序与以前相同：先平铺的 NN.py、再嵌套的 lessons/NN/my_exercise.py（两种都有的课，嵌套的覆盖平铺的），
+    然后是不看的东西，最后（列到了上限时）说明没有看完。"""
+    listing = _Listing()
+    flat, nested, others = [], [], []
+
+    def other(rel: str, kind: str) -> None:
+        slash = "/" if kind == "dir" else ""
+        why = SYMLINK if kind == "link" else f"不是 NN.py 或 lessons/NN/{EXERCISE}"
+        others.append(f"{learner}/{shown_name(rel)}{slash}：{why}")
+
+    for name, kind in listing.entries(fd):
+        if name.endswith(".py"):
+            flat.append(_candidate(fd, name, kind, name, wanted))
+        elif name.startswith(HIDDEN):
+            roster.hidden += 1
+        elif name == "lessons" and kind == "dir" and (lessons_fd := _open_dir(name, fd)) is not None:
+            try:
+                for code, code_kind in listing.entries(lessons_fd):
+                    if code.startswith(HIDDEN):
+                        roster.hidden += 1
+                    elif code_kind == "dir" and (code_fd := _open_dir(code, lessons_fd)) is not None:
+                        try:
+                            inside = listing.entries(code_fd)
+                            if not inside:
+                                others.append(f"{learner}/{shown_name(f'lessons/{code}')}/：空文件夹")
+                            for item, item_kind in inside:
+                                rel = f"lessons/{code}/{item}"
+                                if item == EXERCISE:
+                                    nested.append(_candidate(code_fd, item, item_kind, rel, wanted))
+                                elif item.startswith(HIDDEN):
+                                    roster.hidden += 1
+                                else:
+                                    other(rel, item_kind)
+                        finally:
+                            os.close(code_fd)
+                    else:
+                        other(f"lessons/{code}", code_kind)
+            finally:
+                os.close(lessons_fd)
+        else:
+            other(name, kind)
+    recognized = 0
+    for outcome in flat + nested:
+        rel, what = outcome[0], outcome[1]
+        if what == "ignored":
+            roster.ignored.append(f"{learner}/{rel}：{outcome[2]}")
+            continue
+        recognized += 1
+        if what == "skipped":
+            roster.skipped += 1
+        elif outcome[3] == SYMLINK:
+            roster.ignored.append(f"{learner}/{rel}：{SYMLINK}")
+        else:
+            roster.add(Submission(learner, outcome[2], rel, outcome[3]))
+    roster.ignored += others
+    if listing.cut:
+        roster.ignored.append(f"{learner}/：文件太多，只看了前 {MAX_ENTRIES} 项，其余的没有看")
+    return recognized
 
 
-def _take(folder: Path, inside: Path, learner: str, wanted: set[int], roster: Roster) -> bool:
-    """看学习者文件夹 folder 下的一个候选文件 inside：读进来记进 roster，或写明为什么不批改。
-    返回它是不是一份认得出的练习文件。"""
-    rel = shown_name(inside.as_posix())
-    shown = f"{learner}/{rel}"
+def _candidate(dir_fd: int, name: str, kind: str, rel: str, wanted: set[int]) -> tuple:
+    """看一个候选文件（dir_fd 里的 name，相对学习者文件夹是 rel）：(显示的 rel, "ignored", 原因)、
+    (显示的 rel, "skipped")（认得出、不在 --lessons 里），或 (显示的 rel, "take", 课, 读进来的内容或原因)。"""
+    rel = shown_name(rel)
     m = _FLAT.fullmatch(rel) or _NESTED.fullmatch(rel)
-    if m and through_symlink(folder, inside):  # 不跟随：链接可能指向参考答案或老师的文件
-        roster.ignored.append(f"{shown}：{SYMLINK}")
-        return False
-    if not m or not (folder / inside).is_file():
-        roster.ignored.append(f"{shown}：不是 NN.py 或 lessons/NN/{EXERCISE}")
-        return False
+    if m and kind == "link":  # 不跟随：链接可能指向参考答案或老师的文件
+        return rel, "ignored", SYMLINK
+    if not m or kind != "file":
+        return rel, "ignored", f"不是 NN.py 或 lessons/NN/{EXERCISE}"
     lesson = BY_NUMBER.get(int(m.group(1)))
     if lesson is None or not lesson.available:
-        roster.ignored.append(f"{shown}：第 {int(m.group(1)):02d} 课不在课表里或还没写好")
-        return False
+        return rel, "ignored", f"第 {int(m.group(1)):02d} 课不在课表里或还没写好"
     if lesson.number not in wanted:
-        roster.skipped += 1
-        return True
-    source = read_inside(folder, inside)  # 逐级 O_NOFOLLOW：上面检查之后才换成的链接也不跟随
-    if source == SYMLINK:
-        roster.ignored.append(f"{shown}：{SYMLINK}")
-    else:
-        roster.add(Submission(learner, lesson, rel, source))
-    return True
-
-
-def _not_looked_at(folder: Path, learner: str, roster: Roster) -> None:
-    """学习者文件夹里两种布局都不看的东西（notes.txt、别的文件夹、lessons/NN/ 里别的文件、空的课文件夹）
-    逐项记进 roster.ignored，写明原因；*.py 与 lessons/*/my_exercise.py 在 find_submissions 里已经逐个说过。
-    名字以 HIDDEN 开头的只数一数。符号链接不跟进去。"""
-
-    def walk(where: Path, depth: int) -> None:  # depth：0 学习者文件夹，1 lessons/，2 lessons/NN/
-        try:
-            entries = sorted(where.iterdir())
-        except OSError:  # 读不了的文件夹：find_submissions 已经说过，或者里面本来就不看
-            return
-        if depth == 2 and not entries:
-            roster.ignored.append(f"{learner}/{shown_name(where.relative_to(folder).as_posix())}/：空文件夹")
-        for path in entries:
-            if (depth == 0 and path.name.endswith(".py")) or (depth == 2 and path.name == EXERCISE):
-                continue  # find_submissions 的两种布局
-            if path.name.startswith(HIDDEN):
-                roster.hidden += 1
-                continue
-            rel = shown_name(path.relative_to(folder).as_posix())
-            if path.is_symlink():
-                roster.ignored.append(f"{learner}/{rel}：{SYMLINK}")  # 不跟进去
-            elif path.is_dir() and (depth == 1 or (depth == 0 and path.name == "lessons")):
-                walk(path, depth + 1)
-            else:
-                roster.ignored.append(
-                    f"{learner}/{rel}{'/' if path.is_dir() else ''}：不是 NN.py 或 lessons/NN/{EXERCISE}"
-                )
-
-    walk(folder, 0)
+        return rel, "skipped"
+    return rel, "take", lesson, read_at(dir_fd, name)  # O_NOFOLLOW：列出之后才换成的链接也不跟随
 
 
 def grade_one(sub: Submission, limits: Limits, seed: int | None = None) -> Verdict:
@@ -275,7 +357,7 @@ def grade_one(sub: Submission, limits: Limits, seed: int | None = None) -> Verdi
 
 
 def grade(
-    roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None
+    roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None, partial: Path | None = None
 ) -> dict[tuple[str, str], Verdict]:
     """并行批改 roster 里的每份提交，随机用例都由 seed 生成（None：与 ./poet check 相同的每课固定种子）。
 
@@ -285,15 +367,22 @@ def grade(
     工作都在子进程里，所以用 jobs 个线程各自等一个 check_file 就够了。on_done(submission, verdict)
     在每份批改完时（主线程里）被调用，用来推进度条。
 
+    开始之前先清掉以前被杀掉的批改留下的临时工作文件夹与 cgroup（里面剩下的检查进程一并结束）。
+    partial 给出时，每份批改完就往这个文件追加一行 JSON（学习者、课号、判定、消息、用时）：批改程序被杀掉时，
+    已经批完的都留在里面；正常写完报告后由 gradebook.write_reports 删掉它。
+
     Returns:
         (学习者, 课号) → Verdict；没交的课不在里面。
     """
+    sweep_stale()
+    sweep_stale_scratch()
     for lesson in sorted({sub.lesson for sub in roster.submissions.values()}, key=lambda l: l.number):
         # 在运行任何学习者代码之前载入 check.py、算好参考输出：之后谁改了课程文件也影响不到比较
         with contextlib.suppress(Exception):  # 课程自身出错时，check_file 会在每个判定里说明
             lesson_check(lesson)
             reference(lesson, default_seed(lesson) if seed is None else seed)
     results: dict[tuple[str, str], Verdict] = {}
+    log = _open_log(partial)
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     # Ctrl-C 或 SIGTERM：interruptible 杀掉全部检查进程；这里等各线程删掉自己的临时文件夹再退出
     with interruptible():
@@ -306,6 +395,8 @@ def grade(
                 for future in done:
                     key = futures[future]
                     results[key] = future.result()
+                    if log is not None:
+                        _log_verdict(log, roster.submissions[key], results[key])
                     if on_done:
                         on_done(roster.submissions[key], results[key])
         except KeyboardInterrupt:
@@ -313,7 +404,33 @@ def grade(
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            if log is not None:
+                log.close()
     return results
+
+
+def _open_log(partial: Path | None):
+    """打开边批边写的记录（见 grade）；没给或建不了时为 None（报告照样在最后写）。"""
+    if partial is None:
+        return None
+    try:
+        return open(partial, "w", encoding="utf-8", buffering=1)  # 行缓冲：每份批完就落到文件里
+    except OSError:
+        return None
+
+
+def _log_verdict(log, sub: Submission, verdict: Verdict) -> None:
+    record = {
+        "learner": sub.learner,
+        "lesson": sub.lesson.code,
+        "file": sub.rel,
+        "kind": verdict.kind,
+        "label": verdict.label,
+        "message": verdict.message,
+        "seconds": verdict.seconds,
+    }
+    with contextlib.suppress(OSError):
+        log.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def lessons_in(roster: Roster, lessons: list[Lesson]) -> list[Lesson]:
@@ -339,6 +456,35 @@ def lessons_to_grade(lessons_text: str | None, limits: Limits, jobs: int) -> lis
     if lessons_text is not None and not lessons_text.strip():
         raise ClassroomError("--lessons 是空的。请写成 8-10,14 这样；不写这个选项就批改全部课。")
     return parse_lessons(lessons_text) if lessons_text else [l for l in CATALOGUE if l.available]
+
+
+GRADER_RESERVE_MB = 512
+"""批改程序自己（torch、参考输出、报告）留出的内存：--jobs × --memory 加上它要放得进这台机器还能用的内存。"""
+
+
+def fit_jobs(jobs: int, memory_mb: int) -> tuple[int, str | None]:
+    """按这台机器（容器）真能用的内存（confine.memory_available_mb）定同时批改几份：(份数, 给老师看的一句或 None)。
+    同时 jobs 份、每份最多 memory_mb 时可能超出，就减少份数并说明；读不到可用内存时照旧。
+
+    Raises:
+        ClassroomError: 一份检查加上批改程序自己都放不下。
+    """
+    found = memory_available_mb()
+    if found is None:
+        return jobs, None
+    available, source = found
+    fit = (available - GRADER_RESERVE_MB) // memory_mb
+    if fit < 1:
+        raise ClassroomError(
+            f"这台机器现在能用的内存只有约 {available} MiB（{source}）：一份 --memory {memory_mb} MiB 的检查加上批改程序"
+            f"自己的约 {GRADER_RESERVE_MB} MiB 都放不下，内存一紧，内核会连批改程序一起杀掉。请调小 --memory，或换一台机器。"
+        )
+    if fit >= jobs:
+        return jobs, None
+    return fit, (
+        f"注意：这台机器现在能用的内存约 {available} MiB（{source}），放不下同时 {jobs} 份、每份 {memory_mb} MiB 的检查"
+        f"（还要给批改程序自己留约 {GRADER_RESERVE_MB} MiB）：同时只批改 {fit} 份。"
+    )
 
 
 def columns_of(roster: Roster, lessons: list[Lesson], lessons_text: str | None, class_dir: str) -> list[Lesson]:

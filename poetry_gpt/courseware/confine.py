@@ -213,7 +213,8 @@ def describe(kind: str, memory_mb: int) -> str:
 
 
 def sweep_stale() -> None:
-    """删掉已经不在了的批改进程（被 SIGKILL 的，来不及收尾）留下的空 cgroup（poet-<pid>-<n>-<记号>）。"""
+    """删掉已经不在了的批改进程（被 SIGKILL 的，来不及收尾）留下的 cgroup（poet-<pid>-<n>-<记号>），
+    里面还剩的检查进程先结束掉。"""
     # 只看自己的 memory cgroup 与 v2 的 cgroup：pids、cpuacct 常在层级的根上，别的容器的批改进程也在那里建，
     # 它们的 pid 在我们的 /proc 里看不见
     parents = [CGROUP_ROOT / "memory" / own.lstrip("/")] if (own := _own_cgroup("memory")) else []
@@ -229,8 +230,33 @@ def sweep_stale() -> None:
         except OSError:
             continue
         for d in stale:
-            with contextlib.suppress(OSError):  # 里面还有进程（EBUSY）或没有权限：留着
+            with contextlib.suppress(OSError):  # 没有权限、杀不完：留着
+                Confinement(dirs=[d]).drain(seconds=2)  # 批改进程没了，它的检查进程还在：先结束它们
                 d.rmdir()
+
+
+def memory_available_mb() -> tuple[int, str] | None:
+    """这台机器（这个容器）现在还能用多少内存 (MiB, 依据)：本进程所在 cgroup（及其上各级）的内存上限减去已用，
+    与 /proc/meminfo 的 MemAvailable，取小的；都读不到时为 None。"""
+    found = []
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/meminfo").read_text(encoding="ascii").splitlines():
+            if line.startswith("MemAvailable:"):
+                found.append((int(line.split()[1]) >> 10, "MemAvailable"))
+    if (own := _own_cgroup(None)) is not None and (CGROUP_ROOT / "cgroup.controllers").is_file():
+        here = CGROUP_ROOT / own.lstrip("/")
+        for d in [here, *here.parents]:
+            if not d.is_relative_to(CGROUP_ROOT):
+                break
+            limit, used = _read(d / "memory.max").strip(), _read(d / "memory.current").strip()
+            if limit.isdigit() and used.isdigit():
+                found.append(((int(limit) - int(used)) >> 20, "本进程所在 cgroup 的上限"))
+    elif (own := _own_cgroup("memory")) is not None:
+        d = CGROUP_ROOT / "memory" / own.lstrip("/")
+        limit, used = _read(d / "memory.limit_in_bytes").strip(), _read(d / "memory.usage_in_bytes").strip()
+        if limit.isdigit() and used.isdigit() and int(limit) < 1 << 60:
+            found.append(((int(limit) - int(used)) >> 20, "本进程所在 cgroup 的上限"))
+    return min(found) if found else None
 
 
 @functools.cache

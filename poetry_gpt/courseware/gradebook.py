@@ -181,8 +181,15 @@ def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | N
             raise ClassroomError(f"写不了报告 {path}：在 {parent} 里建不了文件（{os_reason(e)}）") from None
 
 
+def partial_path(csv_path: str | None, json_path: str | None) -> Path | None:
+    """边批边写的记录（classroom.grade 的 partial）放在哪里：报告旁边的 <报告>.partial.jsonl；没要报告时为 None。"""
+    base = json_path or csv_path
+    return Path(f"{base}.partial.jsonl") if base else None
+
+
 def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, json_text: str) -> None:
-    """原子地写出（或替换）报告。CSV 用带 BOM 的 UTF-8（utf-8-sig），中文 Windows 上的 Excel 双击就能正确打开。
+    """原子地写出（或替换）报告，写完删掉边批边写的记录（partial_path）。CSV 用带 BOM 的 UTF-8（utf-8-sig），
+    中文 Windows 上的 Excel 双击就能正确打开。
 
     Raises:
         ClassroomError: 写不进去（消息写明路径与原因）。
@@ -196,6 +203,8 @@ def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, js
                 write(path)
             except OSError as e:
                 raise ClassroomError(f"写不了报告 {path}：{os_reason(e)}") from None
+    if (partial := partial_path(csv_path, json_path)) is not None:
+        partial.unlink(missing_ok=True)
 
 
 def pass_rates(learners: list[str], lessons: list[Lesson], results: dict) -> dict[str, tuple[int, int, int]]:

@@ -24,7 +24,9 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import platform
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -49,13 +51,16 @@ SYSTEM_FILES = (
 )
 CLONE_NEWUSER = 0x10000000
 # 沙箱里最先运行的几行（可信：学习者的代码还没加载）：root 情形下降到 SANDBOX_UID，再限进程数，然后 exec 真正的命令。
-# RLIMIT_NPROC 在用户命名空间里只数这次检查自己的进程
+# RLIMIT_NPROC 在用户命名空间里只数这次检查自己的进程。排队的实时信号（RLIMIT_SIGPENDING）与 POSIX 消息队列
+# （RLIMIT_MSGQUEUE）也记在外层的用户头上（以 root 批改时就是宿主的 root）：压到很低，学习者拿不光老师的配额
 PRELUDE = (
     "import os, resource, sys\n"
     "uid, nproc = int(sys.argv[1]), int(sys.argv[2])\n"
     "if os.getuid() != uid:\n"
     "    os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)\n"
     "resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))\n"
+    "resource.setrlimit(resource.RLIMIT_SIGPENDING, (64, 64))\n"
+    "resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))\n"
     "os.execv(sys.argv[3], sys.argv[3:])\n"
 )
 libc = ctypes.CDLL(None, use_errno=True)
@@ -83,9 +88,16 @@ def _python_dirs() -> list[str]:
     return sorted(d for d in dirs if d and os.path.isdir(d))
 
 
-def hidden_dirs() -> list[Path]:
-    """沙箱里不许看见的文件夹：课程包 poetry_gpt（参考实现）、data/ 与 lessons/（参考答案、check.py）。"""
-    return [Path(poetry_gpt.__file__).resolve().parent, DEFAULT_DATA.resolve(), (ROOT / "lessons").resolve()]
+def hidden_dirs(extra=()) -> list[Path]:
+    """沙箱里不许看见的文件夹：整个仓库（连同 .git）、课程包 poetry_gpt（参考实现，非可编辑安装时在 site-packages 里）、
+    data/ 与 lessons/（参考答案、check.py），再加上 extra（./poet grade 的班级文件夹）。"""
+    dirs = [
+        ROOT.resolve(),
+        Path(poetry_gpt.__file__).resolve().parent,
+        DEFAULT_DATA.resolve(),
+        (ROOT / "lessons").resolve(),
+    ]
+    return dirs + [Path(d).resolve() for d in extra]
 
 
 def _system_mounts(bound: list[str]) -> list[str]:
@@ -97,16 +109,46 @@ def _system_mounts(bound: list[str]) -> list[str]:
         elif os.path.isdir(d):
             args += ["--ro-bind", d, d]
             bound.append(d)
+    args += ["--perms", "0755", "--dir", "/etc"]  # bwrap 自己建的是 0700：降了 uid 的学习者读不了放进来的 passwd
     for f in SYSTEM_FILES:
         args += ["--ro-bind-try", f, f]
     return args
 
 
-def _isolation(info_fd: int | None) -> list[str]:
-    """bwrap 本身与它的命名空间、会话、能力这几项参数（见模块说明）；info_fd 见 command。"""
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}  # (AUDIT_ARCH_*, socket 的系统调用号)
+AF_VSOCK, EAFNOSUPPORT, ENOSYS = 40, 97, 38
+
+
+def seccomp_filter() -> bytes | None:
+    """给 bwrap --seccomp 的 BPF 程序：socket(AF_VSOCK, …) 失败（EAFNOSUPPORT）——网络命名空间管不到 vsock，它直通
+    宿主与虚拟机管理程序；别的体系结构的系统调用（x86_64 上的 32 位调用）一律 ENOSYS，免得绕过这一条。
+    不认得的体系结构上为 None（不装过滤器）。"""
+    arch = _SECCOMP_ARCH.get(platform.machine())
+    if arch is None:
+        return None
+    audit, socket_nr = arch
+    ld, jeq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS、BPF_JMP|BPF_JEQ|BPF_K、BPF_RET|BPF_K
+    allow, errno = 0x7FFF0000, 0x00050000  # SECCOMP_RET_ALLOW、SECCOMP_RET_ERRNO
+    program = [
+        (ld, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 1, 0, audit),
+        (ret, 0, 0, errno | ENOSYS),
+        (ld, 0, 0, 0),  # seccomp_data.nr
+        (jeq, 0, 3, socket_nr),
+        (ld, 0, 0, 16),  # seccomp_data.args[0] 的低 32 位
+        (jeq, 0, 1, AF_VSOCK),
+        (ret, 0, 0, errno | EAFNOSUPPORT),
+        (ret, 0, 0, allow),
+    ]
+    return b"".join(struct.pack("<HBBI", *insn) for insn in program)
+
+
+def _isolation(info_fd: int | None, seccomp_fd: int | None = None) -> list[str]:
+    """bwrap 本身与它的命名空间、会话、能力、seccomp 这几项参数（见模块说明）；info_fd、seccomp_fd 见 command。"""
     args = [
         bwrap_path() or "bwrap",
         *(["--info-fd", str(info_fd)] if info_fd is not None else []),
+        *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
         "--unshare-pid",
         "--unshare-net",
         "--unshare-ipc",
@@ -148,6 +190,13 @@ KERNEL_AND_SCRATCH = (
     "/proc/key-users",
     "--dev",
     "/dev",
+    # /dev/pts 换成一块空盘：内核的 pty 池全机共用（kernel.pty.max），学习者的代码用不着终端，也就拿不光它
+    "--size",
+    "4096",
+    "--tmpfs",
+    "/dev/pts",
+    "--remount-ro",
+    "/dev/pts",
     "--size",
     str(SHM_BYTES),
     "--perms",
@@ -178,13 +227,20 @@ def _parents(dest: str, bound: list[str], made: set[str]) -> list[str]:
 
 
 def command(
-    argv: list[str], workdir: Path, readonly: list[Path] = (), nproc: int = MAX_PROCESSES, info_fd: int | None = None
+    argv: list[str],
+    workdir: Path,
+    readonly: list[Path] = (),
+    nproc: int = MAX_PROCESSES,
+    info_fd: int | None = None,
+    hidden: tuple[str, ...] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """把 argv 包进 bwrap。workdir（宿主上的临时文件夹）在沙箱里的同一路径上是一块空的内存盘，
     readonly 里的文件（学习者练习的副本、runner.py 与 wire.py 的副本）只读地放进同一路径；nproc 是
-    用户命名空间里的进程数上限；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
+    用户命名空间里的进程数上限；hidden 是另外要藏起来的文件夹（班级文件夹）；seccomp_fd 是读得到 seccomp_filter()
+    的文件描述符（给出时装上这个过滤器）；info_fd 给出时 bwrap 往里写 {"child-pid": 沙箱 1 号进程在宿主上的 pid}。
     以 root 运行时，bwrap 前面还有 ENTER_USER_NAMESPACE 这一段。"""
-    args = _isolation(info_fd)
+    args = _isolation(info_fd, seccomp_fd)
     bound: list[str] = []
     args += _system_mounts(bound)
     # 先铺空的 /tmp，再放 Python：.venv 在 /tmp 下（如 /tmp/一字一诗/.venv）时也看得见
@@ -194,12 +250,19 @@ def command(
     for d in python:
         args += _parents(d, bound, made) + ["--ro-bind", d, d]
         bound.append(d)
-    # 课程包、数据与课程文件夹不放进沙箱。它们落在上面放进来的文件夹里时（非可编辑安装进了 site-packages，
-    # 或仓库就在 /usr 下），盖上一块空的、只读的小内存盘把它们藏起来
+    # 仓库（连同 .git）、课程包、数据、课程文件夹与班级文件夹不放进沙箱。它们落在上面放进来的文件夹里时
+    # （非可编辑安装进了 site-packages，仓库或班级文件夹就在 /usr 或 .venv 下），盖上一块空的小内存盘把它们藏起来；
+    # 放在仓库里的 .venv（Python）再放回这块盘上，最后把盘改成只读
     shown = [Path(d) for d in (*python, *SYSTEM_DIRS)]
-    for d in hidden_dirs():
-        if any(d.is_relative_to(s) for s in shown):
-            args += ["--size", "4096", "--tmpfs", str(d), "--remount-ro", str(d)]
+    covered: list[Path] = []
+    for d in hidden_dirs(hidden):
+        if any(d.is_relative_to(s) for s in shown) and not any(d.is_relative_to(c) for c in covered):
+            covered.append(d)
+            args += ["--size", "65536", "--perms", "0755", "--tmpfs", str(d)]
+            inside = [p for p in python if Path(p).is_relative_to(d) and Path(p) != d]
+            for p in inside:
+                args += _parents(p, [], {str(d), *map(str, Path(d).parents)}) + ["--ro-bind", p, p]
+            args += ["--remount-ro", str(d)]
     args += _parents(str(workdir), bound, made) + [
         "--size",
         str(SCRATCH_BYTES),
@@ -216,8 +279,12 @@ def command(
     return [sys.executable, "-I", "-S", "-c", ENTER_USER_NAMESPACE, *args] if as_root() else args
 
 
+USER_LIMITS = (("max_user_namespaces", b"0"), ("max_inotify_instances", b"8"), ("max_inotify_watches", b"1024"))
+"""以 root 批改时，每次检查的用户命名空间里的上限（/proc/sys/user）：不能再建用户命名空间；inotify 实例与监视数很少——
+这些都逐级记在宿主的 root 头上，不压低的话，一次检查能拿光 root 的 128 个 inotify 实例。"""
 ENTER_USER_NAMESPACE = f"""\
 import ctypes, os, sys
+USER_LIMITS = {USER_LIMITS!r}
 me = os.getpid()
 ready, go = os.pipe()
 helper = os.fork()
@@ -242,15 +309,16 @@ os.close(go)
 _, status = os.waitpid(helper, 0)
 if not ok or status != 0:
     sys.exit(f"bwrap 之前建不了用户命名空间：{{os.strerror(err) if not ok else 'uid 映射写不进去'}}")
-fd = os.open("/proc/sys/user/max_user_namespaces", os.O_WRONLY)
-os.write(fd, b"0")
-os.close(fd)
+for name, value in USER_LIMITS:
+    fd = os.open(f"/proc/sys/user/{{name}}", os.O_WRONLY)
+    os.write(fd, value)
+    os.close(fd)
 os.execv(sys.argv[1], sys.argv[1:])
 """
 """以 root 运行时放在 bwrap 前面的一小段（可信的）Python：把自己放进一个新的用户命名空间，uid/gid 0 与 65534
 原样映射——0 留给 bwrap 搭挂载（读得到 /root 下的 Python），学习者的代码随后由 PRELUDE 降到 65534。
-映射只能由命名空间外的进程写，所以先 fork 一个小帮手写映射。最后把这个命名空间里能再建的用户命名空间数设为 0：
-学习者建不了自己的命名空间去挂没有上限的内存盘。它是一个新 exec 的单线程进程：torch 的进程 fork 出来的子进程
+映射只能由命名空间外的进程写，所以先 fork 一个小帮手写映射。最后写下 USER_LIMITS：能再建的用户命名空间数为 0
+（学习者建不了自己的命名空间去挂没有上限的内存盘），inotify 实例与监视数很少。它是一个新 exec 的单线程进程：torch 的进程 fork 出来的子进程
 里可能还有别的线程，那里 unshare(CLONE_NEWUSER) 会失败（EINVAL）。"""
 
 

@@ -143,7 +143,7 @@ def starter_problem(lesson: Lesson, limits) -> str | None:
     return None if v.kind == "not_implemented" else f"应为“未完成”，实际是{v.label}：{v.message}"
 
 
-CHECK_SETTINGS = ("FORBIDDEN", "FORBIDDEN_NAMES", "RAISES", "FRESH_RESULT", "KINDS")
+CHECK_SETTINGS = ("FORBIDDEN", "FORBIDDEN_NAMES", "RAISES", "FRESH_RESULT", "TRIPWIRES", "KINDS")
 """check.py 里批改程序认得的大写名字（各自的意思见 poetry_gpt.courseware.grading 的说明）。"""
 _UPPER = re.compile(r"[A-Z][A-Z0-9_]*")
 

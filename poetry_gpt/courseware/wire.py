@@ -58,20 +58,24 @@ class Unsupported:
         return isinstance(other, Unsupported) and other.what == self.what
 
 
-RAISED = "raised"
+RETURNED, RAISED = "returned", "raised"
+"""差分检查里一次调用的两种结果的标签。子进程交回的每次调用是 [标签, 内容]：[RETURNED, 返回值] 或
+[RAISED, 异常名]。标签由 runner 放在返回值之外的位置：返回值是什么（哪怕是 {"raised": "ValueError"}
+这样的字典）都只是 RETURNED 的内容，冒充不了 RAISED。"""
 
 
-def raised(name: str) -> dict:
-    """差分检查里“这个用例 raise 了 name（如 ValueError）”的记号，当作一个输出值传输与比较。
-    只用于 check.py 的 RAISES 里列出的异常：参考答案与学习者的 solve 在这种用例上都应当 raise。"""
-    return {RAISED: name}
+class Raised:
+    """批改程序这一侧“这个用例 raise 了 name（如 ValueError）”的记号：参考答案的输出与读回的学习者输出都用它。
+    decode 从不把交回的值变成 Raised——只有 RAISED 标签的那一格会。只用于 check.py 的 RAISES 里列出的异常。"""
 
+    def __init__(self, name: str):
+        self.name = name
 
-def raised_name(value) -> str | None:
-    """value 是 raised() 的记号时返回异常名，否则为 None。"""
-    if type(value) is dict and len(value) == 1 and type(value.get(RAISED)) is str:
-        return value[RAISED]
-    return None
+    def __repr__(self) -> str:
+        return f"raise {self.name}"
+
+    def __eq__(self, other):
+        return isinstance(other, Raised) and other.name == self.name
 
 
 def type_name(value) -> str:
@@ -105,6 +109,8 @@ class _Encoder:
             return {"u": f"嵌套太深或项数太多的 {type_name(value)}"}
         if value is None or type(value) in (bool, str):
             return value
+        if type(value) is Unsupported:  # 先解码再重新编码的值（runner 的快照）：保留原来的说明
+            return {"u": value.what}
         if type(value) is int:
             return value if abs(value) < 1 << 4000 else {"u": "大得离谱的 int"}
         if type(value) is float:

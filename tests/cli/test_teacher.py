@@ -79,7 +79,7 @@ def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path)
     (root / "amy" / "lessons" / "10").mkdir()
     (root / "amy" / "lessons" / "08").symlink_to(root / "amy" / "notes")
     found = find_submissions(root, [BY_NUMBER[9]])
-    assert found.learners == ["amy", "b\tc", "d\ne"] and found.hidden == 2  # __MACOSX 与 .DS_Store
+    assert found.learners == ["amy", "b\tc", "d\\ne"] and found.hidden == 2  # __MACOSX 与 .DS_Store；换行写成 \n
     assert found.ignored == [
         "amy/lessons/08：符号链接，不批改",
         "amy/lessons/09/README.md：不是 NN.py 或 lessons/NN/my_exercise.py",

@@ -102,11 +102,14 @@ def test_learner_errors_name_the_line_in_chinese(tmp_path):
 
 
 def test_source_rules_ignore_comments_strings_and_the_given_checks():
-    """注释、字符串、文档字符串里的名字不算；原样保留的可见检查（第 12 课里用了 F.gelu、nn.Linear）不算；
-    学习者自己定义的同名函数不算；getattr 里直接写出的名字算。"""
+    """注释、文档字符串、print 与 assert、内置异常里给人看的文字不算；原样保留的可见检查（第 12 课里用了 F.gelu、
+    nn.Linear）不算；学习者自己定义的同名函数不算；getattr 里直接写出的名字算。"""
     twelve, one = BY_NUMBER[12], BY_NUMBER[1]
     assert rule_problem(twelve, (twelve.folder / "solution.py").read_text(encoding="utf-8")) is None
-    quiet = 'import torch\n# 不用 gelu\ndef solve(x):\n    """不调用 F.gelu。"""\n    return "gelu", x\n'
+    quiet = (
+        'import torch\n# 不用 gelu\ndef solve(x):\n    """不调用 F.gelu。"""\n    print("不用 gelu", f"{x} gelu")\n'
+        '    assert x is not None, "gelu"\n    if x is None:\n        raise ValueError("gelu")\n    return x\n'
+    )
     assert rule_problem(twelve, quiet) is None
     assert rule_problem(one, "def softmax(x):\n    return x\n\ndef solve(l, c, k):\n    return softmax(l)\n") is None
     assert "softmax" in rule_problem(
@@ -117,6 +120,34 @@ def test_source_rules_ignore_comments_strings_and_the_given_checks():
     assert "gelu" in rule_problem(twelve, added)  # 加在可见检查那段里的语句照样查
     eight = BY_NUMBER[8]
     assert "weight[" in rule_problem(eight, "def solve(ids, weight):\n    return weight[ids]\n")
+
+
+SHORTCUT_ROUTES = {
+    "f-string": "import torch.nn.functional as F\ng = getattr\ndef solve(l, t, m):\n    return g(F, f'cross_entropy')(l, t)\n",
+    "f-string 拼接": "import torch.nn.functional as F\ndef solve(l, t, m):\n    return getattr(F, f\"cross_{''}entropy\")(l, t)\n",
+    "match 类模式": "import torch.nn.functional as F\nmatch F:\n    case object(cross_entropy=ce):\n        pass\n"
+    "def solve(l, t, m):\n    return ce(l, t)\n",
+    "vars": "import torch.nn.functional as F\ndef solve(l, t, m):\n    return vars(F)['cross' + '_entropy'](l, t)\n",
+    "**vars": "import torch.nn.functional as F\ndef pick(*, cross_entropy, **rest):\n    return cross_entropy\n"
+    "def solve(l, t, m):\n    return pick(**vars(F))(l, t)\n",
+    "globals": "import torch.nn.functional as F\nglobals().update(F.__dict__)\n",
+    "getattr 别名": "import torch.nn.functional as F\ng = getattr\ndef solve(l, t, m):\n    return g(F, 'x')(l, t)\n",
+    "getattr *": "import torch.nn.functional as F\ndef solve(l, t, m):\n    return getattr(F, *['x'])(l, t)\n",
+    "partial": "import functools\nimport torch.nn.functional as F\nce = functools.partial(getattr, F)('x')\n",
+    "__getattribute__": "import torch.nn.functional as F\ndef solve(l, t, m):\n    return F.__getattribute__('x')(l, t)\n",
+    "bytes": "import torch.nn.functional as F\ndef solve(l, t, m):\n    return F.__dict__[b'cross_entropy'.decode()](l, t)\n",
+    "format": "import torch.nn.functional as F\nce = '{0.cross_entropy}'\n",
+    "gc": "import gc\ndef solve(l, t, m):\n    return gc.get_objects()\n",
+    "栈帧": "import sys\ndef solve(l, t, m):\n    return sys._getframe().f_back\n",
+}
+
+
+@pytest.mark.parametrize("route", SHORTCUT_ROUTES)
+def test_source_rules_read_every_route_to_a_name(route):
+    """第 15 课：写在 f-string、match 的类模式、字符串常量里的名字，与不写出名字就拿到函数的写法（vars、globals、
+    getattr 的别名与 * 参数、functools.partial(getattr, …)、__getattribute__、gc、栈帧），都是“答案错误”的原因。"""
+    problem = rule_problem(BY_NUMBER[15], SHORTCUT_ROUTES[route])
+    assert problem is not None and problem.startswith("第 "), (route, problem)
 
 
 GRADER_COST = """
@@ -236,3 +267,45 @@ def test_a_torch_error_reaches_the_learner_after_a_chinese_sentence(tmp_path):
     first, *rest = verdict.message.splitlines()
     assert verdict.kind == "crashed" and "两个张量的形状对不上" in first, verdict.message
     assert "The size of tensor a" in rest[-1], verdict.message
+
+
+def test_only_utf8_source_is_accepted():
+    """声明了 UTF-8 以外编码的文件不运行（utf-7 里，UTF-8 读来是注释的一行可以是代码）；声明 UTF-8 的照常。"""
+    from poetry_gpt.courseware.grading.reading import source_problem
+
+    code = b"import torch\n\ndef solve(x):\n    return x\n"
+    for cookie in (b"# -*- coding: utf-7 -*-\n", b"#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\n"):
+        problem = source_problem(cookie + code, "x.py")
+        assert problem is not None and "只接受 UTF-8" in problem, problem
+    for cookie in (b"# -*- coding: utf-8 -*-\n", b"# coding=UTF8\n", b"# coding: utf_8\n", b""):
+        assert source_problem(cookie + code, "x.py") is None
+
+
+def test_every_tripwire_names_something_in_this_torch():
+    """每课 TRIPWIRES 里的名字在这个版本的 torch 里都找得到：runner 找不到的绊线会被跳过，这里先说出来。"""
+    import torch
+
+    from poetry_gpt.courseware import runner
+    from poetry_gpt.courseware.catalogue import CATALOGUE
+    from poetry_gpt.courseware.grading import tripwires
+
+    named = [(lesson.code, name) for lesson in CATALOGUE if lesson.available for name in tripwires(lesson)]
+    assert {code for code, _ in named} == {"01", "13", "15", "16", "17"}
+    missing = [
+        (code, name)
+        for code, name in named
+        if not (hasattr(torch.ops.aten, name[6:]) if name.startswith("aten::") else runner._resolve(name))
+    ]
+    assert missing == []
+
+
+def test_capabilities_not_just_spellings():
+    """第 01、13、16 课拦的是能力：Categorical 的 probs、group_norm、torch._fused_adamw_。"""
+    assert "distributions" in rule_problem(
+        BY_NUMBER[1],
+        "from torch.distributions import Categorical\ndef solve(l, c, k):\n    return Categorical(logits=l).probs\n",
+    )
+    assert "group_norm" in rule_problem(
+        BY_NUMBER[13], "import torch\ndef solve(x, w, b, e):\n    return torch.group_norm(x, 1)\n"
+    )
+    assert "adam" in rule_problem(BY_NUMBER[16], "import torch\ndef solve(*a):\n    return torch._fused_adamw_(*a)\n")

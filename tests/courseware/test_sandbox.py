@@ -5,7 +5,7 @@ from poetry_gpt.courseware import sandbox
 
 def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():
     """仓库或 .venv 在 /tmp 下时，Python 要绑在空的 /tmp 之上，否则沙箱里找不到 Python（退回无沙箱）；
-    课程包、data/ 与 lessons/ 不绑进沙箱，落在绑进去的文件夹里时盖上一块空的内存盘。"""
+    仓库、课程包、data/ 与 lessons/ 不绑进沙箱，落在绑进去的文件夹里时盖上一块空的内存盘（仓库里的 .venv 再放回来）。"""
     import sys
     from pathlib import Path
 
@@ -14,7 +14,10 @@ def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():
     tmp = pairs.index(("--tmpfs", "/tmp"))
     python = next(d for d in sandbox._python_dirs() if sys.prefix.startswith(d) or d.startswith(sys.prefix))
     assert tmp < pairs.index(("--ro-bind", python)) < pairs.index(("--tmpfs", "/tmp/poet-check-x"))
-    for hidden in map(str, sandbox.hidden_dirs()):
-        assert not any(a == "--ro-bind" and (b == hidden or b.startswith(hidden + "/")) for a, b in pairs), hidden
+    hidden_dirs = list(map(str, sandbox.hidden_dirs()))
+    for hidden in hidden_dirs:  # 藏起来的文件夹里只放回 Python 本身（仓库里的 .venv）
+        bound = [b for a, b in pairs if a == "--ro-bind" and (b == hidden or b.startswith(hidden + "/"))]
+        assert set(bound) <= set(sandbox._python_dirs()) and hidden not in bound, hidden
         covered = any(hidden.startswith(d.rstrip("/") + "/") for d in (*sandbox._python_dirs(), *sandbox.SYSTEM_DIRS))
-        assert (("--tmpfs", hidden) in pairs) == covered
+        under = any(("--tmpfs", h) in pairs and hidden.startswith(h + "/") for h in hidden_dirs)  # 已在一块盘下面
+        assert (("--tmpfs", hidden) in pairs) == (covered and not under)

@@ -136,6 +136,20 @@ def solution(code: str) -> bytes:
     return (ROOT / "lessons" / code / "solution.py").read_bytes()
 
 
+BUILT = {
+    # 第 2 行声明 utf-7：按 UTF-8 读，最后一行是注释；Python 按 utf-7 读，+AAo- 是换行，后面成了调用 F.cross_entropy
+    # 的代码（第 1 行不能是中文的“# 期望：”：utf-7 读不了它，所以按字节造）
+    "15_utf7_cookie": (
+        b"# hostile: a coding cookie other than UTF-8\n# -*- coding: utf-7 -*-\nimport torch\n\n\n"
+        b"def solve(logits, targets, mask):\n    return torch.zeros(())\n\n"
+        b"# +AAo-import torch.nn.functional as F+ADs- solve = lambda logits, targets, mask: "
+        b"F.cross_entropy(logits[mask], targets[mask])\n",
+        "语法错误",
+    ),
+}
+"""按字节造的捣乱文件：名字 → (内容, 期望)。"""
+
+
 def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, str]:
     """班级文件夹：每份捣乱文件一个学习者，外加诚实的学习者与按字节造的文件。返回 学习者 → 期望。"""
     subs = {
@@ -160,6 +174,9 @@ def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, s
         for key, value in subs.items():
             text = text.replace(key, value)
         put(path.stem, path.stem[:2], text.encode("utf-8"), expectation(path))
+    for name, (data, expect) in BUILT.items():
+        if kinds is None or name in kinds:
+            put(name, name[:2], data, expect)
     honest05, honest09 = solution("05"), solution("09")
     put("honest_05", "05", honest05, "通过")
     put("honest_09", "09", honest09, "通过")
@@ -182,7 +199,8 @@ def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, s
 
 
 SECRET = "SECRET-LINE-只有老师能读"
-LINKS = ("link_solution/10.py", "link_secret/02.py", "link_dir/lessons/09/my_exercise.py", "honest_09/05.py")
+PRIVATE = "teacher_private_42"
+LINKS = ("link_solution/10.py", "link_secret/02.py", "link_dir/lessons", "honest_09/05.py")
 """班里的符号链接（相对班级文件夹）：./poet grade 一个也不跟随，都列为“符号链接，不批改”。"""
 
 
@@ -192,6 +210,8 @@ def add_symlinks(root: Path, base: Path) -> None:
     elsewhere = base / "elsewhere" / "09"
     elsewhere.mkdir(parents=True)
     (elsewhere / "my_exercise.py").write_bytes(solution("09"))
+    (elsewhere.parent / PRIVATE).mkdir()  # 老师别处的一个文件夹：它的名字不该出现在报告里
+    (elsewhere.parent / PRIVATE / "my_exercise.py").write_bytes(solution("09"))
     for name in ("link_solution", "link_secret", "link_dir"):
         (root / name).mkdir()
     (root / "link_solution" / "10.py").symlink_to(ROOT / "lessons" / "10" / "solution.py")
@@ -306,6 +326,7 @@ def test_symlinks_are_listed_not_followed(graded):
     assert {f"{link}：符号链接，不批改" for link in LINKS} <= set(report["ignored"])
     assert not {"link_solution", "link_secret", "link_dir"} & set(report["learners"])
     assert SECRET not in graded["json"].read_text(encoding="utf-8") + graded["run"].stdout + graded["run"].stderr
+    assert PRIVATE not in graded["json"].read_text(encoding="utf-8") + graded["run"].stdout  # 链接的文件夹里的名字
     assert {
         (v["learner"], v["lesson"])
         for v in report["verdicts"]
@@ -315,13 +336,16 @@ def test_symlinks_are_listed_not_followed(graded):
 
 @needs_sandbox
 def test_source_rules_and_the_hidden_package(graded):
-    """删掉可见检查用捷径、在可见检查那段里挂捷径：批改程序的源码规则拦下；拼名字导入课程包：沙箱里没有它。"""
+    """删掉可见检查用捷径、在可见检查那段里挂捷径、拼名字导入课程包：批改程序的源码规则拦下；
+    没有源码规则的课直接导入课程包：沙箱里没有它。"""
     got = verdicts(graded)
     assert "layer_norm" in got["13_layer_norm_no_checks"]["message"]
     assert "layer_norm" in got["13_layer_norm_main_patch"]["message"]
     assert "请不要用 poetry_gpt" in got["25_imports_package"]["message"]
-    for name in ("25_imports_package_hidden", "24_imports_prosody_hidden"):
-        assert "No module named 'poetry_gpt'" in got[name]["message"], got[name]["message"]
+    for name in ("25_imports_package_hidden", "24_imports_prosody_hidden"):  # 拼名字：源码规则就拦下
+        assert got[name]["label"] == "答案错误" and got[name]["message"].startswith("第 "), got[name]["message"]
+    plain = got["05_imports_package_plain"]["message"]  # 没有规则的课：沙箱兜住
+    assert "导入不了课程包 poetry_gpt" in plain and "No module named 'poetry_gpt'" in plain, plain
 
 
 @needs_sandbox
@@ -466,6 +490,193 @@ def test_second_round_through_check(tmp_path):
 
 
 @needs_sandbox
+def test_class_folder_and_repository_hidden_wherever_they_are(tmp_path, monkeypatch):
+    """班级文件夹放在沙箱放进来的文件夹里（.venv 下）：照抄同班的文件照样读不到；仓库在沙箱放进来的文件夹下
+    （课程装在 /usr 下那样）：.git 与仓库里别的东西都看不见，仓库里的 .venv 照样能用。"""
+    root = Path(tempfile.mkdtemp(prefix="poet-class-", dir=Path(sys.prefix)))
+    root.chmod(0o755)  # 学校服务器上常见的、别人读得到的班级文件夹
+    try:
+        build_class(root, tmp_path / "outside.txt", 9, kinds={"05_reads_classmate"})
+        report = tmp_path / "r.json"
+        run = poet(
+            "grade", str(root), "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", "1", "--json", str(report)
+        )
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+        got = {
+            v["learner"]: v
+            for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"]
+            if v["kind"] != "missing"
+        }
+        assert got["honest_05"]["label"] == "通过"
+        assert got["05_reads_classmate"]["label"] == "崩溃", got["05_reads_classmate"]
+        assert "No such file" in got["05_reads_classmate"]["message"]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    shown = [str(ROOT), *sandbox._python_dirs()]
+    monkeypatch.setattr(sandbox, "_python_dirs", lambda: shown)  # 仓库整个被当作“Python 所在的文件夹”放进沙箱
+    look = "import os, sys; print([os.path.exists(p) for p in sys.argv[1:]])"
+    paths = [str(ROOT / ".git"), str(ROOT / "README.md"), str(ROOT / "lessons" / "09" / "solution.py"), sys.executable]
+    work = tmp_path / "work"
+    work.mkdir()
+    seen = subprocess.run(
+        sandbox.command([sys.executable, "-I", "-c", look, *paths], work), capture_output=True, text=True, timeout=60
+    )
+    assert seen.stdout.strip() == "[False, False, False, True]", seen.stdout + seen.stderr
+
+
+THIRD_ROUND = (
+    "09_returns_raised_record",
+    "09_patch_runner_inplace",
+    "20_patch_runner_alias",
+    "01_softmin",
+    "01_categorical_probs",
+    "13_group_norm",
+    "15_match_class_pattern",
+    "15_getattr_alias",
+    "15_utf7_cookie",
+    "05_kernel_quotas",
+    "05_oom_score",
+    "05_vsock_pty_etc",
+)
+"""issue 39 的几类：返回值冒充 raise、改写 runner 瞒过“不改输入”“不共用内存”、源码规则读不到的几条路、
+拿光宿主用户的内核配额。"""
+
+
+def assert_third_round(got: dict, sandboxed: bool = True) -> None:
+    """THIRD_ROUND 的判定与消息里的原因（只查 got 里有的）。sandboxed：这次检查在沙箱里（配额才压得低）。"""
+
+    def message(name):
+        return got[name]["message"] if name in got else ""
+
+    expected = {name: expectation(HOSTILE / f"{name}.py") for name in THIRD_ROUND if name not in BUILT}
+    expected.update({name: BUILT[name][1] for name in BUILT})
+    assert {n: got[n]["label"] for n in THIRD_ROUND if n in got} == {n: expected[n] for n in THIRD_ROUND if n in got}
+    assert "应当 raise ValueError" in message("09_returns_raised_record") or "09_returns_raised_record" not in got
+    for name, words in (
+        ("09_patch_runner_inplace", "再调用一次 solve，结果就不同了"),
+        ("20_patch_runner_alias", "共用内存"),
+        ("01_softmin", "绊线"),
+        ("01_categorical_probs", "distributions"),
+        ("13_group_norm", "group_norm"),
+        ("15_match_class_pattern", "cross_entropy"),
+        ("15_getattr_alias", "cross_entropy"),
+        ("15_utf7_cookie", "只接受 UTF-8"),
+        ("05_oom_score", "oom_score_adj=1000"),
+    ):
+        assert name not in got or words in message(name), (name, message(name))
+    if sandboxed and "05_vsock_pty_etc" in got:  # 建不了 vsock、拿不到 pty、/etc 读得进去
+        assert "vsock=建不了（97） pty=0 etc=0o755" in message("05_vsock_pty_etc"), message("05_vsock_pty_etc")
+    # 排队的实时信号每次检查最多 64 个；以 root 批改时 inotify 实例最多 8 个
+    if sandboxed and "05_kernel_quotas" in got:
+        found = message("05_kernel_quotas")
+        inotify = int(found.rsplit("inotify 实例=", 1)[1].split()[0])  # 最后一行是报出来的数（前面是源码行）
+        queued = int(found.rsplit("排队的实时信号=", 1)[1].split()[0].rstrip("│"))
+        assert queued <= 64 and (inotify <= 8 or os.geteuid() != 0), found
+
+
+@needs_sandbox
+def test_third_round_in_grade(graded):
+    assert_third_round(verdicts(graded))
+
+
+@needs_sandbox
+def test_third_round_through_check(tmp_path):
+    """同样的几份一份一份交给 ./poet check：判定与 grade 里一样。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(THIRD_ROUND))
+    assert_third_round(check_each(THIRD_ROUND, root, tmp_path))
+
+
+def test_listing_is_bounded_and_never_goes_through_links(tmp_path):
+    """学习者的 lessons 是指向老师别处文件夹的链接：那个文件夹里的名字一个也不出现在报告里；放了几千个空文件的学习者
+    文件夹只看前 MAX_ENTRIES 项，报告里说没看完，批改程序花的时间与报告的大小不随它变。"""
+    from poetry_gpt.courseware.classroom import MAX_ENTRIES
+
+    root = tmp_path / "class"
+    (root / "honest_05").mkdir(parents=True)
+    (root / "honest_05" / "05.py").write_bytes(solution("05"))
+    (root / "honest_09").mkdir()
+    add_symlinks(root, tmp_path)
+    many = root / "many"
+    (many / "lessons" / "05").mkdir(parents=True)
+    for i in range(MAX_ENTRIES + 500):
+        (many / f"f{i:05d}.txt").touch()
+    report = tmp_path / "r.json"
+    run = poet("grade", str(root), "--lessons", "5", "--jobs", "1", "--memory", "1024", "--json", str(report))
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    text = report.read_text(encoding="utf-8")
+    assert PRIVATE not in text + run.stdout and "link_dir/lessons：符号链接，不批改" in text
+    ignored = json.loads(text)["ignored"]
+    mine = [line for line in ignored if line.startswith("many/")]
+    assert f"many/：文件太多，只看了前 {MAX_ENTRIES} 项，其余的没有看" in mine and len(mine) <= MAX_ENTRIES + 2
+
+
+def test_jobs_fit_the_memory_that_exists(tmp_path):
+    """--jobs × --memory 放不下这台机器真能用的内存时，减少同时批改的份数并说明；一份都放不下就不开始（退出码 2）。"""
+    from poetry_gpt.courseware.confine import memory_available_mb
+
+    root = tmp_path / "class"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "05.py").write_bytes(solution("05"))
+    run = poet("grade", str(root), "--jobs", "256", "--memory", "1048576", env={"COLUMNS": "400"})
+    assert run.returncode == 2 and "放不下" in run.stderr + run.stdout and "Traceback" not in run.stderr, run.stderr
+    available = memory_available_mb()
+    assert available is not None
+    memory = max(1024, available[0] // 3)
+    run = poet("grade", str(root), "--jobs", "64", "--memory", str(memory), env={"COLUMNS": "400"})
+    assert run.returncode == 0 and "同时只批改" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+@needs_sandbox
+def test_a_killed_grader_leaves_what_was_graded_and_the_next_run_cleans_up(tmp_path):
+    """批改程序被 SIGKILL（小服务器上被 OOM killer 挑中）：已经批完的判定留在 <报告>.partial.jsonl 里；
+    下一次批改一开始就删掉它留下的临时工作文件夹、结束并删掉它留下的 cgroup 里的检查进程。"""
+    root, tmp = tmp_path / "class", tmp_path / "tmp"
+    tmp.mkdir()
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "05.py").write_bytes(solution("05"))
+    (root / "b").mkdir()
+    (root / "b" / "05.py").write_text(
+        f'import subprocess, time\nsubprocess.Popen(["sleep", "{TOKEN}"])\nwhile True:\n    time.sleep(1)\n',
+        encoding="utf-8",
+    )
+    report = tmp_path / "r.json"
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["TMPDIR"] = str(tmp)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--jobs", "1", "--timeout", "120"]
+        + ["--memory", "1024", "--json", str(report)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    partial = Path(f"{report}.partial.jsonl")
+    deadline = time.monotonic() + 240
+    while not (leftover_processes() and partial.exists() and partial.read_text(encoding="utf-8").strip()):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.3)
+    proc.kill()
+    proc.wait()
+    lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    assert [(r["learner"], r["lesson"], r["label"]) for r in lines] == [("a", "05", "通过")]
+    assert not report.exists()
+    assert [p.name for p in tmp.iterdir() if p.name.startswith(f"poet-check-{proc.pid}-")]  # 来不及删的工作文件夹
+    (tmp_path / "c" / "a").mkdir(parents=True)
+    (tmp_path / "c" / "a" / "05.py").write_bytes(solution("05"))
+    run = poet("grade", str(tmp_path / "c"), "--jobs", "1", "--memory", "1024", env={"TMPDIR": str(tmp)})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert wait_no_leftovers() == []
+    assert [p.name for p in tmp.iterdir()] == []
+    from poetry_gpt.courseware.confine import CGROUP_ROOT, _own_cgroup
+
+    # 它的 cgroup 也删掉了（v1 的 pids、cpuacct 常在层级的根上，别的容器也在那里建：只删自己 memory 与 v2 的）
+    mine = [CGROUP_ROOT / "memory" / (_own_cgroup("memory") or "/nowhere").lstrip("/")]
+    mine += [CGROUP_ROOT / (_own_cgroup(None) or "/nowhere").lstrip("/")]
+    assert not [str(d) for base in mine if base.is_dir() for d in base.glob(f"poet-{proc.pid}-*")]
+
+
+@needs_sandbox
 def test_cpu_time_not_wall_clock(tmp_path):
     """--timeout 是学习者自己的 CPU 秒数：五个进程一起空转，用完就是“CPU 时间用完”；睡着不走的程序不花 CPU，
     由墙上时间的后备上限（3 × timeout + 10 秒）结束，消息说是墙上时间。"""
@@ -543,7 +754,8 @@ FALLBACK_KINDS = {
     "05_terminal_escapes",
     "09_forge_stride_bomb",
     "25_imports_package",
-}  # 源码规则在父进程里查，没有沙箱也照样拦下
+    *THIRD_ROUND,
+}  # 源码规则在父进程里查，两次调用的输出由批改程序比较，绊线由 runner 换上：没有沙箱也照样拦下
 
 
 def test_fallback_without_bwrap_still_decides_alone(tmp_path):
@@ -568,15 +780,15 @@ def test_fallback_without_bwrap_still_decides_alone(tmp_path):
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert run.stdout.count("没有 bubblewrap") == 1 and "按进程隔离" in run.stdout
-    got = {
-        v["learner"]: v["label"]
-        for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"]
-        if v["kind"] != "missing"
+    cells = {
+        v["learner"]: v for v in json.loads(json_path.read_text(encoding="utf-8"))["verdicts"] if v["kind"] != "missing"
     }
+    got = {name: cell["label"] for name, cell in cells.items()}
     assert {n: got[n] for n, e in expected.items() if e == "通过"} == {
         n: "通过" for n, e in expected.items() if e == "通过"
     }
     assert [n for n, e in expected.items() if e != "通过" and got[n] == "通过"] == []
+    assert_third_round(cells, sandboxed=False)
     doctor = poet("doctor", env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
     assert "没有 bubblewrap" in doctor.stdout
 

@@ -1,8 +1,8 @@
 """错解库共用的两件事：把错误的 solve 写进一份练习文件，以及在本进程里作出 ./poet check 的判定。
 
 本进程里的判定与 ./poet check 走同一条路——同一份随机用例与参考答案（grading.reference）、
-同一个运行学习者文件的函数（runner.run：先可见检查，再逐个用例调用 solve）、同一次 wire 往返、
-同一个判定函数（grading.judge，含“输入不许被改动”），运行之前同样先查本课的源码规则（grading.rule_problem）
+同一个运行学习者文件的函数（runner.run：先可见检查，再每个用例调用 solve 两次）、同一次 wire 往返、
+同一个判定函数（grading.judge，含“输入不许被改动”、两次调用都要对），运行之前同样先查本课的源码规则（grading.rule_problem）
 ——只省掉子进程与沙箱。
 一次子进程要一两秒（导入 torch），几百个错解就是几分钟；子进程、沙箱与各种限制另由
 tests/lessons/test_all_lessons.py 与 tests/hostile/test_hostile.py 用真正的 ./poet check 测。
@@ -14,7 +14,16 @@ from pathlib import Path
 
 from poetry_gpt.courseware import runner, wire
 from poetry_gpt.courseware.catalogue import CATALOGUE
-from poetry_gpt.courseware.grading import Verdict, default_seed, expected_errors, judge, reference, rule_problem
+from poetry_gpt.courseware.grading import (
+    Verdict,
+    default_seed,
+    expected_errors,
+    fresh_result,
+    judge,
+    reference,
+    rule_problem,
+)
+from poetry_gpt.courseware.grading.reply import checked
 
 LESSONS = {lesson.number: lesson for lesson in CATALOGUE}
 
@@ -61,11 +70,14 @@ def _verdict_of(lesson, path: Path, rules: bool) -> Verdict:
     if rules and (problem := rule_problem(lesson, path.read_text(encoding="utf-8"))):
         return Verdict("wrong", problem)
     cases, expected = reference(lesson, default_seed(lesson))
-    result = runner.run(str(path), wire.decode(wire.encode(cases)), expected_errors(lesson))
+    raises = expected_errors(lesson)
+    result = runner.run(str(path), wire.decode(wire.encode(cases)), raises, fresh_result(lesson))
     try:
-        result = wire.decode(wire.encode(result))
+        result = checked(wire.decode(wire.encode(result)), len(cases), raises)
     except wire.WireError as e:
         return Verdict("crashed", str(e))
+    if isinstance(result, str):
+        return Verdict("crashed", result)
     return Verdict(*judge(lesson, cases, expected, result))
 
 

@@ -19,18 +19,25 @@ def cmd_grade(args) -> int:
     from ..grading import Limits, probe
 
     n_jobs = args.jobs or os.cpu_count() or 1
-    limits = Limits(timeout=args.timeout, memory_mb=args.memory, threads=1 if n_jobs > 1 else 2)
+    limits = Limits(
+        timeout=args.timeout,
+        memory_mb=args.memory,
+        threads=1 if n_jobs > 1 else 2,
+        hidden=(os.path.abspath(args.class_dir),),  # 班级文件夹在沙箱里看不见，放在哪里都一样
+    )
     # 每次批改用新的随机用例（--seed 可以重现某一次）：抄下 ./poet check 报出的答案凑不出“通过”
     case_seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     try:
         gradebook.check_report_paths(Path(args.class_dir), args.csv, args.json)
         lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
+        n_jobs, fitted = classroom.fit_jobs(n_jobs, limits.memory_mb)  # 同时几份要放得进这台机器真能用的内存
         roster = classroom.find_submissions(Path(args.class_dir), lessons)
         tables.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
         columns = classroom.columns_of(roster, lessons, args.lessons, args.class_dir)
         notice = sandbox.fallback_notice() if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
-        if notice:
-            display.notice(notice)
+        for line in (notice, fitted):
+            if line:
+                display.notice(line)
         with display.busy("试跑检查进程 …"):
             problem = probe(limits)
         if problem:
@@ -72,7 +79,7 @@ def cmd_grade(args) -> int:
 def grade_class(args, roster, columns, limits, n_jobs, seed) -> tuple[dict, float, str]:
     """批改全班，带进度条；返回 (判定, 开始的 time.monotonic(), 批改时间)。Ctrl-C 时先写出已经批改的
     （部分报告，write_partial），再让 KeyboardInterrupt 照常传上去。"""
-    from .. import classroom
+    from .. import classroom, gradebook
 
     started, graded_at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M:%S")
     graded: dict = {}  # 批改完一份记一份
@@ -83,7 +90,8 @@ def grade_class(args, roster, columns, limits, n_jobs, seed) -> tuple[dict, floa
             done(sub, verdict)
 
         try:
-            return classroom.grade(roster, limits, n_jobs, record, seed), started, graded_at
+            partial = gradebook.partial_path(args.csv, args.json)  # 批改程序被杀掉时，已批改的留在这里
+            return classroom.grade(roster, limits, n_jobs, record, seed, partial=partial), started, graded_at
         except KeyboardInterrupt:
             pending = set(roster.submissions) - set(graded)
             texts = reports(args, roster, columns, graded, limits, n_jobs, started, seed, graded_at, pending)

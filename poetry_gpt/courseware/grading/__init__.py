@@ -7,7 +7,7 @@
 2. 子进程 runner.py（不可信，从工作文件夹里的副本运行；能用 bwrap 时关在 sandbox.py 的沙箱里，
    沙箱里没有 poetry_gpt 包；另有时间、内存、输出上限，limited.py）：
    先把文件当脚本运行（可见检查），再逐个用例调用学习者的 solve，把结果写回一个只有它拿到的文件描述符；
-3. 再回到这里：按 wire.py 的格式严格核对交回的东西（reply.py），与参考输出逐个比较（answers.py：整数、字符串
+3. 再回到这里：按 wire.py 的格式严格核对交回的东西（reply.py），每次调用的结果都与参考输出比较（answers.py：整数、字符串
    精确相等；浮点与张量用 allclose），作出判定（checking.py 把这几步串起来）。
 
 学习者的代码只能影响“它交回了什么答案”：它碰不到用例的生成、参考答案的输出和比较，
@@ -24,7 +24,10 @@
 - ``source_problem(code)``：收到学习者代码的 ast.Module（不含原样保留的可见检查），查名字以外的源码规则，
   合规时为 None，否则是中文原因；
 - ``RAISES = ("ValueError", …)``：某些用例上 solve 应当 raise 的内置异常名（参考答案 raise 时，学习者也要 raise 同一种）；
-- ``FRESH_RESULT = True``：返回的张量不许与输入张量共用内存；
+- ``FRESH_RESULT = True``：返回的张量不许与输入张量共用内存（runner 改写第一次调用的结果再调用第二次，
+  由两次的输出查出来）；
+- ``TRIPWIRES = ("torch.nn.functional.cross_entropy", "aten::_log_softmax", …)``：差分检查时 runner 把这些 torch
+  函数与算子换成绊线（见 runner.install_tripwires），碰上就是“答案错误”——源码规则之外不看拼写的第二道关。
 - ``KINDS = {种类: 判断函数(case, expected)}``：课文点到的每一种情形（每个标点、并列、空输入、-100、参数的特殊值……），
   判断一个用例（及参考输出）是不是这一种。批改时不用它：uncovered_kinds（tests/lessons/test_case_kinds.py 逐课调用）
   查任何种子生成的用例都覆盖了每一种，语料里碰巧没有的情形也要由 cases 专门造出来。
@@ -35,9 +38,9 @@ check.py 里别的大写名字（拼错的 ``FORBIDEN`` 会被悄悄忽略）由
 
 from .answers import judge
 from .checking import check_file
-from .course import default_seed, expected_errors, lesson_check, reference, uncovered_kinds
-from .limited import cancel_all, interruptible, probe
-from .reading import SYMLINK, read_inside, read_source, through_symlink
+from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires, uncovered_kinds
+from .limited import cancel_all, interruptible, probe, sweep_stale_scratch
+from .reading import SYMLINK, read_at, read_inside, read_source, through_symlink
 from .rules import rule_problem
 from .verdict import MIN_MEMORY_MB, VERDICTS, Limits, Verdict, wall_seconds
 
@@ -51,15 +54,19 @@ __all__ = [
     "check_file",
     "default_seed",
     "expected_errors",
+    "fresh_result",
     "interruptible",
     "judge",
     "lesson_check",
     "probe",
+    "read_at",
     "read_inside",
     "read_source",
     "reference",
     "rule_problem",
+    "sweep_stale_scratch",
     "through_symlink",
+    "tripwires",
     "uncovered_kinds",
     "wall_seconds",
 ]

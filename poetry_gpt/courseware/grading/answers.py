@@ -16,6 +16,8 @@ def _short(value) -> str:
     """把用例的输入、输出写成一行短文本；张量只写形状和前几个数。"""
     if isinstance(value, wire.Unsupported):
         return value.what
+    if isinstance(value, wire.Raised):
+        return f"raise {value.name}"
     if isinstance(value, torch.Tensor):
         head = [round(v, 4) if isinstance(v, float) else v for v in value.flatten()[:6].tolist()]
         more = " …" if value.numel() > 6 else ""
@@ -142,10 +144,12 @@ def compare(expected, got, where: str = "结果") -> str | None:
 def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[str, str]:
     """由子进程交回、已核对过格式的 result 作出判定：(判定, 中文说明)。
 
-    result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "outputs": [...], "inputs": [...],
-    "shared": [...]}：每个用例的输出要与参考输出相同（本课 check.py 有 compare 时用它；该 raise 的用例
-    要 raise 同一种异常），调用之后的参数要与调用之前完全一样；check.py 的 FRESH_RESULT 为真时，
-    结果还不能与输入张量共用内存。子进程失败时，check.py 的 explain(消息) 可以在前面补一句说明错在哪里。
+    result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "calls": [(第一次, 第二次, 之后的参数)]}
+    （见 reply.read_answers；每四个用例里的第一个调用了两次）。每次调用的结果都要与参考输出相同（本课 check.py 有 compare 时用它；
+    该 raise 的用例要 raise 同一种异常）：原地改动了输入的 solve 第二次就算错了；check.py 的 FRESH_RESULT 为真时，
+    runner 在第二次之前改写第一次结果里的张量，与输入共用内存的结果也就让第二次算错。这两条只看交回的输出，
+    学习者的进程改写 runner 也换不来“通过”。调用之后的参数与调用之前逐个比较是另一道、给诚实的学习者看的提示
+    （进程自己报的，改写 runner 就能瞒过）。子进程失败时，check.py 的 explain(消息) 可以在前面补一句说明错在哪里。
     """
     check = lesson_check(lesson)
     if result["status"] != "ok":
@@ -157,21 +161,21 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
         return result["status"], (f"{hint}\n{message}" if hint else message)
     cmp = getattr(check, "compare", compare)
     fresh = getattr(check, "FRESH_RESULT", False)
-    shared = result.get("shared") or [None] * len(cases)
-    for i, (args, want, got, after, alias) in enumerate(
-        zip(cases, expected, result["outputs"], result["inputs"], shared)
-    ):
-        try:
-            reason = _raise_problem(want, got) if _raised_either(want, got) else cmp(want, got)
-        except Exception as e:  # 交回的值合乎格式，比较时却出了错：也只是答案不对
-            reason = f"结果无法与参考答案比较（{type(e).__name__}：{e}）"
-        if not reason and (k := changed_argument(args, after)) is not None:
-            reason = f"solve 改动了传进来的第 {k + 1} 个参数；要返回新的结果，输入保持原样（后面的代码还要用它）"
-        if not reason and fresh and alias is not None:
+    for i, (args, want, (got, again, after)) in enumerate(zip(cases, expected, result["calls"])):
+        reason = _difference(cmp, want, got)
+        changed = changed_argument(args, after)
+        if not reason and _difference(cmp, want, again):
+            which = f"传进来的第 {changed + 1} 个参数" if changed is not None else "传进来的参数"
             reason = (
-                f"返回的张量与传进来的第 {alias + 1} 个参数共用内存（返回了它本身或它的视图）："
-                f"要返回一个新张量（比如 torch.zeros_like 新建，或 .clone()），不然调用者改动结果时会连输入一起改掉"
+                f"返回的张量与{which}共用内存（返回了它本身或它的视图）：批改程序改写了第一次调用的结果，"
+                f"再用同样的参数调用一次，结果就变了。要返回一个新张量（比如 torch.zeros_like 新建，或 .clone()），"
+                f"不然调用者改动结果时会连输入一起改掉"
+                if fresh
+                else f"用同样的参数再调用一次 solve，结果就不同了：solve 改动了{which}（原地的 +=、x[...] = …）？"
+                f"要返回新的结果，输入保持原样（后面的代码还要用它）"
             )
+        if not reason and changed is not None:
+            reason = f"solve 改动了传进来的第 {changed + 1} 个参数；要返回新的结果，输入保持原样（后面的代码还要用它）"
         if reason:
             return "wrong", (
                 f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
@@ -180,13 +184,20 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
     return "passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过"
 
 
-def _raised_either(want, got) -> bool:
-    return wire.raised_name(want) is not None or wire.raised_name(got) is not None
+def _difference(cmp, want, got) -> str | None:
+    """一次调用的结果与参考输出哪里不同（None：相同）。"""
+    try:
+        if isinstance(want, wire.Raised) or isinstance(got, wire.Raised):
+            return _raise_problem(want, got)
+        return cmp(want, got)
+    except Exception as e:  # 交回的值合乎格式，比较时却出了错：也只是答案不对
+        return f"结果无法与参考答案比较（{type(e).__name__}：{e}）"
 
 
 def _raise_problem(want, got) -> str | None:
-    """一边（或两边）是 wire.raised 记号时的比较：同一种异常算对。"""
-    expected, actual = wire.raised_name(want), wire.raised_name(got)
+    """一边（或两边）是 wire.Raised 时的比较：同一种异常算对。"""
+    expected = want.name if isinstance(want, wire.Raised) else None
+    actual = got.name if isinstance(got, wire.Raised) else None
     if expected == actual:
         return None
     if actual is None:

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from .. import wire
+from .. import sandbox, wire
 from ..catalogue import Lesson
 from ..messages import safe_text
 from .answers import judge
-from .course import default_seed, expected_errors, reference
-from .limited import Run, interruptible, run_limited
+from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires
+from .limited import Run, interruptible, run_limited, scratch
 from .reading import read_source, source_problem
 from .reply import classify_failure, read_answers
 from .rules import rule_problem
@@ -44,17 +45,19 @@ def _static_problem(lesson: Lesson, data: bytes | str, shown: str) -> tuple[str,
 
 
 def _run_exercise(
-    lesson: Lesson, data: bytes, cases_data: bytes, n_cases: int, limits: Limits
-) -> tuple[Run, dict | str | None, str]:
+    lesson: Lesson, data: bytes, setup_data: bytes, n_cases: int, limits: Limits
+) -> tuple[Run, dict | str | None, str, str | None]:
     """在一个新的临时工作文件夹里、受限的子进程中运行 runner.py：先把练习当脚本运行（可见检查），
-    再逐个用例调用 solve。返回 (Run, read_answers 的结果（没跑完时为 None）, 练习的临时副本的路径)。
+    再逐个用例调用 solve。setup_data 是交给 runner 的设置（wire 格式，见 runner.py）。
+    返回 (Run, read_answers 的结果（没跑完时为 None）, 练习的临时副本的路径, 碰到的绊线（没有时为 None）)。
     返回时子进程与临时文件都已清理。"""
     main = threading.current_thread() is threading.main_thread()
     with (
         interruptible() if main else contextlib.nullcontext(),
-        tempfile.TemporaryDirectory(prefix="poet-check-", ignore_cleanup_errors=True) as tmp,
-        tempfile.TemporaryFile() as cases_file,
+        scratch("check") as tmp,
+        tempfile.TemporaryFile() as setup_file,
         tempfile.TemporaryFile() as answers,
+        tempfile.TemporaryFile() as trips,
     ):
         work = Path(tmp)
         copy = work / "exercise.py"
@@ -62,20 +65,36 @@ def _run_exercise(
         child = [work / f.name for f in CHILD_FILES]
         for src, dst in zip(CHILD_FILES, child):
             dst.write_bytes(src.read_bytes())
-        cases_file.write(cases_data)
-        cases_file.seek(0)
+        setup_file.write(setup_data)
+        setup_file.seek(0)
         for f in (copy, *child):
             f.chmod(0o644)  # 沙箱里的学习者是 uid 65534：副本要让它读得到
         run = run_limited(
-            [sys.executable, "-I", str(child[0]), str(copy), ",".join(expected_errors(lesson)), str(answers.fileno())],
+            [sys.executable, "-I", str(child[0]), str(copy), str(trips.fileno()), str(answers.fileno())],
             work,
             limits,
-            stdin=cases_file,
-            pass_fds=(answers.fileno(),),
+            stdin=setup_file,
+            pass_fds=(answers.fileno(), trips.fileno()),
             readonly=[copy, *child],
         )
-        result = None if run.code is None or run.oom else read_answers(answers.fileno(), n_cases)
-    return run, result, str(copy)
+        tripped = _tripped(lesson, os.pread(trips.fileno(), 200, 0))
+        result = (
+            None if run.code is None or run.oom else read_answers(answers.fileno(), n_cases, expected_errors(lesson))
+        )
+    return run, result, str(copy), tripped
+
+
+def _tripped(lesson: Lesson, data: bytes) -> str | None:
+    """runner 的绊线写下的名字：本课 TRIPWIRES 里的一个；没有碰绊线（或写进来的不是这样一个名字）时为 None。
+    学习者往这个文件里写东西，最多只能让自己得到“答案错误”。"""
+    text = data.decode("utf-8", "replace")
+    return next((name for name in tripwires(lesson) if text.startswith(name)), None)
+
+
+def _tripwire_reason(lesson: Lesson) -> str:
+    """本课 FORBIDDEN 里写的第一条原因（说明为什么不许用）；没有时为空。"""
+    forbidden = getattr(lesson_check(lesson), "FORBIDDEN", {})
+    return next(iter(forbidden.values()), "")
 
 
 def _failure(run: Run, result: dict | str | None, limits: Limits, named) -> tuple[str, str] | None:
@@ -131,14 +150,27 @@ def check_file(
     try:
         with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
             cases, expected = reference(lesson, seed)
-        cases_data = wire.encode(cases, limit=OUTPUT_LIMIT)
+        setup = {
+            "cases": cases,
+            "raises": list(expected_errors(lesson)),
+            "fresh": fresh_result(lesson),
+            "tripwires": list(tripwires(lesson)),
+            "sandboxed": limits.sandbox and sandbox.unavailable_reason() is None,
+        }
+        setup_data = wire.encode(setup, limit=OUTPUT_LIMIT)
     except Exception as e:  # 课程自身的问题，不是学习者的
         return verdict("error", f"参考答案或 check.py 出错（请告诉老师，这不是你的错）：{e}")
-    run, result, copy = _run_exercise(lesson, data, cases_data, len(cases), limits)
+    run, result, copy, tripped = _run_exercise(lesson, data, setup_data, len(cases), limits)
 
     def named(text: str) -> str:  # 错误栈里写学习者认得的文件名，而不是临时副本的路径
         return text.replace(copy, shown)
 
+    if tripped:  # 绊线由批改程序自己的文件报回：先于别的一切（碰了绊线的进程是被 SIGKILL 结束的）
+        return verdict(
+            "wrong",
+            f"差分检查时调用了 {tripped}：本课不许用它（源码里没写出它的名字，运行时碰上了批改程序换上的绊线）。"
+            f"{_tripwire_reason(lesson)}",
+        )
     if failed := _failure(run, result, limits, named):
         return verdict(*failed)
     kind, message = judge(lesson, cases, expected, result)

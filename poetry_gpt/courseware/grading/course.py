@@ -44,7 +44,7 @@ def reference(lesson: Lesson, seed: int):
         try:
             return solution.solve(*args)
         except tuple(cls for _, cls in errors) as e:  # 这个用例本该 raise（如第 26 课预算太小）
-            return wire.raised(next(name for name, cls in errors if isinstance(e, cls)))
+            return wire.Raised(next(name for name, cls in errors if isinstance(e, cls)))
 
     return cases, [expected(args) for args in cases]
 
@@ -52,6 +52,17 @@ def reference(lesson: Lesson, seed: int):
 def expected_errors(lesson: Lesson) -> tuple[str, ...]:
     """check.py 的 RAISES：某些用例上 solve 应当 raise 的内置异常名（如 ("ValueError",)）；没有时为空。"""
     return tuple(getattr(lesson_check(lesson), "RAISES", ()))
+
+
+def fresh_result(lesson: Lesson) -> bool:
+    """check.py 的 FRESH_RESULT：返回的张量不许与输入张量共用内存。"""
+    return bool(getattr(lesson_check(lesson), "FRESH_RESULT", False))
+
+
+def tripwires(lesson: Lesson) -> tuple[str, ...]:
+    """check.py 的 TRIPWIRES：差分检查时换成绊线的 torch 函数（"torch.nn.functional.cross_entropy"）与算子
+    （"aten::_log_softmax"）；没有时为空。见 runner.install_tripwires。"""
+    return tuple(getattr(lesson_check(lesson), "TRIPWIRES", ()))
 
 
 def uncovered_kinds(lesson: Lesson, seed: int) -> list[str]:

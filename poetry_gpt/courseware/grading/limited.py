@@ -7,6 +7,8 @@ import contextlib
 import json
 import math
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,11 +44,16 @@ class Run:
 
 
 def _limit_resources(limits: Limits, confinement: Confinement):
-    """检查子进程在 exec 之前做的事：进 cgroup、设每个进程的上限（内存、输出文件、CPU 秒数、不写 core）。"""
+    """检查子进程在 exec 之前做的事：进 cgroup、OOM 时先被挑中（oom_score_adj 1000）、设每个进程的上限
+    （内存、输出文件、CPU 秒数、不写 core）。"""
     import resource  # 只有类 Unix 系统有：在这里（fork 之前）才导入，poet 的各个命令在任何系统上都导入得了
 
     def apply():
         confinement.join()
+        with contextlib.suppress(OSError):  # 内存真不够时，内核的 OOM killer 先挑检查进程，不挑批改程序自己
+            fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+            os.write(fd, b"1000")
+            os.close(fd)
         mem = limits.memory_mb << 20
         cpu = max(1, math.ceil(limits.timeout))
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -130,7 +137,7 @@ def interruptible():
 def _child_env(workdir: Path, limits: Limits) -> dict[str, str]:
     """检查子进程的全部环境变量：不从批改程序继承别的。"""
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": "/usr/local/bin:/usr/bin:/bin",  # 不传老师的 PATH：里面可能有家目录、仓库里的文件夹
         "HOME": str(workdir),
         "TMPDIR": str(workdir),
         "LANG": "C.UTF-8",
@@ -223,12 +230,21 @@ def run_limited(
     """
     confinement = Confinement.open(limits.memory_mb)
     info_read = info_write = None
+    stack = contextlib.ExitStack()
     try:
         if limits.sandbox and sandbox.unavailable_reason() is None:
             _become_subreaper()
             info_read, info_write = os.pipe()
-            args = sandbox.command(args, workdir, readonly, info_fd=info_write)
-            pass_fds = (*pass_fds, info_write)
+            seccomp = None
+            if (program := sandbox.seccomp_filter()) is not None:
+                seccomp = stack.enter_context(tempfile.TemporaryFile())
+                seccomp.write(program)
+                seccomp.seek(0)
+            seccomp_fd = None if seccomp is None else seccomp.fileno()
+            args = sandbox.command(
+                args, workdir, readonly, info_fd=info_write, hidden=limits.hidden, seccomp_fd=seccomp_fd
+            )
+            pass_fds = (*pass_fds, info_write, *(() if seccomp_fd is None else (seccomp_fd,)))
         # 输出写进一个没有名字的临时文件：父进程一直拿着它，学习者的代码找不到、删不掉
         with tempfile.TemporaryFile() as log:
             try:
@@ -254,13 +270,45 @@ def run_limited(
         for fd in (info_read, info_write):
             if fd is not None:
                 os.close(fd)
+        stack.close()
         confinement.close()
+
+
+_SCRATCH = re.compile(r"poet-(check|probe)-(\d+)-\w+")
+
+
+def scratch(kind: str) -> tempfile.TemporaryDirectory:
+    """一次检查（kind："check" 或 "probe"）的临时工作文件夹。名字里带批改进程的 pid：这个进程被 SIGKILL、
+    来不及删它时，下一次批改由 sweep_stale_scratch 认出来删掉。"""
+    return tempfile.TemporaryDirectory(prefix=f"poet-{kind}-{os.getpid()}-", ignore_cleanup_errors=True)
+
+
+def sweep_stale_scratch() -> int:
+    """删掉临时文件夹里已经不在了的批改进程留下的工作文件夹（只删自己的、名字对得上的、不是链接的）；返回删了几个。"""
+    removed = 0
+    root = tempfile.gettempdir()
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _SCRATCH.fullmatch(entry.name)
+        with contextlib.suppress(OSError):
+            if (
+                m
+                and entry.is_dir(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_uid == os.geteuid()
+                and not os.path.exists(f"/proc/{m.group(2)}")
+            ):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed += 1
+    return removed
 
 
 def probe(limits: Limits) -> str | None:
     """批改前的一次试跑：在同样的沙箱与限制下导入 torch、算一次矩阵乘法。
     通过时为 None；否则是中文原因——这是批改设置或本机环境的问题，不能算到学习者头上。"""
-    with tempfile.TemporaryDirectory(prefix="poet-probe-", ignore_cleanup_errors=True) as tmp:
+    with scratch("probe") as tmp:
         run = run_limited(
             [sys.executable, "-I", "-c", "import torch; print((torch.ones(64, 64) @ torch.ones(64)).sum().item())"],
             Path(tmp),

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import codecs
+import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -54,6 +57,19 @@ def read_inside(folder: Path, rel: Path) -> bytes | str:
     return _read_fd(file_fd)
 
 
+def read_at(dir_fd: int, name: str) -> bytes | str:
+    """读已打开的文件夹 dir_fd 里的文件 name，不跟随符号链接（./poet grade 逐级经文件夹描述符往下走时用）。
+
+    Returns:
+        文件的字节；name 是符号链接时是 SYMLINK；别的读不了的原因是中文说明。
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError as e:
+        return SYMLINK if e.errno == errno.ELOOP else f"无法读取这个文件：{os_reason(e)}"
+    return _read_fd(fd)
+
+
 def through_symlink(folder: Path, rel: Path) -> bool:
     """folder 本身或 folder/rel 路上的某一级（含 rel 本身）是不是符号链接。只 lstat，不跟随。"""
     path = Path(folder)
@@ -78,9 +94,39 @@ def _read_fd(fd: int) -> bytes | str:
     return data
 
 
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")  # PEP 263 的编码声明
+
+
+def _declares_utf8(name: str) -> bool:
+    """编码声明里的名字是不是 UTF-8（照 Python 自己的规范化：utf_8、UTF8、utf-8-unix……都是）。"""
+    normal = name[:12].lower().replace("_", "-")
+    if normal == "utf-8" or normal.startswith("utf-8-"):
+        return True
+    try:
+        return codecs.lookup(name).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def cookie_problem(data: bytes) -> str | None:
+    """前两行里声明了 UTF-8 以外的源码编码（# -*- coding: utf-7 -*-）时的中文原因，否则为 None。
+
+    Python 照声明解码，批改程序查源码规则、老师读代码都按 UTF-8：在 utf-7 里，UTF-8 读来是一行注释的文字
+    可以是 Python 执行的代码。所以只接受 UTF-8 的源码（不声明，或声明的就是 UTF-8）。"""
+    for number, line in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n")[:2], start=1):
+        match = _COOKIE.match(line)
+        if match and not _declares_utf8(match.group(1).decode("ascii", "replace")):
+            name = match.group(1).decode("ascii", "replace")
+            return (
+                f"第 {number} 行声明了源码编码 {name}：课程只接受 UTF-8 的源码（批改程序查规则、老师读代码都按 UTF-8，"
+                f"别的编码下同一行字可能是另一段代码）。请删掉这一行，或改成 # -*- coding: utf-8 -*-"
+            )
+    return None
+
+
 def source_problem(data: bytes, shown: str) -> str | None:
-    """文件内容能不能当 Python 运行：NUL、编码、语法。能时为 None，否则是中文原因（带行号）。
-    开头的 BOM（Windows 记事本存的“UTF-8 带 BOM”）照常接受。"""
+    """文件内容能不能当 Python 运行：NUL、编码（只接受 UTF-8，见 cookie_problem）、语法。
+    能时为 None，否则是中文原因（带行号）。开头的 BOM（Windows 记事本存的“UTF-8 带 BOM”）照常接受。"""
     if b"\0" in data:
         line = data.count(b"\n", 0, data.index(b"\0")) + 1
         return (
@@ -92,6 +138,8 @@ def source_problem(data: bytes, shown: str) -> str | None:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         return not_utf8(line)
+    if problem := cookie_problem(data):
+        return problem
     try:
         compile(text, shown, "exec", dont_inherit=True)
     except SyntaxError as e:

@@ -10,13 +10,22 @@ from .. import wire
 from .verdict import CHILD_STATUSES, OUTPUT_LIMIT, SHOWN_CHARS, capped
 
 
-def read_answers(fd: int, n_cases: int) -> dict | str | None:
-    """读子进程交回的答案并严格核对格式。
+def _call_ok(call, raises: tuple[str, ...]) -> bool:
+    """一次调用的记录是 [RETURNED, 值]，或 [RAISED, 本课 RAISES 里的异常名]。"""
+    return (
+        type(call) is list
+        and len(call) == 2
+        and (call[0] == wire.RETURNED or (call[0] == wire.RAISED and type(call[1]) is str and call[1] in raises))
+    )
+
+
+def read_answers(fd: int, n_cases: int, raises: tuple[str, ...] = ()) -> dict | str | None:
+    """读子进程交回的答案并严格核对格式。raises 是本课的 RAISES：只有这些异常名能出现在 RAISED 的记录里。
 
     Returns:
         None：什么也没交回；str：交回的东西不合格式（中文原因）；
-        dict：{"status": "ok", "outputs": [n_cases 个值], "inputs": [n_cases 个参数列表],
-        "shared": [n_cases 个 None 或参数序号]}
+        dict：{"status": "ok", "calls": [n_cases 个 (第一次, 第二次, 调用之后的参数列表)]}，
+        每次调用是 wire.Raised(异常名) 或返回的值（RETURNED 的内容）；
         或 {"status": 失败判定, "message": str}。
     """
     size = os.fstat(fd).st_size
@@ -28,18 +37,24 @@ def read_answers(fd: int, n_cases: int) -> dict | str | None:
         return f"程序交回的结果不合格式：{e}"
     except (RecursionError, MemoryError, ValueError, TypeError, RuntimeError, OverflowError) as e:
         return f"程序交回的结果不合格式（{type(e).__name__}）"
+    return checked(result, n_cases, raises)
+
+
+def checked(result, n_cases: int, raises: tuple[str, ...] = ()) -> dict | str:
+    """核对解码之后的结果（字段、用例数、每次调用的标签）：合格式时是 read_answers 说的 dict，否则是中文原因。"""
     if type(result) is not dict or type(result.get("status")) is not str:
         return "程序交回的结果不合格式：缺少 status"
     status = result["status"]
     if status == "ok":
-        outputs, inputs, shared = result.get("outputs"), result.get("inputs"), result.get("shared")
-        if set(result) != {"status", "outputs", "inputs", "shared"} or not all(
-            type(v) is list and len(v) == n_cases for v in (outputs, inputs, shared)
+        calls = result.get("calls")
+        if set(result) != {"status", "calls"} or type(calls) is not list or len(calls) != n_cases:
+            return f"程序交回的结果不合格式：应有 {n_cases} 个用例的结果"
+        if not all(
+            type(c) is list and len(c) == 3 and _call_ok(c[0], raises) and _call_ok(c[1], raises) for c in calls
         ):
-            return f"程序交回的结果不合格式：应有 {n_cases} 个用例的输出与输入"
-        if not all(k is None or type(k) is int for k in shared):
-            return "程序交回的结果不合格式：shared 不对"
-        return result
+            return "程序交回的结果不合格式：每个用例应是“返回了值”或“raise 了本课的异常”"
+        unpack = lambda call: wire.Raised(call[1]) if call[0] == wire.RAISED else call[1]  # noqa: E731
+        return {"status": "ok", "calls": [(unpack(first), unpack(second), after) for first, second, after in calls]}
     if status in CHILD_STATUSES and set(result) == {"status", "message"} and type(result["message"]) is str:
         result["message"] = capped(result["message"])
         return result

@@ -4,13 +4,14 @@ source_problem）。在可信的父进程里、运行任何学习者代码之前
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
+import re
 
 from ..catalogue import Lesson
 from .course import lesson_check
 
 _MAIN_GUARD = ast.dump(ast.parse('__name__ == "__main__"', mode="eval").body)
-_BY_NAME = {"getattr", "hasattr", "setattr", "delattr", "__import__", "import_module"}  # 第二个参数是名字的调用
 
 
 @functools.cache
@@ -58,14 +59,65 @@ def _bound_names(code: ast.Module) -> set[str]:
     return bound
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUIET_CALLS = {"print"} | {
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+}  # 直接写在这些内置函数、内置异常的参数里的字符串只是给人看的文字（名字在文件里没被重新定义时）
+
+
+def _plain_text(code: ast.Module, bound: set[str]) -> set[int]:
+    """只是给人看的字符串节点的 id：文档字符串与单独成句的字符串、assert 的消息、内置 print 与内置异常
+    （ValueError("…")）的参数（f-string 的常量部分也算）。其余每个字符串都可能经 getattr 的别名、vars(...)[...]、.format 之类变成名字，都要查。"""
+    quiet = set()
+    for node in ast.walk(code):
+        texts = []
+        if isinstance(node, ast.Expr):
+            texts = [node.value]
+        elif isinstance(node, ast.Assert) and node.msg is not None:
+            texts = [node.msg]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _QUIET_CALLS
+            and node.func.id not in bound
+        ):
+            texts = list(node.args)
+        for text in texts:
+            if isinstance(text, ast.JoinedStr):
+                quiet.add(id(text))
+                quiet.update(id(v) for v in text.values if isinstance(v, ast.Constant))
+            elif isinstance(text, ast.Constant):
+                quiet.add(id(text))
+    return quiet
+
+
+def _string_value(node: ast.AST) -> str | None:
+    """字符串节点里直接写出的文字：str 与 bytes 常量、f-string 的常量部分连起来（{…} 处断开）。"""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+        return node.value.decode("latin-1")
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Constant) and v.format_spec is None:
+                v = v.value  # f"cross_{''}entropy"：{} 里直接写出的常量照样连上
+            parts.append(str(v.value) if isinstance(v, ast.Constant) else " ")
+        return "".join(parts)
+    return None
+
+
 def used_names(code: ast.Module) -> list[tuple[int, int, str]]:
     """代码用到的外来名字，按出现的位置排：[(行, 列, 名字)]。
 
     算进来的有：属性名（F.softmax 的 softmax）、import 的模块与名字的每一段（poetry_gpt.metrics 的两段）、
-    没在文件里定义过的名字，以及 getattr(x, "名字")、__import__("模块") 这类调用里直接写出的字符串。
-    注释、文档字符串、一般的字符串都不算；拼出来的字符串（"poetry" + "_gpt"）也查不到。
+    没在文件里定义过的名字、match 的类模式里的属性名（case object(softmax=f)），以及每个字符串里直接写出的名字
+    （"torch.softmax"、f"soft{''}max" 的常量部分、b"softmax"：它们能经 getattr 的别名、vars(...)[...]、
+    .format 这些路变成函数）。文档字符串、单独成句的字符串、assert 的消息、内置 print 与内置异常的参数只是文字，不算。
+    拼出来的字符串（"poetry" + "_gpt"）查不到：见 reflection 与 runner 的绊线。
     """
     bound = _bound_names(code)
+    quiet = _plain_text(code, bound)
     found = []
     for node in ast.walk(code):
         at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
@@ -76,17 +128,64 @@ def used_names(code: ast.Module) -> list[tuple[int, int, str]]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             dotted = [getattr(node, "module", None) or ""] + [a.name for a in node.names]  # 照源码的次序
             found += [(*at, part) for name in dotted for part in name.split(".") if part and part != "*"]
-        elif isinstance(node, ast.Call):
+        elif isinstance(node, ast.MatchClass):
+            found += [(*at, attr) for attr in node.kwd_attrs]
+        elif id(node) not in quiet and (text := _string_value(node)) is not None:
+            found += [(*at, word) for word in _WORD.findall(text)]
+    return sorted(found, key=lambda f: f[:2])  # 同一位置的几个名字保持源码的次序
+
+
+REFLECTIVE = frozenset(
+    {
+        # 翻命名空间、按字符串取名字
+        "vars", "globals", "locals", "dir", "eval", "exec", "compile", "breakpoint",
+        "__dict__", "__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__builtins__", "builtins",
+        "attrgetter", "methodcaller", "getmembers", "getmembers_static",
+        # 从函数、类、栈帧里往回找
+        "__globals__", "__closure__", "__code__", "__defaults__", "__kwdefaults__", "__wrapped__", "__func__",
+        "__self__", "__subclasses__", "__mro__", "__bases__", "__base__", "__loader__", "__spec__",
+        "__reduce__", "__reduce_ex__", "_getframe", "f_locals", "f_globals", "f_builtins", "f_back", "tb_frame",
+        "gi_frame", "cr_frame", "get_objects", "get_referrers", "get_referents",
+        # 整个模块就是干这个的
+        "inspect", "gc", "ctypes", "pickle", "marshal", "pydoc", "runpy", "copyreg", "dill", "codeop",
+    }
+)  # fmt: skip
+"""有源码规则的课里一律不许用的名字：用它们可以不写出名字就拿到函数（vars(F)[...]、getattr 的别名、
+F.__getattribute__、栈帧与垃圾回收器里翻找……），源码规则因此查不到。练习本身用不着它们。"""
+_BY_NAME = {"getattr", "hasattr", "setattr", "delattr", "__import__", "import_module"}  # 第二个参数是名字的调用
+
+
+def reflection(code: ast.Module) -> tuple[int, str] | None:
+    """第一处“不写出名字就拿到函数”的写法：(行, 说明)；没有时为 None。
+
+    REFLECTIVE 里的名字（属性、没在文件里定义过的名字、import 的模块）；getattr、setattr、__import__、
+    import_module 这类按名字取东西的函数不是直接调用、名字不是直接写出的字符串（getattr(F, name)、
+    getattr(F, *names)、g = getattr、functools.partial(getattr, F)）。"""
+    bound = _bound_names(code)
+    direct = set()
+    for node in ast.walk(code):
+        if isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if name in _BY_NAME:
-                found += [
-                    (*at, part)
-                    for arg in node.args
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-                    for part in arg.value.split(".")
-                ]
-    return sorted(found, key=lambda f: f[:2])  # 同一位置的几个名字保持源码的次序
+                direct.add(id(func))
+                where = 1 if name in ("getattr", "hasattr", "setattr", "delattr") else 0
+                args = node.args
+                if (
+                    any(isinstance(a, ast.Starred) for a in args)
+                    or node.keywords
+                    or len(args) <= where
+                    or not (isinstance(args[where], ast.Constant) and isinstance(args[where].value, str))
+                ):
+                    return node.lineno, f"{name} 的名字不是直接写出的字符串"
+    for line, _, name in used_names(code):
+        if name in REFLECTIVE:
+            return line, name
+    for node in ast.walk(code):
+        name = node.id if isinstance(node, ast.Name) and node.id not in bound else getattr(node, "attr", None)
+        if name in _BY_NAME and id(node) not in direct:
+            return node.lineno, f"{name} 不是直接调用（当成值传来传去）"
+    return None
 
 
 def rule_problem(lesson: Lesson, text: str) -> str | None:
@@ -111,4 +210,11 @@ def rule_problem(lesson: Lesson, text: str) -> str | None:
             return f"第 {line} 行用了 {name}。{forbidden[key]}"
         if name in exact:
             return f"第 {line} 行用了 {name}。{exact[name]}"
+    if (forbidden or exact) and (found := reflection(code)):
+        line, what = found
+        return (
+            f"第 {line} 行用了 {what}：这一课有不许用的捷径，批改程序要能从源码里读出你用了哪些函数，"
+            f"所以不写出名字就拿到函数的写法（vars、globals、__dict__、getattr 的名字不是直接写出的字符串、"
+            f"栈帧与 gc 里翻找……）在这一课都不许用。练习用不着它们：直接写出要用的函数"
+        )
     return custom(code) if custom else None

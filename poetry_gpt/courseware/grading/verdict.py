@@ -44,12 +44,14 @@ class Verdict:
 class Limits:
     """子进程的限制：timeout 是 CPU 秒数（学习者的进程自己算了多久；墙上时间另有 wall_seconds(timeout) 的后备上限），
     内存 MiB（cgroup 可用时是这次检查的全部进程连同内存盘合计，否则每个进程各自）、计算线程数；
-    sandbox 为 False 时即使有 bwrap 也不用。不可改动：同一个 Limits 可以放心地当默认参数、在线程间共用。"""
+    sandbox 为 False 时即使有 bwrap 也不用；hidden 是沙箱里另外要藏起来的文件夹（./poet grade 的班级文件夹，
+    它落在沙箱放进来的文件夹里时也看不见）。不可改动：同一个 Limits 可以放心地当默认参数、在线程间共用。"""
 
     timeout: float = CHECK_TIMEOUT_S
     memory_mb: int = CHECK_MEMORY_MB
     threads: int = 2
     sandbox: bool = True
+    hidden: tuple[str, ...] = ()
 
 
 def capped(text: str) -> str:
