@@ -362,8 +362,8 @@ def identity() -> str:
     return f"uid {SANDBOX_UID}（nobody），每次检查一个新的用户命名空间；在内核眼里是你（uid {os.geteuid()}），不是 root"
 
 
-def protection(memory_mb: int) -> str:
-    """一句话：学习者的代码以谁的身份运行、这次检查的内存与进程数由什么管住（check、grade 的输出里都说）。"""
+def protection(memory_mb: int, timeout: float) -> str:
+    """一句话：学习者的代码以谁的身份运行、这次检查的内存与进程数由什么管住、CPU 时间最多几秒（./poet grade 开头说）。"""
     from .confine import available_kind, describe
 
     who = (
@@ -371,7 +371,7 @@ def protection(memory_mb: int) -> str:
         if unavailable_reason() is None
         else f"没有沙箱，学习者的代码以你的身份（uid {os.geteuid()}）运行"
     )
-    return f"{who}；{describe(available_kind(), memory_mb)}；CPU 时间每次检查最多 --timeout 秒"
+    return f"{who}；{describe(available_kind(), memory_mb)}；CPU 时间每次检查最多 {timeout:g} 秒（--timeout）"
 
 
 def fallback_notice() -> str | None:

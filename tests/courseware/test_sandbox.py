@@ -21,3 +21,11 @@ def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():
         covered = any(hidden.startswith(d.rstrip("/") + "/") for d in (*sandbox._python_dirs(), *sandbox.SYSTEM_DIRS))
         under = any(("--tmpfs", h) in pairs and hidden.startswith(h + "/") for h in hidden_dirs)  # 已在一块盘下面
         assert (("--tmpfs", hidden) in pairs) == (covered and not under)
+
+
+def test_the_grade_notice_names_the_time_limit_in_seconds():
+    """./poet grade 开头那一句写出真正的上限（7 秒），不是字面上的“--timeout 秒”。"""
+    from poetry_gpt.courseware.sandbox import protection
+
+    line = protection(1024, 7.0)
+    assert "CPU 时间每次检查最多 7 秒（--timeout）" in line and "最多 --timeout 秒" not in line

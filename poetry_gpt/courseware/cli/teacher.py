@@ -42,7 +42,7 @@ def cmd_grade(args) -> int:
             problem = probe(limits)
         if problem:
             raise classroom.ClassroomError(f"批改没有开始：{problem}")
-        console.print(f"{sandbox.protection(limits.memory_mb)}。", markup=False, highlight=False)
+        console.print(f"{sandbox.protection(limits.memory_mb, limits.timeout)}。", markup=False, highlight=False)
         console.print(
             f"批改 {len(roster.submissions)} 份练习：每份 CPU 时间上限 {limits.timeout:g} 秒，"
             f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
