@@ -20,9 +20,9 @@ data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/fig
 一字不差的一段文字（全文只能出现一次）和理由；这一段里的数都放行。数改了，这段文字就对不上，放行随之失效，照样报错；
 一条 allow 在课文里找不到、或找到的那段里既没有数也没有诗，也报错——放行的条目不会悄悄过期。
 
-课文的数对记录是四舍五入（:meth:`Number.rounds_to`）；课文照抄记录的全部位数时，也认 tolerance.py 那一条
+课文的数对记录是四舍五入（:meth:`Number.rounds_to`）；课文照抄记录的全部位数时，也认 :func:`agrees` 那一条
 带容差的规则（写法的位数相同、差在最后一位）：换一种 CPU 重录，最后一位动了，课文里的数不算过期。
-重算的数（实验现在印的、网站的图现算的）对记录只用那一条规则。
+重算的数（实验现在印的、网站的图现算的）对记录只用那一条规则（tolerance.py 的 same_line、contains）。
 """
 
 from __future__ import annotations
@@ -304,10 +304,28 @@ def _allowed_spans(
     return spans
 
 
-def _same_figure(recorded: Number, figure: Number) -> bool:
-    """课文的数 figure 说的是不是记录里的 recorded：四舍五入后相同，或位数相同、在 tolerance.agrees 的容差以内。"""
-    from .tolerance import agrees  # tolerance 从这里取 Number，放在函数里导入
+RELATIVE = Decimal("1e-5")
+"""重算的数与记录允许的相对差（见 :func:`tolerance`）：在这台机器上见过第 07 课的困惑度 1 个线程 709.0126、
+2 个线程 709.0129（相对差 4e-7），第 18 课的损失 Intel Xeon 上 7.17275、AMD EPYC 上 7.17274。"""
 
+
+def tolerance(number: Number) -> Decimal:
+    """number 在别的机器上重算、照同样的写法印出来时，允许与它相差多少：带小数点（或写成 1.5e-08）的数是
+    最后一位的 1 与相对 RELATIVE 里较大的；整数（计数、编号、步数）是 0。"""
+    if "." not in number.written and "e" not in number.written:
+        return Decimal(0)
+    return max(Decimal(1).scaleb(-number.places), RELATIVE * abs(number.value))
+
+
+def agrees(recorded: str | Number, now: str | Number) -> bool:
+    """重算的数 now 与记录里的 recorded 是否算同一个数：写法的位数相同，相差不超过 tolerance(recorded)。"""
+    a = recorded if isinstance(recorded, Number) else parse_number(recorded)
+    b = now if isinstance(now, Number) else parse_number(now)
+    return a.places == b.places and abs(a.value - b.value) <= tolerance(a)
+
+
+def _same_figure(recorded: Number, figure: Number) -> bool:
+    """课文的数 figure 说的是不是记录里的 recorded：四舍五入后相同，或位数相同、在 agrees 的容差以内。"""
     return recorded.rounds_to(figure) or agrees(recorded, figure)
 
 

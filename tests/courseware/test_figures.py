@@ -104,7 +104,7 @@ def test_a_changed_figure_fails_with_the_line_and_the_printed_value():
     stale = check_text(path, text=changed).stale
     assert [(s.path, s.line, s.figure) for s in stale] == [(path, line, "0.0235")]
     assert "最近的是 0.0233" in stale[0].message and "lessons/09/output.txt" in stale[0].message
-    # 照抄全部位数、只差最后一位：与重算的数对记录同一条容差规则（tolerance.agrees），换一种 CPU 重录也不算过期
+    # 照抄全部位数、只差最后一位：与重算的数对记录同一条容差规则（figures.agrees），换一种 CPU 重录也不算过期
     assert check_text(path, text=text.replace("（0.0233）", "（0.0234）")).stale == []
     assert check_text(path, text=text.replace("（0.0233）", "（0.023）")).stale == []  # 四舍五入到课文的位数也照旧认
 

@@ -17,6 +17,7 @@ import torch
 from poetry_gpt.common import ROOT
 from poetry_gpt.courseware import site
 from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE
+from poetry_gpt.courseware.figures import agrees
 from poetry_gpt.courseware.site_figures import (
     FIGURES,
     lesson01,
@@ -45,7 +46,7 @@ from poetry_gpt.courseware.site_figures import (
     lesson25,
     lesson26,
 )
-from poetry_gpt.courseware.tolerance import agrees, contains
+from poetry_gpt.courseware.tolerance import contains
 
 
 class Page(HTMLParser):
@@ -308,7 +309,7 @@ def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):
 
 
 # ---------- 插图里的数与实验打印的数相同 ----------
-# 网站的图是构建时现算的：带小数的数按 tolerance.contains / agrees 比（最后一位随 CPU、线程数而变），整数一点不差
+# 网站的图是构建时现算的：带小数的数按 tolerance.contains 与 figures.agrees 比（最后一位随 CPU、线程数而变），整数一点不差
 
 
 def test_every_figure_is_an_svg_with_steps(built):

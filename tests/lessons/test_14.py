@@ -64,7 +64,10 @@ def test_lesson14_solution_matches_real_model_on_check_cases():
 
 @pytest.mark.sandbox  # 没有沙箱时包导入得了
 def test_importing_the_course_package_in_the_sandbox_is_explained(tmp_path):
-    """沙箱里没有 poetry_gpt：拼出名字去导入它的练习得到“崩溃”，消息用中文说明为什么。"""
-    path = wrong_file(14, '__import__("poetry" + "_gpt.model")\nreturn 0', tmp_path)
-    verdict = check_file(BY_NUMBER[14], path)
+    """沙箱里没有 poetry_gpt：在没有捷径规则的课（第 11 课）里拼出名字去导入它，得到“崩溃”，消息用中文说明为什么；
+    第 14 课不许用课程包，这样不写出名字的导入在运行之前就被源码规则拦下（答案错误）。"""
+    body = '__import__("poetry" + "_gpt.model")\nreturn 0'
+    verdict = check_file(BY_NUMBER[11], wrong_file(11, body, tmp_path))
     assert verdict.kind == "crashed" and "导入不了课程包 poetry_gpt" in verdict.message, verdict.message
+    verdict = check_file(BY_NUMBER[14], wrong_file(14, body, tmp_path))
+    assert verdict.kind == "wrong" and "不是直接写出的字符串" in verdict.message, verdict.message

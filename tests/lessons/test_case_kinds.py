@@ -30,14 +30,14 @@ def _forbidden(lesson) -> list[str]:
     "lesson", [lesson for lesson in AVAILABLE if _forbidden(lesson)], ids=lambda lesson: lesson.code
 )
 def test_comments_naming_the_shortcuts_do_not_fail_a_right_answer(lesson, tmp_path):
-    """参考答案的 solve 里加一行注释、一句字符串，写出本课不许用的每个名字：仍然通过。"""
+    """参考答案的 solve 里加一行注释、一句单独的字符串，写出本课不许用的每个名字：仍然通过。"""
     source = (lesson.folder / "solution.py").read_text(encoding="utf-8")
     solve = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "solve")
     first = solve.body[1]  # 文档字符串之后的第一句
     names = "、".join(_forbidden(lesson))
     lines = source.splitlines(keepends=True)
     indent = " " * first.col_offset
-    note = f"{indent}# 不用 {names}：本课要亲手写\n{indent}_ = '不用 {names}'\n"
+    note = f"{indent}# 不用 {names}：本课要亲手写\n{indent}'不用 {names}'\n"  # 注释与单独一句的字符串都不算代码
     path = tmp_path / "commented.py"
     path.write_text("".join(lines[: first.lineno - 1]) + note + "".join(lines[first.lineno - 1 :]), encoding="utf-8")
     verdict = verdict_of(lesson.number, path)
