@@ -147,29 +147,26 @@ def test_the_start_of_a_sitting_says_where_the_run_stands(tmp_path):
 def test_minutes_with_stop_after_fixes_the_steps_once(tmp_path, monkeypatch):
     """分几次训练完时 --minutes 只在开头量一次：机器后来变慢，总步数也不再改（第 8 步排定 60 步）。"""
     torch.set_num_threads(1)
-    now = [0.0]
-    real_batch = trainer_module.make_batch
-    taken = [0]
-
-    def make_batch(samples):
-        taken[0] += 1
-        now[0] += 0.25 if taken[0] <= 20 else 1.0
-        return real_batch(samples)
-
-    monkeypatch.setattr(trainer_module, "make_batch", make_batch)
-    monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    fake_clock(monkeypatch, slowing_down)
     run = train(replace(QUICK, eval_every=10), tmp_path, minutes=0.25, stop_after=0.5, progress=False)
     assert run.total == 60 and run.step == 45  # 0.5 分钟：前 20 步 5 秒，之后每步 1 秒，第 45 步时到 30 秒
     assert read_checkpoint(tmp_path)["train_config"]["steps"] == 60
 
 
+def slowing_down(step: int) -> float:
+    """假钟的一种走法：前 20 步每步 0.25 秒，之后机器变忙、每步 1 秒。"""
+    return 0.25 if step <= 20 else 1.0
+
+
 def fake_clock(monkeypatch, seconds_per_step):
-    """把 train 里的钟换成假的：Trainer 每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。"""
-    now = [0.0]
+    """把 train 里的钟换成假的：Trainer 每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。
+    seconds_per_step 也可以是函数：第 n 步（从 1 数）走几秒。"""
+    now, taken = [0.0], [0]
     real_batch = trainer_module.make_batch
 
     def make_batch(samples):
-        now[0] += seconds_per_step
+        taken[0] += 1
+        now[0] += seconds_per_step(taken[0]) if callable(seconds_per_step) else seconds_per_step
         return real_batch(samples)
 
     monkeypatch.setattr(trainer_module, "make_batch", make_batch)
@@ -280,17 +277,7 @@ def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_p
     """前 20 步每步 0.25 秒，之后机器变忙、每步 1 秒：第 8 步排定 60 步，验证后按平均用时重排，
     训练在截止时刻（15 秒）之后一个验证间隔之内结束，而不是按 60 步走到 47 秒。"""
     torch.set_num_threads(1)
-    now = [0.0]
-    real_batch = trainer_module.make_batch
-    steps_taken = [0]
-
-    def make_batch(samples):
-        steps_taken[0] += 1
-        now[0] += 0.25 if steps_taken[0] <= 20 else 1.0
-        return real_batch(samples)
-
-    monkeypatch.setattr(trainer_module, "make_batch", make_batch)
-    monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    now = fake_clock(monkeypatch, slowing_down)
     config = replace(QUICK, eval_every=10)
     run = train(config, tmp_path, minutes=0.25, progress=False)
     assert run.step == run.total < 60
