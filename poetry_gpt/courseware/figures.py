@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ..common import ROOT, DataFileError, read_toml
 from .catalogue import CATALOGUE
-from .quotes import QUOTE_RULE, blank_inline, poems_in, quoted_in
+from .quotes import QUOTE_RULE, poems_in, prose_lines, quoted_in
 
 RECORDS = ROOT / "figures"
 """课文之外的记录：./poet eval 的输出、训练日志，以及 README.md、data/ 里两篇说明的配置。"""
@@ -98,14 +98,9 @@ class Figure:
 
 def figures_in(markdown: str) -> list[Figure]:
     """课文里要查的数：```text 图解与正文里的；```python、```bash 等代码块与行内代码里的不算。"""
-    found, fence = [], None
-    for n, line in enumerate(markdown.splitlines(), start=1):
-        if line.lstrip().startswith("```"):
-            fence = None if fence is not None else line.lstrip()[3:].strip()
-            continue
-        if fence not in (None, "", "text"):
-            continue
-        plain = _VERSION.sub(lambda m: " " * len(m.group()), blank_inline(line))
+    found = []
+    for n, prose in prose_lines(markdown):
+        plain = _VERSION.sub(lambda m: " " * len(m.group()), prose)
         for m in _NUMBER.finditer(plain):
             sign, whole, fraction, percent = m.groups()
             digits = whole.replace(",", "").lstrip("0")

@@ -21,9 +21,21 @@ QUOTE_RULE = "模型写的诗照记录抄，一个字也不改；人写的诗记
 
 
 def blank_inline(text: str) -> str:
-    """把一行课文里的行内代码与链接地址换成同样长的空白（位置不变）：里面的数与诗不算（figures 也用它）。"""
+    """把一行课文里的行内代码与链接地址换成同样长的空白（位置不变）：里面的数与诗不算。"""
     text = re.sub(r"`[^`]*`", lambda m: " " * len(m.group()), text)
     return re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group()), text)
+
+
+def prose_lines(markdown: str):
+    """课文里要查的行：(行号（从 1 数）, 去掉行内代码与链接地址的这一行)。```text 图解与正文里的行；
+    ```python、```json、```bash 等代码块里的不算（figures 与引诗共用）。"""
+    fence = None
+    for n, line in enumerate(markdown.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            fence = None if fence is not None else line.lstrip()[3:].strip()
+            continue
+        if fence in (None, "", "text"):
+            yield n, blank_inline(line)
 
 
 @dataclass(frozen=True)
@@ -38,14 +50,8 @@ class Quote:
 
 def poems_in(markdown: str) -> list[Quote]:
     """课文里引来的诗（规则见模块说明）：引号里的，或独占一行的；json、python 等代码块与行内代码里的不算。"""
-    found, fence = [], None
-    for n, line in enumerate(markdown.splitlines(), start=1):
-        if line.lstrip().startswith("```"):
-            fence = None if fence is not None else line.lstrip()[3:].strip()
-            continue
-        if fence not in (None, "", "text"):
-            continue
-        plain = blank_inline(line)
+    found = []
+    for n, plain in prose_lines(markdown):
         for m in _POEM.finditer(plain):
             before, after = plain[: m.start()], plain[m.end() :]
             quoted = before.rstrip().endswith(("“", "「"))
