@@ -6,7 +6,8 @@
 参考：Loshchilov & Hutter, "Decoupled Weight Decay Regularization" (AdamW), 2019；
 Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（余弦衰减）, 2017；
 Hägele et al., "Scaling Laws and Compute-Optimal Training Beyond Fixed Training Durations"（wsd 日程）, 2024；
-Jordan et al., "Muon: An optimizer for hidden layers in neural networks"（muon）, 2024。
+Jordan et al., "Muon: An optimizer for hidden layers in neural networks"（muon）, 2024；
+Liu et al., "Muon is Scalable for LLM Training"（Muon 的更新幅度与权重衰减）, 2025。
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class TrainConfig:
         schedule: 学习率日程，``"cosine"``（预热后余弦衰减）或 ``"wsd"``（预热、持平、最后 decay_share 的步数线性衰减：
             衰减开始之前改大总步数不改变已经走过的学习率，分几次训练时可以到最后一次再定何时结束）。
         decay_share: wsd 衰减段占总步数的比例。
-        optimizer: ``"adamw"``（第 16 课）或 ``"muon"``：Block 里的矩阵用 torch.optim.Muon（动量先正交化再更新），
+        optimizer: ``"adamw"``（第 16 课）或 ``"muon"``：Block 里的矩阵用 :class:`Muon`（动量先正交化再更新），
             字表、位置表、偏置与 LayerNorm 仍用 AdamW；两者用同一个学习率（Muon 按 AdamW 的更新幅度换算）。
     """
 
@@ -180,9 +181,56 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig):
     adamw = torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
     if not hidden:
         return adamw
-    # match_rms_adamw：把 Muon 的更新缩放到与 AdamW 相近的幅度，两者就能共用一张学习率表
-    muon = torch.optim.Muon(hidden, lr=config.lr, weight_decay=config.weight_decay, adjust_lr_fn="match_rms_adamw")
-    return MuonWithAdamW(muon, adamw)
+    return MuonWithAdamW(Muon(hidden, lr=config.lr, weight_decay=config.weight_decay), adamw)
+
+
+NEWTON_SCHULZ = (3.4445, -4.7750, 2.0315)
+"""五次多项式牛顿–舒尔茨迭代的系数 (a, b, c)：让零附近的斜率尽量大，五步就把奇异值推到 0.7–1.2 一带（Jordan 2024）。"""
+
+
+def orthogonalize(g: torch.Tensor, steps: int = 5) -> torch.Tensor:
+    """把矩阵 g ``[m, n]`` 换成奇异向量相同、奇异值都接近 1 的矩阵（近似 U·Vᵀ，其中 g = U·S·Vᵀ），形状不变。
+
+    先除以 Frobenius 范数让所有奇异值 ≤ 1，再做 steps 次 ``X ← aX + (bA + cA²)X``（A = X·Xᵀ）。
+    一直用 fp32：torch.optim.Muon 在 bfloat16 里算，没有 AMX 的 CPU 上慢好几倍。
+    """
+    a, b, c = NEWTON_SCHULZ
+    x = g / (g.norm() + 1e-7)
+    tall = x.size(0) > x.size(1)
+    if tall:  # 在短的那一边上算 X·Xᵀ，矩阵小
+        x = x.T
+    for _ in range(steps):
+        gram = x @ x.T
+        x = a * x + (b * gram + c * gram @ gram) @ x
+    return x.T if tall else x
+
+
+class Muon(torch.optim.Optimizer):
+    """Muon：二维的权重矩阵用 Nesterov 动量，更新前先正交化（:func:`orthogonalize`），再加解耦的权重衰减。
+
+    更新乘 ``0.2·√max(m, n)``，让它的均方根与 AdamW 的更新相近，两个优化器就能共用一张学习率表
+    （Liu et al., "Muon is Scalable for LLM Training", 2025）。只收二维参数；存档里每个参数一个 ``momentum_buffer``。
+    参考：Jordan et al., "Muon: An optimizer for hidden layers in neural networks", 2024。
+    """
+
+    def __init__(self, params, lr: float, weight_decay: float, momentum: float = 0.95):
+        super().__init__(params, {"lr": lr, "weight_decay": weight_decay, "momentum": momentum})
+
+    @torch.no_grad()
+    def step(self) -> None:
+        for group in self.param_groups:
+            lr, momentum = group["lr"], group["momentum"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state["momentum_buffer"] = torch.zeros_like(p)
+                buf = state["momentum_buffer"]
+                buf.lerp_(p.grad, 1 - momentum)
+                update = orthogonalize(p.grad.lerp(buf, momentum))  # Nesterov：沿动量再往前看一步
+                p.mul_(1 - lr * group["weight_decay"])
+                p.add_(update, alpha=-lr * 0.2 * math.sqrt(max(p.shape)))
 
 
 class MuonWithAdamW:

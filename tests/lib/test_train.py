@@ -20,12 +20,14 @@ from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.sittings import LOG_NAME, snapshot_name
 from poetry_gpt.train import (
     PRESETS,
+    Muon,
     MuonWithAdamW,
     TrainConfig,
     batch_indices,
     decay_start,
     learning_rate,
     make_optimizer,
+    orthogonalize,
     train,
 )
 
@@ -68,6 +70,36 @@ def test_muon_takes_the_block_matrices_and_adamw_the_rest():
     assert {names[id(p)] for p in adamw} >= {"characters.weight", "positions.weight", "norm.weight"}
     assert len(muon) + len(adamw) == len(list(model.parameters()))  # 每个参数恰好一个优化器管
     assert all(g["lr"] == TrainConfig().lr for g in optimizer.param_groups)
+
+
+def test_orthogonalize_keeps_the_singular_vectors_and_brings_the_singular_values_near_one():
+    torch.manual_seed(0)
+    for shape in ((48, 144), (144, 48)):  # 宽的与高的矩阵
+        g = torch.randn(shape) * torch.logspace(-1, 1, shape[1])  # 奇异值跨两个数量级
+        q = orthogonalize(g)
+        assert q.shape == g.shape and q.dtype == torch.float32
+        s = torch.linalg.svdvals(q)
+        assert 0.6 < s.min() and s.max() < 1.25
+        u, _, vt = torch.linalg.svd(g, full_matrices=False)
+        assert torch.nn.functional.cosine_similarity(q.flatten(), (u @ vt).flatten(), dim=0) > 0.95
+
+
+def test_muon_steps_like_torch_muon_scaled_to_adamw():
+    """同一组梯度走三步，与 torch.optim.Muon（match_rms_adamw）只差它在 bfloat16 里算的舍入。"""
+    torch.manual_seed(0)
+    ours, theirs = torch.nn.Parameter(torch.randn(32, 96)), torch.nn.Parameter(torch.randn(32, 96))
+    theirs.data.copy_(ours.data)
+    a = Muon([ours], lr=0.02, weight_decay=0.1)
+    b = torch.optim.Muon([theirs], lr=0.02, weight_decay=0.1, adjust_lr_fn="match_rms_adamw")
+    start = ours.detach().clone()
+    for _ in range(3):
+        grad = torch.randn(32, 96)
+        ours.grad, theirs.grad = grad.clone(), grad.clone()
+        a.step()
+        b.step()
+    moved, gap = (ours - start).norm(), (ours - theirs).norm()
+    assert moved > 0.1 and gap < 0.03 * moved
+    assert set(a.state[ours]) == {"momentum_buffer"}
 
 
 def test_weight_decay_only_on_matrices():
