@@ -168,6 +168,35 @@ class Draft:
 
 
 @torch.inference_mode()
+def greedy_cached(
+    model: PoetryGPT, prompt: list[int], eos: int, context_length: int, record: list | None = None
+) -> list[int]:
+    """贪心解码加 KV 缓存（第 20 课）：前文只算一次，之后每一步只把新写的一个字送进模型，取分数最高的字。
+
+    Args:
+        prompt: 条件区的编号，如 ``[BOS, FIVE, 月, SEP]``。eos: 停下的编号。context_length: 最多写到这么多个位置。
+        record: 给了就把每一步的 logits ``[V]`` 依次放进去（第 20 课拿它与整段重算逐步比较）。
+
+    Returns:
+        写出的编号，不含最后选出的 eos；写满 context_length 个位置时停下。
+    """
+    cache = KVCache(model.config.n_layers)
+    with torch.no_grad():
+        logits = model(torch.tensor([prompt]), kv_cache=cache)[0][0, -1]
+        out = []
+        while True:
+            if record is not None:
+                record.append(logits)
+            token = int(torch.argmax(logits))
+            if token == eos:
+                break
+            out.append(token)
+            if len(prompt) + len(out) == context_length:
+                break
+            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]  # [1, 1]：只有新字
+    return out
+
+
 def write_drafts(
     model: PoetryGPT,
     tokenizer: Tokenizer,

@@ -7,7 +7,7 @@ import torch
 
 from poetry_gpt.checkpoint import CheckpointError, load_model
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
-from poetry_gpt.generate import write_one
+from poetry_gpt.generate import greedy_cached, write_one
 from poetry_gpt.labs import below, measured, setup_experiment, show, table
 from poetry_gpt.model import KVCache
 
@@ -40,25 +40,6 @@ def greedy(next_logits, prompt, eos, context_length, record=None):
             break
         ids.append(token)
     return ids[len(prompt) :]
-
-
-def greedy_cached(prompt, eos, context_length, record=None):
-    """同一个循环，但用 KV 缓存：前文只算一次，之后每一步只把新写的一个字送进模型。"""
-    cache = KVCache(model.config.n_layers)
-    with torch.no_grad():
-        logits = model(torch.tensor([prompt]), kv_cache=cache)[0][0, -1]
-        out = []
-        while True:
-            if record is not None:
-                record.append(logits)
-            token = int(torch.argmax(logits))
-            if token == eos:
-                break
-            out.append(token)
-            if len(prompt) + len(out) == context_length:
-                break
-            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]  # [1, 1]：只有新字
-    return out
 
 
 # 1. 逐字生成：每一步把整段送进模型，取最后一个位置的分数，选分数最高的字
@@ -108,7 +89,7 @@ show("它们当时的概率", probs_after, digits=3)
 print()
 print("3. KV 缓存")
 cached_logits = []
-body_cached = greedy_cached(prompt, EOS, L, record=cached_logits)
+body_cached = greedy_cached(model, prompt, EOS, L, record=cached_logits)
 diff = max((a - b).abs().max().item() for a, b in zip(full_logits, cached_logits))
 show("带缓存写出的诗相同", body_cached == body)
 show("每一步的分数：最大相差（舍入差：换一种 CPU、换线程数就变）", measured(f"{diff:.2e}"))
@@ -119,14 +100,14 @@ show("整段重算：送进模型的位置数合计", sum(len(prompt) + t for t 
 show("KV 缓存：送进模型的位置数合计", len(prompt) + n_steps - 1)
 prompts = [[BOS, form] + tok.encode(kw) + [SEP] for kw in "月春山雪" for form in (FIVE, SEVEN)]
 greedy(next_logits, prompts[0], EOS, L)  # 先各跑一遍热身，计时更稳
-greedy_cached(prompts[0], EOS, L)
+greedy_cached(model, prompts[0], EOS, L)
 t_full = t_cached = 0.0
 for p in prompts:  # 两种写法交替计时：机器忙闲对两边影响相同
     started = time.perf_counter()
     greedy(next_logits, p, EOS, L)
     t_full += time.perf_counter() - started
     started = time.perf_counter()
-    greedy_cached(p, EOS, L)
+    greedy_cached(model, p, EOS, L)
     t_cached += time.perf_counter() - started
 show(f"{len(prompts)} 首贪心诗，整段重算（秒）", measured(t_full), digits=3)
 show(f"{len(prompts)} 首贪心诗，KV 缓存（秒）", measured(t_cached), digits=3)

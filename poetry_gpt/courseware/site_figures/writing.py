@@ -8,27 +8,10 @@ import torch
 
 from ...checkpoint import load_model
 from ...data import SEP, default_tokenizer, split_lines
+from ...generate import greedy_cached
 from .draw import MUTED, Figure, _bars, _plot, _svg, _text
 
 # ---------- 第 20 课：KV 缓存省下了什么 ----------
-
-
-def _greedy_with_cache(model, prompt: list[int]) -> list[int]:
-    """model（PoetryGPT）从 prompt 起贪心地写（每步取分数最高的字），前文每层的 k、v 存在 KVCache 里，每步只送一个新字。
-    返回写出的编号，不含最后选出的 <eos>；写满 context_length 时停下。"""
-    from ...data import EOS
-    from ...model import KVCache
-
-    cache, out = KVCache(model.config.n_layers), []
-    with torch.no_grad():
-        logits = model(torch.tensor([prompt]), kv_cache=cache)[0][0, -1]
-        while True:
-            token = int(logits.argmax())
-            if token == EOS or len(prompt) + len(out) >= model.config.context_length:
-                break
-            out.append(token)
-            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
-    return out
 
 
 def _draw_cache_steps(
@@ -79,13 +62,13 @@ def _draw_cache_steps(
 def lesson20() -> Figure:
     """发布模型从条件区 <bos> <5> 月 <sep> 贪心地写（与第 20 课实验第 1 部分同一首）：每一步送进模型的位置，
     整段重算（浅）与 KV 缓存（红）。"""
-    from ...data import BOS, FIVE
+    from ...data import BOS, EOS, FIVE
 
     tok = default_tokenizer()
     model, _ = load_model()
     model.eval()
     prompt = [BOS, FIVE] + tok.encode("月") + [SEP]
-    out = _greedy_with_cache(model, prompt)
+    out = greedy_cached(model, prompt, EOS, model.config.context_length)
     steps_n = len(out) + 1  # 最后一步选出 <eos>
     full = sum(len(prompt) + s for s in range(steps_n))
     cached = len(prompt) + steps_n - 1
