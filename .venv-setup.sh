@@ -27,9 +27,9 @@ stamp=.venv/.poetry-gpt-installed  # 上次安装时 requirements.txt、pyprojec
 want="$(.venv/bin/python -c 'import hashlib, sys; print(hashlib.sha256(open("requirements.txt", "rb").read() + open("pyproject.toml", "rb").read() + sys.argv[1].encode()).hexdigest())' "$cpu")"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv/bin/poet ] || ! .venv/bin/python -c '
 import importlib.util, sys
-sys.exit(any(importlib.util.find_spec(m) is None for m in ("poetry_gpt", "torch", "rich", "pytest", "xdist")))'; then
+sys.exit(any(importlib.util.find_spec(m) is None for m in ("poetry_gpt", "courseware", "torch", "rich", "pytest", "xdist")))'; then
   [ "$fresh" = 1 ] || echo "[1/3] 虚拟环境 .venv 已有；requirements.txt 或 pyproject.toml 变了，或缺了包，重新安装"
-  echo "[2/3] 正在安装 requirements.txt 锁定的依赖与课程包 poetry_gpt：torch（最大的一个包，最慢的一步）、numpy、rich、"
+  echo "[2/3] 正在安装 requirements.txt 锁定的依赖与课程包 poetry_gpt、courseware：torch（最大的一个包，最慢的一步）、numpy、rich、"
   echo "      markdown-it-py、pygments，测试用的 pytest、pytest-xdist、selenium、ruff。下面是 pip 的进度："
   pip=(.venv/bin/python -m pip install --disable-pip-version-check --progress-bar on)
   if [ "$cpu" = 1 ]; then

@@ -16,7 +16,7 @@ import time
 import torch
 from torch.nn import functional as F
 
-from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
+from courseware.cli.parser import ChineseParser, positive_int
 
 
 def main() -> int:

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import torch
 
+from courseware.cli.parser import ChineseParser
 from poetry_gpt.checkpoint import load_model
-from poetry_gpt.courseware.cli.parser import ChineseParser
 from poetry_gpt.data import default_tokenizer, form_of, load_poems
 from poetry_gpt.generate import write_poems
 

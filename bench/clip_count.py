@@ -15,8 +15,8 @@ import time
 
 import torch
 
+from courseware.cli.parser import ChineseParser, positive_int
 from poetry_gpt import train as training
-from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
 
 
 def main() -> None:

@@ -18,9 +18,9 @@ import time
 
 import torch
 
+from courseware.cli.parser import ChineseParser, Number, positive_int
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.common import ROOT
-from poetry_gpt.courseware.cli.parser import ChineseParser, Number, positive_int
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.generate import write_drafts, write_one
 from poetry_gpt.metrics import common_keywords

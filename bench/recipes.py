@@ -24,8 +24,8 @@ from pathlib import Path
 
 import torch
 
+from courseware.cli.parser import ChineseParser, positive_int
 from poetry_gpt.common import atomic_write_text
-from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.devices import Workers
 from poetry_gpt.model import ModelConfig

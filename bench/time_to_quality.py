@@ -45,9 +45,9 @@ import torch
 # bench/ 里共用的参考训练（以脚本运行时，脚本所在的 bench/ 在 sys.path 上）
 from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
 
+from courseware.cli.parser import ChineseParser, Number, minutes, positive_int, seed
 from poetry_gpt.bigram import BigramModel, scored_pairs
 from poetry_gpt.checkpoint import load_model
-from poetry_gpt.courseware.cli.parser import ChineseParser, Number, minutes, positive_int, seed
 from poetry_gpt.data import EOS, PAD, Tokenizer, default_tokenizer, encode_sample, load_poems, loss_mask_for
 from poetry_gpt.devices import fast_bf16
 from poetry_gpt.loss import evaluate

@@ -29,7 +29,7 @@ import torch
 # bench/ 里共用的参考训练（以脚本运行时，脚本所在的 bench/ 在 sys.path 上）
 from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
 
-from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
+from courseware.cli.parser import ChineseParser, positive_int
 from poetry_gpt.data import default_tokenizer, load_poems, make_batch
 from poetry_gpt.devices import resolve_precision
 from poetry_gpt.loss import scored_loss

@@ -1,6 +1,6 @@
 """从模型内部取出课上要看的中间量。
 
-课程实验把它们打印出来，课程网站（poetry_gpt/courseware/site_figures.py）把同样的数画成图，
+课程实验把它们打印出来，课程网站（courseware/site_figures.py）把同样的数画成图，
 两边调用同一个函数，图和终端里的数就不会对不上。
 """
 

@@ -1,6 +1,7 @@
-"""全课的默认值与合法范围：采样、诗律解码、训练的预设名与精度、检查练习的时间与内存上限。
+"""模型库的默认值与合法范围：采样、诗律解码、评估、训练的预设名与精度。
 
-``./poet`` 的选项（默认值、可选项、范围）与模型库都读这一份，一个数只写在一处。
+``./poet`` 的选项（默认值、可选项、范围）与模型库都读这一份，一个数只写在一处；课件自己的默认值
+（检查练习的时间与内存、实验的线程数）在 courseware/defaults.py。
 这里只用标准库（不导入 torch、numpy）：``./poet`` 解析参数时就要用这些值，而不必等 torch 载入
 （``tests/lib/test_settings.py`` 检查这两点）。
 """
@@ -123,19 +124,3 @@ SCHEDULES = ("cosine", "wsd")
 """学习率日程（第一个是 TrainConfig 的默认值）：cosine 预热后余弦衰减；wsd 预热、持平、最后一段才衰减（train.learning_rate）。"""
 OPTIMIZERS = ("adamw", "muon")
 """优化器（第一个是 TrainConfig 的默认值）：adamw 是第 16 课讲的；muon 只给隐藏层的矩阵换成正交化的动量（train.make_optimizer）。"""
-
-# ---------- 实验（./poet lesson、./poet verify） ----------
-
-EXPERIMENT_THREADS = 1
-"""实验用几个计算线程：./poet lesson、./poet verify 与 --record 都是一个。记录是这样录的，换了线程数，第 07、15、17 课
-印出的数或图就差在最后一位上（见 courseware/record.py）；两核的笔记本同时在做别的事时，两个线程互相空等，
-反倒比一个线程慢好几倍。"""
-
-# ---------- 检查练习（./poet check、./poet grade） ----------
-
-CHECK_TIMEOUT_S = 20.0
-"""每份练习的 CPU 时间上限（秒）；墙上时间另有下面的后备上限。"""
-WALL_FACTOR, WALL_EXTRA_S = 3, 10
-"""墙上时间的后备上限是 CPU 时间上限的 WALL_FACTOR 倍再加 WALL_EXTRA_S 秒（grading.wall_seconds）。"""
-CHECK_MEMORY_MB = 2048
-"""每次检查的内存上限（MiB）。"""

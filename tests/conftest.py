@@ -44,7 +44,7 @@ def poet(workspace):
         full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
         full_env.update({"POET_WORKSPACE": str(workspace), **(env or {})})
         return subprocess.run(
-            [sys.executable, "-m", "poetry_gpt.courseware.cli", *args],
+            [sys.executable, "-m", "courseware.cli", *args],
             cwd=ROOT,
             env=full_env,
             capture_output=True,
@@ -64,7 +64,7 @@ def missing(need: str) -> str | None:
     """本机缺 need（"sandbox" 或 "browser"）时是中文原因，不缺时为 None。"""
     if need == "browser":
         return None if CHROMIUM and CHROMEDRIVER.exists() else "没有装 chromium 与 chromium-driver"
-    from poetry_gpt.courseware import sandbox
+    from courseware import sandbox
 
     return sandbox.unavailable_reason()
 

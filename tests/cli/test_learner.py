@@ -10,11 +10,11 @@ import time
 import pytest
 from conftest import ROOT
 
-from poetry_gpt.courseware import catalogue, progress
-from poetry_gpt.courseware.catalogue import CATALOGUE
-from poetry_gpt.courseware.cli import display, main
-from poetry_gpt.courseware.grading import wall_seconds
-from poetry_gpt.courseware.sandbox import unavailable_reason
+from courseware import catalogue, progress
+from courseware.catalogue import CATALOGUE
+from courseware.cli import display, main
+from courseware.grading import wall_seconds
+from courseware.sandbox import unavailable_reason
 
 ESC = re.compile(r"\x1b\[")
 
@@ -59,7 +59,7 @@ def test_ctrl_c_during_a_lesson_stops_the_experiment_without_a_traceback():
     import sys
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "poetry_gpt.courseware.cli", "lesson", "19"],
+        [sys.executable, "-m", "courseware.cli", "lesson", "19"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -303,7 +303,7 @@ def test_launcher_works_from_any_folder(tmp_path):
 
 def test_reading_a_lesson_folds_the_answers_unless_asked(capsys):
     """--read：网页上折起来的答案在终端里也折起来，只说怎样打开；--answers 时照印，前面有一行标记。"""
-    from poetry_gpt.courseware.cli import reading
+    from courseware.cli import reading
 
     text = "1. 题目？\n\n   <details><summary>查看答案</summary>\n\n   答案在这里。\n\n   </details>\n\n2. 下一题？\n"
     reading.lesson_text(text, 21)
@@ -452,8 +452,8 @@ def test_check_explains_encoding_and_syntax_in_chinese(monkeypatch, tmp_path, co
 def test_lesson_runs_the_experiment_with_one_thread_as_it_was_recorded(monkeypatch):
     """./poet lesson 用录下记录时的线程数（一个）跑实验：印出的数与课文一致，忙的两核笔记本上也不互相空等；
     学习者自己设了 OMP_NUM_THREADS 时听他的。"""
-    from poetry_gpt.courseware.cli import learner
-    from poetry_gpt.courseware.verify import THREADS
+    from courseware.cli import learner
+    from courseware.verify import THREADS
 
     seen = []
     monkeypatch.setattr(learner.subprocess, "call", lambda command, cwd, env: seen.append(env) or 0)

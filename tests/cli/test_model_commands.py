@@ -14,9 +14,9 @@ import torch
 from conftest import ROOT
 from rich.cells import cell_len
 
+from courseware.cli import display, main, tables
+from courseware.cli.reader_table import READER_ROWS
 from poetry_gpt.checkpoint import read_checkpoint, save_checkpoint
-from poetry_gpt.courseware.cli import display, main, tables
-from poetry_gpt.courseware.cli.reader_table import READER_ROWS
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.metrics import format_ok
 from poetry_gpt.model import ModelConfig, PoetryGPT
@@ -248,7 +248,7 @@ def test_ctrl_c_writes_a_checkpoint_and_exits_cleanly(tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     ckpt = tmp_path / "checkpoint.pt"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "poetry_gpt.courseware.cli", "train", "--preset", "tiny", "--out", str(tmp_path)],
+        [sys.executable, "-m", "courseware.cli", "train", "--preset", "tiny", "--out", str(tmp_path)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -343,7 +343,7 @@ def test_traditional_characters_are_written_as_simplified(monkeypatch):
 
 
 def test_eval_tables_read_well_at_80_columns(monkeypatch):
-    from poetry_gpt.courseware.cli.reader_table import READER_ROWS
+    from courseware.cli.reader_table import READER_ROWS
 
     def group(poems, keywords):
         values = {"pct": 0.875, "num": 0.927, "dist": [0.0, 0.75, 0.25, 0.0]}

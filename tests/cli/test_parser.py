@@ -10,8 +10,8 @@ import sys
 import pytest
 from rich.cells import cell_len
 
-from poetry_gpt.courseware.cli import main
-from poetry_gpt.courseware.cli.parser import MAX_ARGUMENT, temperature
+from courseware.cli import main
+from courseware.cli.parser import MAX_ARGUMENT, temperature
 
 
 def test_bad_arguments_are_explained_in_chinese(poet):

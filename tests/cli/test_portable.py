@@ -8,7 +8,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from poetry_gpt.courseware.cli.learner import system_row
+from courseware.cli.learner import system_row
 
 UNIX_ONLY = ("fcntl", "resource", "termios", "pty", "tty", "grp", "pwd", "spwd", "crypt", "nis", "syslog")
 """Windows 上没有的标准库模块（macOS 上有）。"""
@@ -57,7 +57,7 @@ print(len(names), "个模块")
 )
 def test_learner_commands_run_without_unix_only_modules(args, tmp_path):
     """学习者的命令（lesson、start、hint、write；train 与 check 至少能解析参数）在没有这些模块的 Python 里照样运行。"""
-    done = run_blocked(f"sys.argv = ['poet', *{args!r}]\nfrom poetry_gpt.courseware.cli import run\nrun()\n", tmp_path)
+    done = run_blocked(f"sys.argv = ['poet', *{args!r}]\nfrom courseware.cli import run\nrun()\n", tmp_path)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert "Traceback" not in done.stderr
     if args[0] == "start":

@@ -19,10 +19,10 @@ from conftest import ROOT
 from rich.cells import cell_len
 from rich.console import Console
 
+from courseware import catalogue, progress
+from courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
+from courseware.cli import code_view, display, main
 from poetry_gpt.checkpoint import read_checkpoint
-from poetry_gpt.courseware import catalogue, progress
-from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
-from poetry_gpt.courseware.cli import code_view, display, main
 from poetry_gpt.data import default_tokenizer
 
 BORDER = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
@@ -190,7 +190,7 @@ def test_write_says_what_its_seconds_measure(screen):
 
 
 def display_source(path) -> str:
-    from poetry_gpt.courseware.cli.learner import solve_source
+    from courseware.cli.learner import solve_source
 
     return solve_source(path)
 
@@ -271,8 +271,8 @@ def test_no_spinner_off_a_terminal(monkeypatch):
 
 
 def test_diff_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch):
-    from poetry_gpt.courseware.catalogue import BY_NUMBER
-    from poetry_gpt.courseware.cli import display
+    from courseware.catalogue import BY_NUMBER
+    from courseware.cli import display
 
     monkeypatch.setattr(display.console, "width", 80)
     mine = "def solve(x):\n    return x  # " + "很长的注释" * 12 + "末尾\n"
@@ -310,9 +310,7 @@ def run_main(monkeypatch, *argv, encoding="utf-8"):
 
 def subprocess_poet(*args, env=None, **kwargs):
     full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "PYTHONIOENCODING")} | (env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "poetry_gpt.courseware.cli", *args], cwd=ROOT, env=full, timeout=120, **kwargs
-    )
+    return subprocess.run([sys.executable, "-m", "courseware.cli", *args], cwd=ROOT, env=full, timeout=120, **kwargs)
 
 
 # ---------- GBK 与 ASCII 终端 ----------
@@ -388,7 +386,7 @@ def test_json_stays_valid_and_lossless_in_an_ascii_terminal(monkeypatch):
 
 def test_json_in_a_gbk_terminal_writes_hanzi_as_hanzi(monkeypatch):
     """PYTHONIOENCODING=gbk：汉字照样是汉字（不是 \\u6708），GBK 写不出的字（🌙）才转义；JSON 读回来一样。"""
-    from poetry_gpt.courseware.cli import display
+    from courseware.cli import display
 
     code, out, err = run_main(monkeypatch, "write", "月", "--seed", "3", "--json", encoding="gbk")
     assert code == 0, err

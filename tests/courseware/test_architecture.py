@@ -1,4 +1,4 @@
-"""导入结构：模型库与课件两翼分明、没有循环导入；课程只用模型库，读模型不经过训练模块。
+"""导入结构：模型库 poetry_gpt 与课件 courseware 两翼分明、没有循环导入；课程只用模型库，读模型不经过训练模块。
 
 用 ast 读源码（不运行），所以函数里的延迟导入也算在内。
 """
@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
+from courseware.catalogue import LESSONS_DIR
+from courseware.imports import imports_of, modules
 from poetry_gpt.common import ROOT
-from poetry_gpt.courseware.catalogue import LESSONS_DIR
-from poetry_gpt.courseware.imports import imports_of, modules
 
 MODULES = modules()
 GRAPH = {name: {m for m in imports_of(path) if m in MODULES and m != name} for name, path in MODULES.items()}
@@ -18,7 +18,7 @@ GRAPH = {name: {m for m in imports_of(path) if m in MODULES and m != name} for n
 
 def test_the_graph_is_read():
     assert "poetry_gpt.model" in GRAPH["poetry_gpt.generate"]
-    assert "poetry_gpt.courseware.catalogue" in GRAPH["poetry_gpt.courseware.verify"]
+    assert "courseware.catalogue" in GRAPH["courseware.verify"]
     assert GRAPH["poetry_gpt.model"] == set()  # 模型只依赖 torch
 
 
@@ -39,11 +39,17 @@ def test_no_import_cycle():
             visit(name, [])
 
 
+def courseware(name: str) -> bool:
+    return name.split(".")[0] == "courseware"
+
+
 def test_the_model_library_never_imports_the_courseware():
-    library = [n for n in GRAPH if not n.startswith("poetry_gpt.courseware")]
+    """poetry_gpt 的每个文件（连同函数里的延迟导入）都不导入 courseware 的任何东西。"""
+    library = [n for n in MODULES if n.split(".")[0] == "poetry_gpt"]
     assert "poetry_gpt.train" in library and "poetry_gpt.checkpoint" in library
+    assert "courseware.verify" in MODULES and not any(courseware(n) for n in library)
     for name in library:
-        wrong = {d for d in GRAPH[name] if d.startswith("poetry_gpt.courseware")}
+        wrong = {m for m in imports_of(MODULES[name]) if courseware(m)}
         assert not wrong, f"{name} 导入了课件：{wrong}"
 
 
@@ -70,7 +76,7 @@ def test_generation_is_layered():
 def test_the_cli_starts_without_torch():
     """./poet 载入 cli/ 的模块时（不算命令函数里的延迟导入）不经任何一条导入链碰到 torch、numpy。"""
     seen: set[str] = set()
-    todo = [n for n in MODULES if n.startswith("poetry_gpt.courseware.cli")]
+    todo = [n for n in MODULES if n.startswith("courseware.cli")]
     while todo:
         name = todo.pop()
         if name in seen:
@@ -105,7 +111,7 @@ LESSON_FILES = sorted(
 @pytest.mark.parametrize("path", LESSON_FILES, ids=[f"{p.parent.name}/{p.name}" for p in LESSON_FILES])
 def test_lessons_use_only_the_model_library(path):
     found = imports_of(path)
-    wrong = [m for m in found if m.startswith("poetry_gpt.courseware")]
+    wrong = [m for m in found if courseware(m)]
     assert not wrong, f"{path} 导入了课件（CLI、批改）：{wrong}"
     assert not found.get("poetry_gpt.train", set()) & READING, "读模型用 poetry_gpt.checkpoint，不经过训练模块"
     if int(path.parent.name) <= 14:  # 训练从第 15 课才开始
@@ -121,12 +127,17 @@ def test_every_module_is_on_the_map():
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     a = text.index("```")
     drawn = set(re.findall(r"[a-z_]+", text[a : text.index("```", a + 3)]))
-    modules = {p.stem for p in (ROOT / "poetry_gpt").rglob("*.py") if p.stem not in ("__init__", "__main__")}
-    modules -= {p.stem for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")}  # cli/ 的房间在地图下面一段
+    modules = {
+        p.stem
+        for package in ("poetry_gpt", "courseware")
+        for p in (ROOT / package).rglob("*.py")
+        if p.stem not in ("__init__", "__main__")
+    }
+    modules -= {p.stem for p in (ROOT / "courseware" / "cli").glob("*.py")}  # cli/ 的房间在地图下面一段
     assert not sorted(modules - drawn)
-    cli = text[text.index("`poetry_gpt/courseware/cli/`") :]
+    cli = text[text.index("`courseware/cli/`") :]
     assert all(
         f"`{p.name}`" in cli
-        for p in (ROOT / "poetry_gpt" / "courseware" / "cli").glob("*.py")
+        for p in (ROOT / "courseware" / "cli").glob("*.py")
         if p.stem not in ("__init__", "__main__")
     )

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
+from courseware import catalogue
+from courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS, ManifestError, load_manifest, parse_lesson
 from poetry_gpt.common import ROOT
-from poetry_gpt.courseware import catalogue
-from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS, ManifestError, load_manifest, parse_lesson
 
 
 def test_manifest_lists_every_lesson_once_in_order():

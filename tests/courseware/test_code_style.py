@@ -20,7 +20,7 @@ def test_ruff_passes(args):
 
 def test_every_module_says_its_one_concept_first():
     silent = []
-    for path in sorted((ROOT / "poetry_gpt").rglob("*.py")):
+    for path in sorted(p for package in ("poetry_gpt", "courseware") for p in (ROOT / package).rglob("*.py")):
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
         if not doc or not doc.splitlines()[0].strip():
             silent.append(str(path.relative_to(ROOT)))

@@ -9,8 +9,8 @@ from textwrap import indent
 import pytest
 from conftest import ROOT
 
-from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import SYMLINK, Limits, check_file, read_inside, read_source, rule_problem
+from courseware.catalogue import BY_NUMBER
+from courseware.grading import SYMLINK, Limits, check_file, read_inside, read_source, rule_problem
 
 VISIBLE = """
 
@@ -69,7 +69,7 @@ def test_a_symlink_swapped_in_after_the_check_is_not_followed(tmp_path):
 )
 def test_source_rules_hold_without_the_visible_checks(number, body, words, tmp_path, monkeypatch):
     """删掉底部的可见检查再用本课说不要用的捷径：批改程序自己查源码（运行之前），判“答案错误”并说明原因。"""
-    from poetry_gpt.courseware.grading import checking
+    from courseware.grading import checking
 
     def never(*args, **kwargs):  # 运行之前就判：练习根本不该被运行（不靠量用时来证明）
         raise AssertionError("源码规则没拦住，练习被运行了")
@@ -153,8 +153,8 @@ def test_source_rules_read_every_route_to_a_name(route):
 GRADER_COST = """
 import json, resource, sys
 from pathlib import Path
-from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import Limits, check_file
+from courseware.catalogue import BY_NUMBER
+from courseware.grading import Limits, check_file
 lesson = BY_NUMBER[5]
 check_file(lesson, lesson.folder / "solution.py", Limits(timeout=60))  # 热身：导入 torch、算参考答案
 out = {}
@@ -211,7 +211,7 @@ def test_a_float_mismatch_names_the_position_that_differs_most():
     """预览只显示开头几个数：浮点张量不一致时，消息说出差得最多的位置与两边的值，以及有几个位置超出容差。"""
     import torch
 
-    from poetry_gpt.courseware.grading.answers import tensor_difference
+    from courseware.grading.answers import tensor_difference
 
     want = torch.zeros(3, 4)
     got = want.clone()
@@ -231,7 +231,7 @@ def test_positions_are_written_one_way_in_every_message():
     """位置一律写成从 0 数的下标（[2]、结果[9]）并注明；“第 N 个用例”是从 1 数的序数。第 05 课的第十项是 结果[9]。"""
     import torch
 
-    from poetry_gpt.courseware.grading.answers import compare, judge, tensor_difference
+    from courseware.grading.answers import compare, judge, tensor_difference
 
     want = torch.tensor([0.0, 1.0, float("-inf"), 3.0])
     got = torch.tensor([0.0, 1.0, 777.0, 3.0])
@@ -254,7 +254,7 @@ def test_positions_are_written_one_way_in_every_message():
 
 
 def test_a_tuple_is_asked_for_as_a_tuple():
-    from poetry_gpt.courseware.grading.answers import compare
+    from courseware.grading.answers import compare
 
     assert compare(([1], [True]), {"ids": [1]}) == "结果应是元组（tuple），实际是 dict"
     assert compare([1, 2], "12") == "结果应是列表，实际是 str"
@@ -271,7 +271,7 @@ def test_a_torch_error_reaches_the_learner_after_a_chinese_sentence(tmp_path):
 
 def test_only_utf8_source_is_accepted():
     """声明了 UTF-8 以外编码的文件不运行（utf-7 里，UTF-8 读来是注释的一行可以是代码）；声明 UTF-8 的照常。"""
-    from poetry_gpt.courseware.grading.reading import source_problem
+    from courseware.grading.reading import source_problem
 
     code = b"import torch\n\ndef solve(x):\n    return x\n"
     for cookie in (b"# -*- coding: utf-7 -*-\n", b"#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\n"):
@@ -285,9 +285,9 @@ def test_every_tripwire_names_something_in_this_torch():
     """每课 TRIPWIRES 里的名字在这个版本的 torch 里都找得到：runner 找不到的绊线会被跳过，这里先说出来。"""
     import torch
 
-    from poetry_gpt.courseware import runner
-    from poetry_gpt.courseware.catalogue import CATALOGUE
-    from poetry_gpt.courseware.grading import tripwires
+    from courseware import runner
+    from courseware.catalogue import CATALOGUE
+    from courseware.grading import tripwires
 
     named = [(lesson.code, name) for lesson in CATALOGUE if lesson.available for name in tripwires(lesson)]
     assert {code for code, _ in named} == {"01", "13", "15", "16", "17"}

@@ -18,7 +18,7 @@ SYNTAX_ERRORS = [  # (源代码, 中文说明里的一段)
 
 @pytest.mark.parametrize("source, chinese", SYNTAX_ERRORS)
 def test_syntax_errors_get_a_chinese_gloss_with_the_original(source, chinese):
-    from poetry_gpt.courseware.messages import syntax_message
+    from courseware.messages import syntax_message
 
     with pytest.raises(SyntaxError) as caught:
         compile(source, "mine.py", "exec")
@@ -45,7 +45,7 @@ def test_torch_errors_get_a_chinese_sentence_before_the_english(code, chinese):
 
     import torch
 
-    from poetry_gpt.courseware.messages import error_hint
+    from courseware.messages import error_hint
 
     try:
         eval(code, {"torch": torch})
@@ -56,7 +56,7 @@ def test_torch_errors_get_a_chinese_sentence_before_the_english(code, chinese):
 
 
 def test_unknown_english_errors_get_a_general_sentence_and_chinese_ones_none():
-    from poetry_gpt.courseware.messages import error_hint
+    from courseware.messages import error_hint
 
     assert "英文报错原文" in error_hint("差分检查出错：\nKeyError: 3")
     assert error_hint("差分检查出错：\nValueError: 位置表不够长") is None

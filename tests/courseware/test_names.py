@@ -2,7 +2,7 @@
 
 import pytest
 
-from poetry_gpt.courseware.names import problem, texts, unknown_names
+from courseware.names import problem, texts, unknown_names
 
 
 def test_every_name_the_texts_mention_exists():
@@ -19,7 +19,7 @@ def test_every_name_the_texts_mention_exists():
         ("settings.STOCK_OPENINGS", None),
         ("train.make_optimiser()", "poetry_gpt.train 里没有 make_optimiser"),
         ("train.make_optimizer()", None),
-        ("grading.rules.NOPE", "poetry_gpt.courseware.grading.rules 里没有 NOPE"),
+        ("grading.rules.NOPE", "courseware.grading.rules 里没有 NOPE"),
         ("evaluation.evaluate_model", None),  # 两个模块叫 evaluation：有一个对得上就行
         ("model.eval()", None),  # 模型实例的方法
         ("nn.GELU", None),
@@ -43,7 +43,7 @@ def test_a_wrong_name_is_caught(name, why):
 def test_markdown_commands_in_bash_blocks_and_inline_code_are_checked(tmp_path, monkeypatch):
     text = "先运行 `./poet lesson 9`，再看 `verse_rules.STOCK`。\n\n```bash\n./poet train --preset tiny --fast\n```\n"
     (tmp_path / "x.md").write_text(text, encoding="utf-8")
-    monkeypatch.setattr("poetry_gpt.courseware.names.ROOT", tmp_path)
+    monkeypatch.setattr("courseware.names.ROOT", tmp_path)
     assert unknown_names("x.md") == [
         "x.md:1: `verse_rules.STOCK`：课程包里没有叫 verse_rules 的模块",
         "x.md:4: `./poet train --preset tiny --fast`：./poet train 没有 --fast 这个选项",

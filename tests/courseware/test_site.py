@@ -14,11 +14,10 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import torch
 
-from poetry_gpt.common import ROOT
-from poetry_gpt.courseware import site
-from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE
-from poetry_gpt.courseware.figures import agrees
-from poetry_gpt.courseware.site_figures import (
+from courseware import site
+from courseware.catalogue import BY_NUMBER, CATALOGUE
+from courseware.figures import agrees
+from courseware.site_figures import (
     FIGURES,
     lesson01,
     lesson02,
@@ -46,7 +45,8 @@ from poetry_gpt.courseware.site_figures import (
     lesson25,
     lesson26,
 )
-from poetry_gpt.courseware.tolerance import contains
+from courseware.tolerance import contains
+from poetry_gpt.common import ROOT
 
 
 class Page(HTMLParser):
@@ -286,7 +286,7 @@ def test_lesson_11_figure_counts_the_previous_position_like_lesson_10():
 
 
 def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):
-    poet = [sys.executable, "-m", "poetry_gpt.courseware.cli", "site"]
+    poet = [sys.executable, "-m", "courseware.cli", "site"]
     ok = subprocess.run(
         poet + ["--out", str(tmp_path / "web")], cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=120
     )

@@ -15,10 +15,10 @@ import re
 import pytest
 from conftest import CHROMEDRIVER, CHROMIUM
 
+from courseware import site
+from courseware.catalogue import BY_NUMBER, CATALOGUE
+from courseware.site_figures import FIGURES
 from poetry_gpt.common import ROOT
-from poetry_gpt.courseware import site
-from poetry_gpt.courseware.catalogue import BY_NUMBER, CATALOGUE
-from poetry_gpt.courseware.site_figures import FIGURES
 
 SCREENSHOTS = ROOT / "runs" / "site-screenshots"
 LESSONS = [lesson for lesson in CATALOGUE if lesson.available]

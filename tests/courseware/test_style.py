@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from poetry_gpt.courseware.catalogue import CATALOGUE, LESSONS_DIR
+from courseware.catalogue import CATALOGUE, LESSONS_DIR
 
 READMES = sorted(LESSONS_DIR.glob("[0-9][0-9]/README.md"))
 GLOSSARY = LESSONS_DIR / "GLOSSARY.md"

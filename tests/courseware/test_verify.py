@@ -4,10 +4,10 @@
 import re
 import shutil
 
-from poetry_gpt.courseware import catalogue as course
-from poetry_gpt.courseware import imports, verify
-from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.cli import tables
+from courseware import catalogue as course
+from courseware import imports, verify
+from courseware.catalogue import BY_NUMBER
+from courseware.cli import tables
 
 JOBS = 2
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from poetry_gpt.courseware import sandbox
-from poetry_gpt.courseware.classroom import shown_name
-from poetry_gpt.courseware.grading import wall_seconds
+from courseware import sandbox
+from courseware.classroom import shown_name
+from courseware.grading import wall_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent  # 捣乱的文件都以课号开头，这个测试文件本身不算
@@ -42,7 +42,7 @@ def poet(*args, env=None, timeout=600, **kw):
     full = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     full.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "poetry_gpt.courseware.cli", *args],
+        [sys.executable, "-m", "courseware.cli", *args],
         cwd=ROOT,
         env=full,
         capture_output=True,
@@ -65,7 +65,7 @@ def snapshot_files(folder: Path) -> dict[str, str]:
 TARGETS = (
     "lessons/05/solution.py",
     "lessons/09/solution.py",
-    "poetry_gpt/courseware/grading/checking.py",
+    "courseware/grading/checking.py",
 )  # 攻击文件想改的
 
 
@@ -369,7 +369,7 @@ def test_messages_name_real_types_and_escape_controls(graded):
 
 
 def confinement_kind() -> str:
-    from poetry_gpt.courseware.confine import available_kind
+    from courseware.confine import available_kind
 
     return available_kind()
 
@@ -443,7 +443,7 @@ def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, prefi
                 *prefix,
                 sys.executable,
                 "-m",
-                "poetry_gpt.courseware.cli",
+                "courseware.cli",
                 "check",
                 kind[:2],
                 str(path),
@@ -590,7 +590,7 @@ def test_third_round_through_check(tmp_path):
 def test_listing_is_bounded_and_never_goes_through_links(tmp_path):
     """学习者的 lessons 是指向老师别处文件夹的链接：那个文件夹里的名字一个也不出现在报告里；放了几千个空文件的学习者
     文件夹只看前 MAX_ENTRIES 项，报告里说没看完，批改程序花的时间与报告的大小不随它变。"""
-    from poetry_gpt.courseware.classroom import MAX_ENTRIES
+    from courseware.classroom import MAX_ENTRIES
 
     root = tmp_path / "class"
     (root / "honest_05").mkdir(parents=True)
@@ -613,7 +613,7 @@ def test_listing_is_bounded_and_never_goes_through_links(tmp_path):
 
 def test_jobs_fit_the_memory_that_exists(tmp_path):
     """--jobs × --memory 放不下这台机器真能用的内存时，减少同时批改的份数并说明；一份都放不下就不开始（退出码 2）。"""
-    from poetry_gpt.courseware.confine import memory_available_mb
+    from courseware.confine import memory_available_mb
 
     root = tmp_path / "class"
     (root / "a").mkdir(parents=True)
@@ -644,7 +644,7 @@ def test_a_killed_grader_leaves_what_was_graded_and_the_next_run_cleans_up(tmp_p
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env["TMPDIR"] = str(tmp)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "poetry_gpt.courseware.cli", "grade", str(root), "--jobs", "1", "--timeout", "120"]
+        [sys.executable, "-m", "courseware.cli", "grade", str(root), "--jobs", "1", "--timeout", "120"]
         + ["--memory", "1024", "--json", str(report)],
         cwd=ROOT,
         env=env,
@@ -668,7 +668,7 @@ def test_a_killed_grader_leaves_what_was_graded_and_the_next_run_cleans_up(tmp_p
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert wait_no_leftovers() == []
     assert [p.name for p in tmp.iterdir()] == []
-    from poetry_gpt.courseware.confine import CGROUP_ROOT, _own_cgroup
+    from courseware.confine import CGROUP_ROOT, _own_cgroup
 
     # 它的 cgroup 也删掉了（v1 的 pids、cpuacct 常在层级的根上，别的容器也在那里建：只删自己 memory 与 v2 的）
     mine = [CGROUP_ROOT / "memory" / (_own_cgroup("memory") or "/nowhere").lstrip("/")]
@@ -809,7 +809,7 @@ def test_interrupting_grade_ends_every_learner_process(tmp_path, how):
         [
             sys.executable,
             "-m",
-            "poetry_gpt.courseware.cli",
+            "courseware.cli",
             "grade",
             str(root),
             "--timeout",
@@ -898,7 +898,7 @@ def test_interrupting_check_ends_the_learner_process(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env.update(TMPDIR=str(tmp), POET_WORKSPACE=str(tmp_path))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "poetry_gpt.courseware.cli", "check", "5", str(path), "--timeout", "120"],
+        [sys.executable, "-m", "courseware.cli", "check", "5", str(path), "--timeout", "120"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -989,7 +989,7 @@ def test_sandbox_as_an_ordinary_user():
         prefix = as_ordinary_user(share)
         got = check_each(kinds, root, workspace, prefix=prefix)
         doctor = subprocess.run(  # ./poet check 不谈沙箱：身份与上限的种类看 doctor（同一个普通用户）
-            [*prefix, sys.executable, "-m", "poetry_gpt.courseware.cli", "doctor"],
+            [*prefix, sys.executable, "-m", "courseware.cli", "doctor"],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -1005,7 +1005,7 @@ def test_sandbox_as_an_ordinary_user():
                 *prefix,
                 sys.executable,
                 "-m",
-                "poetry_gpt.courseware.cli",
+                "courseware.cli",
                 "grade",
                 str(root),
                 "--timeout",

@@ -12,9 +12,9 @@ import re
 import textwrap
 from pathlib import Path
 
-from poetry_gpt.courseware import runner, wire
-from poetry_gpt.courseware.catalogue import CATALOGUE
-from poetry_gpt.courseware.grading import (
+from courseware import runner, wire
+from courseware.catalogue import CATALOGUE
+from courseware.grading import (
     Verdict,
     default_seed,
     expected_errors,
@@ -23,7 +23,7 @@ from poetry_gpt.courseware.grading import (
     reference,
     rule_problem,
 )
-from poetry_gpt.courseware.grading.reply import checked
+from courseware.grading.reply import checked
 
 LESSONS = {lesson.number: lesson for lesson in CATALOGUE}
 

@@ -5,8 +5,8 @@
 import pytest
 from lesson_bank import assert_bank_entry_fails, wrong_file
 
-from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import check_file
+from courseware.catalogue import BY_NUMBER
+from courseware.grading import check_file
 
 BANK = {
     "不连续时用 view": """

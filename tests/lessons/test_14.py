@@ -8,9 +8,9 @@ import pytest
 import torch
 from lesson_bank import assert_bank_entry_fails, wrong_file
 
+from courseware.catalogue import BY_NUMBER
+from courseware.grading import check_file
 from poetry_gpt.common import ROOT
-from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import check_file
 
 BANK = {
     "输出层又算了一遍": """

@@ -7,7 +7,7 @@ import torch
 from lesson_bank import assert_bank_entry_fails, wrong_verdict
 from torch.nn import functional as F
 
-from poetry_gpt.courseware.catalogue import BY_NUMBER
+from courseware.catalogue import BY_NUMBER
 
 
 def load_solution(number):

@@ -7,7 +7,7 @@ import pytest
 import torch
 from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file, wrong_verdict
 
-from poetry_gpt.courseware.catalogue import BY_NUMBER
+from courseware.catalogue import BY_NUMBER
 
 _RUN = "new_run, train = simulated_run(setup, stop, total)\nmodel, optimizer = new_run()\n"
 _SAVE = """buffer = io.BytesIO()

@@ -7,7 +7,7 @@ import pytest
 import torch
 from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file
 
-from poetry_gpt.courseware.catalogue import BY_NUMBER
+from courseware.catalogue import BY_NUMBER
 from poetry_gpt.metrics import loss_curves
 
 # 第 19 课错解的共用片段：_BEST 按本课的定义找出最低那次验证在列表里的序号 best（找不到是 None），

@@ -6,8 +6,8 @@ import pytest
 import torch
 from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file
 
+from courseware.catalogue import BY_NUMBER
 from poetry_gpt.constraints import LINE_END_CHOICES, Constraint, hanzi_mask
-from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.data import EOS, default_tokenizer, load_poems, split_lines
 from poetry_gpt.settings import PLAIN
 

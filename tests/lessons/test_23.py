@@ -6,8 +6,8 @@ import pytest
 import torch
 from lesson_bank import assert_bank_entry_fails
 
+from courseware.catalogue import BY_NUMBER
 from poetry_gpt.constraints import Constraint
-from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
 from poetry_gpt.settings import PLAIN
 

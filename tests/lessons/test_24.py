@@ -8,9 +8,9 @@ import pytest
 import torch
 from lesson_bank import differential_catches, wrong_verdict
 
+from courseware.catalogue import BY_NUMBER
 from poetry_gpt import prosody, rhyme_book
 from poetry_gpt.constraints import Constraint
-from poetry_gpt.courseware.catalogue import BY_NUMBER
 from poetry_gpt.data import default_tokenizer, load_poems, split_lines
 from poetry_gpt.prosody import BOTH, PING, ZE
 from poetry_gpt.settings import VERSE, Rules

@@ -5,8 +5,8 @@ import importlib.util
 import pytest
 from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file, wrong_verdict
 
-from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import reference
+from courseware.catalogue import BY_NUMBER
+from courseware.grading import reference
 from poetry_gpt.data import load_poems
 from poetry_gpt.metrics import DISTINCT_POEMS, distinct_n, human_poems, reader_report
 

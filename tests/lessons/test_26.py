@@ -6,8 +6,8 @@ import pytest
 import torch
 from lesson_bank import assert_bank_entry_fails, verdict_of, without_visible_checks, wrong_file, wrong_verdict
 
-from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.grading import reference
+from courseware.catalogue import BY_NUMBER
+from courseware.grading import reference
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
 

@@ -1,15 +1,15 @@
 """每一课（CI 里唯一的一道课程关）：实验能跑通、输出与记录下来的 output.txt 相同，参考答案通过全部检查，起始文件得到“未完成”，
 课文小节齐全、标题与前后课的链接和课表一致，起始文件与参考答案除了 solve 的函数体一字不差。
 
-检查本身都是 poetry_gpt.courseware.verify 里的函数（./poet verify 用的同一套），这里只是逐课调用；
+检查本身都是 courseware.verify 里的函数（./poet verify 用的同一套），这里只是逐课调用；
 实验与两次检查由 verify 两份同时跑（每份一个线程），比一项一项跑快约四成。
 """
 
 import pytest
 
-from poetry_gpt.courseware.catalogue import CATALOGUE, LESSON_FILES, LESSONS_DIR
-from poetry_gpt.courseware.starters import starter_text
-from poetry_gpt.courseware.verify import readme_problem, stray_folders, verify
+from courseware.catalogue import CATALOGUE, LESSON_FILES, LESSONS_DIR
+from courseware.starters import starter_text
+from courseware.verify import readme_problem, stray_folders, verify
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
 ids = [lesson.code for lesson in AVAILABLE]

@@ -6,9 +6,9 @@ import ast
 import pytest
 from lesson_bank import verdict_of
 
-from poetry_gpt.courseware.catalogue import CATALOGUE
-from poetry_gpt.courseware.grading import default_seed, lesson_check, uncovered_kinds
-from poetry_gpt.courseware.starters import NAMES_IN_SOLVE
+from courseware.catalogue import CATALOGUE
+from courseware.grading import default_seed, lesson_check, uncovered_kinds
+from courseware.starters import NAMES_IN_SOLVE
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
 

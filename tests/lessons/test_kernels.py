@@ -16,8 +16,8 @@ import pytest
 import torch
 from conftest import ROOT
 
-from poetry_gpt.courseware.catalogue import BY_NUMBER
-from poetry_gpt.courseware.record import RUN_ENV, output_problem
+from courseware.catalogue import BY_NUMBER
+from courseware.record import RUN_ENV, output_problem
 
 KERNEL_LESSONS = (7, 13, 15, 17, 18, 21)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from lesson_bank import verdict_of
 
-from poetry_gpt.courseware.catalogue import CATALOGUE
+from courseware.catalogue import CATALOGUE
 
 
 def bank_names(path: Path) -> list[str]:

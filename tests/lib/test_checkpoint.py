@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 import torch
 
+from courseware.cli import main
 from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
-from poetry_gpt.courseware.cli import main
 from poetry_gpt.data import SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import PRESETS, TrainConfig, make_optimizer, train

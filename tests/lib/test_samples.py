@@ -5,8 +5,8 @@ from dataclasses import replace
 
 import pytest
 
+from courseware.corpus import clean_verse, held_out_lines, shares_held_out
 from poetry_gpt import samples
-from poetry_gpt.corpus import clean_verse, held_out_lines, shares_held_out
 from poetry_gpt.data import BOS, EOS, FUNCTION_CHARS, SEP, BadRecord, default_tokenizer, load_poems, split_lines
 from poetry_gpt.samples import (
     KEYWORD_COUNTS,

@@ -1,4 +1,5 @@
-"""settings.py 是每个默认值与范围唯一的出处：./poet 的选项、模型库与批改都读它，它自己不导入 torch。"""
+"""settings.py（模型库）与 courseware/defaults.py（课件）是每个默认值与范围唯一的出处：./poet 的选项、模型库与批改都读它们，
+它们自己不导入 torch。"""
 
 import argparse
 import subprocess
@@ -6,9 +7,10 @@ import sys
 
 import pytest
 
+from courseware import defaults
+from courseware.cli import parser as cli_parser
+from courseware.cli.main import build_parser
 from poetry_gpt import settings
-from poetry_gpt.courseware.cli import parser as cli_parser
-from poetry_gpt.courseware.cli.main import build_parser
 
 
 def options() -> dict[tuple[str, str], argparse.Action]:
@@ -39,9 +41,9 @@ def test_the_walk_finds_every_command():
         ("write", "--rhyme", settings.VERSE.rhyme),
         ("write", "--drafts", settings.DRAFTS),
         ("write", "--score", settings.SCORE),
-        ("check", "--timeout", settings.CHECK_TIMEOUT_S),
-        ("grade", "--timeout", settings.CHECK_TIMEOUT_S),
-        ("grade", "--memory", settings.CHECK_MEMORY_MB),
+        ("check", "--timeout", defaults.CHECK_TIMEOUT_S),
+        ("grade", "--timeout", defaults.CHECK_TIMEOUT_S),
+        ("grade", "--memory", defaults.CHECK_MEMORY_MB),
         ("train", "--device", settings.DEVICES[0]),
         ("eval", "--prompts", settings.EVAL_PROMPTS),
     ],
@@ -79,7 +81,7 @@ def test_preset_names_are_the_presets():
 
 
 def test_the_library_defaults_are_the_settings():
-    from poetry_gpt.courseware.grading import Limits
+    from courseware.grading import Limits
     from poetry_gpt.sampling import SAMPLING
 
     assert (SAMPLING.temperature, SAMPLING.top_k, SAMPLING.top_p) == (
@@ -87,14 +89,14 @@ def test_the_library_defaults_are_the_settings():
         settings.TOP_K,
         settings.TOP_P,
     )
-    assert (Limits().timeout, Limits().memory_mb) == (settings.CHECK_TIMEOUT_S, settings.CHECK_MEMORY_MB)
+    assert (Limits().timeout, Limits().memory_mb) == (defaults.CHECK_TIMEOUT_S, defaults.CHECK_MEMORY_MB)
 
 
 def test_the_library_reads_the_other_defaults_from_settings():
     import inspect
 
+    from courseware.grading import wall_seconds
     from poetry_gpt import evaluation, metrics, train
-    from poetry_gpt.courseware.grading import wall_seconds
 
     assert inspect.signature(train.train).parameters["device"].default == settings.DEVICES[0]
     assert train.TrainConfig.__dataclass_fields__["precision"].default == settings.PRECISIONS[0]
@@ -110,10 +112,10 @@ def test_the_library_reads_the_other_defaults_from_settings():
             1,
             settings.MAX_DRAFTS,
         )
-    assert wall_seconds(20.0) == settings.WALL_FACTOR * 20.0 + settings.WALL_EXTRA_S == 70.0
+    assert wall_seconds(20.0) == defaults.WALL_FACTOR * 20.0 + defaults.WALL_EXTRA_S == 70.0
     for command in ("check", "grade"):  # 帮助里写的后备上限就是 wall_seconds 用的
         help_text = OPTIONS[command, "--timeout"].help
-        assert f"{settings.WALL_FACTOR} 倍加 {settings.WALL_EXTRA_S} 秒" in help_text, help_text
+        assert f"{defaults.WALL_FACTOR} 倍加 {defaults.WALL_EXTRA_S} 秒" in help_text, help_text
 
 
 @pytest.mark.parametrize("text", ["0", "0.01", "0.8", "10", "0.001", "10.5", "-1", "1e300", "nan", "-inf"])
@@ -161,7 +163,8 @@ HEAVY = ("torch", "numpy")
     "code",
     [
         "import poetry_gpt.settings",
-        "from poetry_gpt.courseware.cli.main import build_parser; build_parser()",  # ./poet 启动、解析参数
+        "import courseware.defaults",
+        "from courseware.cli.main import build_parser; build_parser()",  # ./poet 启动、解析参数
     ],
 )
 def test_settings_and_the_cli_start_without_torch(code):

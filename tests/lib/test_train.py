@@ -258,7 +258,7 @@ def test_two_processes_match_one_process_on_the_combined_batch(tmp_path):
         done = subprocess.run(
             [
                 *launcher,
-                "poetry_gpt.courseware.cli",
+                "courseware.cli",
                 "train",
                 "--preset",
                 "tiny",

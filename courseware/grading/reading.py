@@ -1,0 +1,152 @@
+"""安全地读学习者的练习文件（大小上限、不是普通文件、不跟随符号链接），并查它能不能当 Python 运行
+（NUL、UTF-8、语法）。都在可信的父进程里、运行任何学习者代码之前做。"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import re
+import stat
+from pathlib import Path
+
+from poetry_gpt.common import os_reason
+
+from ..messages import not_utf8, syntax_message
+from .verdict import MAX_FILE_BYTES
+
+SYMLINK = "符号链接，不批改"
+"""./poet grade 遇到符号链接（或路径经过符号链接）的提交时的原因：链接不跟随，指向的文件一个字节也不读。"""
+
+
+def read_source(path: Path) -> bytes | str:
+    """读一个练习文件（跟随符号链接：./poet check 检查学习者自己指定的文件）。
+
+    Returns:
+        文件的字节；读不了（不是普通文件、太大、读不出）时是中文原因。
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # 是个管道也不会卡住
+    except OSError as e:
+        return f"无法读取这个文件：{os_reason(e)}"
+    return _read_fd(fd)
+
+
+def read_inside(folder: Path, rel: Path) -> bytes | str:
+    """读 folder 下的 rel（如 lessons/09/my_exercise.py），一步也不跟随符号链接（./poet grade 用）。
+
+    folder 与 rel 的每一级都用 O_NOFOLLOW 相对上一级打开：检查之后才被换成链接（竞争）也打不开。
+
+    Returns:
+        文件的字节；folder 或 rel 的某一级是符号链接时是 SYMLINK；别的读不了的原因是中文说明。
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK  # O_NONBLOCK：是个管道也不会卡住
+    *dirs, name = Path(rel).parts
+    fd = None
+    try:
+        fd = os.open(folder, flags | os.O_DIRECTORY)
+        for part in dirs:
+            inner = os.open(part, flags | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        file_fd = os.open(name, flags, dir_fd=fd)
+    except OSError as e:  # 碰上链接时报 ELOOP（有的系统对文件夹报 ENOTDIR）：以 lstat 为准
+        return SYMLINK if through_symlink(folder, rel) else f"无法读取这个文件：{os_reason(e)}"
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return _read_fd(file_fd)
+
+
+def read_at(dir_fd: int, name: str) -> bytes | str:
+    """读已打开的文件夹 dir_fd 里的文件 name，不跟随符号链接（./poet grade 逐级经文件夹描述符往下走时用）。
+
+    Returns:
+        文件的字节；name 是符号链接时是 SYMLINK；别的读不了的原因是中文说明。
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError as e:
+        return SYMLINK if e.errno == errno.ELOOP else f"无法读取这个文件：{os_reason(e)}"
+    return _read_fd(fd)
+
+
+def through_symlink(folder: Path, rel: Path) -> bool:
+    """folder 本身或 folder/rel 路上的某一级（含 rel 本身）是不是符号链接。只 lstat，不跟随。"""
+    path = Path(folder)
+    links = [path] + [path := path / part for part in Path(rel).parts]
+    return any(map(os.path.islink, links))
+
+
+def _read_fd(fd: int) -> bytes | str:
+    """读一个已打开的文件描述符（读完关掉）：普通文件、不超过 MAX_FILE_BYTES 时返回字节，否则是中文原因。"""
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "这不是一个普通文件"
+        if st.st_size > MAX_FILE_BYTES:
+            return f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
+        try:
+            data = f.read(MAX_FILE_BYTES + 1)
+        except OSError as e:
+            return f"无法读取这个文件：{os_reason(e)}"
+    if len(data) > MAX_FILE_BYTES:
+        return f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
+    return data
+
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")  # PEP 263 的编码声明
+
+
+def _declares_utf8(name: str) -> bool:
+    """编码声明里的名字是不是 UTF-8（照 Python 自己的规范化：utf_8、UTF8、utf-8-unix……都是）。"""
+    normal = name[:12].lower().replace("_", "-")
+    if normal == "utf-8" or normal.startswith("utf-8-"):
+        return True
+    try:
+        return codecs.lookup(name).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def cookie_problem(data: bytes) -> str | None:
+    """前两行里声明了 UTF-8 以外的源码编码（# -*- coding: utf-7 -*-）时的中文原因，否则为 None。
+
+    Python 照声明解码，批改程序查源码规则、老师读代码都按 UTF-8：在 utf-7 里，UTF-8 读来是一行注释的文字
+    可以是 Python 执行的代码。所以只接受 UTF-8 的源码（不声明，或声明的就是 UTF-8）。"""
+    for number, line in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n")[:2], start=1):
+        match = _COOKIE.match(line)
+        if match and not _declares_utf8(match.group(1).decode("ascii", "replace")):
+            name = match.group(1).decode("ascii", "replace")
+            return (
+                f"第 {number} 行声明了源码编码 {name}：课程只接受 UTF-8 的源码（批改程序查规则、老师读代码都按 UTF-8，"
+                f"别的编码下同一行字可能是另一段代码）。请删掉这一行，或改成 # -*- coding: utf-8 -*-"
+            )
+    return None
+
+
+def source_problem(data: bytes, shown: str) -> str | None:
+    """文件内容能不能当 Python 运行：NUL、编码（只接受 UTF-8，见 cookie_problem）、语法。
+    能时为 None，否则是中文原因（带行号）。开头的 BOM（Windows 记事本存的“UTF-8 带 BOM”）照常接受。"""
+    if b"\0" in data:
+        line = data.count(b"\n", 0, data.index(b"\0")) + 1
+        return (
+            f"第 {line} 行有一个空字符（NUL，\\0）：Python 文件里不能有它。"
+            f"常见原因是文件被存成了 UTF-16，请用 UTF-8 另存后再检查。"
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        return not_utf8(line)
+    if problem := cookie_problem(data):
+        return problem
+    try:
+        compile(text, shown, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        return f"第 {e.lineno} 行：{syntax_message(e.msg)}\n{(e.text or '').rstrip()}"
+    except (RecursionError, MemoryError):
+        return "代码嵌套太深或太长，Python 编译不了"
+    except ValueError as e:
+        return f"编译不了：{e}"
+    return None

@@ -1,0 +1,322 @@
+"""在子进程（通常在 bwrap 沙箱里）运行学习者的文件：由 grading/checking.py 启动，不要直接运行。
+
+用法：python -I runner.py LEARNER_PY TRIP_FD ANSWER_FD。批改程序把这个文件和 wire.py 复制进检查的工作文件夹，
+从那里运行：两者只用标准库和 torch，沙箱里没有 poetry_gpt 包（学习者的代码也 import 不到它）。
+
+1. 从标准输入读进父进程给的设置（wire 格式）——这时学习者的代码还没运行：用例 cases、本课 check.py 的
+   RAISES（内置异常名）、FRESH_RESULT、TRIPWIRES（绊线，见 install_tripwires），以及是否在沙箱里；
+2. 可见检查：fork 一个子进程，把学习者的文件当脚本运行一遍（__name__ == "__main__"），执行它底部自带的检查；
+   这个子进程（连同它开的进程，在沙箱里时）结束之后，这里才往下走——它手里的东西留不到下一步；
+3. 差分检查：先换上本课的绊线，再把文件当模块导入，逐个用例调用 solve；每四个用例里的第一个用同样的参数
+   再调用一次（第二次之前，FRESH_RESULT 的课先改写第一次结果里的张量）；
+4. 把每次调用的结果（[RETURNED, 值] 或 [RAISED, 异常名]）与调用之后的输入按 wire 格式写进 ANSWER_FD，
+   然后立刻 os._exit(0)：学习者注册的 atexit、finally 之类都没有机会再往里写东西。
+
+这个进程只交回“答案”：参考答案、比较与判定都在父进程里。学习者的代码与这个进程权限相同，
+能改写这里的任何东西——所以父进程把交回来的一切都当作不可信的，逐项核对格式之后才拿去比较，
+而且“不改输入、不与输入共用内存”靠的是交回的输出（调用两次的用例两次都要对），不只是这个进程自己说的“输入没变”。
+绊线被碰到时写进 TRIP_FD 并以 SIGKILL 结束进程：学习者的 try/except 接不住，父进程从 TRIP_FD 读出来判定。
+"""
+
+import builtins
+import errno
+import importlib
+import importlib.util
+import os
+import runpy
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+
+import torch
+
+Tensor = torch.Tensor  # 学习者的代码运行之前记下
+RETURNED, RAISED = "returned", "raised"  # 与 wire.RETURNED、wire.RAISED 相同（wire 的副本在 main 里才载入）
+# 第 0、4、8……个用例调用两次：原地改动输入的 solve 通常每个用例都改，查几个就够（第 18 课一次调用要好几秒）
+AGAIN_EVERY = 4
+_wires = []  # 换上的 torch.library.Library：留着引用，不然它被回收时绊线就拆掉了
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def learner_traceback(exc, learner_path):
+    """只保留学习者自己文件里的栈帧，一帧一行写成“文件 第 N 行（在 solve 里）：源码”，外加最后的错误行
+    （异常的类名是 Python 的名字，保留原样；消息是谁写的就是什么语言）。批改程序把临时副本的路径换成学习者的文件名。"""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+    lines = [
+        f"  {learner_path} 第 {f.lineno} 行（{'顶层代码' if f.name == '<module>' else f'在 {f.name} 里'}）："
+        f"{(f.line or '').strip()}"
+        for f in frames
+    ]
+    return "\n".join(lines + ["".join(traceback.format_exception_only(type(exc), exc)).rstrip()])
+
+
+def failure(exc, learner_path, stage):
+    """把学习者代码抛出的异常归成一个判定：(status, message)。"""
+    if isinstance(exc, NotImplementedError):
+        return "not_implemented", str(exc)
+    if isinstance(exc, SystemExit):
+        return "crashed", f"{stage}：程序调用了 sys.exit({exc.code!r})"
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:  # 撞上了输出文件的大小上限
+        return "crashed", f"{stage}：输出太多"
+    if isinstance(exc, MemoryError):
+        return "crashed", f"{stage}：内存超过上限"
+    if isinstance(exc, ModuleNotFoundError) and (package := (exc.name or "").split(".")[0]) in (
+        "poetry_gpt",
+        "courseware",
+    ):
+        return "crashed", (
+            f"{stage}：检查时练习文件导入不了课程包 {package}——练习只用标准库与 torch，"
+            f"要亲手写出这一步，不能调用包里现成的实现：\n{learner_traceback(exc, learner_path)}"
+        )
+    if isinstance(exc, AssertionError) and stage == "可见检查":
+        return "wrong", f"可见检查没通过：\n{learner_traceback(exc, learner_path)}"
+    return "crashed", f"{stage}出错：\n{learner_traceback(exc, learner_path)}"
+
+
+def _resolve(dotted: str):
+    """ "torch.nn.functional.cross_entropy" → (所属的模块或类, 属性名, 对象)；找不到时为 None。"""
+    parts = dotted.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[i:-1]:
+                owner = getattr(owner, part)
+            return owner, parts[-1], getattr(owner, parts[-1])
+        except AttributeError:
+            return None
+    return None
+
+
+def install_tripwires(names, trip_fd: int) -> None:
+    """把本课 check.py 的 TRIPWIRES 换成绊线：一碰就把名字写进 trip_fd，再以 SIGKILL 结束本进程（接不住、躲不开）。
+
+    "aten::算子" 换掉算子在 CPU 上的实现（torch.library）：不论从哪个名字、哪条路（F.cross_entropy 里面、
+    torch._C 里的原函数、Tensor 的方法）走到这个算子都会碰上；"torch.…" 这样的 Python 名字换掉这个名字，
+    并换掉已载入的 torch 模块里指向同一个对象的每个别名（如 torch.nn.utils.clip_grad_norm_ 与
+    torch.nn.utils.clip_grad.clip_grad_norm_）。绊线不留原来的函数：从它身上取不回原物。"""
+    write, kill, getpid = os.write, os.kill, os.getpid
+
+    def wire(name):
+        data = name.encode("utf-8")
+
+        def tripwire(*args, **kwargs):
+            try:
+                write(trip_fd, data)
+            finally:
+                kill(getpid(), signal.SIGKILL)
+
+        return tripwire
+
+    library = None
+    originals = {}
+    for name in names:
+        if name.startswith("aten::"):
+            if library is None:
+                library = torch.library.Library("aten", "IMPL")
+                _wires.append(library)
+            with warnings.catch_warnings():  # “覆盖了已注册的实现”的提示：正是我们要的
+                warnings.simplefilter("ignore")
+                try:
+                    library.impl(name.removeprefix("aten::"), wire(name), "CPU")
+                except (RuntimeError, ValueError):  # 这个版本的 torch 没有这个算子：源码规则仍在
+                    pass
+        elif found := _resolve(name):
+            owner, attr, original = found
+            setattr(owner, attr, wire(name))
+            originals[id(original)] = (original, name)
+    for module in [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "torch" and m is not None]:
+        for attr, value in list(vars(module).items()):
+            hit = originals.get(id(value))
+            if hit is not None and hit[0] is value:
+                setattr(module, attr, wire(hit[1]))
+
+
+def _tensors(value):
+    """value 本身或它顶层列表、元组里的张量。"""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [t for t in items if isinstance(t, Tensor)]
+
+
+def _overwrite(value) -> None:
+    """改写结果里每个张量用到的那段存储（FRESH_RESULT 的课，第一次调用之后）：结果要是与某个输入共用内存，
+    这个输入就跟着变了，第二次调用的结果也就不对了——由父进程比较输出查出来。"""
+    for t in _tensors(value):
+        try:
+            t = t.detach()
+            span = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
+            if not span or any(s < 0 for s in t.stride()):
+                continue
+            flat = torch.as_strided(t, (span,), (1,), t.storage_offset())
+            if flat.dtype == torch.bool:
+                flat.logical_not_()
+            elif flat.is_floating_point():
+                flat.mul_(-1.5).add_(0.25)
+            else:
+                flat.add_(1)
+        except BaseException:  # 古怪的张量（只读、meta……）：不改，交回时自有判定
+            pass
+
+
+def _call(solve, args, expected_errors, learner_py, i):
+    """调用一次 solve：[RETURNED, 结果] 或 [RAISED, 异常名]；别的异常是 (status, message)。"""
+    try:
+        return [RETURNED, solve(*args)]
+    except BaseException as e:
+        name = next((n for n, cls in expected_errors if isinstance(e, cls)), None)
+        if name is not None and not isinstance(e, NotImplementedError):
+            return [RAISED, name]
+        return failure(e, learner_py, f"第 {i + 1} 个用例")
+
+
+def visible_check(learner_py):
+    """把学习者的文件当脚本运行一遍：正常结束或 sys.exit(0) 为 None，否则是 {"status": ..., "message": ...}。"""
+    try:
+        runpy.run_path(learner_py, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            return {"status": "crashed", "message": f"可见检查时程序以退出码 {e.code} 结束"}
+    except BaseException as e:  # 学习者的任何错误都只是一个判定
+        status, message = failure(e, learner_py, "可见检查")
+        return {"status": status, "message": message}
+    return None
+
+
+def differential(learner_py, setup, snapshot, call, overwrite):
+    """导入学习者的文件，逐个用例调用 solve，每 AGAIN_EVERY 个里的第一个调用两次（别的用例“第二次”就是第一次）。
+    返回要交回的 {"status": ..., "message": ...} 或
+    {"status": "ok", "calls": [每个用例的 [第一次, 第二次, 调用之后的参数]]}；每次是 [RETURNED, 值] 或 [RAISED, 异常名]。
+    snapshot(值) 把第一次的结果定格（编码再解码）：第二次调用、改写都碰不到已经记下的第一次结果；
+    call 与 overwrite 是 _call 与 _overwrite（main 在学习者的代码运行之前取下的）。"""
+    expected_errors = [(name, getattr(builtins, name)) for name in setup["raises"]]
+    try:
+        solve = getattr(load(learner_py, "learner_exercise"), "solve", None)
+    except BaseException as e:
+        status, message = failure(e, learner_py, "导入")
+        return {"status": status, "message": message}
+    if not callable(solve):
+        return {"status": "not_implemented", "message": "文件里没有 solve 函数"}
+    calls = []
+    for i, args in enumerate(setup["cases"]):
+        first = call(solve, args, expected_errors, learner_py, i)
+        if type(first) is tuple:
+            return {"status": first[0], "message": first[1]}
+        kept = [first[0], snapshot(first[1])]
+        second = kept
+        if i % AGAIN_EVERY == 0:
+            if setup["fresh"] and first[0] == RETURNED:
+                overwrite(first[1])
+            second = call(solve, args, expected_errors, learner_py, i)
+            if type(second) is tuple:
+                return {"status": second[0], "message": second[1]}
+        calls.append([kept, second, args])
+    return {"status": "ok", "calls": calls}
+
+
+def run(learner_py, cases, raises=(), fresh=False):
+    """在本进程里跑完可见检查与差分检查，返回要交回的结果（与子进程交回的相同，见 differential）：
+    不 fork、不换绊线，tests/lessons 的错解库用它省掉子进程。raises 是 RAISES，fresh 是 FRESH_RESULT。"""
+    wire = load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"), "wire")
+    failed = visible_check(learner_py)
+    if failed is not None:
+        return failed
+    setup = {"cases": cases, "raises": list(raises), "fresh": fresh}
+    return differential(learner_py, setup, lambda value: wire.decode(wire.encode(value)), _call, _overwrite)
+
+
+def _clean_slate(sandboxed: bool) -> None:
+    """可见检查的子进程开过的进程（后台进程、孙进程）一个不留：在沙箱里（本进程是命名空间里的 2 号，
+    1 号是 bwrap）kill(-1) 只碰得到这个命名空间里的进程。没有沙箱时不做——那会碰到老师自己的进程。"""
+    if not (sandboxed and os.getpid() == 2 and os.getppid() == 1):
+        return
+    for _ in range(50):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        if not [p for p in os.listdir("/proc") if p.isdigit() and p not in ("1", "2")]:
+            return
+        time.sleep(0.01)  # 刚杀掉的进程等 1 号进程收走
+
+
+def _forward_death(status: int, exit_now) -> None:
+    """可见检查的子进程没有交回结果就结束了：本进程以同样的方式结束，父进程按退出方式判定。"""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    exit_now(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def main():
+    learner_py, trip_fd, answer_fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    wire = load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"), "wire")  # 旁边的副本
+    # 学习者的代码运行之前就记下要用的函数：它换掉 os.write、wire.encode 或这个文件里的 _overwrite、differential
+    # 也只换掉了模块里的名字，这里用的还是原来的
+    encode, decode, write, exit_now = wire.encode, wire.decode, os.write, os._exit
+    run_cases, overwrite, call = differential, _overwrite, _call
+    setup = decode(sys.stdin.buffer.read())
+    sys.stdin = open(os.devnull, encoding="utf-8")
+
+    def send(result, fd=answer_fd):
+        if isinstance(result.get("message"), str) and len(result["message"]) > 8000:  # 父进程反正只显示前几 KiB
+            result["message"] = result["message"][:8000] + " …（后面省略）"
+        try:
+            data = memoryview(encode(result))
+        except BaseException as e:  # 结果本身编码不了（比如 __iter__ 抛错的列表子类）
+            data = memoryview(encode({"status": "crashed", "message": f"交回结果时出错：{type(e).__name__}"}))
+        while data:
+            data = data[write(fd, data) :]
+
+    # 可见检查在一个 fork 出来的子进程里：它用到的原版 torch 函数、留下的任何对象都到不了差分检查
+    # 可见检查的结果放在一块不占内存盘配额的匿名内存里：学习者写满了 /tmp 与工作文件夹，结果也写得进去
+    box = os.fdopen(os.memfd_create("visible"), "w+b") if hasattr(os, "memfd_create") else tempfile.TemporaryFile()
+    with box:
+        child = os.fork()
+        if child == 0:
+            result = visible_check(learner_py)
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except BaseException:
+                pass
+            send(result or {"status": "ok"}, box.fileno())  # 跑完了也要说一声：中途 os._exit(0) 的不算跑完
+            exit_now(0)
+        _, status = os.waitpid(child, 0)
+        _clean_slate(setup["sandboxed"])
+        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+            _forward_death(status, exit_now)
+        box.seek(0)
+        reported = box.read(1 << 20)
+    try:
+        result = decode(reported)
+        status_ok = type(result) is dict and type(result.get("status")) is str
+    except BaseException:  # 什么也没写（可见检查中途以 os._exit(0) 结束），或写的不合格式
+        result, status_ok = None, False
+    if not status_ok:
+        result = {"status": "crashed", "message": "可见检查没有跑完：程序在中途退出了（os._exit？）"}
+    if result["status"] != "ok":
+        send(result)
+        exit_now(0)
+    install_tripwires(setup["tripwires"], trip_fd)
+
+    def snapshot(value):
+        return decode(encode(value))
+
+    send(run_cases(learner_py, setup, snapshot, call, overwrite))
+    exit_now(0)
+
+
+if __name__ == "__main__":
+    main()
