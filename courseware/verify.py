@@ -28,7 +28,7 @@ from poetry_gpt.common import DEFAULT_DATA, ROOT, atomic_write_text
 from . import catalogue
 from .catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
 from .defaults import EXPERIMENT_THREADS
-from .imports import module_file, package_imports
+from .imports import module_file, modules, package_imports
 
 CACHE_FILE = ROOT / "runs" / "verify-cache.json"
 CHECKS = ("files", "readme", "experiment", "output", "figures", "solution", "starter")
@@ -184,13 +184,13 @@ def stray_folders() -> list[str]:
     )
 
 
-# check_file 本身用到的模块（包连同它导入的各个模块）
-GRADING_MODULES = ("courseware.grading", "courseware.runner")
+GRADING = "courseware.grading"
+"""批改程序包：它的每一个模块（check_file 用到的、复制进子进程的 runner.py、批改全班与报告）都算进每一课的指纹。"""
 
 
 def used_modules(files: list[Path]) -> set[str]:
-    """files 里的 .py 文件连同批改程序（GRADING_MODULES）直接或间接导入的课程模块（全名）。"""
-    todo = set(GRADING_MODULES)
+    """files 里的 .py 文件连同批改程序（GRADING 包的每个模块）直接或间接导入的课程模块（全名）。"""
+    todo = {n for n in modules() if n == GRADING or n.startswith(f"{GRADING}.")}
     for f in files:
         if f.suffix == ".py":
             todo |= package_imports(f)

@@ -64,7 +64,7 @@ def missing(need: str) -> str | None:
     """本机缺 need（"sandbox" 或 "browser"）时是中文原因，不缺时为 None。"""
     if need == "browser":
         return None if CHROMIUM and CHROMEDRIVER.exists() else "没有装 chromium 与 chromium-driver"
-    from courseware import sandbox
+    from courseware.grading import sandbox
 
     return sandbox.unavailable_reason()
 

@@ -255,8 +255,8 @@ def cmd_doctor(args) -> int:
         rows.append(("data/poems.jsonl", True, f"{len(load_poems())} 首诗"))
     except DataFileError as e:
         rows.append(("数据文件", False, str(e)))
-    from ..confine import available_kind, describe
-    from ..sandbox import identity, unavailable_reason
+    from ..grading.confine import available_kind, describe
+    from ..grading.sandbox import identity, unavailable_reason
 
     why = unavailable_reason()  # 真的试跑一次 bwrap：装了却用不了（容器里不许建命名空间）也是 ✗
     rows.append(

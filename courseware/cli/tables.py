@@ -204,8 +204,8 @@ def grade_table(
     """./poet grade 的成绩表：一行一个学习者、一列一课（✓ 或 ✗ 与原因，没交写 missing），最后两行是每课通过率
     （只算交了的人，与把没交的算作没通过的全班）；下面一行是各种判定的份数与用时。
     results：(学习者, 课号) → grading.Verdict；rates：课号 → (通过人数, 交了的人数, 全班人数)。"""
-    from ..gradebook import RATE_ROWS
-    from ..gradebook import rate_text as rate
+    from ..grading.gradebook import RATE_ROWS
+    from ..grading.gradebook import rate_text as rate
 
     yes, no = marks()
 
@@ -240,7 +240,7 @@ def grade_table(
 
 def grade_details(learners: Sequence[str], lessons: Sequence, results: dict) -> None:
     """./poet grade --details：成绩表之后逐份列出没通过的判定与原因（消息的第一行，与 CSV 的“原因”列相同）。"""
-    from ..gradebook import reason
+    from ..grading.gradebook import reason
 
     rows = [
         (name, lesson, v)

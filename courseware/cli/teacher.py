@@ -15,8 +15,7 @@ from .parser import CliError, jobs, memory_mb, seconds, seed
 
 
 def cmd_grade(args) -> int:
-    from .. import classroom, gradebook, sandbox  # 导入 torch 较慢，只在需要时导入
-    from ..grading import Limits, probe
+    from ..grading import Limits, classroom, gradebook, probe, sandbox  # 导入 torch 较慢，只在需要时导入
 
     n_jobs = args.jobs or os.cpu_count() or 1
     limits = Limits(
@@ -34,7 +33,8 @@ def cmd_grade(args) -> int:
         roster = classroom.find_submissions(Path(args.class_dir), lessons)
         tables.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
         columns = classroom.columns_of(roster, lessons, args.lessons, args.class_dir)
-        notice = sandbox.fallback_notice() if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
+        machine = sandbox.machine(limits.sandbox)  # 只探一次：开头的说明与 JSON 报告都读它
+        notice = sandbox.fallback_notice(machine) if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
         for line in (notice, fitted):
             if line:
                 display.notice(line)
@@ -42,14 +42,16 @@ def cmd_grade(args) -> int:
             problem = probe(limits)
         if problem:
             raise classroom.ClassroomError(f"批改没有开始：{problem}")
-        console.print(f"{sandbox.protection(limits.memory_mb, limits.timeout)}。", markup=False, highlight=False)
+        console.print(
+            f"{sandbox.protection(limits.memory_mb, limits.timeout, machine)}。", markup=False, highlight=False
+        )
         console.print(
             f"批改 {len(roster.submissions)} 份练习：每份 CPU 时间上限 {limits.timeout:g} 秒，"
             f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
-            f"{'，每份关在 bubblewrap 沙箱里' if limits.sandbox and not notice else ''}；"
+            f"{'，每份关在 bubblewrap 沙箱里' if machine.sandboxed else ''}；"
             f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。"
         )
-        results, started, graded_at = grade_class(args, roster, columns, limits, n_jobs, case_seed)
+        results, started, graded_at = grade_class(args, roster, columns, limits, machine, n_jobs, case_seed)
         wall = time.monotonic() - started
         tables.grade_table(
             roster.learners,
@@ -63,7 +65,7 @@ def cmd_grade(args) -> int:
         )
         if args.details:
             tables.grade_details(roster.learners, columns, results)
-        texts = reports(args, roster, columns, results, limits, n_jobs, started, case_seed, graded_at)
+        texts = reports(args, roster, columns, results, limits, machine, n_jobs, started, case_seed, graded_at)
         gradebook.write_reports(args.csv, args.json, *texts)
     except classroom.ClassroomError as e:
         raise CliError(str(e)) from None
@@ -76,10 +78,10 @@ def cmd_grade(args) -> int:
     return 0
 
 
-def grade_class(args, roster, columns, limits, n_jobs, seed) -> tuple[dict, float, str]:
+def grade_class(args, roster, columns, limits, machine, n_jobs, seed) -> tuple[dict, float, str]:
     """批改全班，带进度条；返回 (判定, 开始的 time.monotonic(), 批改时间)。Ctrl-C 时先写出已经批改的
     （部分报告，write_partial），再让 KeyboardInterrupt 照常传上去。"""
-    from .. import classroom, gradebook
+    from ..grading import classroom, gradebook
 
     started, graded_at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M:%S")
     graded: dict = {}  # 批改完一份记一份
@@ -94,27 +96,30 @@ def grade_class(args, roster, columns, limits, n_jobs, seed) -> tuple[dict, floa
             return classroom.grade(roster, limits, n_jobs, record, seed, partial=partial), started, graded_at
         except KeyboardInterrupt:
             pending = set(roster.submissions) - set(graded)
-            texts = reports(args, roster, columns, graded, limits, n_jobs, started, seed, graded_at, pending)
+            texts = reports(args, roster, columns, graded, limits, machine, n_jobs, started, seed, graded_at, pending)
             write_partial(args, *texts, len(graded), len(pending))
             raise
 
 
-def reports(args, roster, columns, results, limits, n_jobs, started, seed, graded_at, pending=()) -> tuple[str, str]:
-    """(CSV, JSON) 两份报告的文字；pending 不空时是批改被中断时的部分报告（gradebook.report_csv）。"""
-    from .. import gradebook
+def reports(
+    args, roster, columns, results, limits, machine, n_jobs, started, seed, graded_at, pending=()
+) -> tuple[str, str]:
+    """(CSV, JSON) 两份报告的文字；machine 是批改开始时探到的隔离（sandbox.Machine）；
+    pending 不空时是批改被中断时的部分报告（gradebook.report_csv）。"""
+    from ..grading import gradebook
 
     wall = time.monotonic() - started
     return (
         gradebook.report_csv(roster.learners, columns, results, seed, graded_at, pending),
         gradebook.report_json(
-            Path(args.class_dir), roster, columns, results, limits, n_jobs, wall, seed, graded_at, pending
+            Path(args.class_dir), roster, columns, results, limits, machine, n_jobs, wall, seed, graded_at, pending
         ),
     )
 
 
 def write_partial(args, csv_text: str, json_text: str, graded: int, pending: int) -> None:
     """批改被中断（Ctrl-C、SIGTERM）时：把已经批改的写进 --csv、--json，标明是部分报告（还没批改的写作“未批改”）。"""
-    from .. import classroom, gradebook
+    from ..grading import classroom, gradebook
 
     try:
         gradebook.write_reports(args.csv, args.json, csv_text, json_text)

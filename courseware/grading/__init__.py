@@ -1,4 +1,11 @@
-"""运行与比较学习者的练习：./poet check、./poet grade 与 ./poet verify 共用这里。
+"""批改学习者的练习：./poet check、./poet grade 与 ./poet verify 共用这里，模块按批改的阶段分：
+
+- 读：classroom.py（./poet grade 的班级文件夹、并行批改全班）、reading.py（一份练习文件）、course.py（check.py 与参考答案）、
+  rules.py（源码规则）；
+- 运行：limited.py（受限的子进程）、sandbox.py（bwrap 沙箱；Machine 记下这次批改用上的隔离）、confine.py（cgroup）、
+  runner.py（子进程里运行练习的程序）、wire.py（它交回答案的格式）；
+- 判定：reply.py、answers.py、verdict.py；checking.py 的 check_file 把一份练习的读、运行、判定串起来；
+- 报告：gradebook.py（通过率、CSV/JSON 报告）。
 
 每份练习的检查分三处：
 

@@ -6,9 +6,9 @@ import math
 
 import torch
 
-from .. import wire
 from ..catalogue import Lesson
 from ..messages import error_hint
+from . import wire
 from .course import lesson_check
 
 

@@ -10,18 +10,18 @@ import threading
 import time
 from pathlib import Path
 
-from .. import sandbox, wire
 from ..catalogue import Lesson
 from ..messages import safe_text
+from . import runner, sandbox, wire
 from .answers import judge
 from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires
 from .limited import Run, interruptible, run_limited, scratch
 from .reading import read_source, source_problem
-from .reply import classify_failure, read_answers
+from .reply import checked, classify_failure, read_answers
 from .rules import rule_problem
 from .verdict import MAX_FILE_BYTES, MESSAGE_CHARS, OUTPUT_LIMIT, Limits, Verdict, wall_seconds
 
-RUNNER = Path(__file__).parent.parent / "runner.py"
+RUNNER = Path(__file__).with_name("runner.py")
 CHILD_FILES = (RUNNER, Path(wire.__file__))  # 复制进工作文件夹的子进程代码：只用标准库与 torch，不需要 poetry_gpt
 _reference_lock = threading.Lock()
 
@@ -84,6 +84,18 @@ def _run_exercise(
     return run, result, str(copy), tripped
 
 
+def _run_here(lesson: Lesson, path: Path, cases: list) -> tuple[Run, dict | str, str, None]:
+    """与 _run_exercise 同样的返回，但在本进程里运行（runner.run：不 fork、不进沙箱、没有上限、不换绊线），
+    交回的东西照样走一次 wire 往返、照样核对格式。只给 tests/lessons 的错解库用：几百个错解省掉几百次子进程。"""
+    raises = expected_errors(lesson)
+    answers = runner.run(str(path), wire.decode(wire.encode(cases)), raises, fresh_result(lesson))
+    try:
+        result = checked(wire.decode(wire.encode(answers)), len(cases), raises)
+    except wire.WireError as e:
+        result = str(e)
+    return Run(0, ""), result, str(path), None
+
+
 def _tripped(lesson: Lesson, data: bytes) -> str | None:
     """runner 的绊线写下的名字：本课 TRIPWIRES 里的一个；没有碰绊线（或写进来的不是这样一个名字）时为 None。
     学习者往这个文件里写东西，最多只能让自己得到“答案错误”。"""
@@ -128,12 +140,14 @@ def check_file(
     seed: int | None = None,
     source: bytes | None = None,
     shown: str | None = None,
+    in_process: bool = False,
 ) -> Verdict:
     """检查一份练习：读文件与语法 → 本课的源码规则（rule_problem）→ 可见检查 → 差分检查
     （后两步在同一个受限子进程里）。
 
     source 给出时用它作文件内容（./poet grade 批改前就读进了内存），否则读 path；
     shown 是消息里代替临时副本路径的名字（默认 path）。limits.timeout 是整次检查的时间上限（秒）。
+    in_process 只给错解库（tests/lessons/lesson_bank.py）：练习在本进程里运行（_run_here），别的步骤都一样。
     学习者文件只会被读，不会被改；任何学习者文件都只会得到一个判定，不会抛异常
     （Ctrl-C 与 SIGTERM 例外：KeyboardInterrupt，子进程与临时文件夹此前都已清理）。
     """
@@ -150,17 +164,21 @@ def check_file(
     try:
         with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次
             cases, expected = reference(lesson, seed)
-        setup = {
-            "cases": cases,
-            "raises": list(expected_errors(lesson)),
-            "fresh": fresh_result(lesson),
-            "tripwires": list(tripwires(lesson)),
-            "sandboxed": limits.sandbox and sandbox.unavailable_reason() is None,
-        }
-        setup_data = wire.encode(setup, limit=OUTPUT_LIMIT)
+        if not in_process:
+            setup = {
+                "cases": cases,
+                "raises": list(expected_errors(lesson)),
+                "fresh": fresh_result(lesson),
+                "tripwires": list(tripwires(lesson)),
+                "sandboxed": limits.sandbox and sandbox.unavailable_reason() is None,
+            }
+            setup_data = wire.encode(setup, limit=OUTPUT_LIMIT)
     except Exception as e:  # 课程自身的问题，不是学习者的
         return verdict("error", f"参考答案或 check.py 出错（请告诉老师，这不是你的错）：{e}")
-    run, result, copy, tripped = _run_exercise(lesson, data, setup_data, len(cases), limits)
+    if in_process:
+        run, result, copy, tripped = _run_here(lesson, Path(path), cases)
+    else:
+        run, result, copy, tripped = _run_exercise(lesson, data, setup_data, len(cases), limits)
 
     def named(text: str) -> str:  # 错误栈里写学习者认得的文件名，而不是临时副本的路径
         return text.replace(copy, shown)

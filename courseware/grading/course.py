@@ -9,8 +9,8 @@ from pathlib import Path
 
 import torch
 
-from .. import wire
 from ..catalogue import Lesson
+from . import wire
 
 
 def _load(path: Path, name: str):

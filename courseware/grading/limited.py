@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import sandbox
-from ..confine import Confinement
+from . import sandbox
+from .confine import Confinement
 from .verdict import OUTPUT_LIMIT, SHOWN_CHARS, Limits, wall_seconds
 
 _live_lock = threading.Lock()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 
-from .. import wire
+from . import wire
 from .verdict import CHILD_STATUSES, OUTPUT_LIMIT, SHOWN_CHARS, capped
 
 

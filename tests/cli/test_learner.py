@@ -14,7 +14,7 @@ from courseware import catalogue, progress
 from courseware.catalogue import CATALOGUE
 from courseware.cli import display, main
 from courseware.grading import wall_seconds
-from courseware.sandbox import unavailable_reason
+from courseware.grading.sandbox import unavailable_reason
 
 ESC = re.compile(r"\x1b\[")
 

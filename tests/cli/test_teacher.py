@@ -49,7 +49,7 @@ def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
     )
     assert "全班通过率：没交的算作没通过" in text and "判定统计：通过 1，答案错误 1，超时 1。用时 3.2 秒" in text
     for name in ("classroom.py", "gradebook.py"):  # 批改逻辑与报告本身不画表
-        source = (ROOT / "courseware" / name).read_text(encoding="utf-8")
+        source = (ROOT / "courseware" / "grading" / name).read_text(encoding="utf-8")
         assert "rich" not in source and "console" not in source
 
 
@@ -57,8 +57,8 @@ def test_grade_table_is_drawn_by_the_display_module(monkeypatch):
 
 
 def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path):
-    from courseware.classroom import find_submissions
-    from courseware.gradebook import pass_rates
+    from courseware.grading.classroom import find_submissions
+    from courseware.grading.gradebook import pass_rates
 
     root = tmp_path / "class"
     for rel, text in (

@@ -12,11 +12,10 @@ from textwrap import indent
 import pytest
 from conftest import ROOT
 
-from courseware import sandbox
 from courseware.catalogue import BY_NUMBER
-from courseware.classroom import ClassroomError, find_submissions, parse_lessons
-from courseware.gradebook import check_report_paths, reason, report_csv, write_reports
-from courseware.grading import Verdict, wall_seconds
+from courseware.grading import Verdict, sandbox, wall_seconds
+from courseware.grading.classroom import ClassroomError, find_submissions, parse_lessons
+from courseware.grading.gradebook import check_report_paths, reason, report_csv, write_reports
 
 TIMEOUT = 12  # 秒；死循环的练习各耗掉一两个这么长的时间（机器很忙时，正常的练习一步也要好几秒）
 JOBS = 2
@@ -333,7 +332,7 @@ def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path)
     """把 ./poet check 的固定用例的答案抄成一张表：check 判通过，grade（每次新的随机种子）判答案错误；
     给回 check 的种子（--seed）就重现出“通过”——种子印在输出与 JSON 里。"""
     from courseware.grading import default_seed, reference
-    from courseware.runner import AGAIN_EVERY
+    from courseware.grading.runner import AGAIN_EVERY
 
     lesson = BY_NUMBER[14]
     _, table = reference(lesson, default_seed(lesson))

@@ -285,9 +285,8 @@ def test_every_tripwire_names_something_in_this_torch():
     """每课 TRIPWIRES 里的名字在这个版本的 torch 里都找得到：runner 找不到的绊线会被跳过，这里先说出来。"""
     import torch
 
-    from courseware import runner
     from courseware.catalogue import CATALOGUE
-    from courseware.grading import tripwires
+    from courseware.grading import runner, tripwires
 
     named = [(lesson.code, name) for lesson in CATALOGUE if lesson.available for name in tripwires(lesson)]
     assert {code for code, _ in named} == {"01", "13", "15", "16", "17"}

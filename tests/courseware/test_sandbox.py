@@ -1,6 +1,6 @@
 """沙箱：先铺好空的 /tmp 再启动 Python，课程包看不见。"""
 
-from courseware import sandbox
+from courseware.grading import sandbox
 
 
 def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():
@@ -25,7 +25,7 @@ def test_sandbox_lays_the_empty_tmp_before_python_and_hides_the_package():
 
 def test_the_grade_notice_names_the_time_limit_in_seconds():
     """./poet grade 开头那一句写出真正的上限（7 秒），不是字面上的“--timeout 秒”。"""
-    from courseware.sandbox import protection
+    from courseware.grading.sandbox import protection
 
     line = protection(1024, 7.0)
     assert "CPU 时间每次检查最多 7 秒（--timeout）" in line and "最多 --timeout 秒" not in line

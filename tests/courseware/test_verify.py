@@ -57,7 +57,7 @@ def test_verify_reports_unknown_names_in_check_py(tmp_path, monkeypatch):
 
 def test_check_settings_are_what_the_grader_reads():
     """verify 认得的大写名字正是批改程序从 check.py 里读的那些；课程自己的 check.py 里没有别的。"""
-    package = imports.PACKAGE / "courseware" / "grading"
+    package = imports.ROOT / "courseware" / "grading"
     read = {
         m
         for p in package.glob("*.py")
@@ -69,9 +69,9 @@ def test_check_settings_are_what_the_grader_reads():
 
 def test_the_grader_package_is_in_every_fingerprint():
     """verify 的缓存指纹包括批改程序包里的每一个模块：改了其中任何一个，各课都要重新检查。"""
-    package = imports.PACKAGE / "courseware" / "grading"
+    package = imports.ROOT / "courseware" / "grading"
     found = {imports.module_file(n) for n in verify.used_modules([])}
-    assert set(package.glob("*.py")) | {imports.PACKAGE / "courseware" / "runner.py"} <= found
+    assert set(package.glob("*.py")) <= found and package / "runner.py" in found
 
 
 def test_experiments_run_in_parallel_get_one_thread_each(tmp_path, monkeypatch):

@@ -20,9 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from courseware import sandbox
-from courseware.classroom import shown_name
-from courseware.grading import wall_seconds
+from courseware.grading import sandbox, wall_seconds
+from courseware.grading.classroom import shown_name
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent  # 捣乱的文件都以课号开头，这个测试文件本身不算
@@ -369,7 +368,7 @@ def test_messages_name_real_types_and_escape_controls(graded):
 
 
 def confinement_kind() -> str:
-    from courseware.confine import available_kind
+    from courseware.grading.confine import available_kind
 
     return available_kind()
 
@@ -590,7 +589,7 @@ def test_third_round_through_check(tmp_path):
 def test_listing_is_bounded_and_never_goes_through_links(tmp_path):
     """学习者的 lessons 是指向老师别处文件夹的链接：那个文件夹里的名字一个也不出现在报告里；放了几千个空文件的学习者
     文件夹只看前 MAX_ENTRIES 项，报告里说没看完，批改程序花的时间与报告的大小不随它变。"""
-    from courseware.classroom import MAX_ENTRIES
+    from courseware.grading.classroom import MAX_ENTRIES
 
     root = tmp_path / "class"
     (root / "honest_05").mkdir(parents=True)
@@ -613,7 +612,7 @@ def test_listing_is_bounded_and_never_goes_through_links(tmp_path):
 
 def test_jobs_fit_the_memory_that_exists(tmp_path):
     """--jobs × --memory 放不下这台机器真能用的内存时，减少同时批改的份数并说明；一份都放不下就不开始（退出码 2）。"""
-    from courseware.confine import memory_available_mb
+    from courseware.grading.confine import memory_available_mb
 
     root = tmp_path / "class"
     (root / "a").mkdir(parents=True)
@@ -668,7 +667,7 @@ def test_a_killed_grader_leaves_what_was_graded_and_the_next_run_cleans_up(tmp_p
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert wait_no_leftovers() == []
     assert [p.name for p in tmp.iterdir()] == []
-    from courseware.confine import CGROUP_ROOT, _own_cgroup
+    from courseware.grading.confine import CGROUP_ROOT, _own_cgroup
 
     # 它的 cgroup 也删掉了（v1 的 pids、cpuacct 常在层级的根上，别的容器也在那里建：只删自己 memory 与 v2 的）
     mine = [CGROUP_ROOT / "memory" / (_own_cgroup("memory") or "/nowhere").lstrip("/")]

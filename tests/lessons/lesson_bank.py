@@ -1,9 +1,8 @@
 """错解库共用的两件事：把错误的 solve 写进一份练习文件，以及在本进程里作出 ./poet check 的判定。
 
-本进程里的判定与 ./poet check 走同一条路——同一份随机用例与参考答案（grading.reference）、
-同一个运行学习者文件的函数（runner.run：先可见检查，再每个用例调用 solve 两次）、同一次 wire 往返、
-同一个判定函数（grading.judge，含“输入不许被改动”、两次调用都要对），运行之前同样先查本课的源码规则（grading.rule_problem）
-——只省掉子进程与沙箱。
+本进程里的判定就是 ./poet check 的 grading.check_file，只多一个 in_process=True：同样先读文件、查语法与本课的源码规则，
+同一份随机用例与参考答案、同一次 wire 往返与格式核对、同一个判定函数（grading.judge，含“输入不许被改动”、两次调用都要对），
+只是学习者的文件在本进程里运行（runner.run：先可见检查，再每个用例调用 solve 两次）——省掉子进程与沙箱。
 一次子进程要一两秒（导入 torch），几百个错解就是几分钟；子进程、沙箱与各种限制另由
 tests/lessons/test_all_lessons.py 与 tests/hostile/test_hostile.py 用真正的 ./poet check 测。
 """
@@ -12,18 +11,8 @@ import re
 import textwrap
 from pathlib import Path
 
-from courseware import runner, wire
 from courseware.catalogue import CATALOGUE
-from courseware.grading import (
-    Verdict,
-    default_seed,
-    expected_errors,
-    fresh_result,
-    judge,
-    reference,
-    rule_problem,
-)
-from courseware.grading.reply import checked
+from courseware.grading import Verdict, check_file, expected_errors
 
 LESSONS = {lesson.number: lesson for lesson in CATALOGUE}
 
@@ -58,27 +47,12 @@ def message_problem(number: int, verdict: Verdict) -> str | None:
     return None
 
 
-def verdict_of(number: int, path: Path, rules: bool = True) -> Verdict:
-    """第 number 课对练习文件 path 的判定，在本进程里算（见模块说明）。rules=False 时不查源码规则。
+def verdict_of(number: int, path: Path) -> Verdict:
+    """第 number 课对练习文件 path 的判定，在本进程里算（见模块说明）。
     每个判定的消息都要走得通（message_problem）：错解库的每一条因此也查了本课 check.py 的消息路径。"""
-    verdict = _verdict_of(LESSONS[number], path, rules)
+    verdict = check_file(LESSONS[number], path, in_process=True)
     assert message_problem(number, verdict) is None, (message_problem(number, verdict), verdict.message)
     return verdict
-
-
-def _verdict_of(lesson, path: Path, rules: bool) -> Verdict:
-    if rules and (problem := rule_problem(lesson, path.read_text(encoding="utf-8"))):
-        return Verdict("wrong", problem)
-    cases, expected = reference(lesson, default_seed(lesson))
-    raises = expected_errors(lesson)
-    result = runner.run(str(path), wire.decode(wire.encode(cases)), raises, fresh_result(lesson))
-    try:
-        result = checked(wire.decode(wire.encode(result)), len(cases), raises)
-    except wire.WireError as e:
-        return Verdict("crashed", str(e))
-    if isinstance(result, str):
-        return Verdict("crashed", result)
-    return Verdict(*judge(lesson, cases, expected, result))
 
 
 def wrong_verdict(number: int, body: str, folder: Path) -> Verdict:

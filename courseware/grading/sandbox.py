@@ -29,6 +29,7 @@ import shutil
 import struct
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import courseware
@@ -365,21 +366,50 @@ def identity() -> str:
     return f"uid {SANDBOX_UID}（nobody），每次检查一个新的用户命名空间；在内核眼里是你（uid {os.geteuid()}），不是 root"
 
 
-def protection(memory_mb: int, timeout: float) -> str:
-    """一句话：学习者的代码以谁的身份运行、这次检查的内存与进程数由什么管住、CPU 时间最多几秒（./poet grade 开头说）。"""
-    from .confine import available_kind, describe
+@dataclass(frozen=True)
+class Machine:
+    """这台机器给一次批改的隔离：./poet grade 开始时探一次（machine()），屏幕上的说明与 JSON 报告都读这一份。
 
+    Attributes:
+        unavailable: 沙箱用不了的原因（unavailable_reason）；用得了时为 None。
+        sandboxed: 学习者的代码关在沙箱里：没有关掉沙箱（Limits.sandbox），它也用得了。
+        learner_uid: 学习者的代码以哪个 uid 运行：沙箱里是 SANDBOX_UID，否则是批改程序自己的。
+        confinement: 一次检查的内存与进程数由什么管住（confine.available_kind）："cgroup v2"、"cgroup v1"
+            或 "none"（只有每个进程各自的上限）。
+    """
+
+    unavailable: str | None
+    sandboxed: bool
+    learner_uid: int
+    confinement: str
+
+
+def machine(use_sandbox: bool = True) -> Machine:
+    """探这台机器：试跑一次 bwrap、试建一个 cgroup（每个进程各只试一次）。use_sandbox 是 Limits.sandbox。"""
+    from .confine import available_kind
+
+    why = unavailable_reason()
+    sandboxed = use_sandbox and why is None
+    return Machine(why, sandboxed, SANDBOX_UID if sandboxed else os.geteuid(), available_kind())
+
+
+def protection(memory_mb: int, timeout: float, found: Machine | None = None) -> str:
+    """一句话：学习者的代码以谁的身份运行、这次检查的内存与进程数由什么管住、CPU 时间最多几秒（./poet grade 开头说）。
+    found 是这次批改探到的 Machine（None 时现探）。"""
+    from .confine import describe
+
+    found = found or machine()
     who = (
         f"学习者的代码以 uid {SANDBOX_UID} 运行（不是 root）"
-        if unavailable_reason() is None
+        if found.unavailable is None
         else f"没有沙箱，学习者的代码以你的身份（uid {os.geteuid()}）运行"
     )
-    return f"{who}；{describe(available_kind(), memory_mb)}；CPU 时间每次检查最多 {timeout:g} 秒（--timeout）"
+    return f"{who}；{describe(found.confinement, memory_mb)}；CPU 时间每次检查最多 {timeout:g} 秒（--timeout）"
 
 
-def fallback_notice() -> str | None:
-    """沙箱用不了时给老师和学习者看的一行说明；能用时为 None。"""
-    why = unavailable_reason()
+def fallback_notice(found: Machine | None = None) -> str | None:
+    """沙箱用不了时给老师和学习者看的一行说明；能用时为 None。found 是这次批改探到的 Machine（None 时现探）。"""
+    why = unavailable_reason() if found is None else found.unavailable
     if why is None:
         return None
     return (

@@ -8,19 +8,17 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
 
 from poetry_gpt.common import atomic_write_bytes, atomic_write_text, os_reason
 
-from . import sandbox
-from .catalogue import Lesson
+from ..catalogue import Lesson
+from ..messages import safe_text
 from .classroom import ClassroomError, Roster, shown_name
-from .confine import available_kind
-from .grading import VERDICTS, Limits, Verdict
-from .messages import safe_text
+from .sandbox import Machine
+from .verdict import VERDICTS, Limits, Verdict
 
 MISSING = "缺"
 """某个学习者没有交某一课时，成绩表与报告里写的标签。"""
@@ -99,14 +97,15 @@ def report_json(
     lessons: list[Lesson],
     results: dict,
     limits: Limits,
+    machine: Machine,
     jobs: int,
     wall_seconds: float,
     seed: int | None = None,
     graded_at: str = "",
     pending: Collection = (),
 ) -> str:
-    """全部判定（含消息与用时）、限制设置、随机用例的种子、批改时间与课程列表。pending 不空（批改被中断）时
-    "partial" 为 true，还没批改的写作 kind "not_graded"。"""
+    """全部判定（含消息与用时）、限制设置、这次批改用上的隔离（machine：批改开始时探到的，这里不再探）、
+    随机用例的种子、批改时间与课程列表。pending 不空（批改被中断）时 "partial" 为 true，还没批改的写作 kind "not_graded"。"""
     cells = []
     for name in roster.learners:
         for lesson in lessons:
@@ -126,9 +125,9 @@ def report_json(
             )
     data = {
         "class": shown_name(str(Path(class_dir).resolve())),
-        "sandbox": sandbox.unavailable_reason() is None and limits.sandbox,
-        "learner_uid": sandbox.SANDBOX_UID if sandbox.unavailable_reason() is None and limits.sandbox else os.geteuid(),
-        "confinement": available_kind(),  # "cgroup v2"、"cgroup v1" 或 "none"（只有每个进程各自的上限）
+        "sandbox": machine.sandboxed,
+        "learner_uid": machine.learner_uid,
+        "confinement": machine.confinement,  # "cgroup v2"、"cgroup v1" 或 "none"（只有每个进程各自的上限）
         "timeout_is": "cpu_seconds",
         "timeout_seconds": limits.timeout,
         "memory_mb": limits.memory_mb,

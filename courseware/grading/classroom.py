@@ -21,23 +21,14 @@ from pathlib import Path
 
 from poetry_gpt.common import os_reason
 
-from .catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
+from ..catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
+from ..messages import safe_text
+from .checking import check_file
 from .confine import memory_available_mb, sweep_stale
-from .grading import (
-    MIN_MEMORY_MB,
-    SYMLINK,
-    Limits,
-    Verdict,
-    cancel_all,
-    check_file,
-    default_seed,
-    interruptible,
-    lesson_check,
-    read_at,
-    reference,
-    sweep_stale_scratch,
-)
-from .messages import safe_text
+from .course import default_seed, lesson_check, reference
+from .limited import cancel_all, interruptible, sweep_stale_scratch
+from .reading import SYMLINK, read_at
+from .verdict import MIN_MEMORY_MB, Limits, Verdict
 
 SHOWN_PATH = 200
 """消息里的班级文件夹路径最多写这么多字符。"""
