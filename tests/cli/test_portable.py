@@ -29,11 +29,11 @@ def run_blocked(code: str, workspace) -> subprocess.CompletedProcess:
 
 
 def test_every_module_imports_without_unix_only_modules(tmp_path):
-    """poetry_gpt 的每一个模块（模型库、课件、poet 的各个命令）在导入时都不用 UNIX_ONLY 里的模块：
+    """两个包的每一个模块（模型库 poetry_gpt、课件 courseware 与 poet 的各个命令）在导入时都不用 UNIX_ONLY 里的模块：
     要用的（批改时设 rlimit 的 resource）在用到的函数里才导入。"""
     code = """
-import importlib, pkgutil, poetry_gpt
-names = [m.name for m in pkgutil.walk_packages(poetry_gpt.__path__, "poetry_gpt.")]
+import importlib, pkgutil, courseware, poetry_gpt
+names = [m.name for p in (poetry_gpt, courseware) for m in pkgutil.walk_packages(p.__path__, p.__name__ + ".")]
 names = [n for n in names if not n.endswith("__main__")]  # python -m 的入口：导入它就是运行 poet
 for name in names:
     importlib.import_module(name)
