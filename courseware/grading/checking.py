@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..catalogue import Lesson
 from ..messages import safe_text
-from . import runner, sandbox, wire
+from . import sandbox, wire
 from .answers import judge
 from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires
 from .limited import Run, interruptible, run_limited, scratch
@@ -87,6 +87,8 @@ def _run_exercise(
 def _run_here(lesson: Lesson, path: Path, cases: list) -> tuple[Run, dict | str, str, None]:
     """与 _run_exercise 同样的返回，但在本进程里运行（runner.run：不 fork、不进沙箱、没有上限、不换绊线），
     交回的东西照样走一次 wire 往返、照样核对格式。只给 tests/lessons 的错解库用：几百个错解省掉几百次子进程。"""
+    from . import runner  # 批改程序自己从不在本进程里运行练习：只有这条路要导入它
+
     raises = expected_errors(lesson)
     answers = runner.run(str(path), wire.decode(wire.encode(cases)), raises, fresh_result(lesson))
     try:
