@@ -44,6 +44,7 @@ RECIPES: dict[str, TrainConfig] = {
     "w128-base": BASE,  # 随课程发布的模型的配方：只有绝句
     "w192-verse": VERSE,
     "w192-verse-muon": replace(VERSE, optimizer="muon"),
+    "w192-verse-muon-lr6": replace(VERSE, optimizer="muon", lr=6e-3),
     "w192-verse-lr2": replace(VERSE, lr=2e-3),
     "w192-verse-lr5": replace(VERSE, lr=5e-3),
     "w192-verse-r2": replace(VERSE, quatrain_repeats=2),
@@ -53,6 +54,7 @@ RECIPES: dict[str, TrainConfig] = {
     "w160-l8-verse": sized(VERSE, 160, 8, 5),
     "w256-l6-verse": sized(VERSE, 256, 6, 8),
     "w224-l6-verse": sized(VERSE, 224, 6, 7),
+    "w224-l6-verse-muon": replace(sized(VERSE, 224, 6, 7), optimizer="muon"),
 }
 """配方的名字 → 训练设置（总步数由 --minutes 与量出的每步秒数定）。"""
 
@@ -107,7 +109,7 @@ def main() -> int:
         torch.set_num_threads(args.threads)
         per_step = json.loads(timing.read_text(encoding="utf-8"))[args.run]
         steps = int(args.minutes * 60 / per_step)
-        config = replace(RECIPES[args.run], steps=steps, sample_every_s=0, precision="fp32")
+        config = replace(RECIPES[args.run], steps=steps, eval_every=100, sample_every_s=0, precision="fp32")
         started = time.monotonic()
         run = train(config, out / f"{args.run}-{args.minutes:g}m", progress=False)
         vals = [(e["step"], e["val"]) for e in run.log if "val" in e]
