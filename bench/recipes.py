@@ -24,12 +24,12 @@ from pathlib import Path
 
 import torch
 
+from poetry_gpt.batches import TrainingSamples
 from poetry_gpt.common import atomic_write_text
 from poetry_gpt.courseware.cli.parser import ChineseParser, positive_int
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.devices import Workers
 from poetry_gpt.model import ModelConfig
-from poetry_gpt.samples import TrainingSamples
 from poetry_gpt.train import PRESETS, TrainConfig, build_model, train
 from poetry_gpt.trainer import Trainer
 

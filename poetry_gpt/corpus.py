@@ -590,7 +590,7 @@ def verse_section(stats: dict) -> str:
 是绝句的 {v["times_quatrains"]:.1f} 倍。清洗与绝句相同：每相邻两联（四句）的窗口都交给 `clean_record`，
 异体字换成规范字，按正文去重。含有某首 val 或 test 绝句四句里三句以上（不论位置）的诗整首丢掉，
 所以 val、test 仍是没见过的尺子。这些诗不分 train/val/test：全是训练材料，模型的好坏仍只在绝句的 val 上量。
-训练怎样用它们（切成四句的窗口、最后只用绝句微调）见 `poetry_gpt/samples.py` 与 [MODEL.md](MODEL.md)。
+训练怎样用它们（切成四句的窗口、最后只用绝句微调）见 `poetry_gpt/batches.py` 与 [MODEL.md](MODEL.md)。
 一行一首，gzip 压缩后 {v["megabytes"]:.1f} MB。只重建这个文件：
 `.venv/bin/python -m poetry_gpt.corpus build-verse --from chinese-poetry-2.0.1.tgz`。
 
@@ -698,7 +698,7 @@ def _source_md_files(stats: dict) -> str:
 - `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计；与平水韵表矛盾的 {len(pr["tones_fixed"])} 个字以表为准。
 - `rhymes.json`：简体字 → 平仄（tone）、平水韵韵部（groups）、语料里的次数（count）、在各韵部押韵的次数（rhymes），
   由 `poetry_gpt.prosody` 读取。
-- `verse.txt.gz`：绝句以外的近体诗，一行一首带标点的简体正文（gzip，见上一节）；`poetry_gpt.samples` 读它。
+- `verse.txt.gz`：绝句以外的近体诗，一行一首带标点的简体正文（gzip，见上一节）；`poetry_gpt.batches` 读它。
 - `stats.json`：上表的数字。
 - `model.pt`：随课程发布的模型，见 [MODEL.md](MODEL.md)（它不由本脚本生成）。
 """

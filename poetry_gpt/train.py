@@ -21,6 +21,7 @@ from pathlib import Path
 
 import torch
 
+from .batches import TrainingSamples, batch_indices, encode_split  # noqa: F401  课程与测试从 train 取后两个
 from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint
 from .common import COURSE_SEED, os_reason
 from .data import Tokenizer, default_tokenizer
@@ -28,7 +29,6 @@ from .devices import Workers, resolve_device, resolve_precision
 from .loss import evaluate
 from .model import ModelConfig, PoetryGPT
 from .progress_bar import ProgressBar
-from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401  课程与测试从 train 取后两个
 from .settings import DEVICES, OPTIMIZERS, PRECISIONS, SCHEDULES
 from .sittings import Sittings, snapshot_name
 from .time_budget import PLAN_AT, MinutesPlanner
@@ -59,9 +59,9 @@ class TrainConfig:
             前向与反向里的矩阵乘法用 bf16，权重、优化器、softmax、注意力与损失仍是 fp32（第 17 课）。auto 在 bf16 矩阵乘法
             确实更快的设备上选 bf16（支持 bf16 的 CUDA 显卡；带 AMX 的 Intel CPU，bf16 矩阵乘法约快 5 倍），
             其他设备上选 fp32——普通笔记本的 CPU 上 bf16 反而更慢。验证损失始终用 fp32 计算。
-        fresh_keywords: 每一步为这一批诗重新抽关键词（按 IDF 加权，个数见 samples.KEYWORD_COUNTS），
+        fresh_keywords: 每一步为这一批诗重新抽关键词（按 IDF 加权，个数见 batches.KEYWORD_COUNTS），
             不用第 06 课固定的 TF-IDF 关键词；此时 keyword_dropout 不用（个数 0 就是不带关键词）。
-        verse: 也用 data/verse.txt.gz 的律诗、排律切成的四句窗口（samples.verse_windows；要 fresh_keywords）。
+        verse: 也用 data/verse.txt.gz 的律诗、排律切成的四句窗口（batches.verse_windows；要 fresh_keywords）。
         quatrain_repeats: 有 verse 时，每一轮里绝句重复几遍（窗口是绝句的 8 倍多，不重复时绝句只占约一成）。
         finetune_share: 有 verse 时，最后这一份步数只用绝句（先在全部近体诗上训练，再在绝句上微调）。
         schedule: 学习率日程，``"cosine"``（预热后余弦衰减）或 ``"wsd"``（预热、持平、最后 decay_share 的步数线性衰减：

@@ -49,7 +49,7 @@ STOCK_PENALTY = 1.5
 """句首套语的第二个字在句首第二格减去的数（奈特），与 REPEAT_PENALTY 一样约缩小 4.5 倍。"""
 MAX_CONDITION = 3
 """条件区最多放几个字：base、tiny 预设的训练样本带 1–3 个关键词（data.keywords_for），verse 预设见过 0–4 个
-（samples.KEYWORD_COUNTS）；放 3 个以内，两种模型都见过这样长的条件区。"""
+（batches.KEYWORD_COUNTS）；放 3 个以内，两种模型都见过这样长的条件区。"""
 
 
 def condition(keywords: str, acrostic: str, tokenizer: Tokenizer) -> str:

@@ -1,14 +1,12 @@
-"""训练样本（poetry_gpt.samples）与律诗材料（data/verse.txt.gz、corpus.clean_verse）。"""
+"""训练的批（poetry_gpt.batches）与律诗材料（data/verse.txt.gz、corpus.clean_verse）。"""
 
 import random
 from dataclasses import replace
 
 import pytest
 
-from poetry_gpt import samples
-from poetry_gpt.corpus import clean_verse, held_out_lines, shares_held_out
-from poetry_gpt.data import BOS, EOS, FUNCTION_CHARS, SEP, BadRecord, default_tokenizer, load_poems, split_lines
-from poetry_gpt.samples import (
+from poetry_gpt import batches
+from poetry_gpt.batches import (
     KEYWORD_COUNTS,
     TrainingSamples,
     draw_keywords,
@@ -16,6 +14,8 @@ from poetry_gpt.samples import (
     load_verse,
     verse_windows,
 )
+from poetry_gpt.corpus import clean_verse, held_out_lines, shares_held_out
+from poetry_gpt.data import BOS, EOS, FUNCTION_CHARS, SEP, BadRecord, default_tokenizer, load_poems, split_lines
 from poetry_gpt.train import PRESETS
 
 LUSHI = "国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。烽火连三月，家书抵万金。白头搔更短，浑欲不胜簪。"
@@ -120,7 +120,7 @@ def test_fresh_keywords_are_redrawn_each_step_and_belong_to_the_poem(fresh):
 
 
 def test_verse_windows_join_the_pool_until_the_finetune_share(monkeypatch):
-    monkeypatch.setattr(samples, "load_verse", lambda: (LUSHI,) * 50)
+    monkeypatch.setattr(batches, "load_verse", lambda: (LUSHI,) * 50)
     config = replace(PRESETS["verse"], train_poems=100, steps=50, batch_size=25, finetune_share=0.2)
     pool = TrainingSamples(config, default_tokenizer())
     assert len(pool.windows) == 150 and pool.finetune_from(config) == 40
