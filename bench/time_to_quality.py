@@ -232,7 +232,7 @@ def main() -> int:
         keyword_dropout=args.keyword_dropout,
         seed=preset.seed if args.seed is None else args.seed,
         fresh_keywords=False,
-        verse=False,
+        regulated=False,
     )
     tok = default_tokenizer()
     val = load_poems("val", args.val_poems)
