@@ -26,7 +26,7 @@ from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint
 from .common import COURSE_SEED, os_reason
 from .data import Tokenizer, default_tokenizer
 from .devices import Workers, resolve_device, resolve_precision
-from .loss import evaluate
+from .loss import mean_cross_entropy
 from .model import ModelConfig, PoetryGPT
 from .progress_bar import ProgressBar
 from .settings import DEVICES, OPTIMIZERS, PRECISIONS, SCHEDULES
@@ -457,7 +457,7 @@ def _loop(
                 entry = {"step": step, "loss": round(loss.item(), 5), "lr": lr}
                 validate = step % config.eval_every == 0 or step == config.steps
                 if validate:
-                    entry["val"] = round(evaluate(trainer.model, val_samples, dev), 5)
+                    entry["val"] = round(mean_cross_entropy(trainer.model, val_samples, dev), 5)
                 log.append(entry)
                 speed = chars / max(time.monotonic() - started, 1e-9)
                 bar.update(step, entry, speed)
