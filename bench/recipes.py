@@ -8,10 +8,10 @@
 3. ``--report``：每种配方的步数、每步秒数、最后的验证损失（512 首 val 绝句）与它在第几步，一张表。
 
     .venv/bin/python bench/recipes.py --out ~/poet-runs/recipes --time
-    .venv/bin/python bench/recipes.py --out ~/poet-runs/recipes --run w192-verse --minutes 20
+    .venv/bin/python bench/recipes.py --out ~/poet-runs/recipes --run w192-regulated --minutes 20
     .venv/bin/python bench/recipes.py --out ~/poet-runs/recipes --report
 
-配方都从 ``--preset verse``（绝句每轮 4 遍加律诗窗口、关键词每步重抽、最后两成步数只用绝句）或 ``base`` 出发，
+配方都从 ``--preset regulated``（绝句每轮 4 遍加律诗窗口、关键词每步重抽、最后两成步数只用绝句）或 ``base`` 出发，
 一次只改一样：宽度与层数、优化器与学习率、绝句的份量、最后的微调。
 """
 
@@ -25,15 +25,15 @@ from pathlib import Path
 import torch
 
 from courseware.cli.parser import ChineseParser, positive_int
+from poetry_gpt.batches import TrainingSamples
 from poetry_gpt.common import atomic_write_text
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.devices import Workers
 from poetry_gpt.model import ModelConfig
-from poetry_gpt.samples import TrainingSamples
 from poetry_gpt.train import PRESETS, TrainConfig, build_model, train
 from poetry_gpt.trainer import Trainer
 
-VERSE, BASE = PRESETS["verse"], PRESETS["base"]
+REGULATED, BASE = PRESETS["regulated"], PRESETS["base"]
 
 
 def sized(config: TrainConfig, width: int, n_layers: int, n_heads: int) -> TrainConfig:
@@ -42,17 +42,19 @@ def sized(config: TrainConfig, width: int, n_layers: int, n_heads: int) -> Train
 
 RECIPES: dict[str, TrainConfig] = {
     "w128-base": BASE,  # 随课程发布的模型的配方：只有绝句
-    "w192-verse": VERSE,
-    "w192-verse-muon": replace(VERSE, optimizer="muon"),
-    "w192-verse-lr2": replace(VERSE, lr=2e-3),
-    "w192-verse-lr5": replace(VERSE, lr=5e-3),
-    "w192-verse-r2": replace(VERSE, quatrain_repeats=2),
-    "w192-verse-r8": replace(VERSE, quatrain_repeats=8),
-    "w192-verse-ft0": replace(VERSE, finetune_share=0.0),
-    "w192-verse-wsd": replace(VERSE, schedule="wsd"),
-    "w160-l8-verse": sized(VERSE, 160, 8, 5),
-    "w256-l6-verse": sized(VERSE, 256, 6, 8),
-    "w224-l6-verse": sized(VERSE, 224, 6, 7),
+    "w192-regulated": REGULATED,
+    "w192-regulated-muon": replace(REGULATED, optimizer="muon"),
+    "w192-regulated-muon-lr6": replace(REGULATED, optimizer="muon", lr=6e-3),
+    "w192-regulated-lr2": replace(REGULATED, lr=2e-3),
+    "w192-regulated-lr5": replace(REGULATED, lr=5e-3),
+    "w192-regulated-r2": replace(REGULATED, quatrain_repeats=2),
+    "w192-regulated-r8": replace(REGULATED, quatrain_repeats=8),
+    "w192-regulated-ft0": replace(REGULATED, finetune_share=0.0),
+    "w192-regulated-wsd": replace(REGULATED, schedule="wsd"),
+    "w160-l8-regulated": sized(REGULATED, 160, 8, 5),
+    "w256-l6-regulated": sized(REGULATED, 256, 6, 8),
+    "w224-l6-regulated": sized(REGULATED, 224, 6, 7),
+    "w224-l6-regulated-muon": replace(sized(REGULATED, 224, 6, 7), optimizer="muon"),
 }
 """配方的名字 → 训练设置（总步数由 --minutes 与量出的每步秒数定）。"""
 
@@ -107,7 +109,7 @@ def main() -> int:
         torch.set_num_threads(args.threads)
         per_step = json.loads(timing.read_text(encoding="utf-8"))[args.run]
         steps = int(args.minutes * 60 / per_step)
-        config = replace(RECIPES[args.run], steps=steps, sample_every_s=0, precision="fp32")
+        config = replace(RECIPES[args.run], steps=steps, eval_every=100, sample_every_s=0, precision="fp32")
         started = time.monotonic()
         run = train(config, out / f"{args.run}-{args.minutes:g}m", progress=False)
         vals = [(e["step"], e["val"]) for e in run.log if "val" in e]

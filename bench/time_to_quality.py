@@ -18,7 +18,7 @@
 每首计分的字是正文的每个字与标点，再加最后的 <eos>（一首七言 32 + 1 个，五言 24 + 1 个），三方完全相同：
 
 - 本项目读 ``<bos> <体裁> <sep>``，关键词区空着（encode_sample(..., keywords=())），再逐字读正文；
-  计分与它的验证损失（loss.evaluate，只算正文与 <eos>）完全相同。空着的关键词区它在训练时见过
+  计分与它的验证损失（loss.mean_cross_entropy，只算正文与 <eos>）完全相同。空着的关键词区它在训练时见过
   （--keyword-dropout 0.1）；给 0 时（随课程发布的模型就是这样训练的）它没见过，分数会差很多。
 - 参考读 ``<eos>``（它训练时一首诗前面就是上一首的 <eos>），再逐字读正文；看不到前一首诗。
 - 二元基线（第 07 课，poetry_gpt/bigram.py，在全部 train 上计数，k = 0.03）：只看前一个编号，
@@ -50,7 +50,7 @@ from poetry_gpt.bigram import BigramModel, scored_pairs
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import EOS, PAD, Tokenizer, default_tokenizer, encode_sample, load_poems, loss_mask_for
 from poetry_gpt.devices import fast_bf16
-from poetry_gpt.loss import evaluate
+from poetry_gpt.loss import mean_cross_entropy
 from poetry_gpt.model import IGNORE_INDEX, PoetryGPT
 from poetry_gpt.time_budget import MinutesPlanner
 from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, learning_rate, train
@@ -143,9 +143,9 @@ def train_reference(config: TrainConfig, budget: float, tokenizer: Tokenizer, sa
 
 def score_ours(model: PoetryGPT, poems, tokenizer: Tokenizer) -> tuple[float, int]:
     """本项目在 poems 上的平均交叉熵（奈特/字）与计分的字数：样本 ``<bos> <体裁> <sep> 正文 <eos>``，
-    关键词区空着；计分与训练时的验证损失相同（poetry_gpt.loss.evaluate，fp32）。"""
+    关键词区空着；计分与训练时的验证损失相同（poetry_gpt.loss.mean_cross_entropy，fp32）。"""
     samples = [encode_sample(p, tokenizer, keywords=()) for p in poems]
-    return evaluate(model, samples), sum(sum(loss_mask_for(s)) for s in samples)
+    return mean_cross_entropy(model, samples), sum(sum(loss_mask_for(s)) for s in samples)
 
 
 @torch.no_grad()
@@ -232,7 +232,7 @@ def main() -> int:
         keyword_dropout=args.keyword_dropout,
         seed=preset.seed if args.seed is None else args.seed,
         fresh_keywords=False,
-        verse=False,
+        regulated=False,
     )
     tok = default_tokenizer()
     val = load_poems("val", args.val_poems)

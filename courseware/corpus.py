@@ -578,22 +578,22 @@ def prosody_table_md(report: dict) -> str:
     )
 
 
-def verse_section(stats: dict) -> str:
-    """SOURCE.md 里讲 verse.txt.gz 的一节（stats 里还没有 "verse" 时为空）。"""
-    v = stats.get("verse")
+def regulated_section(stats: dict) -> str:
+    """SOURCE.md 里讲 regulated.txt.gz 的一节（stats 里还没有 "regulated" 时为空）。"""
+    v = stats.get("regulated")
     if not v:
         return ""
     lines = "\n".join(f"| {k} | {n} |" for k, n in v["forms"].items())
     rejected = "\n".join(f"| {k} | {n} |" for k, n in v["rejected"].items())
-    return f"""## 绝句以外的近体诗（`verse.txt.gz`，只作训练材料）
+    return f"""## 绝句以外的近体诗（`regulated.txt.gz`，只作训练材料）
 
 同一个包里还有 {v["poems"]} 首六句以上、偶数句、每句全 5 字或全 7 字的诗（律诗、排律），正文 {v["characters"]} 字，
 是绝句的 {v["times_quatrains"]:.1f} 倍。清洗与绝句相同：每相邻两联（四句）的窗口都交给 `clean_record`，
 异体字换成规范字，按正文去重。含有某首 val 或 test 绝句四句里三句以上（不论位置）的诗整首丢掉，
 所以 val、test 仍是没见过的尺子。这些诗不分 train/val/test：全是训练材料，模型的好坏仍只在绝句的 val 上量。
-训练怎样用它们（切成四句的窗口、最后只用绝句微调）见 `poetry_gpt/samples.py` 与 [MODEL.md](MODEL.md)。
+训练怎样用它们（切成四句的窗口、最后只用绝句微调）见 `poetry_gpt/batches.py` 与 [MODEL.md](MODEL.md)。
 一行一首，gzip 压缩后 {v["megabytes"]:.1f} MB。只重建这个文件：
-`.venv/bin/python -m courseware.corpus build-verse --from chinese-poetry-2.0.1.tgz`。
+`.venv/bin/python -m courseware.corpus build-regulated --from chinese-poetry-2.0.1.tgz`。
 
 | 体裁（千首以上的） | 首数 |
 |---|---|
@@ -699,7 +699,7 @@ def _source_md_files(stats: dict) -> str:
 - `tones.json`：字 → 平 / 仄 / 平仄（多音），由 strains 统计；与平水韵表矛盾的 {len(pr["tones_fixed"])} 个字以表为准。
 - `rhymes.json`：简体字 → 平仄（tone）、平水韵韵部（groups）、语料里的次数（count）、在各韵部押韵的次数（rhymes），
   由 `poetry_gpt.prosody` 读取。
-- `verse.txt.gz`：绝句以外的近体诗，一行一首带标点的简体正文（gzip，见上一节）；`poetry_gpt.samples` 读它。
+- `regulated.txt.gz`：绝句以外的近体诗，一行一首带标点的简体正文（gzip，见上一节）；`poetry_gpt.batches` 读它。
 - `stats.json`：上表的数字。
 - `model.pt`：随课程发布的模型，见 [MODEL.md](MODEL.md)（它不由本脚本生成）。
 """
@@ -707,7 +707,9 @@ def _source_md_files(stats: dict) -> str:
 
 def write_source_md(stats: dict, out: Path) -> None:
     """把 stats（build 的统计数字，即 data/stats.json）写成 out/SOURCE.md：语料的来源、处理、数字与文件说明。"""
-    text = _source_md_origin(stats) + _source_md_prosody(stats) + verse_section(stats) + "\n" + _source_md_files(stats)
+    text = (
+        _source_md_origin(stats) + _source_md_prosody(stats) + regulated_section(stats) + "\n" + _source_md_files(stats)
+    )
     atomic_write_text(out / "SOURCE.md", text)
 
 
@@ -757,17 +759,17 @@ def build(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
         "line_tones": line_tone_summary(rhymes),
         "val": prosody_report(records, rhymes),
     }
-    add_verse(stats, tarball, out)
+    add_regulated(stats, tarball, out)
     return stats
 
 
 # ---------- 绝句以外的近体诗（律诗、排律……），只作训练材料 ----------
 
-VERSE_FILE = "verse.txt.gz"
+REGULATED_FILE = "regulated.txt.gz"
 """data/ 里绝句以外的近体诗：一行一首、带标点的简体正文，gzip 压缩（mtime 记 0，重建逐字节相同）。"""
 
 
-def clean_verse(raw, convert, normalize) -> str:
+def clean_regulated(raw, convert, normalize) -> str:
     """把一条原始记录清洗成一首六句以上、偶数句、每句全 5 字或全 7 字的诗（律诗、排律），返回带标点的全文。
 
     每个相邻两联（四句）的窗口都交给 :func:`data.clean_record`，与绝句同一套规则查缺字、括注、符号与句长；
@@ -807,8 +809,8 @@ def shares_held_out(text: str, where: dict[str, set[int]]) -> bool:
     return any(n >= 3 for n in hits.values())
 
 
-def build_verse(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
-    """从压缩包建 out/verse.txt.gz：绝句以外的近体诗，去重、去掉与 val/test 绝句是孪生的。返回统计数字。
+def build_regulated(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
+    """从压缩包建 out/regulated.txt.gz：绝句以外的近体诗，去重、去掉与 val/test 绝句是孪生的。返回统计数字。
 
     读 out/poems.jsonl 的划分（先要有 :func:`build` 的结果）。
     """
@@ -827,7 +829,7 @@ def build_verse(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     kept, seen, rejected = [], set(), Counter()
     for _, raw in poems:
         try:
-            text = clean_verse(raw, convert, normalize)
+            text = clean_regulated(raw, convert, normalize)
         except BadRecord as e:
             rejected[e.reason] += 1
             continue
@@ -839,7 +841,7 @@ def build_verse(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
             seen.add(text)
             kept.append(text)
     data = gzip.compress(("\n".join(kept) + "\n").encode("utf-8"), compresslevel=9, mtime=0)
-    atomic_write_bytes(out / VERSE_FILE, data)
+    atomic_write_bytes(out / REGULATED_FILE, data)
     lines = [split_lines(t) for t in kept]
     by_size = Counter((len(ls), len(ls[0])) for ls in lines)
     return {
@@ -852,12 +854,12 @@ def build_verse(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     }
 
 
-def add_verse(stats: dict, tarball: Path, out: Path) -> None:
-    """建 verse.txt.gz，把它的数字记进 stats["verse"]，重写 stats.json 与 SOURCE.md。"""
-    verse = build_verse(tarball, out)
-    verse["times_quatrains"] = round(verse["characters"] / stats["characters"], 2)
-    verse["megabytes"] = round(verse["bytes"] / 1e6, 1)
-    stats["verse"] = verse
+def add_regulated(stats: dict, tarball: Path, out: Path) -> None:
+    """建 regulated.txt.gz，把它的数字记进 stats["regulated"]，重写 stats.json 与 SOURCE.md。"""
+    regulated = build_regulated(tarball, out)
+    regulated["times_quatrains"] = round(regulated["characters"] / stats["characters"], 2)
+    regulated["megabytes"] = round(regulated["bytes"] / 1e6, 1)
+    stats["regulated"] = regulated
     atomic_write_text(out / "stats.json", json.dumps(stats, ensure_ascii=False, indent=1) + "\n")
     write_source_md(stats, out)
 
@@ -870,7 +872,7 @@ def main(argv=None) -> None:
     b = sub.add_parser("build", help="重建语料")
     b.add_argument("--from", dest="tarball", type=Path, required=True, help="chinese-poetry-2.0.1.tgz 的路径")
     b.add_argument("--out", type=Path, default=DEFAULT_DATA, help="输出目录（默认 data/）")
-    v = sub.add_parser("build-verse", help="建 data/verse.txt.gz：绝句以外的近体诗（先要有 build 的结果）")
+    v = sub.add_parser("build-regulated", help="建 data/regulated.txt.gz：绝句以外的近体诗（先要有 build 的结果）")
     v.add_argument("--from", dest="tarball", type=Path, required=True, help="chinese-poetry-2.0.1.tgz 的路径")
     v.add_argument("--out", type=Path, default=DEFAULT_DATA, help="输出目录（默认 data/）")
     r = sub.add_parser("prosody-report", help="按 data/ 里的诗与 rhymes.json 重算 val 的押韵与平仄数字")
@@ -884,10 +886,10 @@ def main(argv=None) -> None:
         return
     if not args.tarball.is_file():
         sys.exit(f"找不到压缩包：{args.tarball}")
-    if args.cmd == "build-verse":
+    if args.cmd == "build-regulated":
         stats = json.loads((args.out / "stats.json").read_text(encoding="utf-8"))
-        add_verse(stats, args.tarball, args.out)
-        print(json.dumps(stats["verse"], ensure_ascii=False, indent=1))
+        add_regulated(stats, args.tarball, args.out)
+        print(json.dumps(stats["regulated"], ensure_ascii=False, indent=1))
         return
     stats = build(args.tarball, args.out)
     print(

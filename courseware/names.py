@@ -28,7 +28,7 @@ from .catalogue import EXERCISE
 from .imports import PACKAGES
 
 _SPAN = re.compile(r"``([^`\n]+)``|`([^`\n]+)`")
-_PATH = re.compile(r"(poetry_gpt|courseware|lessons|bench|tests|figures|data)/[\w./-]+")
+_PATH = re.compile(r"(poetry_gpt|courseware|lessons|bench|tests|results|figures|data)/[\w./-]+")
 _DOTTED = re.compile(r"([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(?:\(.*\))?")
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9_]+")
 _DATA_FILE = re.compile(r"\w+\.(pt|toml|txt|gz|json|jsonl|md|csv|html|svg)(\.gz)?")

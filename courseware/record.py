@@ -1,4 +1,4 @@
-"""记录下来的输出：每课实验的 lessons/NN/output.txt、./poet eval 的 figures/eval*.json、训练日志 figures/model-log.txt。
+"""记录下来的输出：每课实验的 lessons/NN/output.txt、./poet eval 的 results/eval*.json、训练日志 results/model-log.txt。
 
 ./poet verify 运行实验时与这里用同一个环境（RUN_ENV：不带颜色、120 列宽、计时印成 ⟨…⟩），把输出与记录比较
 （:func:`output_problem`）；./poet verify --record 重新运行、重写记录（verify.record_all），再由 figures.py 对照课文。

@@ -317,7 +317,7 @@ def verify(
 
 def record_all(jobs: int, timeout: float, with_eval: bool = True):
     """./poet verify --record：重新运行每一课的实验并重写 lessons/NN/output.txt，重写训练日志的记录，
-    （with_eval 时）重新运行 ./poet eval 三遍（record.EVAL_FILES）并重写 figures/eval*.json，最后对照全部课文。
+    （with_eval 时）重新运行 ./poet eval 三遍（record.EVAL_FILES）并重写 results/eval*.json，最后对照全部课文。
 
     Returns:
         (各课的 verify 报告, 课表之外的文件夹, 过期的数与代码块：[(Stale 或 “path:line：原因”, 候选的新值或 None)])。

@@ -104,11 +104,11 @@ def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict]) -> tuple[floa
     """val 诗上的 (模型带关键词, 模型不带关键词, 二元基线) 交叉熵（奈特/字）：同一批诗，二者之比才有意义。"""
     from .bigram import BigramModel
     from .data import encode_sample
-    from .loss import evaluate
+    from .loss import mean_cross_entropy
 
     device = next(model.parameters()).device
-    val_ce = evaluate(model, [encode_sample(p, tokenizer) for p in val], device)
-    val_ce_bare = evaluate(model, [encode_sample(p, tokenizer, keywords=()) for p in val], device)
+    val_ce = mean_cross_entropy(model, [encode_sample(p, tokenizer) for p in val], device)
+    val_ce_bare = mean_cross_entropy(model, [encode_sample(p, tokenizer, keywords=()) for p in val], device)
     bigram = BigramModel.fit(load_poems("train"), tokenizer).cross_entropy(val)
     return val_ce, val_ce_bare, bigram
 

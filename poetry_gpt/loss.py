@@ -43,7 +43,7 @@ def scored_loss(
 
 
 @torch.no_grad()
-def evaluate(
+def mean_cross_entropy(
     model: nn.Module, samples: list[list[int]], device: torch.device | str = "cpu", batch_size: int = 128
 ) -> float:
     """在 samples 上的平均交叉熵（奈特/字，只算正文与 <eos>，按字数加权）。"""

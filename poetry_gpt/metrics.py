@@ -144,10 +144,10 @@ def char_share(texts: Sequence[str], ch: str = "不") -> float:
 
 
 def drawn_keyword(text: str, seed: int, tokenizer: Tokenizer | None = None) -> list[str]:
-    """人写的诗的“关键词”：像训练时一样，在诗里的实字中按 IDF 抽一个（samples.draw_keywords，种子 seed）。"""
+    """人写的诗的“关键词”：像训练时一样，在诗里的实字中按 IDF 抽一个（batches.draw_keywords，种子 seed）。"""
     import random
 
-    from .samples import draw_keywords, keyword_candidates
+    from .batches import draw_keywords, keyword_candidates
 
     tok = tokenizer or default_tokenizer()
     ids, weights = keyword_candidates(text, tok)

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import torch
 
+from .batches import TrainingSamples, batch_indices, encode_split  # noqa: F401  课程与测试从 train 取后两个
 from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint
 from .common import COURSE_SEED, os_reason
 from .data import Tokenizer, default_tokenizer
 from .devices import Workers, resolve_device, resolve_precision
-from .loss import evaluate
+from .loss import mean_cross_entropy
 from .model import ModelConfig, PoetryGPT
 from .progress_bar import ProgressBar
-from .samples import TrainingSamples, batch_indices, encode_split  # noqa: F401  课程与测试从 train 取后两个
 from .settings import DEVICES, OPTIMIZERS, PRECISIONS, SCHEDULES
 from .sittings import Sittings, snapshot_name
 from .time_budget import PLAN_AT, MinutesPlanner
@@ -59,11 +59,11 @@ class TrainConfig:
             前向与反向里的矩阵乘法用 bf16，权重、优化器、softmax、注意力与损失仍是 fp32（第 17 课）。auto 在 bf16 矩阵乘法
             确实更快的设备上选 bf16（支持 bf16 的 CUDA 显卡；带 AMX 的 Intel CPU，bf16 矩阵乘法约快 5 倍），
             其他设备上选 fp32——普通笔记本的 CPU 上 bf16 反而更慢。验证损失始终用 fp32 计算。
-        fresh_keywords: 每一步为这一批诗重新抽关键词（按 IDF 加权，个数见 samples.KEYWORD_COUNTS），
+        fresh_keywords: 每一步为这一批诗重新抽关键词（按 IDF 加权，个数见 batches.KEYWORD_COUNTS），
             不用第 06 课固定的 TF-IDF 关键词；此时 keyword_dropout 不用（个数 0 就是不带关键词）。
-        verse: 也用 data/verse.txt.gz 的律诗、排律切成的四句窗口（samples.verse_windows；要 fresh_keywords）。
-        quatrain_repeats: 有 verse 时，每一轮里绝句重复几遍（窗口是绝句的 8 倍多，不重复时绝句只占约一成）。
-        finetune_share: 有 verse 时，最后这一份步数只用绝句（先在全部近体诗上训练，再在绝句上微调）。
+        regulated: 也用 data/regulated.txt.gz 的律诗、排律切成的四句窗口（batches.regulated_windows；要 fresh_keywords）。
+        quatrain_repeats: 有 regulated 时，每一轮里绝句重复几遍（窗口是绝句的 8 倍多，不重复时绝句只占约一成）。
+        finetune_share: 有 regulated 时，最后这一份步数只用绝句（先在全部近体诗上训练，再在绝句上微调）。
         schedule: 学习率日程，``"cosine"``（预热后余弦衰减）或 ``"wsd"``（预热、持平、最后 decay_share 的步数线性衰减：
             衰减开始之前改大总步数不改变已经走过的学习率，分几次训练时可以到最后一次再定何时结束）。
         decay_share: wsd 衰减段占总步数的比例。
@@ -87,7 +87,7 @@ class TrainConfig:
     sample_every_s: float = 180.0
     precision: str = PRECISIONS[0]
     fresh_keywords: bool = False
-    verse: bool = False
+    regulated: bool = False
     quatrain_repeats: int = 1
     finetune_share: float = 0.0
     schedule: str = SCHEDULES[0]
@@ -123,7 +123,7 @@ PRESETS = {
     ),
     # 试过的另一种：宽 192、6 层、6 头（约 396 万个参数），绝句（每轮 4 遍）加上律诗、排律切成的四句窗口，
     # 关键词每步重抽，最后两成步数只用绝句。两核 fp32 上 92 分钟的一次训练没有比 base 好（data/MODEL.md），所以没有发布
-    "verse": TrainConfig(
+    "regulated": TrainConfig(
         model=dict(context_length=64, width=192, n_layers=6, n_heads=6),
         steps=2800,
         batch_size=128,
@@ -132,7 +132,7 @@ PRESETS = {
         eval_every=200,
         eval_poems=512,
         fresh_keywords=True,
-        verse=True,
+        regulated=True,
         quatrain_repeats=4,
         finetune_share=0.2,
     ),
@@ -304,9 +304,11 @@ def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainCo
             f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
             "不能接着训练；请用 ./poet train 写出的存档"
         )
+    # 议题 38 之前，律诗材料的开关叫 verse（与第 24 课的诗律解码同名）：旧存档里的这个键照新名读，照样能续训
+    stored = {"regulated" if k == "verse" else k: v for k, v in state["train_config"].items()}
     try:
         return replace(
-            TrainConfig(**state["train_config"]),
+            TrainConfig(**stored),
             **{k: getattr(config, k) for k in ("eval_every", "sample_every_s", "precision")},
         )
     except TypeError:
@@ -412,10 +414,10 @@ class Stops:
 
 def _samples(config: TrainConfig, tokenizer: Tokenizer, announce: bool) -> tuple[TrainingSamples, list[list[int]]]:
     """(训练样本, 验证用的 config.eval_poems 首 val 诗)。读律诗、切窗口要半分钟到一分钟：announce 时先说一声。"""
-    if announce and config.verse:
+    if announce and config.regulated:
         from .labs import console
 
-        console.print("准备训练样本：绝句与律诗、排律的四句窗口（data/verse.txt.gz，约一分钟）…")
+        console.print("准备训练样本：绝句与律诗、排律的四句窗口（data/regulated.txt.gz，约一分钟）…")
     return TrainingSamples(config, tokenizer), encode_split("val", tokenizer, config.eval_poems)
 
 
@@ -455,7 +457,7 @@ def _loop(
                 entry = {"step": step, "loss": round(loss.item(), 5), "lr": lr}
                 validate = step % config.eval_every == 0 or step == config.steps
                 if validate:
-                    entry["val"] = round(evaluate(trainer.model, val_samples, dev), 5)
+                    entry["val"] = round(mean_cross_entropy(trainer.model, val_samples, dev), 5)
                 log.append(entry)
                 speed = chars / max(time.monotonic() - started, 1e-9)
                 bar.update(step, entry, speed)

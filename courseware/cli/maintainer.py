@@ -89,13 +89,13 @@ def register(sub) -> None:
         "--record",
         action="store_true",
         help="换了模型或改了实验之后：重新运行全部实验与 ./poet eval，重写记录下来的输出"
-        "（lessons/NN/output.txt、figures/），再列出课文里每一个对不上的数与代码块",
+        "（lessons/NN/output.txt、results/），再列出课文里每一个对不上的数与代码块",
     )
     p.add_argument(
         "--no-eval",
         dest="eval",
         action="store_false",
-        help="与 --record 一起用：不重跑 ./poet eval（三遍要十来分钟），沿用 figures/eval*.json",
+        help="与 --record 一起用：不重跑 ./poet eval（三遍要十来分钟），沿用 results/eval*.json",
     )
     p.add_argument(
         "--starters",

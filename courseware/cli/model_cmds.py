@@ -210,7 +210,7 @@ def _register_train(sub) -> None:
         "--preset",
         choices=PRESET_NAMES,
         default="tiny",
-        help="tiny：几十秒的小模型；base：随课程发布的模型；verse：加上律诗材料的更大模型（试过、没有发布，见 data/MODEL.md）",
+        help="tiny：几十秒的小模型；base：随课程发布的模型；regulated：加上律诗材料的更大模型（试过、没有发布，见 data/MODEL.md）",
     )
     p.add_argument(
         "--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）"

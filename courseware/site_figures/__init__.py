@@ -26,7 +26,7 @@
 - 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（constraints.Constraint）；
 - 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
 - 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）；
-- 第 25 课：记下的 ./poet eval（figures/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写；
+- 第 25 课：记下的 ./poet eval（results/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写；
 - 第 26 课：每个参数预算选出的宽度，参数分成字向量表、位置表与 Block（在 meta 设备上建模型数参数）。
 
 画图函数按课程的各部分分在几个模块里（start、data_prep、embedding、attention、blocks、training、resume、

@@ -23,12 +23,12 @@ EVAL_ROWS = (
 
 
 def lesson25() -> Figure:
-    """记下的 ./poet eval（figures/eval.json、eval-plain.json，构建时不重跑评估）：
+    """记下的 ./poet eval（results/eval.json、eval-plain.json，构建时不重跑评估）：
     默认解码、--plain 与 val 里人写的诗，五言、七言各一组横条。"""
     from poetry_gpt.common import ROOT, read_json
 
-    default = read_json(ROOT / "figures" / "eval.json")
-    plain = read_json(ROOT / "figures" / "eval-plain.json")
+    default = read_json(ROOT / "results" / "eval.json")
+    plain = read_json(ROOT / "results" / "eval-plain.json")
     sources = [("默认", default["reader"]), ("--plain", plain["reader"]), ("人写", default["human"])]
     pane_w, row_h = 300, 21
     pane_h = 24 + 2 * len(sources) * row_h + 10
@@ -43,7 +43,7 @@ def lesson25() -> Figure:
         _bars(body, x, y + 22, rows, pane_w - 150, 1.0, row_h, 90)
     r = lambda src, key: " / ".join(f"{src[f][key]:.3f}" for f in ("五言", "七言"))  # noqa: E731
     steps = [
-        f"数来自记下的 ./poet eval --json（figures/eval.json）与 ./poet eval --plain --json（eval-plain.json）："
+        f"数来自记下的 ./poet eval --json（results/eval.json）与 ./poet eval --plain --json（eval-plain.json）："
         f"{default['prompts']} 个提示写的诗，每种体裁 {default['reader']['五言']['poems']} 首；"
         f"人写的是 val 里五言、七言各 {default['human']['五言']['poems']} 首。构建网站时不重跑评估。",
         "每一格是评估表的一行，每组六根横条：五言、七言各三根——默认解码、关掉诗律规则的 --plain、人写（描红）。"

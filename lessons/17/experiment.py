@@ -5,7 +5,7 @@ import torch
 from poetry_gpt.data import default_tokenizer, make_batch
 from poetry_gpt.devices import resolve_precision
 from poetry_gpt.labs import line_plot, measured, setup_experiment, show, table
-from poetry_gpt.loss import evaluate, scored_loss
+from poetry_gpt.loss import mean_cross_entropy, scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer
 
@@ -60,7 +60,7 @@ val = encode_split("val", tok, 128)
 torch.manual_seed(26)
 model = PoetryGPT(ModelConfig(vocab_size=len(tok), context_length=48, width=64, n_layers=2, n_heads=2))
 optimizer = torch.optim.AdamW(model.parameters(), lr=5e-3, betas=(0.9, 0.95), weight_decay=0.0)
-val_start = evaluate(model, val)
+val_start = mean_cross_entropy(model, val)
 curve, totals, saved = [], [], None
 for step in range(80):
     loss = scored_loss(model, *batch)
@@ -75,7 +75,7 @@ for step in range(80):
 line_plot({"这一批的损失": curve}, width=60, height=10, title="同一批 8 首诗训练 80 步（奈特/字）")
 show("第 0、20、40、79 步的损失", [curve[s][1] for s in (0, 20, 40, 79)])
 show("val 128 首：训练前", val_start)
-show("val 128 首：背熟这一批之后（第二位小数起随 CPU 而变，只印一位）", evaluate(model, val), digits=1)
+show("val 128 首：背熟这一批之后（第二位小数起随 CPU 而变，只印一位）", mean_cross_entropy(model, val), digits=1)
 show("80 步里总范数超过 1.0、被裁剪的步数", sum(t > 1.0 for t in totals))
 
 step, raw, clipped = saved

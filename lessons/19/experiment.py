@@ -50,8 +50,8 @@ tail = [l for s, l in curves["train"] if s > last - 200]
 show(f"最后 200 步训练损失的平均 / 第 {last} 步的验证损失", [sum(tail) / len(tail), curves["val"][-1][1]], digits=3)
 
 # 2. 同一批 val 诗上比一比（两个数必须来自同一批诗）；模型在 val 全部诗上的数要算近一分钟，
-#    这里读记下来的 ./poet eval 的结果（figures/eval.json，./poet verify --record 重写它）
-recorded = read_json(ROOT / "figures" / "eval.json")["val_cross_entropy"]
+#    这里读记下来的 ./poet eval 的结果（results/eval.json，./poet verify --record 重写它）
+recorded = read_json(ROOT / "results" / "eval.json")["val_cross_entropy"]
 table(
     ["模型", f"val 里均匀取的 {len(val512)} 首", f"val 全部 {len(load_poems('val'))} 首"],
     [
@@ -59,7 +59,7 @@ table(
         [
             f"随课程发布的模型（第 {last} 步）",
             curves["val"][-1][1],
-            f"{recorded:.3f}（./poet eval，figures/eval.json）",
+            f"{recorded:.3f}（./poet eval，results/eval.json）",
         ],
     ],
     title="交叉熵（奈特/字，正文与 <eos>）",

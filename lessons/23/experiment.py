@@ -7,7 +7,7 @@ from poetry_gpt.constraints import Constraint
 from poetry_gpt.data import BOS, FIVE, SEP, default_tokenizer, encode_sample, keywords_for, load_poems, split_lines
 from poetry_gpt.generate import GenerationError, check_characters, write_poems
 from poetry_gpt.labs import setup_experiment, show, table
-from poetry_gpt.loss import evaluate
+from poetry_gpt.loss import mean_cross_entropy
 from poetry_gpt.model import KVCache
 from poetry_gpt.settings import PLAIN
 from poetry_gpt.verse import MAX_CONDITION, condition
@@ -76,7 +76,7 @@ for name, kws in (
 ):
     samples = [encode_sample(p, tok, keywords=k) for p, k in zip(val, kws)]
     starts = sorted({s.index(SEP) + 1 for s in samples})
-    rows.append([name, f"{starts[0]}–{starts[-1]}", evaluate(model, samples)])
+    rows.append([name, f"{starts[0]}–{starts[-1]}", mean_cross_entropy(model, samples)])
 table(["条件区", "正文从第几个位置开始", "正文交叉熵（奈特/字）"], rows, title=f"同一批 {len(val)} 首 val 诗", digits=3)
 
 # 5. 强制字的日程：必含字与藏头字一起时，哪几格被强制

@@ -18,7 +18,7 @@ from poetry_gpt.common import COURSE_SEED
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, split_lines
 from poetry_gpt.generate import write_drafts, write_one
 from poetry_gpt.labs import setup_experiment, show, table
-from poetry_gpt.loss import evaluate
+from poetry_gpt.loss import mean_cross_entropy
 from poetry_gpt.metrics import (
     bigram_repeat,
     char_repeats,
@@ -42,7 +42,7 @@ model.eval()
 # 1. 交叉熵：模型与二元基线在同一批诗、同一批目标（正文与 <eos>）上算
 print("1. 交叉熵与困惑度（val 里等距取的 512 首，训练时验证用的同一批；单位奈特/字）")
 val512 = load_poems("val", 512)
-ce = evaluate(model, [encode_sample(p, tok) for p in val512])
+ce = mean_cross_entropy(model, [encode_sample(p, tok) for p in val512])
 bigram = BigramModel.fit(load_poems("train"), tok).cross_entropy(val512)
 rows = [
     ["均匀猜（ln V）", math.log(len(tok)), len(tok)],

@@ -16,7 +16,7 @@ from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, make_batch
 from poetry_gpt.generate import write_poems
 from poetry_gpt.labs import measured, setup_experiment, show, table
-from poetry_gpt.loss import ScoredLoss, evaluate
+from poetry_gpt.loss import ScoredLoss, mean_cross_entropy
 from poetry_gpt.metrics import format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import PRESETS, train
@@ -115,9 +115,9 @@ shipped, _ = load_model()
 bigram = BigramModel.fit(load_poems("train"), tok)
 rows = [
     ["均匀猜（ln V）", "—", math.log(V)],
-    ["你的模型（刚训练的）", f"{mine.num_parameters():,}", evaluate(mine, samples)],
+    ["你的模型（刚训练的）", f"{mine.num_parameters():,}", mean_cross_entropy(mine, samples)],
     ["二元基线（第 07 课，k = 0.03）", "—", bigram.cross_entropy(val)],
-    ["随课程发布的模型", f"{shipped.num_parameters():,}", evaluate(shipped, samples)],
+    ["随课程发布的模型", f"{shipped.num_parameters():,}", mean_cross_entropy(shipped, samples)],
 ]
 table(["模型", "参数个数", "交叉熵（奈特/字）"], rows, title=f"同一批 {len(val)} 首 val 诗，正文与 <eos>", digits=3)
 

@@ -95,3 +95,28 @@ def test_drafts_bench_reports_the_ratio_and_the_shell_time():
     assert result["drafts"] == 2 and result["prompts"] == 1 and result["same_poems"] is True
     assert abs(result["ratio"] - result["batched_s"] / result["one_by_one_s"]) < 0.01
     assert result["shell_write_s"] > 0 and result["shell_write_one_draft_s"] > 0
+
+
+def test_write_speed_bench_times_each_size_against_the_shipped_model():
+    done = subprocess.run(
+        [sys.executable, "bench/write_speed.py", "--sizes", "64x1", "--runs", "1", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    shipped, small = json.loads(done.stdout)
+    assert shipped["model"] == "发布的模型" and shipped["ratio"] == 1.0 and small["model"] == "宽 64、1 层"
+    assert small["parameters"] < shipped["parameters"] and 0 < small["megabytes"] < shipped["megabytes"]
+    assert abs(small["ratio"] - small["seconds"] / shipped["seconds"]) < 0.02 and small["seconds"] > 0
+    wrong = subprocess.run(
+        [sys.executable, "bench/write_speed.py", "--sizes", "200x6"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+    assert wrong.returncode == 2 and "宽度是 32 的正整数倍" in wrong.stderr and "Traceback" not in wrong.stderr

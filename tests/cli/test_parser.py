@@ -197,7 +197,7 @@ def test_help_headings_are_full_width(monkeypatch, command):
     "argv, words",
     [
         (["foo"], "命令写得不对：命令不能是“foo”，只能从 lesson、start、"),
-        (["train", "--preset", "huge"], "--preset 不能是“huge”，只能从 tiny、base、verse 中选"),
+        (["train", "--preset", "huge"], "--preset 不能是“huge”，只能从 tiny、base、regulated 中选"),
         (["write", "月", "--form", "6"], "--form 不能是“6”，只能从 5、7 中选"),
         (["grade"], "缺少参数：班级文件夹\n用法：./poet grade"),
         (["check"], "缺少参数：课号\n用法：./poet check [-h] [--timeout 秒数] 课号 [文件]"),

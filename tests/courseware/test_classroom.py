@@ -395,9 +395,9 @@ def test_ctrl_c_during_grade_writes_a_partial_report(tmp_path):
     import sys
     import uuid
 
-    token = (
-        f"partial-{uuid.uuid4().hex}"  # b 的检查进程开着的 sleep：看得到它，a 就已经批改完了（--jobs 1，按名字的次序）
-    )
+    # b 的检查进程开着的 sleep：看得到它，a 就已经批改完了（--jobs 1，按名字的次序）。
+    # 参数要是 sleep 认得的秒数：不是数的参数让 sleep 立刻退出，测试就只能等满 deadline 再按 Ctrl-C
+    token = f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**9:09d}"
     sleeper = f"import subprocess, time\nsubprocess.Popen(['sleep', '{token}'])\nwhile True:\n    time.sleep(1)\n"
     root = tmp_path / "klass"
     for name, text in (("a", RIGHT), ("b", sleeper), ("c", sleeper)):
@@ -417,6 +417,7 @@ def test_ctrl_c_during_grade_writes_a_partial_report(tmp_path):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not _running(token):
         time.sleep(0.3)
+    assert _running(token), "b 的检查进程开的 sleep 一直没有出现"
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "已写出部分报告" in out, out[-2000:]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import sys
 from html import escape
 from html.parser import HTMLParser
+from types import SimpleNamespace
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -103,18 +103,27 @@ class Page(HTMLParser):
             self._text.append(data)
 
 
+SITE_COMMAND = [sys.executable, "-m", "courseware.cli", "site"]
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
+    """用 ./poet site --out 生成一次网站（命令行的那一条路），各测试检查它的不同方面：
+    (SimpleNamespace(out=网站文件夹, stdout=命令的输出), 相对路径 → Page)。"""
     out = tmp_path_factory.mktemp("web") / "site"
-    result = site.build(out)
-    return result, {p.relative_to(out).as_posix(): Page(p.read_text(encoding="utf-8")) for p in out.rglob("*.html")}
+    done = subprocess.run(
+        SITE_COMMAND + ["--out", str(out)], cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    pages = {p.relative_to(out).as_posix(): Page(p.read_text(encoding="utf-8")) for p in out.rglob("*.html")}
+    return SimpleNamespace(out=out, stdout=done.stdout), pages
 
 
 def test_one_page_per_existing_lesson(built):
     result, pages = built
     available = [l for l in CATALOGUE if l.available]
     assert len(available) >= 10  # 课程里至少已写好这些课
-    assert [l.number for l in result.lessons] == [l.number for l in available]
+    assert f"已生成 {len(available)} 课的网页" in result.stdout
     lesson_pages = {name for name in pages if re.fullmatch(r"\d\d\.html", name)}
     assert lesson_pages == {f"{l.code}.html" for l in available}
     for lesson in available:
@@ -186,8 +195,8 @@ def test_lesson_09_page(built):
 
 
 def test_lesson_09_figure_uses_the_experiment_numbers():
-    """图里的数与实验打印的数相同：跑一遍第 09 课的实验，对照它打印的第一行前 4 个数。"""
-    stdout = run_experiment(9)
+    """图里的数与实验打印的数相同：对照第 09 课记下的输出里第一行的前 4 个数。"""
+    stdout = recorded(9)
     printed = re.search(r"原序列位置 0 的前 4 个数：\[([^\]]+)\]", stdout)
     swapped = re.search(r"换序后位置 0 的前 4 个数：\[([^\]]+)\]", stdout)
     figure = lesson09()
@@ -250,23 +259,9 @@ def test_refuses_to_overwrite_a_foreign_folder(tmp_path):
     assert (out / "notes.txt").read_text(encoding="utf-8") == "学习者自己的笔记"
 
 
-def run_experiment(number: int) -> str:
-    out = subprocess.run(
-        [sys.executable, str(BY_NUMBER[number].folder / "experiment.py")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
-    )
-    assert out.returncode == 0, out.stderr
-    return out.stdout
-
-
 def test_lesson_10_figure_draws_the_head_the_experiment_picks():
     """第 10 课的热图与实验挑的是同一个头、同一句输入（权重出自同一个 probes.attention_weights）。"""
-    printed = run_experiment(10)
+    printed = recorded(10)
     head = re.search(r"最看上一个字的头：头 (\d+)", printed)
     seen = re.search(r"训练好的模型看到的输入：(.+)", printed)
     figure = lesson10()
@@ -285,17 +280,13 @@ def test_lesson_11_figure_counts_the_previous_position_like_lesson_10():
     assert step.endswith(f"{rows.group(1)} 行里有 {rows.group(2)} 行把最大的权重给了上一个位置。")
 
 
-def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):
-    poet = [sys.executable, "-m", "courseware.cli", "site"]
-    ok = subprocess.run(
-        poet + ["--out", str(tmp_path / "web")], cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=120
-    )
-    assert ok.returncode == 0, ok.stderr
-    assert "已生成" in ok.stdout and (tmp_path / "web" / "09.html").is_file()
+def test_cli_site_builds_and_refuses_foreign_folders(built, tmp_path):
+    result, _ = built  # 生成的那一半：built 就是用 ./poet site --out 生成的
+    assert "已生成" in result.stdout and (result.out / "09.html").is_file()
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "a.txt").write_text("别删我", encoding="utf-8")
     bad = subprocess.run(
-        poet + ["--out", str(tmp_path / "notes")],
+        SITE_COMMAND + ["--out", str(tmp_path / "notes")],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -310,6 +301,14 @@ def test_cli_site_builds_and_refuses_foreign_folders(tmp_path):
 
 # ---------- 插图里的数与实验打印的数相同 ----------
 # 网站的图是构建时现算的：带小数的数按 tolerance.contains 与 figures.agrees 比（最后一位随 CPU、线程数而变），整数一点不差
+# 图对照 ./poet verify --record 记下的输出（lessons/NN/output.txt），不在测试里重跑实验：记录与实验现在印的相同
+# 由 tests/lessons/test_all_lessons.py 逐课查（test_output_matches_the_recording），图 = 记录 = 实验
+
+
+def recorded(number: int) -> str:
+    """第 number 课实验记下的输出（去掉开头的 # 说明行）。"""
+    text = (BY_NUMBER[number].folder / "output.txt").read_text(encoding="utf-8")
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
 
 
 def test_every_figure_is_an_svg_with_steps(built):
@@ -323,7 +322,7 @@ def test_every_figure_is_an_svg_with_steps(built):
 
 
 def test_lesson_16_figure_marks_the_steps_of_the_experiment_table():
-    printed = run_experiment(16)
+    printed = recorded(16)
     figure = lesson16()
     from poetry_gpt.train import PRESETS
 
@@ -401,7 +400,7 @@ def test_lesson_22_figure_is_the_allowed_mass_the_experiment_records():
 
 
 def test_lesson_23_figure_has_the_forced_probabilities_of_the_experiment():
-    printed = run_experiment(23)
+    printed = recorded(23)
     figure = lesson23()
     rows = re.findall(r"│\s*(\d) │\s*(\S) │\s*([0-9.]+) │\s*(\d+) │\s*(\S) ([0-9.]+) │", printed)
     assert len(rows) == 4, printed
@@ -412,7 +411,7 @@ def test_lesson_23_figure_has_the_forced_probabilities_of_the_experiment():
 
 
 def test_lesson_24_figure_scores_shan_xing_like_the_experiment():
-    printed = run_experiment(24)
+    printed = recorded(24)
     figure = lesson24()
     best = re.search(r"最合的格式：(\S+)（每字都论的得分 ([0-9.]+)）", printed)
     lenient = re.search(r"宽式（一三五不论）得分：([0-9.]+)", printed)
@@ -422,15 +421,6 @@ def test_lesson_24_figure_scores_shan_xing_like_the_experiment():
     wrong = [(i + 1, j + 1) for i, m in enumerate(marks) for j, c in enumerate(m) if c == "×"]
     assert [tuple(map(int, w)) for w in re.findall(r"第 (\d) 句第 (\d) 字", figure.steps[2])] == wrong
     assert figure.svg.count('fill="#f1d2c7"') == len(wrong)
-
-
-# 下面几课的图对照 ./poet verify --record 记下的输出（lessons/NN/output.txt），不在测试里重跑实验
-
-
-def recorded(number: int) -> str:
-    """第 number 课实验记下的输出（去掉开头的 # 说明行）。"""
-    text = (BY_NUMBER[number].folder / "output.txt").read_text(encoding="utf-8")
-    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
 
 
 def test_lesson_12_figure_has_the_gelu_values_of_the_experiment_table():
@@ -615,10 +605,10 @@ def test_lesson_20_figure_counts_the_positions_of_the_experiment():
 
 
 def test_lesson_04_figure_drops_the_records_the_experiment_drops():
-    """第 04 课的实验很快：直接跑。每个原因剔除几条、哪几条，收入几条，与实验的逐条检查表相同。"""
+    """每个原因剔除几条、哪几条，收入几条，与实验的逐条检查表相同。"""
     import ast
 
-    printed = run_experiment(4)
+    printed = recorded(4)
     reasons = ast.literal_eval(re.search(r"各原因条数：(\{.*\})", printed).group(1))
     kept = re.search(r"收入几条：(\d+)", printed).group(1)
     rows = re.findall(r"│\s*(.+?) │ [^│]+ │\s*(\S+) │", printed.split("clean_record 逐条检查")[1].split("收入几条")[0])

@@ -6,8 +6,12 @@
 挑的是数出自不同种类浮点运算的几课：07 大量的求和（困惑度）、13 层归一化、15 交叉熵与梯度、17 训练循环与梯度范数、
 18 带 dropout 的训练与续训、21 温度与截断采样（分数差一点，抽到的字就可能不同）。几课合起来两核上每种组合半分钟上下。
 test_all_lessons.py 在这台机器自己的内核、1 个线程上跑全部 26 课，这里跑其余的组合。
+每种组合只开一个进程、在里面依次运行这几课的实验（runpy，与直接运行 experiment.py 一样以 __main__ 运行、
+sys.path 的第一项是课的文件夹）：导入 torch 每种组合一次，不是每课一次。每个实验开头的 setup_experiment
+重新设线程数与全部随机数种子，所以前一课的实验不影响后一课印的数。
 """
 
+import functools
 import os
 import subprocess
 import sys
@@ -54,20 +58,56 @@ COMBINATIONS = [
 """内核 × 线程数；这台 CPU 自己的内核、1 个线程不在这里：test_all_lessons.py 已经这样跑过每一课。"""
 
 
-@pytest.mark.parametrize("name, threads", COMBINATIONS, ids=[f"{n}-{t}" for n, t in COMBINATIONS])
-@pytest.mark.parametrize("number", KERNEL_LESSONS, ids=[f"{n:02d}" for n in KERNEL_LESSONS])
-def test_the_recording_holds_on_every_kernel_and_thread_count(number, name, threads):
-    lesson = BY_NUMBER[number]
+MARK = "==== poet-kernel-run ===="
+"""驱动程序在每个实验之后印的一行的开头：后面是课号与 ok 或 failed，输出据此切成每课一段。"""
+DRIVER = f"""
+import runpy, sys, traceback
+for path in sys.argv[1:]:
+    folder = path.rsplit("/", 1)[0]
+    sys.path.insert(0, folder)
+    status = "ok"
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except BaseException:
+        traceback.print_exc()
+        status = "failed"
+    finally:
+        sys.path.remove(folder)
+    sys.stdout.flush()
+    print({MARK!r}, path, status, flush=True)
+"""
+
+
+@functools.cache
+def kernel_run(name: str, threads: int) -> tuple[dict[int, tuple[str, str]], str]:
+    """一个进程里、ATEN_CPU_CAPABILITY=name、threads 个线程下依次运行 KERNEL_LESSONS 的实验。
+    返回 (课号 → (ok 或 failed, 这一课印的), 整个进程的 stderr)；进程没走完的课不在字典里。"""
+    paths = [str(BY_NUMBER[number].folder / "experiment.py") for number in KERNEL_LESSONS]
     run = subprocess.run(
-        [sys.executable, str(lesson.folder / "experiment.py")],
+        [sys.executable, "-c", DRIVER, *paths],
         cwd=ROOT,
         env={**os.environ, **RUN_ENV, "ATEN_CPU_CAPABILITY": name, "OMP_NUM_THREADS": str(threads)},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         encoding="utf-8",
-        timeout=600,
+        timeout=600 * len(paths),
     )
-    assert run.returncode == 0, run.stderr[-3000:]
-    problem = output_problem(lesson, run.stdout)
+    by_lesson, rest = {}, run.stdout
+    for number, path in zip(KERNEL_LESSONS, paths):
+        chunk, found, rest = rest.partition(f"{MARK} {path} ")
+        if not found:
+            break
+        status, _, rest = rest.partition("\n")
+        by_lesson[number] = (status, chunk)
+    return by_lesson, run.stderr
+
+
+@pytest.mark.parametrize("name, threads", COMBINATIONS, ids=[f"{n}-{t}" for n, t in COMBINATIONS])
+@pytest.mark.parametrize("number", KERNEL_LESSONS, ids=[f"{n:02d}" for n in KERNEL_LESSONS])
+def test_the_recording_holds_on_every_kernel_and_thread_count(number, name, threads):
+    lesson = BY_NUMBER[number]
+    by_lesson, stderr = kernel_run(name, threads)
+    assert number in by_lesson and by_lesson[number][0] == "ok", stderr[-3000:]
+    problem = output_problem(lesson, by_lesson[number][1])
     assert problem is None, f"ATEN_CPU_CAPABILITY={name}，{threads} 个线程：{problem}"

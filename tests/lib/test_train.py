@@ -4,7 +4,8 @@
 import os
 import subprocess
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -28,6 +29,7 @@ from poetry_gpt.train import (
     learning_rate,
     make_optimizer,
     orthogonalize,
+    resumed_config,
     train,
 )
 
@@ -303,6 +305,26 @@ def test_train_refuses_a_file_as_out_and_a_resume_with_another_model_size(tmp_pa
     )
     with pytest.raises(CheckpointError, match="模型尺寸.*不同"):
         train(PRESETS["base"], tmp_path / "run", resume=True, progress=False)
+
+
+def old_train_config(config: TrainConfig) -> dict:
+    """议题 38 之前写的存档里的训练设置：律诗材料的开关存成 verse。"""
+    stored = asdict(config)
+    stored["verse"] = stored.pop("regulated")
+    return stored
+
+
+def test_a_checkpoint_from_before_the_rename_resumes_with_verse_read_as_regulated(tmp_path):
+    state = {"train_config": old_train_config(PRESETS["regulated"]), "optimizer": {}, "rng": {}}
+    assert resumed_config(state, Path("old.pt"), PRESETS["regulated"]) == PRESETS["regulated"]  # regulated=True
+    tok = default_tokenizer()
+    model = PoetryGPT(ModelConfig(vocab_size=len(tok), **QUICK.model))
+    out = tmp_path / "run" / "checkpoint.pt"
+    save_checkpoint(out, model, tok, optimizer=make_optimizer(model, QUICK), step=5, config=old_train_config(QUICK))
+    assert read_checkpoint(out)["train_config"]["verse"] is False
+    assert train(QUICK, tmp_path / "run", resume=True, stop_at=7, progress=False).step == 7
+    saved = read_checkpoint(out)["train_config"]
+    assert "verse" not in saved and saved["regulated"] is False and saved["steps"] == QUICK.steps
 
 
 def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_path, monkeypatch):

@@ -1,41 +1,41 @@
-"""训练样本（poetry_gpt.samples）与律诗材料（data/verse.txt.gz、corpus.clean_verse）。"""
+"""训练的批（poetry_gpt.batches）与律诗材料（data/regulated.txt.gz、corpus.clean_regulated）。"""
 
 import random
 from dataclasses import replace
 
 import pytest
 
-from courseware.corpus import clean_verse, held_out_lines, shares_held_out
-from poetry_gpt import samples
-from poetry_gpt.data import BOS, EOS, FUNCTION_CHARS, SEP, BadRecord, default_tokenizer, load_poems, split_lines
-from poetry_gpt.samples import (
+from courseware.corpus import clean_regulated, held_out_lines, shares_held_out
+from poetry_gpt import batches
+from poetry_gpt.batches import (
     KEYWORD_COUNTS,
     TrainingSamples,
     draw_keywords,
     keyword_candidates,
-    load_verse,
-    verse_windows,
+    load_regulated,
+    regulated_windows,
 )
+from poetry_gpt.data import BOS, EOS, FUNCTION_CHARS, SEP, BadRecord, default_tokenizer, load_poems, split_lines
 from poetry_gpt.train import PRESETS
 
 LUSHI = "国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。烽火连三月，家书抵万金。白头搔更短，浑欲不胜簪。"
 
 
-def test_verse_windows_start_at_every_couplet():
-    windows = verse_windows(LUSHI)
+def test_regulated_windows_start_at_every_couplet():
+    windows = regulated_windows(LUSHI)
     assert [split_lines(w) for w in windows] == [
         ["国破山河在", "城春草木深", "感时花溅泪", "恨别鸟惊心"],
         ["感时花溅泪", "恨别鸟惊心", "烽火连三月", "家书抵万金"],
         ["烽火连三月", "家书抵万金", "白头搔更短", "浑欲不胜簪"],
     ]
-    assert windows[0].endswith("心。") and len(verse_windows(LUSHI[:36])) == 2  # 六句：两个窗口
+    assert windows[0].endswith("心。") and len(regulated_windows(LUSHI[:36])) == 2  # 六句：两个窗口
 
 
-def test_clean_verse_keeps_regular_verse_and_rejects_the_rest():
+def test_clean_regulated_keeps_regulated_verse_and_rejects_the_rest():
     ident = lambda s: s  # noqa: E731
     none = str.maketrans({})
-    assert clean_verse({"paragraphs": [LUSHI[:24], LUSHI[24:]]}, ident, none) == LUSHI
-    assert clean_verse({"paragraphs": [LUSHI]}, ident, str.maketrans({"簪": "针"})).endswith("针。")
+    assert clean_regulated({"paragraphs": [LUSHI[:24], LUSHI[24:]]}, ident, none) == LUSHI
+    assert clean_regulated({"paragraphs": [LUSHI]}, ident, str.maketrans({"簪": "针"})).endswith("针。")
     for text, reason in (
         (LUSHI[:24], "不是六句以上的偶数句"),
         (LUSHI[:42], "不是六句以上的偶数句"),
@@ -44,7 +44,7 @@ def test_clean_verse_keeps_regular_verse_and_rejects_the_rest():
         (LUSHI[:-1], "结尾缺少标点"),
     ):
         with pytest.raises(BadRecord) as e:
-            clean_verse({"paragraphs": [text]}, ident, none)
+            clean_regulated({"paragraphs": [text]}, ident, none)
         assert e.value.reason == reason, text
 
 
@@ -59,12 +59,12 @@ def test_a_poem_sharing_three_lines_with_a_held_out_quatrain_is_a_twin():
     assert not shares_held_out(LUSHI, where)  # 与 train 的诗共句不算
 
 
-def test_shipped_verse_has_no_twin_of_a_val_or_test_quatrain():
-    verse = load_verse()
-    assert len(verse) == 172149
+def test_shipped_regulated_verse_has_no_twin_of_a_val_or_test_quatrain():
+    regulated = load_regulated()
+    assert len(regulated) == 172149
     where = held_out_lines(load_poems())
-    assert not [t for t in verse[::5] if shares_held_out(t, where)]  # 建语料时每首都查过；这里抽五分之一
-    assert all(len(split_lines(t)) >= 6 and len(split_lines(t)) % 2 == 0 for t in verse[::501])
+    assert not [t for t in regulated[::5] if shares_held_out(t, where)]  # 建语料时每首都查过；这里抽五分之一
+    assert all(len(split_lines(t)) >= 6 and len(split_lines(t)) % 2 == 0 for t in regulated[::501])
 
 
 def test_keyword_candidates_are_content_characters_once_with_their_idf():
@@ -90,7 +90,7 @@ def test_draw_keywords_is_weighted_without_replacement_and_seeded():
 
 @pytest.fixture(scope="module")
 def fresh():
-    config = replace(PRESETS["verse"], train_poems=2000, verse=False, steps=100, batch_size=32)
+    config = replace(PRESETS["regulated"], train_poems=2000, regulated=False, steps=100, batch_size=32)
     return config, TrainingSamples(config, default_tokenizer())
 
 
@@ -119,9 +119,9 @@ def test_fresh_keywords_are_redrawn_each_step_and_belong_to_the_poem(fresh):
     assert same and sum(same) < len(same)
 
 
-def test_verse_windows_join_the_pool_until_the_finetune_share(monkeypatch):
-    monkeypatch.setattr(samples, "load_verse", lambda: (LUSHI,) * 50)
-    config = replace(PRESETS["verse"], train_poems=100, steps=50, batch_size=25, finetune_share=0.2)
+def test_regulated_windows_join_the_pool_until_the_finetune_share(monkeypatch):
+    monkeypatch.setattr(batches, "load_regulated", lambda: (LUSHI,) * 50)
+    config = replace(PRESETS["regulated"], train_poems=100, steps=50, batch_size=25, finetune_share=0.2)
     pool = TrainingSamples(config, default_tokenizer())
     assert len(pool.windows) == 150 and pool.finetune_from(config) == 40
     assert len(pool.everything) == 4 * 100 + 150

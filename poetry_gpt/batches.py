@@ -1,14 +1,14 @@
-"""训练样本（第 06、19 课）：每一步取哪些诗、条件区放哪些关键词。
+"""每一步训练的一批（batch，第 06、19 课）：取哪些诗、条件区放哪些关键词。
 
 两种取法：
 
 - 固定的（tiny 与 base 预设，随课程发布的模型）：每首绝句的样本编好一次，关键词是第 06 课的 TF-IDF（``data.keywords_for``），
   每一轮都一样；
-- 每步重抽的（``TrainConfig.fresh_keywords``，verse 预设）：关键词在诗里的实字中按 IDF 加权抽，每一步重抽，
+- 每步重抽的（``TrainConfig.fresh_keywords``，regulated 预设）：关键词在诗里的实字中按 IDF 加权抽，每一步重抽，
   个数见 :data:`KEYWORD_COUNTS`。TF-IDF 偏爱诗里用了两次的字，模型于是学成“给的字要写两遍”；
   只按 IDF 抽，学到的是“给的字属于这首诗”。
 
-``TrainConfig.verse`` 再加上 data/verse.txt.gz 的律诗、排律切成的四句窗口（每隔一联起一个窗口：
+``TrainConfig.regulated`` 再加上 data/regulated.txt.gz 的律诗、排律切成的四句窗口（每隔一联起一个窗口：
 一首律诗给出首颔、颔颈、颈尾三个窗口），体裁标记与同样句长的绝句相同；``finetune_share`` 那最后一份步数只用绝句，
 让模型最后学的是绝句的起承转合。窗口是绝句的 8 倍多，所以此前每一轮里绝句重复 ``quatrain_repeats`` 遍。
 """
@@ -44,12 +44,12 @@ KEYWORD_COUNTS = (0, 1, 1, 2, 2, 3, 4)
 """每步重抽时，一首诗的关键词个数从这里等可能地取：0 就是不带关键词（模型也学会只凭体裁写诗），
 4 覆盖 ``--plain`` 下四个关键词与藏头放进条件区的长度。"""
 
-VERSE_PATH = DEFAULT_DATA / "verse.txt.gz"
+REGULATED_PATH = DEFAULT_DATA / "regulated.txt.gz"
 
 
 @lru_cache(maxsize=1)
-def load_verse(path: str | Path = VERSE_PATH) -> tuple[str, ...]:
-    """读 data/verse.txt.gz：一行一首绝句以外的近体诗（带标点的简体正文，见 data/SOURCE.md）。
+def load_regulated(path: str | Path = REGULATED_PATH) -> tuple[str, ...]:
+    """读 data/regulated.txt.gz：一行一首绝句以外的近体诗（带标点的简体正文，见 data/SOURCE.md）。
 
     Raises:
         DataFileError: 文件缺失或不是 gzip 压缩的 UTF-8 文本。
@@ -61,7 +61,7 @@ def load_verse(path: str | Path = VERSE_PATH) -> tuple[str, ...]:
         raise DataFileError(f"读不了 {path}：{e}") from None
 
 
-def verse_windows(text: str) -> list[str]:
+def regulated_windows(text: str) -> list[str]:
     """一首六句以上的诗按联切成的四句窗口，每隔一联起一个（相邻窗口共用一联），带标点。
 
     例：八句的律诗 → 第 1–4、3–6、5–8 句三个窗口。
@@ -121,7 +121,7 @@ class TrainingSamples:
     """一次训练的样本：:meth:`batch` 给出第 step 步的一批编号序列（排布见 ``data.encode_sample``）。
 
     Args:
-        config: 读其中的 train_poems、keyword_dropout、fresh_keywords、verse、quatrain_repeats、finetune_share、
+        config: 读其中的 train_poems、keyword_dropout、fresh_keywords、regulated、quatrain_repeats、finetune_share、
             batch_size、seed、steps。
         tokenizer: 汉字表。
     """
@@ -134,7 +134,9 @@ class TrainingSamples:
             return
         self.fixed = None
         self.quatrains = [self._prepare(p["text"]) for p in load_poems("train", config.train_poems)]
-        windows = [self._prepare(w) for text in (load_verse() if config.verse else ()) for w in verse_windows(text)]
+        windows = [
+            self._prepare(w) for text in (load_regulated() if config.regulated else ()) for w in regulated_windows(text)
+        ]
         self.windows = [w for w in windows if UNK not in w[1]]  # 窗口里有表外的字就不用：模型不该学着写 <unk>
         # 绝句在一轮里重复 quatrain_repeats 遍：窗口是绝句的 8 倍多，不重复时绝句只占一成，val 上的损失降得慢
         self.everything = self.quatrains * config.quatrain_repeats + self.windows
