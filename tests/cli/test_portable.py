@@ -88,3 +88,24 @@ def test_doctor_names_this_system(poet):
     doctor = poet("doctor", env={"COLUMNS": "200"})
     shown = {"Darwin": "macOS"}.get(platform.system(), platform.system())
     assert doctor.returncode == 0 and "系统" in doctor.stdout and shown in doctor.stdout
+
+
+@pytest.mark.parametrize(
+    "entry, expected",
+    [
+        (None, "还没有安装环境：请先在仓库根目录运行 bash .venv-setup.sh"),
+        ("from poetry_gpt.courseware.cli import run", "课程的命令换了位置（courseware 包，见 CHANGELOG.md）"),
+    ],
+)
+def test_poet_script_says_what_to_do_when_the_environment_is_missing_or_stale(tmp_path, entry, expected):
+    """仓库根目录的 poet 脚本：没装环境、或环境装在命令搬家之前时，说一句中文、退出码 2，不出 Python 的报错。"""
+    (tmp_path / "poet").write_bytes((ROOT / "poet").read_bytes())
+    if entry is not None:
+        script = tmp_path / ".venv" / "bin" / "poet"
+        script.parent.mkdir(parents=True)
+        script.write_text(f"#!/bin/sh\n# {entry}\necho 不该运行到这里\n", encoding="utf-8")
+        script.chmod(0o755)
+    done = subprocess.run(
+        ["bash", str(tmp_path / "poet"), "lesson", "1"], capture_output=True, text=True, encoding="utf-8"
+    )
+    assert done.returncode == 2 and expected in done.stderr and done.stdout == ""
