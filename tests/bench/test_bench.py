@@ -9,6 +9,13 @@ import sys
 from conftest import ROOT
 
 
+def bench(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """在仓库根目录运行 ``python bench/…``，收下 UTF-8 的输出。"""
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=timeout
+    )
+
+
 def test_train_speed_bench_reports_both_steps_and_their_ratio():
     done = subprocess.run(
         [
@@ -70,26 +77,12 @@ def test_lesson_times_runs_like_poet_lesson_and_compares_threads():
 
 def test_bench_scripts_refuse_non_positive_counts_in_chinese():
     for script in ("bench/train_speed.py", "bench/attention_precision.py"):
-        done = subprocess.run(
-            [sys.executable, script, "--rounds", "0"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=120,
-        )
+        done = bench(script, "--rounds", "0", timeout=120)
         assert done.returncode == 2 and "要是正整数，收到 0" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_drafts_bench_reports_the_ratio_and_the_shell_time():
-    done = subprocess.run(
-        [sys.executable, "bench/drafts.py", "--drafts", "2", "--prompts", "1", "--runs", "1", "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=600,
-    )
+    done = bench("bench/drafts.py", "--drafts", "2", "--prompts", "1", "--runs", "1", "--json", timeout=600)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["drafts"] == 2 and result["prompts"] == 1 and result["same_poems"] is True
@@ -98,25 +91,11 @@ def test_drafts_bench_reports_the_ratio_and_the_shell_time():
 
 
 def test_write_speed_bench_times_each_size_against_the_shipped_model():
-    done = subprocess.run(
-        [sys.executable, "bench/write_speed.py", "--sizes", "64x1", "--runs", "1", "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-    )
+    done = bench("bench/write_speed.py", "--sizes", "64x1", "--runs", "1", "--json")
     assert done.returncode == 0, done.stderr
     shipped, small = json.loads(done.stdout)
     assert shipped["model"] == "发布的模型" and shipped["ratio"] == 1.0 and small["model"] == "宽 64、1 层"
     assert small["parameters"] < shipped["parameters"] and 0 < small["megabytes"] < shipped["megabytes"]
     assert abs(small["ratio"] - small["seconds"] / shipped["seconds"]) < 0.02 and small["seconds"] > 0
-    wrong = subprocess.run(
-        [sys.executable, "bench/write_speed.py", "--sizes", "200x6"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-    )
+    wrong = bench("bench/write_speed.py", "--sizes", "200x6", timeout=120)
     assert wrong.returncode == 2 and "宽度是 32 的正整数倍" in wrong.stderr and "Traceback" not in wrong.stderr
