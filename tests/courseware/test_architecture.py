@@ -141,3 +141,27 @@ def test_every_module_is_on_the_map():
         for p in (ROOT / "courseware" / "cli").glob("*.py")
         if p.stem not in ("__init__", "__main__")
     )
+
+
+def _files_that_import_us():
+    """两个包、bench、各课与测试里的每个 .py（不算 tests/hostile 里故意写坏的练习）。"""
+    for folder in ("poetry_gpt", "courseware", "bench", "lessons", "tests"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "hostile" not in path.parts and "__pycache__" not in path.parts:
+                yield path
+
+
+def test_every_import_of_ours_resolves():
+    """每一条 ``from poetry_gpt.x import y``（连同函数里的延迟导入）取的名字都真有：
+    改了名字却漏掉一处延迟导入，要到那条路走到时才报错，这里先查出来。"""
+    import importlib
+
+    missing = []
+    files = list(_files_that_import_us())
+    for path in files:
+        for target, names in imports_of(path).items():
+            if target not in MODULES:
+                continue
+            module = importlib.import_module(target)
+            missing += [f"{path.relative_to(ROOT)}: {target}.{n}" for n in sorted(names) if not hasattr(module, n)]
+    assert len(files) > 200 and not missing, missing
