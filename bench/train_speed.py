@@ -14,6 +14,9 @@ fp32 矩阵乘法能到多少 GFLOP/s，把每种训练步的实际 GFLOP/s 表�
 
     .venv/bin/python bench/train_speed.py [--preset base] [--precision auto] [--batch-size 128] [--rounds 4] [--steps 4] [--threads 2] [--json]
 
+与 ./poet train 一样可以换掉预设的尺寸与优化器（--width 224 --n-layers 6 --n-heads 7 --optimizer muon）：
+参考步跟着同宽、同层数，仍用 AdamW（它代表朴素的做法）。
+
 最小的一次（测试用：只看它跑得通、JSON 自洽，不看快慢）：--preset tiny --rounds 1 --steps 1 --batch-size 8
 --poems 200 --matmul-size 256。
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 
 import torch
 
@@ -34,7 +38,7 @@ from poetry_gpt.data import default_tokenizer, load_poems, make_batch
 from poetry_gpt.devices import resolve_precision
 from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.settings import PRECISIONS
+from poetry_gpt.settings import OPTIMIZERS, PRECISIONS
 from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer
 
 
@@ -81,12 +85,20 @@ def main() -> int:
         metavar="n",
         help="量矩阵乘法上限用的 n×n 矩阵（默认 2048）",
     )
+    parser.add_argument("--width", type=positive_int, metavar="宽度", help="模型宽度 C（默认按预设）")
+    parser.add_argument("--n-layers", type=positive_int, metavar="层数", help="Block 的层数（默认按预设）")
+    parser.add_argument("--n-heads", type=positive_int, metavar="头数", help="注意力头数（默认按预设）")
+    parser.add_argument("--optimizer", choices=OPTIMIZERS, help="本项目用的优化器（默认按预设）")
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(26)
 
     preset = PRESETS[args.preset]
+    sizes = {k: v for k in ("width", "n_layers", "n_heads") if (v := getattr(args, k)) is not None}
+    preset = replace(preset, model=preset.model | sizes, optimizer=args.optimizer or preset.optimizer)
+    if preset.model["width"] % preset.model["n_heads"]:
+        parser.error(f"宽度 {preset.model['width']} 不能被头数 {preset.model['n_heads']} 整除")
     precision = resolve_precision(args.precision or preset.precision, torch.device("cpu"))
     tok = default_tokenizer()
     samples = encode_split("train", tok, args.poems)
@@ -139,6 +151,7 @@ def main() -> int:
         "threads": args.threads,
         "batch_size": B,
         "model": preset.model,
+        "optimizer": preset.optimizer,
         "precision": precision,
         "matmul_fp32_gflops": round(peak, 1),
         "matmul_bf16_gflops": round(matmul_gflops(args.matmul_size, dtype=torch.bfloat16), 1),
@@ -160,7 +173,8 @@ def main() -> int:
     from rich.table import Table
 
     t = Table(
-        title=f"训练步速度（预设 {args.preset}，精度 {precision}，{args.threads} 个线程，"
+        title=f"训练步速度（预设 {args.preset}，宽 {preset.model['width']}×{preset.model['n_layers']} 层"
+        f"×{preset.model['n_heads']} 头，{preset.optimizer}，精度 {precision}，{args.threads} 个线程，"
         f"fp32 矩阵乘法上限 {peak:.1f} GFLOP/s）",
         title_justify="left",
     )

@@ -16,38 +16,16 @@ def bench(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
     )
 
 
+SMALLEST = ("--rounds", "1", "--steps", "1", "--batch-size", "8", "--precision", "fp32", "--poems", "200")
+SMALLEST += ("--matmul-size", "256", "--threads", "1", "--json")
+
+
 def test_train_speed_bench_reports_both_steps_and_their_ratio():
-    done = subprocess.run(
-        [
-            sys.executable,
-            "bench/train_speed.py",
-            "--preset",
-            "tiny",
-            "--rounds",
-            "1",
-            "--steps",
-            "1",
-            "--batch-size",
-            "8",
-            "--precision",
-            "fp32",
-            "--poems",
-            "200",
-            "--matmul-size",
-            "256",
-            "--threads",
-            "1",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-    )
+    done = bench("bench/train_speed.py", "--preset", "tiny", *SMALLEST)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["batch_size"] == 8 and result["precision"] == "fp32" and result["preset"] == "tiny"
+    assert result["optimizer"] == "adamw" and result["model"]["width"] == 32
     assert result["matmul_fp32_gflops"] > 0 and result["matmul_bf16_gflops"] > 0
     for name in ("ours", "reference"):
         r = result[name]
@@ -55,6 +33,18 @@ def test_train_speed_bench_reports_both_steps_and_their_ratio():
         assert abs(r["fraction_of_matmul"] - r["gflops"] / result["matmul_fp32_gflops"]) < 0.01
     want = result["ours"]["chars_per_s"] / result["reference"]["chars_per_s"]
     assert abs(result["ratio"] - want) < 0.01
+
+
+def test_train_speed_bench_takes_the_size_and_optimizer_of_poet_train():
+    """长训练的尺寸（宽、层、头）与 Muon 也能量：与 ./poet train 同名的选项换掉预设里的。"""
+    sizes = ("--width", "24", "--n-layers", "2", "--n-heads", "3", "--optimizer", "muon")
+    done = bench("bench/train_speed.py", "--preset", "tiny", *sizes, *SMALLEST)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["model"] | {"context_length": 0} == {"context_length": 0, "width": 24, "n_layers": 2, "n_heads": 3}
+    assert result["optimizer"] == "muon" and result["ours"]["chars_per_s"] > 0
+    refused = bench("bench/train_speed.py", "--preset", "tiny", "--width", "25", "--n-heads", "3", *SMALLEST)
+    assert refused.returncode == 2 and "不能被头数 3 整除" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_lesson_times_runs_like_poet_lesson_and_compares_threads():
