@@ -31,7 +31,7 @@ from poetry_gpt import prosody, rhyme_book
 from poetry_gpt.common import DEFAULT_DATA, atomic_write_bytes, atomic_write_text
 from poetry_gpt.data import (
     _LINE,
-    _PUNCT_MAP,
+    PUNCT_MAP,
     SPECIAL,
     BadRecord,
     Tokenizer,
@@ -778,7 +778,7 @@ def clean_regulated(raw, convert, normalize) -> str:
     Raises:
         BadRecord: 句数是奇数或少于 6，或某个窗口不合格（原因与绝句相同）。
     """
-    text = "".join("".join(raw.get("paragraphs") or []).split()).translate(_PUNCT_MAP)
+    text = "".join("".join(raw.get("paragraphs") or []).split()).translate(PUNCT_MAP)
     lines = _LINE.findall(text)
     if "".join(lines) != text:
         raise BadRecord("结尾缺少标点")

@@ -63,10 +63,10 @@ def form_of(*, name: str | None = None, line_length: int | None = None, token: i
 LINE_ENDS = "，。？！"
 """一句诗结尾允许的标点。"""
 
-# 半角标点和不作句读用的全角标点，统一成绝句里用的四种
-_PUNCT_MAP = str.maketrans(
+PUNCT_MAP = str.maketrans(
     {",": "，", ".": "。", "?": "？", "!": "！", ";": "，", "；": "，", ":": "，", "：": "，", "、": "，"}
 )
+"""半角标点和不作句读用的全角标点，统一成绝句里用的四种（clean_record 与建语料的 courseware/corpus.py 共用）。"""
 _MISSING_GLYPHS = set("□■○●◎〇�")
 _BRACKETS = set("()（）[]【】〔〕《》〈〉<>{}「」『』")
 _LINE = re.compile(f"[^{LINE_ENDS}]+[{LINE_ENDS}]")
@@ -115,7 +115,7 @@ def clean_record(raw: dict, convert: Callable[[str], str] | None = None) -> dict
     """
     convert = convert or to_simplified
     text = raw.get("text") or "".join(raw.get("paragraphs") or [])
-    text = convert("".join(text.split())).translate(_PUNCT_MAP)
+    text = convert("".join(text.split())).translate(PUNCT_MAP)
     if not text:
         raise BadRecord("空记录")
     for ch in text:
