@@ -316,6 +316,27 @@ def encode_sample(record: dict, tokenizer: Tokenizer, keywords: Sequence[str] | 
     )
 
 
+MAX_CONDITION = 3
+"""条件区最多放几个字：base、tiny 预设的训练样本带 1–3 个关键词（data.keywords_for），regulated 预设见过 0–4 个
+（batches.KEYWORD_COUNTS）；放 3 个以内，两种模型都见过这样长的条件区。"""
+
+
+def condition(keywords: str, acrostic: str, tokenizer: Tokenizer) -> str:
+    """放进条件区的字：给定的关键词与藏头字（去掉重复）不多于 :data:`MAX_CONDITION` 个时原样放；
+    多了就按训练时排关键词的办法（IDF 高的、即少见的字在前）取 MAX_CONDITION 个。
+
+    训练样本的条件区有 k 个字（base、tiny 预设 1–3 个，regulated 预设 0–4 个），正文从第 3 + k 个位置开始。
+    四个关键词、或藏头诗拿四个藏头字作条件，对只见过 1–3 个的模型，正文就落在它没见过的位置上，押韵与句长随之乱掉；
+    取三个放进条件区，剩下的字由受约束解码写进诗里（Constraint 的 missing 与藏头字）。
+    """
+    chars = list(dict.fromkeys(keywords + acrostic))
+    if len(chars) <= MAX_CONDITION:
+        return "".join(chars)
+    # 与 keywords_for 一样按 IDF 排：文档频数小的在前；同分保持给定的次序
+    ranked = sorted(chars, key=lambda ch: tokenizer.doc_freq[tokenizer.stoi[ch]])
+    return "".join(ranked[:MAX_CONDITION])
+
+
 def loss_mask_for(ids: Sequence[int]) -> list[bool]:
     """与 ``ids[1:]``（即预测目标）对齐的掩码：目标在 ``<sep>`` 之后（正文与 ``<eos>``）才计入损失。"""
     sep_at = list(ids).index(SEP)

@@ -26,12 +26,11 @@ from dataclasses import asdict, dataclass, field, replace
 import torch
 
 from .constraints import Constraint
-from .data import BOS, EOS, SEP, Tokenizer, form_of, is_hanzi, to_simplified
+from .data import BOS, EOS, SEP, Tokenizer, condition, form_of, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
 from .rerank import best, score_drafts
 from .sampling import SAMPLING, SamplingConfig, sample_next
 from .settings import MAX_DRAFTS, MAX_SEED, SCORE, SCORES, VERSE, Rules
-from .verse import condition
 
 MAX_KEYWORDS = 4
 """关键词最多几个字。"""
@@ -61,7 +60,7 @@ class Poem:
     constrained: bool = True
     seconds: float = 0.0
     condition: str = ""
-    """条件区里放的字（<sep> 之前）：多于 3 个字时只放其中 3 个，见 verse.condition。"""
+    """条件区里放的字（<sep> 之前）：多于 3 个字时只放其中 3 个，见 data.condition。"""
     log_prob: float = 0.0
     """模型自己（温度 1、不截断、没有约束）给正文与 <eos> 每个字的平均对数概率（奈特/字，≤ 0）：
     同一个条件区下，越接近 0，模型越觉得这首诗顺。"""
@@ -228,7 +227,7 @@ def write_drafts(
         GenerationError: 受约束解码时，模型的前文长度 context_length 放不下这首诗（条件区加四句正文）。
     """
     started = time.perf_counter()
-    prompt = condition(keywords, acrostic, tokenizer) if rules.seen_condition else keywords
+    prompt = prompt_for(keywords, acrostic, rules, tokenizer)
     fits = forms_that_fit(model, len(prompt), form) if constrained else [form] if form else [5, 7]
     device = next(model.parameters()).device
     cache = KVCache(model.config.n_layers)
@@ -278,6 +277,12 @@ def positions_needed(n_condition: int, form: int) -> int:
     """一首诗要占的位置数：<bos> <5或7> 条件区 <sep>，再加四句正文（每句 form 个字和一个标点）。
     最后一个标点之后的 <eos> 由这些位置预测出来，不占位置。"""
     return 3 + n_condition + 4 * (form + 1)
+
+
+def prompt_for(keywords: str, acrostic: str, rules: Rules, tokenizer: Tokenizer) -> str:
+    """条件区（<sep> 之前）放的字：rules.seen_condition 时是 :func:`poetry_gpt.data.condition` 挑出的至多 3 个字
+    （模型训练时见过的长度），否则关键词原样放（rules=PLAIN，第 23 课对照用）。"""
+    return condition(keywords, acrostic, tokenizer) if rules.seen_condition else keywords
 
 
 def forms_that_fit(model: PoetryGPT, n_condition: int, form: int | None) -> list[int]:
@@ -378,7 +383,7 @@ def iter_poems(
     if not 0 <= seed < MAX_SEED:
         raise GenerationError(f"随机种子要在 0 与 {MAX_SEED - 1} 之间，收到 {seed}")
     if constrained:  # 受约束解码保证写完四句；不受约束时（第 20 课）写满前文长度就停
-        forms_that_fit(model, len(condition(keywords, acrostic, tokenizer) if rules.seen_condition else keywords), form)
+        forms_that_fit(model, len(prompt_for(keywords, acrostic, rules, tokenizer)), form)
 
     def poems() -> Iterator[Poem]:
         seen: set[str] = set()

@@ -84,7 +84,7 @@ class Rules:
         rhyme: 第二、四句（首句入韵时还有第一句）押韵，句尾不用同一个字。
         tones: 平仄约束：``"strict"``、``"lenient"`` 或 ``"off"``（见 :data:`TONE_MODES`）。
         repetition: 调低用过的字、不许用第三次、不许重复同一个两字组合。
-        seen_condition: 条件区只放模型见过的 1–3 个字（见 verse.condition），其余的字靠解码保证。
+        seen_condition: 条件区只放模型见过的 1–3 个字（见 data.condition），其余的字靠解码保证。
 
     Raises:
         ValueError: tones 不是 TONE_MODES 之一。

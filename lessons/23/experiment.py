@@ -4,13 +4,23 @@ import torch
 
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.constraints import Constraint
-from poetry_gpt.data import BOS, FIVE, SEP, default_tokenizer, encode_sample, keywords_for, load_poems, split_lines
+from poetry_gpt.data import (
+    BOS,
+    FIVE,
+    MAX_CONDITION,
+    SEP,
+    condition,
+    default_tokenizer,
+    encode_sample,
+    keywords_for,
+    load_poems,
+    split_lines,
+)
 from poetry_gpt.generate import GenerationError, check_characters, write_poems
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.loss import mean_cross_entropy
 from poetry_gpt.model import KVCache
 from poetry_gpt.settings import PLAIN
-from poetry_gpt.verse import MAX_CONDITION, condition
 
 setup_experiment()
 
@@ -34,9 +44,9 @@ poem = write_poems(model, tok, acrostic="春夏秋冬", form=5, seed=0, rules=PL
 show("写出的诗", poem.text)
 show("关键词（没给时 = 藏头字）", "".join(poem.keywords))
 show("条件区里的字", poem.condition)
-verse = write_poems(model, tok, acrostic="春夏秋冬", form=5, seed=0)[0]
-show("默认的诗律解码（第 24 课）写的", verse.text)
-show("默认解码的条件区（verse.condition：至多 3 个字，少见的在前）", verse.condition)
+ruled = write_poems(model, tok, acrostic="春夏秋冬", form=5, seed=0)[0]
+show("默认的诗律解码（第 24 课）写的", ruled.text)
+show("默认解码的条件区（data.condition：至多 3 个字，少见的在前）", ruled.condition)
 c = Constraint(tok, 5, "春夏秋冬", acrostic="春夏秋冬", rules=PLAIN)
 show("还差的字（藏头字不算）", [tok.tokens[t] for t in c.missing])
 

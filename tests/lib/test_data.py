@@ -7,11 +7,13 @@ import pytest
 from poetry_gpt.common import DEFAULT_DATA, read_json
 from poetry_gpt.data import (
     EOS,
+    MAX_CONDITION,
     SEP,
     SPECIAL,
     UNK,
     BadRecord,
     clean_record,
+    condition,
     default_tokenizer,
     encode_sample,
     keywords_for,
@@ -150,3 +152,16 @@ def test_corpus_has_no_replaced_variants_and_the_rhyme_table_knows_common_charac
     assert all(set(groups) <= set(rhyme_book.GROUPS) for groups in PINGSHUI_ERRATA.values())
     for ch in "啼遍堤炉扫樽懒疏莺":
         assert prosody.rhyme_groups(ch), ch
+
+
+def test_condition_keeps_what_training_showed():
+    """条件区至多 3 个字（训练时见过的长度），多了取 IDF 高（少见）的，给定的次序只在同分时算数。"""
+    tok = default_tokenizer()
+    by_idf = lambda chars: "".join(sorted(chars, key=lambda c: tok.doc_freq[tok.stoi[c]]))  # noqa: E731
+    assert condition("月", "", tok) == "月" and condition("江雪孤", "", tok) == "江雪孤"
+    four = condition("春夏秋冬", "", tok)
+    assert len(four) == MAX_CONDITION == 3 and four == by_idf("春夏秋冬")[:3]
+    assert "春" not in four  # 四字里最常见的字让出位置
+    assert condition("夜", "春夏秋冬", tok) == by_idf("夜春夏秋冬")[:3]
+    assert condition("", "春江花月", tok) == by_idf("春江花月")[:3]
+    assert condition("月月", "月", tok) == "月"  # 去掉重复

@@ -22,7 +22,7 @@ from poetry_gpt.metrics import (
     unattested_double,
 )
 from poetry_gpt.settings import PLAIN, VERSE, Rules
-from poetry_gpt.verse import KEYWORD_PENALTY, MAX_CONDITION, MAX_USES, REPEAT_PENALTY, STOCK_PENALTY, Verse, condition
+from poetry_gpt.verse import KEYWORD_PENALTY, MAX_USES, REPEAT_PENALTY, STOCK_PENALTY, Verse
 
 TOK = default_tokenizer()
 ID = TOK.stoi
@@ -186,14 +186,7 @@ def test_a_rule_gives_way_when_it_would_leave_nothing():
     assert verse.narrow(forced.clone(), 3, 4).equal(forced)
 
 
-def test_condition_keeps_what_training_showed():
-    assert condition("月", "", TOK) == "月" and condition("江雪孤", "", TOK) == "江雪孤"
-    four = condition("春夏秋冬", "", TOK)
-    assert len(four) == MAX_CONDITION == 3 and set(four) <= set("春夏秋冬")
-    assert four == "".join(sorted("春夏秋冬", key=lambda c: TOK.doc_freq[ID[c]])[:3])  # IDF 高（少见）的在前
-    assert "春" not in four  # 四字里最常见的字让出位置
-    assert condition("夜", "春夏秋冬", TOK)[0] in "夜春夏秋冬" and len(condition("夜", "春夏秋冬", TOK)) == 3
-    assert condition("", "春江花月", TOK) == "".join(sorted("春江花月", key=lambda c: TOK.doc_freq[ID[c]])[:3])
+def test_rules_refuse_unknown_tones():
     with pytest.raises(ValueError, match="平仄约束"):
         Rules(tones="loose")
     assert VERSE.rhyme and VERSE.tones == "lenient" and not PLAIN.rhyme and PLAIN.tones == "off"
@@ -262,7 +255,7 @@ def test_rhyme_aware_decoding_on_the_shipped_model(shipped):
 
 
 def test_acrostic_and_four_keywords_get_a_condition_the_model_has_seen(shipped):
-    from poetry_gpt.generate import write_one
+    from poetry_gpt.generate import prompt_for, write_one
     from poetry_gpt.metrics import format_ok
 
     for seed in range(4):
@@ -270,7 +263,7 @@ def test_acrostic_and_four_keywords_get_a_condition_the_model_has_seen(shipped):
         assert len(poem.condition) == 3 and [line[0] for line in split_lines(poem.text)] == list("春夏秋冬")
         assert prosody.quatrain_rhyme(poem.text).rhymes, poem.text
         free = write_one(shipped, TOK, "江雪孤舟", form=5, seed=seed, constrained=False)
-        assert free.condition == condition("江雪孤舟", "", TOK) and format_ok(free.text, 5), free.text
+        assert free.condition == prompt_for("江雪孤舟", "", VERSE, TOK) and format_ok(free.text, 5), free.text
         fixed = write_one(shipped, TOK, "江雪孤舟", form=5, seed=seed)
         assert all(ch in fixed.text for ch in "江雪孤舟") and prosody.quatrain_rhyme(fixed.text).rhymes
 
