@@ -6,7 +6,7 @@
 - 仓库里的路径 ``poetry_gpt/x.py``、``lessons/24/README.md``：文件或文件夹要在（写 ``NN``、``*`` 的是泛指，不查）；
 - ``x.py``：仓库里要有叫这个名字的 Python 文件；
 - ``模块.名字``、``模块.名字()``：模块是课程包里的（按最后一段认，如 ``verse``、``grading.rules``），名字要在模块里，
-  或是包里哪个类的方法、字段（``model.eval()`` 这样的实例调用）；``nn.GELU`` 这样的 torch 名字也查；
+  或是这个模块里哪个类的方法、字段（``model.eval()`` 这样的实例调用；别的模块的类有同名字段不算）；``nn.GELU`` 这样的 torch 名字也查；
   不认识的模块后面跟一个全大写的常量（``verse_rules.STOCK_OPENINGS``）算写错了模块；
 - ``./poet 命令 --选项``：命令要有，选项要是这个命令的。
 
@@ -65,32 +65,37 @@ def _modules() -> dict[str, list[str]]:
 
 
 @cache
-def _members() -> frozenset[str]:
-    """课程包里定义过的方法、字段与属性的名字（``def x``、``self.x``、类里的 ``x: 类型``），加上 torch.nn.Module 的。"""
+def _class_members(module: str) -> frozenset[str]:
+    """module 里定义的类的方法、字段与属性，连同继承来的（PoetryGPT 从 torch.nn.Module 继承 eval）：
+    ``model.eval()`` 这样用模块名称呼实例的写法，只在这个模块自己的类里找，别的模块的类有同名字段不算。
+    torch.Tensor 的方法（``loss.item()``）到处都算。"""
+    import inspect
+
     import torch
 
-    names = set(dir(torch.nn.Module)) | set(dir(torch.Tensor))
-    pattern = re.compile(r"^\s+def (\w+)|self\.(\w+)|^    (\w+): ", re.M)
-    for f in _tracked():
-        if f.split("/")[0] in PACKAGES and f.endswith(".py"):
-            for m in pattern.finditer((ROOT / f).read_text(encoding="utf-8")):
-                names.add(next(g for g in m.groups() if g))
+    names = set(dir(torch.Tensor))
+    for cls in vars(importlib.import_module(module)).values():
+        if isinstance(cls, type) and cls.__module__ == module:
+            names |= set(dir(cls)) | set(getattr(cls, "__annotations__", {}))
+            names |= set(re.findall(r"self\.(\w+)\s*[:=]", inspect.getsource(cls)))
     return frozenset(names)
 
 
 def _resolves(module: str, attrs: list[str]) -> bool:
-    """module.attrs[0].attrs[1]… 找得到（子模块也算）；找不到的那一段是包里某个类的方法或字段也算。"""
+    """module.attrs[0].attrs[1]… 找得到（子模块也算）；找不到的那一段是 module（或路上的子模块）里某个类的方法或字段也算。"""
     try:
         obj = importlib.import_module(module)
     except ImportError:
         return False
+    home = module
     for attr in attrs:
         if hasattr(obj, attr):
             obj = getattr(obj, attr)
         elif isinstance(obj, types.ModuleType) and _importable(f"{obj.__name__}.{attr}"):
             obj = importlib.import_module(f"{obj.__name__}.{attr}")
+            home = obj.__name__
         else:
-            return attr in _members()
+            return attr in _class_members(home)
     return True
 
 
