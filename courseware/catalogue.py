@@ -2,7 +2,7 @@
 
 课表本身是数据文件 lessons/manifest.toml（全课唯一的一份）；CLI、自检、测试和网站都经由这里读它，
 别处不再另存课程列表，也不写死课数。导入本模块不读文件：SECTIONS、CATALOGUE、BY_NUMBER 第一次用到时才读课表。
-学习进度的读写在 progress.py。
+学习进度的读写在 lesson_progress.py。
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from poetry_gpt.common import DEFAULT_DATA, ROOT
 from .. import catalogue
 from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_lesson
 from ..defaults import CHECK_MEMORY_MB, CHECK_TIMEOUT_S, EXPERIMENT_THREADS, WALL_EXTRA_S, WALL_FACTOR
+from ..lesson_progress import STATUS_LABEL, load_progress, next_lesson, record_progress, status_of
 from ..messages import not_utf8, safe_text, syntax_message
-from ..progress import STATUS_LABEL, load_progress, next_lesson, record_progress, status_of
 from . import code_view, display, reading
 from .display import console, shown
 from .parser import CliError, seconds

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import progress
+from .. import lesson_progress
 from . import display, learner, maintainer, model_cmds, teacher
 from .parser import ChineseParser, CliError, SubcommandParser, check_argv
 
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         check_argv(argv)
         args = build_parser().parse_args(argv)
         return args.func(args) if getattr(args, "func", None) else learner.cmd_map(args)
-    except (CliError, progress.ProgressError) as e:
+    except (CliError, lesson_progress.ProgressError) as e:
         display.error(str(e))
         return getattr(e, "code", 2)
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ import time
 import pytest
 from conftest import ROOT
 
-from courseware import catalogue, progress
+from courseware import catalogue, lesson_progress
 from courseware.catalogue import CATALOGUE
 from courseware.cli import display, main
 from courseware.grading import wall_seconds
@@ -371,7 +371,7 @@ def test_progress_entries_that_do_not_fit_are_dropped_once(monkeypatch, tmp_path
         code, out, err = run_main(monkeypatch, *argv)
         assert code in (0, 2) and "Traceback" not in err and "Error" not in err, err
         assert err.count("警告：进度文件") == (1 if argv == [] else 0), err  # 只在第一次读时说一次
-    assert progress.load_progress() == kept
+    assert lesson_progress.load_progress() == kept
     backups = list(tmp_path.glob(".progress.json.broken-*"))
     assert len(backups) == 1 and backups[0].read_bytes() == original  # 原文件一字不动地留着
     assert f"看不懂，已不算数：{dropped}；原文件已另存为 {backups[0].name}" in run_main_first_warning(

@@ -19,7 +19,7 @@ from conftest import ROOT
 from rich.cells import cell_len
 from rich.console import Console
 
-from courseware import catalogue, progress
+from courseware import catalogue, lesson_progress
 from courseware.catalogue import BY_NUMBER, CATALOGUE, SECTIONS
 from courseware.cli import code_view, display, main
 from poetry_gpt.checkpoint import read_checkpoint
@@ -505,7 +505,7 @@ def test_check_records_progress_when_nobody_reads(monkeypatch, tmp_path):
     BY_NUMBER[9].exercise_file.write_text("import torch\n\n\n" + GOOD, encoding="utf-8")
     assert main(["check", "9"]) == 0
     assert display.reader_gone()
-    assert progress.load_progress()["09"]["status"] == "passed"
+    assert lesson_progress.load_progress()["09"]["status"] == "passed"
 
 
 def test_grade_writes_its_reports_when_nobody_reads(monkeypatch, tmp_path):
