@@ -1,4 +1,4 @@
-"""课文里的数要与记录下来的输出对得上：./poet verify 与 tests/courseware/test_figures.py 用它。
+"""课文里的数与引来的诗要与记录下来的输出对得上（重算的数对记录也只用这里的一条规则）：./poet verify 与测试用它。
 
 规则只有一条，不用在课文里做任何标记：课文（lessons/NN/README.md，以及仓库的 README.md、data/MODEL.md、
 data/SOURCE.md）里的每一个“数”——带小数点的数、百分数、有效数字三位以上的整数（8192、6,024）——
@@ -22,7 +22,8 @@ data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/fig
 
 课文的数对记录是四舍五入（:meth:`Number.rounds_to`）；课文照抄记录的全部位数时，也认 :func:`agrees` 那一条
 带容差的规则（写法的位数相同、差在最后一位）：换一种 CPU 重录，最后一位动了，课文里的数不算过期。
-重算的数（实验现在印的、网站的图现算的）对记录只用那一条规则（tolerance.py 的 same_line、contains）。
+重算的数（实验现在印的、网站的图现算的）对记录只用那一条规则：:func:`agrees`，逐行比输出用 :func:`same_line`，
+在网站的图的文字里找用 :func:`contains`。
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from pathlib import Path
 from poetry_gpt.common import ROOT, DataFileError, read_toml
 
 from .catalogue import CATALOGUE
-from .quotes import QUOTE_RULE, poems_in, prose_lines, quoted_in
 
 RECORDS = ROOT / "results"
 """课文之外的记录：./poet eval 的输出、训练日志，以及 README.md、data/ 里两篇说明的配置。"""
@@ -52,6 +52,80 @@ _NUMBER = re.compile(
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")  # 2.0.1 这样的版本号不是数
 _SOURCE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?%?")
 _SUPERSCRIPT = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
+
+
+# 引来的诗：怎样认出、怎样在记录里找
+
+_HAN = "\u3400-\u9fff"
+_POEM = re.compile(
+    rf"(?<![{_HAN}])(?:(?:[{_HAN}]{{5}}[，。？！；]){{2,}}|(?:[{_HAN}]{{7}}[，。？！；]){{2,}})(?![{_HAN}])"
+)
+_VERSE = re.compile(rf"[{_HAN}]+[，。？！；]")
+POEM_GAP = 40
+"""引来的诗相邻两句在来源里最多隔这么多个字（去掉空白之后）：“第 2 句：”这样的编号放得下，别的诗放不下。"""
+QUOTE_RULE = "模型写的诗照记录抄，一个字也不改；人写的诗记录里没有"
+"""对不上时消息里的说明（后面接“就在 figures.toml 里放行”）。"""
+
+
+def blank_inline(text: str) -> str:
+    """把一行课文里的行内代码与链接地址换成同样长的空白（位置不变）：里面的数与诗不算。"""
+    text = re.sub(r"`[^`]*`", lambda m: " " * len(m.group()), text)
+    return re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group()), text)
+
+
+def prose_lines(markdown: str):
+    """课文里要查的行：(行号（从 1 数）, 去掉行内代码与链接地址的这一行)。```text 图解与正文里的行；
+    ```python、```json、```bash 等代码块里的不算（figures 与引诗共用）。"""
+    fence = None
+    for n, line in enumerate(markdown.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            fence = None if fence is not None else line.lstrip()[3:].strip()
+            continue
+        if fence in (None, "", "text"):
+            yield n, blank_inline(line)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """课文里引来的一首诗或一联：在第 line 行，start:end 是它在这一行里的位置。"""
+
+    text: str
+    line: int
+    start: int
+    end: int
+
+
+def poems_in(markdown: str) -> list[Quote]:
+    """课文里引来的诗（规则见模块说明）：引号里的，或独占一行的；json、python 等代码块与行内代码里的不算。"""
+    found = []
+    for n, plain in prose_lines(markdown):
+        for m in _POEM.finditer(plain):
+            before, after = plain[: m.start()], plain[m.end() :]
+            quoted = before.rstrip().endswith(("“", "「"))
+            alone = not re.search(f"[{_HAN}]", before) and not re.search(f"[{_HAN}]", after)
+            if quoted or alone:
+                found.append(Quote(m.group(), n, m.start(), m.end()))
+    return found
+
+
+def quoted_in(poem: str, text: str) -> bool:
+    """poem 的每一句是否按次序出现在 text 里（空白已去掉），相邻两句之间最多隔 POEM_GAP 个字。"""
+    verses = _VERSE.findall(poem)
+    start = text.find(verses[0])
+    while start >= 0:
+        at = start + len(verses[0])
+        for verse in verses[1:]:
+            found = text.find(verse, at)
+            if found < 0 or found - at > POEM_GAP:
+                break
+            at = found + len(verse)
+        else:
+            return True
+        start = text.find(verses[0], start + 1)
+    return False
+
+
+# 课文里的数
 
 
 @dataclass(frozen=True)
@@ -318,6 +392,27 @@ def agrees(recorded: str | Number, now: str | Number) -> bool:
     a = recorded if isinstance(recorded, Number) else parse_number(recorded)
     b = now if isinstance(now, Number) else parse_number(now)
     return a.places == b.places and abs(a.value - b.value) <= tolerance(a)
+
+
+def same_line(recorded: str, now: str) -> bool:
+    """两行输出是否相同：去掉数之后一字不差（空白与表格线不论，见 :func:`skeleton`），数两两 :func:`agrees`。"""
+    if recorded == now:
+        return True
+    if skeleton(recorded) != skeleton(now):
+        return False
+    left, right = _SOURCE_NUMBER.findall(recorded), _SOURCE_NUMBER.findall(now)
+    return len(left) == len(right) and all(agrees(a, b) for a, b in zip(left, right))
+
+
+def contains(text: str, recorded: str) -> bool:
+    """text（比如网站的图现算出的文字）里是否有一段与 recorded（照记录拼出的一句）相同：数以外一字不差，
+    数两两 :func:`agrees`。测试用它对照网站的图与记录，不拿浮点数的最后一位当字符串比。"""
+    parts = _SOURCE_NUMBER.split(recorded)
+    wanted = _SOURCE_NUMBER.findall(recorded)
+    pattern = "".join(
+        re.escape(part) + (f"({_SOURCE_NUMBER.pattern})" if i < len(wanted) else "") for i, part in enumerate(parts)
+    )
+    return any(all(agrees(a, b) for a, b in zip(wanted, m.groups())) for m in re.finditer(pattern, text))
 
 
 def _same_figure(recorded: Number, figure: Number) -> bool:

@@ -5,7 +5,7 @@
 
 线程数：./poet verify 运行实验（连同 --record）与学习者的 ./poet lesson 都用一个计算线程（defaults.EXPERIMENT_THREADS）；
 直接运行 python lessons/NN/experiment.py 时是两个。
-换了线程数、CPU 或 BLAS 内核，float32 的加法先后会变，结果差在很后面的位数上：比较输出时（tolerance.same_line）
+换了线程数、CPU 或 BLAS 内核，float32 的加法先后会变，结果差在很后面的位数上：比较输出时（figures.same_line）
 同一位置上的数按 figures.agrees 的容差比（最后一位的 1 或相对十万分之一；整数一点不差）。舍入差这种本身就是
 噪声的量，实验印成界或标成 measured（见 labs.below、labs.measured）。换一台 CPU 差得更多时报“与记录不同”：
 先看那个数是不是噪声（是就印成界），不是再在那台机器上重新 --record，课文里的数只有在四舍五入到课文的位数
@@ -26,8 +26,7 @@ from pathlib import Path
 from poetry_gpt.common import ROOT, atomic_write_text
 
 from .catalogue import Lesson
-from .figures import HEADER, MEASURED, RECORDS
-from .tolerance import same_line
+from .figures import HEADER, MEASURED, RECORDS, same_line
 
 RUN_ENV = {"NO_COLOR": "1", "COLUMNS": "120", "POET_MEASURED": "1"}
 """运行实验时的环境：纯文本、固定宽度（热力图在 120 列里印两位小数）、计时印成 ⟨…⟩。"""

@@ -14,10 +14,11 @@ from courseware.figures import (
     config_for,
     figures_in,
     parse_number,
+    poems_in,
+    quoted_in,
     shown,
     text_files,
 )
-from courseware.quotes import poems_in, quoted_in
 from courseware.record import body
 from poetry_gpt.common import ROOT
 
@@ -200,9 +201,9 @@ def test_shown_writes_a_candidate_like_the_text():
 
 
 def test_outputs_compare_with_the_stated_tolerance():
-    from courseware.tolerance import same_line
+    from courseware.figures import same_line
 
-    # 1 个与 2 个线程时第 07 课印的困惑度（见 tolerance.RELATIVE）
+    # 1 个与 2 个线程时第 07 课印的困惑度（见 figures.RELATIVE）
     assert same_line("│ 一元：只看字频 │ 6.5639 │ 709.0126 │", "│  一元：只看字频 │  6.5639 │ 709.0129 │")
     assert same_line("相似度：0.0233", "相似度：0.0234")  # 四舍五入的边上差最后一位
     assert not same_line("相似度：0.0233", "相似度：0.0236")
@@ -231,13 +232,13 @@ def test_outputs_compare_with_the_stated_tolerance():
     ],
 )
 def test_a_recomputed_number_agrees_within_the_printed_precision(recorded, now, ok):
-    from courseware.tolerance import agrees
+    from courseware.figures import agrees
 
     assert agrees(recorded, now) is ok
 
 
 def test_contains_finds_the_sentence_with_numbers_that_agree():
-    from courseware.tolerance import contains
+    from courseware.figures import contains
 
     step = "第 10 步起就岔开（7.17915，不中断是 7.17274），第 16 步 6.97675。"
     assert contains(step, "第 10 步起就岔开（7.17915，不中断是 7.17275）")

@@ -16,7 +16,7 @@ import torch
 
 from courseware import site
 from courseware.catalogue import BY_NUMBER, CATALOGUE
-from courseware.figures import agrees
+from courseware.figures import agrees, contains
 from courseware.site_figures import (
     FIGURES,
     lesson01,
@@ -45,7 +45,6 @@ from courseware.site_figures import (
     lesson25,
     lesson26,
 )
-from courseware.tolerance import contains
 from poetry_gpt.common import ROOT
 
 
@@ -300,7 +299,7 @@ def test_cli_site_builds_and_refuses_foreign_folders(built, tmp_path):
 
 
 # ---------- 插图里的数与实验打印的数相同 ----------
-# 网站的图是构建时现算的：带小数的数按 tolerance.contains 与 figures.agrees 比（最后一位随 CPU、线程数而变），整数一点不差
+# 网站的图是构建时现算的：带小数的数按 figures.contains（figures.agrees 那一条规则）比（最后一位随 CPU、线程数而变），整数一点不差
 # 图对照 ./poet verify --record 记下的输出（lessons/NN/output.txt），不在测试里重跑实验：记录与实验现在印的相同
 # 由 tests/lessons/test_all_lessons.py 逐课查（test_output_matches_the_recording），图 = 记录 = 实验
 

@@ -1,6 +1,6 @@
 """录下的数不只在录它的那一种 CPU 内核上成立：几课实验在 torch 的每一种能用的 CPU 内核
 （ATEN_CPU_CAPABILITY：default 是不用向量指令的通用内核，avx2，CPU 有 AVX-512 时再加 avx512；ARM 上是 default 与它自己的那一种）
-× 1、2 个计算线程下运行，每一种的输出都要与 lessons/NN/output.txt 相同——按 tolerance.same_line 的规则
+× 1、2 个计算线程下运行，每一种的输出都要与 lessons/NN/output.txt 相同——按 figures.same_line 的规则
 （带小数的数差在最后一位以内或相对十万分之一以内，整数与文字一点不差）。
 
 挑的是数出自不同种类浮点运算的几课：07 大量的求和（困惑度）、13 层归一化、15 交叉熵与梯度、17 训练循环与梯度范数、
