@@ -30,7 +30,7 @@ from pathlib import Path
 from poetry_gpt import prosody, rhyme_book
 from poetry_gpt.common import DEFAULT_DATA, atomic_write_bytes, atomic_write_text
 from poetry_gpt.data import (
-    _LINE,
+    LINE_PATTERN,
     PUNCT_MAP,
     SPECIAL,
     BadRecord,
@@ -779,7 +779,7 @@ def clean_regulated(raw, convert, normalize) -> str:
         BadRecord: 句数是奇数或少于 6，或某个窗口不合格（原因与绝句相同）。
     """
     text = "".join("".join(raw.get("paragraphs") or []).split()).translate(PUNCT_MAP)
-    lines = _LINE.findall(text)
+    lines = LINE_PATTERN.findall(text)
     if "".join(lines) != text:
         raise BadRecord("结尾缺少标点")
     if len(lines) < 6 or len(lines) % 2:
@@ -787,7 +787,7 @@ def clean_regulated(raw, convert, normalize) -> str:
     out = []
     for start in range(0, len(lines) - 2, 2):
         window = clean_record({"text": "".join(lines[start : start + 4])}, convert)["text"]
-        out += _LINE.findall(window)[0 if start == 0 else 2 :]
+        out += LINE_PATTERN.findall(window)[0 if start == 0 else 2 :]
     if len({len(line) for line in out}) != 1:
         raise BadRecord("句子长短不一")
     return "".join(out).translate(normalize)

@@ -69,7 +69,8 @@ PUNCT_MAP = str.maketrans(
 """半角标点和不作句读用的全角标点，统一成绝句里用的四种（clean_record 与建语料的 courseware/corpus.py 共用）。"""
 _MISSING_GLYPHS = set("□■○●◎〇�")
 _BRACKETS = set("()（）[]【】〔〕《》〈〉<>{}「」『』")
-_LINE = re.compile(f"[^{LINE_ENDS}]+[{LINE_ENDS}]")
+LINE_PATTERN = re.compile(f"[^{LINE_ENDS}]+[{LINE_ENDS}]")
+"""一句诗：不是句末标点的字，接一个句末标点（clean_record、split_lines 与建语料的 courseware/corpus.py 共用）。"""
 
 # 选关键词时跳过的虚字与过于常见的字：它们说不出一首诗在写什么
 FUNCTION_CHARS = set("不之而其以于与也乃亦且所为者何此彼矣焉哉兮乎无有一是在自已来去得上下中")
@@ -127,7 +128,7 @@ def clean_record(raw: dict, convert: Callable[[str], str] | None = None) -> dict
             raise BadRecord("有拉丁字母或数字")
         if ch not in LINE_ENDS and not is_hanzi(ch):
             raise BadRecord("有其他符号")
-    lines = _LINE.findall(text)
+    lines = LINE_PATTERN.findall(text)
     if "".join(lines) != text:
         raise BadRecord("结尾缺少标点")
     if len(lines) != 4:
@@ -155,7 +156,7 @@ def split_lines(text: str) -> list[str]:
 
 def whole_lines(text: str) -> list[str]:
     """把一首诗的全文切成句，每句带着结尾标点（结尾没有标点的残段不算一句）。"""
-    return _LINE.findall(text)
+    return LINE_PATTERN.findall(text)
 
 
 def poem_body(text: str) -> str:

@@ -165,3 +165,17 @@ def test_every_import_of_ours_resolves():
             module = importlib.import_module(target)
             missing += [f"{path.relative_to(ROOT)}: {target}.{n}" for n in sorted(names) if not hasattr(module, n)]
     assert len(files) > 200 and not missing, missing
+
+
+def test_nothing_outside_the_library_takes_its_private_names():
+    """课件、bench 与各课从模型库只取公开的名字：别处要用的（如 data.PUNCT_MAP、data.LINE_PATTERN）就不该带下划线。"""
+    taken = [
+        f"{path.relative_to(ROOT)}: {target}.{n}"
+        for path in _files_that_import_us()
+        if path.parts[len(ROOT.parts)] in ("courseware", "bench", "lessons")
+        for target, names in imports_of(path).items()
+        if target.startswith("poetry_gpt")
+        for n in names
+        if n.startswith("_")
+    ]
+    assert not taken, taken
