@@ -29,7 +29,7 @@ from markdown_it.token import Token
 from poetry_gpt.common import ROOT
 
 from .catalogue import CATALOGUE, LESSONS_DIR, SECTIONS, Lesson
-from .site_figures import FIGURES, Figure
+from .charts import FIGURES, Figure
 from .site_links import check_links, repo_relative
 from .site_render import Glossary, code_css, highlight, make_markdown, parse, rewrite_links, split_sections
 

@@ -16,8 +16,7 @@ import torch
 
 from courseware import site
 from courseware.catalogue import BY_NUMBER, CATALOGUE
-from courseware.figures import agrees
-from courseware.site_figures import (
+from courseware.charts import (
     FIGURES,
     lesson01,
     lesson02,
@@ -45,6 +44,7 @@ from courseware.site_figures import (
     lesson25,
     lesson26,
 )
+from courseware.figures import agrees
 from courseware.tolerance import contains
 from poetry_gpt.common import ROOT
 

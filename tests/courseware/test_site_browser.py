@@ -17,7 +17,7 @@ from conftest import CHROMEDRIVER, CHROMIUM
 
 from courseware import site
 from courseware.catalogue import BY_NUMBER, CATALOGUE
-from courseware.site_figures import FIGURES
+from courseware.charts import FIGURES
 from poetry_gpt.common import ROOT
 
 SCREENSHOTS = ROOT / "runs" / "site-screenshots"
