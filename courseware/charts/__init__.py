@@ -21,12 +21,12 @@ chart 在仓库里只指网站上的这些 SVG 图；figures 指课文里的数�
 - 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
 - 第 17 课：tiny 预设第 0 步（batch_indices、scored_loss、clip_grad_norm_）与实验第 3 部分第 0 步被裁剪的总范数；
 - 第 18 课：实验的 16 步小训练，不中断与第 8 步停下再续训（train(stop_at=8)、resume=True）的损失，
-  少放回优化器或随机数状态时的岔开，第 8 步存档里各部分的大小；
+  少放回优化器或随机数状态时的岔开（train.resume_without），第 8 步存档里各部分的大小（checkpoint.stored_sizes）；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
 - 第 20 课：发布模型从 <bos> <5> 月 <sep> 贪心地写，每一步整段重算与 KV 缓存要送进模型的位置；
 - 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（sampling.filter_logits）；
-- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（constraints.Constraint）；
-- 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
+- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（constraints.Constraint、probes.next_token_logits）；
+- 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率（probes.next_token_logits，实验也调用它）；
 - 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）；
 - 第 25 课：记下的 ./poet eval（results/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写；
 - 第 26 课：每个参数预算选出的宽度，参数分成字向量表、位置表与 Block（在 meta 设备上建模型数参数）。

@@ -9,6 +9,7 @@ import torch
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, split_lines
 from poetry_gpt.generate import greedy_cached
+from poetry_gpt.probes import next_token_logits
 
 from .draw import MUTED, Figure, _bars, _plot, _svg, _text
 
@@ -153,26 +154,20 @@ def lesson21() -> Figure:
 
 
 def _forced_run(text: str, prompt: str, form: int, constraint):
-    """发布模型读入条件区 prompt 与诗 text（逐字，KV 缓存，与 write_one 同样的调用），
-    每一格记下 (这一格允许的编号 [V] bool, 模型在掩码之前的概率 [V])；constraint 每一格之后 advance。"""
+    """发布模型读入条件区 prompt 与诗 text（probes.next_token_logits：逐字、KV 缓存，第 23 课实验也调用它），
+    每一格记下 (这一格允许的编号 [V] bool, 模型在掩码之前的概率 [V])，最后一格是 <eos>；
+    constraint 每一格之后 advance。"""
     from poetry_gpt.data import BOS, EOS, form_of
-    from poetry_gpt.model import KVCache
 
     tok = default_tokenizer()
     model, _ = load_model()
-    model.eval()
-    cache = KVCache(model.config.n_layers)
+    tokens = tok.encode(text)
+    logits = next_token_logits(model, [BOS, form_of(line_length=form).token] + tok.encode(prompt) + [SEP], tokens)
     out = []
-    with torch.no_grad():
-        logits = model(
-            torch.tensor([[BOS, form_of(line_length=form).token] + tok.encode(prompt) + [SEP]]), kv_cache=cache
-        )[0][0, -1]
-        for token in tok.encode(text) + [EOS]:
-            out.append((constraint.allowed(), torch.softmax(logits, -1)))
-            if token == EOS:
-                break
+    for i, token in enumerate(tokens + [EOS]):
+        out.append((constraint.allowed(), torch.softmax(logits[i], -1)))
+        if token != EOS:
             constraint.advance(token)
-            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
     return out
 
 
