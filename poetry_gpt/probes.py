@@ -35,6 +35,23 @@ def attention_weights(model: PoetryGPT, ids: torch.Tensor, layer: int = 0) -> to
     return att.weights(att.split_heads(q), att.split_heads(k))
 
 
+def previous_position_weight(weights: torch.Tensor, start: int) -> torch.Tensor:
+    """每个头有多爱看“上一个位置”（第 10 课挑头的办法）：正文第 t 行给上一个位置的权重，在各行上取平均。
+
+    Args:
+        weights: [..., 行数, 列数] 的注意力权重（如 :func:`attention_weights` 的 ``[0, :, start:]``，[H, 句长, 列数]），
+            第 t 行是第 start + t 个位置，列是它能看到的全部位置。
+        start: 第 0 行在整条序列里的位置，至少为 1（第 0 个位置没有上一个位置）。
+    Returns:
+        [...]（如 [H]）：第 t 行第 start + t - 1 列的权重，在各行上的平均。
+    Raises:
+        ValueError: start 小于 1。
+    """
+    if start < 1:
+        raise ValueError(f"第 0 行在位置 {start}：它前面没有上一个位置，start 至少是 1")
+    return weights.diagonal(offset=start - 1, dim1=-2, dim2=-1).mean(-1)
+
+
 @torch.no_grad()
 def next_token_logits(model: PoetryGPT, prompt: list[int], tokens: list[int]) -> torch.Tensor:
     """沿着一首诗逐格读出模型给下一个编号的打分：先读条件区 prompt，再把 tokens 一个一个读进去

@@ -13,7 +13,7 @@ chart 在仓库里只指网站上的这些 SVG 图；figures 指课文里的数�
 - 第 08 课：与第 08 课实验同样的种子与新建模型，“春风月”的 one-hot 行乘字向量表；
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
-  两课的实验也调用它）；
+  两课的实验也调用它），按 probes.previous_position_weight 挑头（与第 10 课实验相同）；
 - 第 12 课：torch 的 F.gelu 与 F.relu 在 [-3, 3] 上的曲线，点出实验表里的 x；
 - 第 13 课：与实验同样的种子、新建模型与 8 首 val 诗，残差流穿过各个 Block 的标准差、第一层的修改有多大；
 - 第 14 课：默认配置新建模型的 parameter_counts()，与实验的参数表同一个函数；

@@ -8,7 +8,7 @@ import torch
 
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, split_lines
-from poetry_gpt.probes import attention_weights
+from poetry_gpt.probes import attention_weights, previous_position_weight
 
 from .draw import INK, Figure, _mix, _num, _svg, _text
 
@@ -92,15 +92,10 @@ def _heatmap(
     return label_w + len(cols) * cell, 22 + label_h + len(rows) * cell
 
 
-def _previous_weight(w: torch.Tensor, start: int) -> torch.Tensor:
-    """w: [H, 句长, 列数] → [H]：正文每一行给上一个位置的权重，在各行上取平均（第 10 课实验的挑头办法）。"""
-    return w.diagonal(offset=start - 1, dim1=-2, dim2=-1).mean(-1)
-
-
 def lesson10() -> Figure:
     """发布模型层 0 里最看“上一个字”的那个头，看验证集的一句诗。"""
     poem, line, labels, start, w = _trained_line_weights()
-    prev = _previous_weight(w, start)
+    prev = previous_position_weight(w, start)  # [H]，与第 10 课实验挑头的是同一个函数
     head = prev.argmax().item()
     wh = w[head]  # [7, 12]
     body: list[str] = []
@@ -132,7 +127,7 @@ def lesson11() -> Figure:
     """发布模型层 0 的各个头看同一句，两个一排。"""
     poem, line, labels, start, w = _trained_line_weights()
     H, T = w.shape[0], len(line)
-    prev = _previous_weight(w, start)
+    prev = previous_position_weight(w, start)  # [H]
     cell = 24
     body: list[str] = []
     pane_w = pane_h = 0.0
