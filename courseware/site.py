@@ -30,7 +30,7 @@ from markdown_it.token import Token
 from poetry_gpt.common import ROOT
 
 from .catalogue import CATALOGUE, LESSONS_DIR, SECTIONS, Lesson
-from .site_figures import FIGURES, Figure
+from .charts import CHARTS, Chart
 from .site_render import Glossary, code_css, highlight, make_markdown, parse, rewrite_links, split_sections
 
 ASSETS = Path(__file__).with_name("site_assets")
@@ -147,11 +147,11 @@ def _link_mapping(base: Path):
     return mapping
 
 
-def figure_html(figure: Figure) -> str:
-    steps = "".join(f"<li>{escape(s)}</li>" for s in figure.steps)
+def chart_html(chart: Chart) -> str:
+    steps = "".join(f"<li>{escape(s)}</li>" for s in chart.steps)
     return (
-        f'<figure class="fig"><div class="fig-svg scroll-x">{figure.svg}'
-        f"<figcaption>{escape(figure.title)}（构建网站时由仓库里的代码现算）</figcaption></div>"
+        f'<figure class="fig"><div class="fig-svg scroll-x">{chart.svg}'
+        f"<figcaption>{escape(chart.title)}（构建网站时由仓库里的代码现算）</figcaption></div>"
         f'<div class="fig-walk"><h3>用文字逐步读这张图</h3><ol>{steps}</ol></div></figure>'
     )
 
@@ -192,7 +192,7 @@ def pager(lesson: Lesson) -> str:
     return f'<nav class="pager" aria-label="上一课 · 下一课">{"".join(cells)}</nav>'
 
 
-def lesson_html(lesson: Lesson, glossary: Glossary, figure: Figure | None) -> str:
+def lesson_html(lesson: Lesson, glossary: Glossary, chart: Chart | None) -> str:
     md = make_markdown()
     readme = lesson.folder / "README.md"
     tokens = parse(md, readme.read_text(encoding="utf-8"))
@@ -209,8 +209,8 @@ def lesson_html(lesson: Lesson, glossary: Glossary, figure: Figure | None) -> st
             continue
         glossary.link_terms(toks, "glossary.html", lesson_page(lesson), f"第 {lesson.code} 课")
         html = md.renderer.render(toks, md.options, {})
-        if title.startswith("图解") and figure is not None:
-            html += figure_html(figure)
+        if title.startswith("图解") and chart is not None:
+            html += chart_html(chart)
         if title == "动手补全一小段":
             html += code_blocks(lesson)
         body.append(f'<section class="lesson-section">{html}</section>')
@@ -316,8 +316,8 @@ def build(out: Path | None = None) -> BuildResult:
         )
         sources = {"index.html": ROOT / "courseware/catalogue.py", "glossary.html": GLOSSARY_FILE}
         for lesson in lessons:
-            figure = FIGURES[lesson.number]() if lesson.number in FIGURES else None
-            (tmp / lesson_page(lesson)).write_text(lesson_html(lesson, glossary, figure), encoding="utf-8")
+            chart = CHARTS[lesson.number]() if lesson.number in CHARTS else None
+            (tmp / lesson_page(lesson)).write_text(lesson_html(lesson, glossary, chart), encoding="utf-8")
             sources[lesson_page(lesson)] = lesson.folder / "README.md"
             (tmp / lesson.code).mkdir()
             for name, _, _ in CODE_FILES:

@@ -1,4 +1,4 @@
-"""模型存档（第 18 课）：保存、读取与检查、建好模型、导出随课程发布的形式。
+"""模型存档（第 18 课）：保存、读取与检查、数各部分的大小、建好模型、导出随课程发布的形式。
 
 读模型只需要这个模块，不必导入训练循环：``./poet write``、``./poet eval``、各课实验都从这里读。
 存档是只含张量、数、字符串、列表与字典的 dict，用 ``torch.load(weights_only=True)`` 读，不执行存档里的任何代码；
@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import random
 import warnings
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 
 import torch
@@ -229,6 +229,36 @@ def load_model(
     if not all(torch.isfinite(p).all() for p in model.parameters()):
         raise CheckpointError(f"{path} 的权重里有 NaN 或无穷大（训练发散了？），不能用来写诗或评估")
     return model.to(device).eval(), state
+
+
+@dataclass(frozen=True)
+class StoredSizes:
+    """存档里的权重与优化器状态有多大（:func:`stored_sizes`，第 18 课）。"""
+
+    tensors: int  # 不重复的权重张量个数：head 与 characters 共用一张表，只算一次
+    parameters: int  # 这些张量里数的个数（= 模型的 num_parameters()）
+    weight_bytes: int  # 这些张量占的字节：个数 × 每个数的字节（fp32 是 4，fp16 是 2）
+    optimizer_bytes: int  # 优化器状态里非标量张量（AdamW 的 exp_avg、exp_avg_sq）占的字节；没有优化器时为 0
+
+
+def stored_sizes(state: dict) -> StoredSizes:
+    """数一数存档 state（:func:`read_checkpoint` 读出的 dict）里权重与优化器状态的大小。
+
+    共用的表在存档里只存一份（读回来仍是同一个张量），所以按张量本身去重再数。
+    优化器状态里每个参数的 ``step`` 是标量，不算进字节。
+
+    Raises:
+        KeyError: state 里没有 weights（不是存档读出的 dict）。
+    """
+    unique = list({id(t): t for t in state["weights"].values()}.values())
+    optimizer = state.get("optimizer", {"state": {}})
+    moments = [v for s in optimizer["state"].values() for v in s.values() if torch.is_tensor(v) and v.dim() > 0]
+    return StoredSizes(
+        tensors=len(unique),
+        parameters=sum(t.numel() for t in unique),
+        weight_bytes=sum(t.numel() * t.element_size() for t in unique),
+        optimizer_bytes=sum(t.numel() * t.element_size() for t in moments),
+    )
 
 
 def export_model(checkpoint: str | Path, out: str | Path = SHIPPED_MODEL) -> None:

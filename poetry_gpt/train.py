@@ -397,6 +397,36 @@ def train(
     return _loop(trainer, config, step, log, samples, stops, progress=progress and workers.rank == 0)
 
 
+LEFT_OUT = ("optimizer", "rng")
+"""resume_without 能少放回的两部分状态。"""
+
+
+def resume_without(state: dict, part: str, config: TrainConfig, out: str | Path) -> Run:
+    """从存档 state 续训，但少放回一部分状态（第 18 课：少了哪一样，续训的损失都不再与没停过的相同）。
+
+    part 是 ``"optimizer"`` 时换成新建优化器的状态（AdamW 的两份滑动平均从零开始），是 ``"rng"`` 时把 torch 的
+    随机数状态换成另一个发生器（种子 1）的（dropout 抽到的数就不同）；其余部分原样。改过的存档写进
+    ``out/checkpoint.pt``，再 ``train(config, out, resume=True)`` 续训到总步数，不显示进度。
+
+    Args:
+        state: :func:`poetry_gpt.checkpoint.read_checkpoint` 读出的训练存档（有 optimizer 与 rng）。
+    Returns:
+        :func:`train` 的 :class:`Run`；``Run.log`` 是从第 1 步起的整段日志。
+    Raises:
+        ValueError: part 不在 :data:`LEFT_OUT` 里；其余同 :func:`train`（out 写不进去、存档已达到总步数……）。
+        CheckpointError: 同 :func:`train` 的 resume。
+    """
+    if part == "optimizer":
+        fresh = make_optimizer(PoetryGPT(ModelConfig(**state["model_config"])), config)
+        changed = {**state, "optimizer": fresh.state_dict()}
+    elif part == "rng":
+        changed = {**state, "rng": {**state["rng"], "torch": torch.Generator().manual_seed(1).get_state()}}
+    else:
+        raise ValueError(f"少放回的部分只能是 {'、'.join(LEFT_OUT)} 之一，不是 {part!r}")
+    torch.save(changed, prepare_output(Path(out)))
+    return train(config, out, resume=True, progress=False)
+
+
 @dataclass(frozen=True)
 class Stops:
     """这一次在哪里停：stop_at（步数）、stop_after（分钟），以及 --minutes 的总时间（见 :func:`train`）。"""

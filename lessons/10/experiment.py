@@ -9,7 +9,7 @@ from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, split_lines
 from poetry_gpt.labs import heatmap, setup_experiment, show, table
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.probes import attention_weights
+from poetry_gpt.probes import attention_weights, previous_position_weight
 
 setup_experiment()
 
@@ -116,7 +116,7 @@ labels = [tok.tokens[i] for i in ids[0].tolist()]
 all_w = attention_weights(trained, ids, layer=0)[0, :, start:]  # [H, 7, 12]：各头，正文这 7 行
 # 训练不规定哪个头做什么，重训一次这个角色就可能换到别的头上，所以不写死，而是算出来：
 # 正文第 t 行给上一个位置（第 start+t-1 列）的权重，在 7 行上取平均，最大的那个头
-prev = all_w.diagonal(offset=start - 1, dim1=-2, dim2=-1).mean(-1)  # [H]
+prev = previous_position_weight(all_w, start)  # [H]
 head = prev.argmax().item()
 trained_w = all_w[head]  # [7, 12]
 show("训练好的模型看到的输入", " ".join(labels))

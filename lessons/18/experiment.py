@@ -9,11 +9,11 @@ from pathlib import Path
 import torch
 
 import poetry_gpt.common
-from poetry_gpt.checkpoint import SHIPPED_MODEL, CheckpointError, load_model, read_checkpoint
+from poetry_gpt.checkpoint import SHIPPED_MODEL, CheckpointError, load_model, read_checkpoint, stored_sizes
 from poetry_gpt.data import Tokenizer, default_tokenizer
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import PRESETS, batch_indices, make_optimizer, train
+from poetry_gpt.train import PRESETS, batch_indices, resume_without, train
 
 setup_experiment()
 
@@ -54,13 +54,11 @@ show(
 # 2. 存档里有什么
 state = read_checkpoint(work / "step8.pt")
 weights = state["weights"]
-unique = list({id(t): t for t in weights.values()}.values())  # head 与 characters 共用一张表，只存一份
-size = lambda t: t.numel() * t.element_size()
-opt_tensors = [v for s in state["optimizer"]["state"].values() for v in s.values() if torch.is_tensor(v)]
+sizes = stored_sizes(state)  # head 与 characters 共用一张表，只存一份，也只数一次
 parts = [
     [
         "weights",
-        f"{len(weights)} 个名字、{len(unique)} 个张量，共 {sum(t.numel() for t in unique):,} 个参数",
+        f"{len(weights)} 个名字、{sizes.tensors} 个张量，共 {sizes.parameters:,} 个参数",
         weights["characters.weight"].dtype,
     ],
     [
@@ -70,7 +68,11 @@ parts = [
     ],
     ["vocab_hash", state["vocab_hash"], "str"],
     ["step", state["step"], "int"],
-    ["optimizer", f"{len(state['optimizer']['state'])} 个参数各有 exp_avg、exp_avg_sq、step", opt_tensors[0].dtype],
+    [
+        "optimizer",
+        f"{len(state['optimizer']['state'])} 个参数各有 exp_avg、exp_avg_sq、step",
+        state["optimizer"]["state"][0]["exp_avg"].dtype,
+    ],
     ["rng.torch", f"{state['rng']['torch'].numel()} 字节", state["rng"]["torch"].dtype],
     ["rng.python", f"{len(state['rng']['python'])} 个整数", "list"],
     ["train_config", f"steps={state['train_config']['steps']}, lr={state['train_config']['lr']} …", "dict"],
@@ -83,8 +85,8 @@ parts = [
     ],
 ]
 table(["部分", "内容", "类型"], parts, title="第 8 步的存档")
-show("权重占的字节（fp32）", sum(size(t) for t in unique))
-show("优化器状态占的字节（两份动量）", sum(size(t) for t in opt_tensors if t.dim() > 0))
+show("权重占的字节（fp32）", sizes.weight_bytes)
+show("优化器状态占的字节（两份动量）", sizes.optimizer_bytes)
 model = PoetryGPT(ModelConfig(**state["model_config"]))
 show("模型里的缓冲区", [name for name, _ in model.named_buffers()])
 show("其中存进 state_dict 的", [k for k in model.state_dict() if "causal" in k])
@@ -96,23 +98,10 @@ except CheckpointError as e:
     show("换一张汉字表读这个存档", str(e).replace(str(work), "…"))
 
 
-# 3. 少放回一样东西，续训就不一样了
-def resume_from(changed: dict, name: str) -> list:
-    folder = work / name
-    folder.mkdir()
-    torch.save(changed, folder / "checkpoint.pt")
-    return train(config, folder, resume=True, progress=False).log
-
-
-fresh = make_optimizer(PoetryGPT(ModelConfig(**state["model_config"])), config)
-variants = {
-    "全部放回": state,
-    "不放回优化器状态": {**state, "optimizer": fresh.state_dict()},
-    "不放回随机数状态": {**state, "rng": {**state["rng"], "torch": torch.Generator().manual_seed(1).get_state()}},
-}
+# 3. 少放回一样东西，续训就不一样了：resume_without 换掉存档的一部分再续训
 rows = []
-for name, changed in variants.items():
-    log = resume_from(changed, name) if name != "全部放回" else resumed.log
+for name, part in (("全部放回", None), ("不放回优化器状态", "optimizer"), ("不放回随机数状态", "rng")):
+    log = resume_without(state, part, config, work / name).log if part else resumed.log
     rows.append([name, log[8]["loss"], log[9]["loss"], log[-1]["loss"], log[-1]["val"]])
 rows.append(["对照：不中断", *(straight.log[i]["loss"] for i in (8, 9, 15)), straight.log[-1]["val"]])
 table(

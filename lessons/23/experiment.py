@@ -19,7 +19,7 @@ from poetry_gpt.data import (
 from poetry_gpt.generate import GenerationError, check_characters, write_poems
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.loss import mean_cross_entropy
-from poetry_gpt.model import KVCache
+from poetry_gpt.probes import next_token_logits
 from poetry_gpt.settings import PLAIN
 
 setup_experiment()
@@ -50,20 +50,17 @@ show("默认解码的条件区（data.condition：至多 3 个字，少见的在
 c = Constraint(tok, 5, "春夏秋冬", acrostic="春夏秋冬", rules=PLAIN)
 show("还差的字（藏头字不算）", [tok.tokens[t] for t in c.missing])
 
-# 3. 被强制的字，模型本来给它多少概率
-cache = KVCache(model.config.n_layers)
+# 3. 被强制的字，模型本来给它多少概率：把诗逐字读回去，每一格掩码之前的打分
 ids = [BOS, FIVE] + tok.encode(poem.condition) + [SEP]
+logits = next_token_logits(model, ids, tok.encode(poem.text))  # [正文字数 + 1, V]
 rows = []
-with torch.no_grad():
-    logits = model(torch.tensor([ids]), kv_cache=cache)[0][0, -1]
-    for step, ch in enumerate(poem.text):
-        if step % 6 == 0:  # 每句第 0 格：藏头字
-            probs = torch.softmax(logits, -1)
-            t = tok.stoi[ch]
-            rank = int((probs > probs[t]).sum()) + 1
-            top = tok.tokens[int(probs.argmax())]
-            rows.append([step // 6, ch, probs[t].item(), rank, f"{top} {probs.max().item():.3f}"])
-        logits = model(torch.tensor([[tok.stoi[ch]]]), kv_cache=cache)[0][0, -1]
+for step, ch in enumerate(poem.text):
+    if step % 6 == 0:  # 每句第 0 格：藏头字
+        probs = torch.softmax(logits[step], -1)
+        t = tok.stoi[ch]
+        rank = int((probs > probs[t]).sum()) + 1
+        top = tok.tokens[int(probs.argmax())]
+        rows.append([step // 6, ch, probs[t].item(), rank, f"{top} {probs.max().item():.3f}"])
 table(
     ["第几句", "藏头字", "模型给它的概率", "排第几", "模型最想写的字"],
     rows,

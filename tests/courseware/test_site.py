@@ -16,9 +16,8 @@ import torch
 
 from courseware import site
 from courseware.catalogue import BY_NUMBER, CATALOGUE
-from courseware.figures import agrees, contains
-from courseware.site_figures import (
-    FIGURES,
+from courseware.charts import (
+    CHARTS,
     lesson01,
     lesson02,
     lesson03,
@@ -45,6 +44,7 @@ from courseware.site_figures import (
     lesson25,
     lesson26,
 )
+from courseware.figures import agrees, contains
 from poetry_gpt.common import ROOT
 
 
@@ -312,7 +312,7 @@ def recorded(number: int) -> str:
 
 def test_every_figure_is_an_svg_with_steps(built):
     result, pages = built
-    for number, draw in FIGURES.items():
+    for number, draw in CHARTS.items():
         if not BY_NUMBER[number].available:
             continue
         html = (result.out / f"{number:02d}.html").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from courseware.cli import main
-from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
+from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint, stored_sizes
 from poetry_gpt.data import SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import PRESETS, TrainConfig, make_optimizer, train
@@ -55,6 +55,30 @@ def test_checkpoint_contents_and_errors(tmp_path):
     save_checkpoint(half, model, tok, half=True)
     state = torch.load(half, weights_only=True)
     assert "optimizer" not in state and state["weights"]["characters.weight"].dtype == torch.float16
+
+
+def test_stored_sizes_count_the_shared_table_once_and_the_two_adamw_moments(tmp_path):
+    tok = default_tokenizer()
+    torch.manual_seed(0)
+    model = PoetryGPT(ModelConfig(vocab_size=len(tok), context_length=16, width=16, n_layers=1, n_heads=2))
+    optimizer = make_optimizer(model, TrainConfig())
+    x = torch.randint(0, len(tok), (2, 9))
+    model(x, x)[1].backward()
+    optimizer.step()  # 走过一步，AdamW 才有 exp_avg、exp_avg_sq
+    save_checkpoint(tmp_path / "c.pt", model, tok, optimizer=optimizer, step=1)
+    sizes = stored_sizes(read_checkpoint(tmp_path / "c.pt", tok))
+    # V·C + L·C + 每层 12C² + 13C + 最后的 LayerNorm 2C；head 与 characters 是同一张表，不另算
+    n = len(tok) * 16 + 16 * 16 + (12 * 16 * 16 + 13 * 16) + 2 * 16
+    assert sizes.parameters == model.num_parameters() == n
+    assert sizes.tensors == len(list(model.parameters())) == len(model.state_dict()) - 1  # head.weight 不另存
+    assert sizes.weight_bytes == 4 * n  # fp32
+    assert sizes.optimizer_bytes == 2 * 4 * n  # 两份滑动平均各和权重一样大；标量的 step 不算
+
+    save_checkpoint(tmp_path / "half.pt", model, tok, half=True)
+    half = stored_sizes(read_checkpoint(tmp_path / "half.pt", tok))
+    assert (half.parameters, half.weight_bytes, half.optimizer_bytes) == (n, 2 * n, 0)  # fp16、没有优化器
+    with pytest.raises(KeyError):
+        stored_sizes({"step": 1})
 
 
 def test_any_unreadable_file_is_a_bad_checkpoint_and_a_folder_means_its_checkpoint(tmp_path):

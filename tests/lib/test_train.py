@@ -29,6 +29,7 @@ from poetry_gpt.train import (
     learning_rate,
     make_optimizer,
     orthogonalize,
+    resume_without,
     resumed_config,
     train,
 )
@@ -134,6 +135,27 @@ def test_loss_falls_and_resume_gives_the_same_losses(tmp_path):
     a = read_checkpoint(tmp_path / "whole" / "checkpoint.pt")["weights"]
     b = read_checkpoint(tmp_path / "split" / "checkpoint.pt")["weights"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_resuming_without_the_optimizer_or_the_random_state_parts_from_the_straight_run(tmp_path):
+    torch.set_num_threads(1)
+    config = replace(QUICK, model=dict(QUICK.model, dropout=0.1), steps=8, eval_every=4, train_poems=512)
+    straight = [e["loss"] for e in train(config, tmp_path / "straight", progress=False).log]
+    train(config, tmp_path / "stopped", stop_at=4, progress=False)
+    state = read_checkpoint(tmp_path / "stopped" / "checkpoint.pt")
+    no_opt = resume_without(state, "optimizer", config, tmp_path / "no-optimizer")
+    no_rng = resume_without(state, "rng", config, tmp_path / "no-rng")
+    for run in (no_opt, no_rng):
+        losses = [e["loss"] for e in run.log]
+        assert run.step == 8 and len(losses) == 8
+        assert losses[:4] == straight[:4]  # 前 4 步是存档里记着的日志
+        assert losses[4:] != straight[4:]
+    # 换了优化器状态，第 5 步的损失还相同（更新在算损失之后），第 6 步起才不同；换了随机数，dropout 第 5 步就不同
+    assert no_opt.log[4]["loss"] == straight[4] and no_opt.log[5]["loss"] != straight[5]
+    assert no_rng.log[4]["loss"] != straight[4]
+    assert read_checkpoint(tmp_path / "no-rng" / "checkpoint.pt")["step"] == 8
+    with pytest.raises(ValueError, match="optimizer、rng"):
+        resume_without(state, "weights", config, tmp_path / "no-weights")
 
 
 @pytest.mark.parametrize("optimizer", ["adamw", "muon"])

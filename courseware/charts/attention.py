@@ -8,9 +8,9 @@ import torch
 
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems, split_lines
-from poetry_gpt.probes import attention_weights
+from poetry_gpt.probes import attention_weights, previous_position_weight
 
-from .draw import INK, Figure, _mix, _num, _svg, _text
+from .draw import INK, Chart, _mix, _num, _svg, _text
 
 # ---------- 第 10、11 课：发布模型第 0 层的注意力权重 ----------
 
@@ -92,15 +92,10 @@ def _heatmap(
     return label_w + len(cols) * cell, 22 + label_h + len(rows) * cell
 
 
-def _previous_weight(w: torch.Tensor, start: int) -> torch.Tensor:
-    """w: [H, 句长, 列数] → [H]：正文每一行给上一个位置的权重，在各行上取平均（第 10 课实验的挑头办法）。"""
-    return w.diagonal(offset=start - 1, dim1=-2, dim2=-1).mean(-1)
-
-
-def lesson10() -> Figure:
+def lesson10() -> Chart:
     """发布模型层 0 里最看“上一个字”的那个头，看验证集的一句诗。"""
     poem, line, labels, start, w = _trained_line_weights()
-    prev = _previous_weight(w, start)
+    prev = previous_position_weight(w, start)  # [H]，与第 10 课实验挑头的是同一个函数
     head = prev.argmax().item()
     wh = w[head]  # [7, 12]
     body: list[str] = []
@@ -125,14 +120,14 @@ def lesson10() -> Figure:
         f"平均分配的话每格只有 {1 / (start + best + 1):.2f}。",
         f"整体：{T} 行里有 {wins} 行把最大的权重给了上一个位置。它学会了“回头看一眼上一个字”。",
     ]
-    return Figure("发布模型的一个注意力头", _svg(width, height, f"层 0、头 {head} 的注意力权重热图", body), steps)
+    return Chart("发布模型的一个注意力头", _svg(width, height, f"层 0、头 {head} 的注意力权重热图", body), steps)
 
 
-def lesson11() -> Figure:
+def lesson11() -> Chart:
     """发布模型层 0 的各个头看同一句，两个一排。"""
     poem, line, labels, start, w = _trained_line_weights()
     H, T = w.shape[0], len(line)
-    prev = _previous_weight(w, start)
+    prev = previous_position_weight(w, start)  # [H]
     cell = 24
     body: list[str] = []
     pane_w = pane_h = 0.0
@@ -156,4 +151,4 @@ def lesson11() -> Figure:
         "各头读的是宽度 C 里自己的那一段，训练让它们分了工：有的盯着上一个字，有的回头看条件区。"
         "哪个头做什么是训练出来的，重训后可能换位置。"
     )
-    return Figure("四个头看同一句", _svg(width, height, "层 0 四个注意力头的权重热图", body), steps)
+    return Chart("四个头看同一句", _svg(width, height, "层 0 四个注意力头的权重热图", body), steps)

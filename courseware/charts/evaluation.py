@@ -9,7 +9,7 @@ import torch
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
-from .draw import MUTED, Figure, _bars, _svg, _text
+from .draw import MUTED, Chart, _bars, _svg, _text
 
 # ---------- 第 25 课：评估表里的几行，模型对照人写的诗 ----------
 
@@ -22,7 +22,7 @@ EVAL_ROWS = (
 """第 25 课的图画 ./poet eval 记录里的这几行（键, 名字）。"""
 
 
-def lesson25() -> Figure:
+def lesson25() -> Chart:
     """记下的 ./poet eval（results/eval.json、eval-plain.json，构建时不重跑评估）：
     默认解码、--plain 与 val 里人写的诗，五言、七言各一组横条。"""
     from poetry_gpt.common import ROOT, read_json
@@ -55,9 +55,7 @@ def lesson25() -> Figure:
         f"有字用了 3 次以上（越短越好）：默认 {r(default['reader'], 'char_3')}，--plain {r(plain['reader'], 'char_3')}，"
         f"人写 {r(default['human'], 'char_3')}：关掉重复控制，模型一大半的诗都在反复用同一个字。",
     ]
-    return Figure(
-        "评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps
-    )
+    return Chart("评估表：模型对照人写的诗", _svg(width, height, "评估表几行的横条：默认、--plain 与人写", body), steps)
 
 
 # ---------- 第 26 课：参数预算花在哪里 ----------
@@ -98,7 +96,7 @@ def _model_for(budget: int, n_layers: int = 4, n_heads: int = 4) -> PoetryGPT:
     return model
 
 
-def lesson26() -> Figure:
+def lesson26() -> Chart:
     """每个预算选出的宽度，参数分成字向量表、位置表、全部 Block 三段（各段用 PoetryGPT 的参数数出来）。"""
     rows = []
     for budget in BUDGETS:
@@ -150,4 +148,4 @@ def lesson26() -> Figure:
         f"随课程的默认模型 C = 128 正好用掉 {BUDGETS[3]:,} 个参数，字向量表 {share[BUDGETS[3]]:.0%}，大约一半一半。",
         "位置表 L·C 一直不到 1%（蓝色的细条）。",
     ]
-    return Figure("参数预算花在哪里", _svg(width, height, "不同参数预算下字向量表、位置表与 Block 的份额", body), steps)
+    return Chart("参数预算花在哪里", _svg(width, height, "不同参数预算下字向量表、位置表与 Block 的份额", body), steps)

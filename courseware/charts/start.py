@@ -10,7 +10,7 @@ from poetry_gpt.common import COURSE_SEED
 from poetry_gpt.data import SEP, Tokenizer, default_tokenizer, load_poems, split_lines
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
-from .draw import MUTED, Figure, _dot, _plot, _polyline, _svg, _text
+from .draw import MUTED, Chart, _dot, _plot, _polyline, _svg, _text
 
 # ---------- 第 01 课：从一个“月”字到下一个字 ----------
 
@@ -94,7 +94,7 @@ def _pipeline_stages(
     ]
 
 
-def lesson01() -> Figure:
+def lesson01() -> Chart:
     """第 01 课实验的那条流水线，换成语料里的一首真诗：张继《枫桥夜泊》、关键词“月”，前文是条件区加上
     最后一个汉字之前的正文（实验的取法）。每一段的形状是把它送进一个 base 预设尺寸的新建模型、
     像实验那样一段一段算出来的（没有读发布的模型：形状只由尺寸决定，与训练无关）。"""
@@ -140,7 +140,7 @@ def lesson01() -> Figure:
         "实验用随课程发布的、训练好的模型走同一条路。",
         "写诗时按概率抽一个字接到前文后面，再从头走一遍，直到写满四句。",
     ]
-    return Figure(
+    return Chart(
         "从一个“月”字到下一个字", _svg(width, height, "一首诗的前文经过模型各段变成下一个字的概率", body), steps
     )
 
@@ -148,7 +148,7 @@ def lesson01() -> Figure:
 # ---------- 第 02 课：一批诗的三种形状 ----------
 
 
-def lesson02() -> Figure:
+def lesson02() -> Chart:
     """与第 02 课实验同一首《静夜思》：编号张量 [B, T] 的每一格，和它往下变成的 [B, T, C]、[B, T, V]。"""
     tok = default_tokenizer()
     poem = next(p for p in load_poems() if p["title"] == "静夜思" and p["author"] == "李白")
@@ -201,7 +201,7 @@ def lesson02() -> Figure:
         f"乘回汉字表（[{C}, {V}]）得到 logits [B, T, V] = {[B, T, V]}；摊平成 [{B * T}, {V}] 交给 cross_entropy，"
         f"第 b×T+t 行就是 logits[b, t]。",
     ]
-    return Figure("一批诗的三种形状", _svg(width, height, "静夜思的编号张量与它的形状变化", body), steps)
+    return Chart("一批诗的三种形状", _svg(width, height, "静夜思的编号张量与它的形状变化", body), steps)
 
 
 # ---------- 第 03 课：少数常用字撑起大部分正文 ----------
@@ -220,7 +220,7 @@ def _character_counts():
     return chars
 
 
-def lesson03() -> Figure:
+def lesson03() -> Chart:
     """按次数排好的前 n 个字覆盖正文的比例（实验的覆盖曲线），标出 50%、90%、99%。"""
     import itertools
 
@@ -258,4 +258,4 @@ def lesson03() -> Figure:
         f"曲线开头很陡、后面很平：剩下的 {len(ranked) - need[0.99]} 个字加起来只有 1%，很多只出现过一两次。"
         "第 05 课建汉字表、处理表外字，要面对的就是这条长尾。",
     ]
-    return Figure("覆盖曲线：少数常用字撑起大部分正文", _svg(width, height, "前 n 个字覆盖正文比例的曲线", body), steps)
+    return Chart("覆盖曲线：少数常用字撑起大部分正文", _svg(width, height, "前 n 个字覆盖正文比例的曲线", body), steps)

@@ -9,8 +9,9 @@ import torch
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import SEP, default_tokenizer, split_lines
 from poetry_gpt.generate import greedy_cached
+from poetry_gpt.probes import next_token_logits
 
-from .draw import MUTED, Figure, _bars, _plot, _svg, _text
+from .draw import MUTED, Chart, _bars, _plot, _svg, _text
 
 # ---------- 第 20 课：KV 缓存省下了什么 ----------
 
@@ -60,7 +61,7 @@ def _draw_cache_steps(
     return width, height, body
 
 
-def lesson20() -> Figure:
+def lesson20() -> Chart:
     """发布模型从条件区 <bos> <5> 月 <sep> 贪心地写（与第 20 课实验第 1 部分同一首）：每一步送进模型的位置，
     整段重算（浅）与 KV 缓存（红）。"""
     from poetry_gpt.data import BOS, EOS, FIVE
@@ -84,7 +85,7 @@ def lesson20() -> Figure:
         f"合计：整段重算 {full} 个位置，KV 缓存 {cached} 个。前文越长，省下的越多；两种做法写出的诗相同。",
         f"前文最多 context_length = {model.config.context_length} 个位置：缓存满了就不能再往后写。",
     ]
-    return Figure("KV 缓存省下了什么", _svg(width, height, "每一步整段重算与 KV 缓存要算的位置", body), steps)
+    return Chart("KV 缓存省下了什么", _svg(width, height, "每一步整段重算与 KV 缓存要算的位置", body), steps)
 
 
 # ---------- 第 21 课：温度、top-k、top-p 怎样改变一步的分布 ----------
@@ -108,7 +109,7 @@ def _sampling_step():
     return poem, prefix, answer, logits, tok
 
 
-def lesson21() -> Figure:
+def lesson21() -> Chart:
     """同一步的前 8 名：原始分布、温度 0.5 与 1.5、默认设置（温度 0.8 → top-k 40 → top-p 0.95）之后。"""
     from poetry_gpt.sampling import SAMPLING, filter_logits
 
@@ -146,37 +147,31 @@ def lesson21() -> Figure:
         "别的字概率变成 0，留下的重新归一化，所以都比原来高。",
         f"真正抽样用的是右下这一格：“{answer}”第 {rank(final)} 名，概率 {final[a].item():.4f}（原始 {raw[a].item():.4f}）。",
     ]
-    return Figure("温度与截断怎样改变一步的分布", _svg(width, height, "四种设置下前 8 个字的概率横条", body), steps)
+    return Chart("温度与截断怎样改变一步的分布", _svg(width, height, "四种设置下前 8 个字的概率横条", body), steps)
 
 
 # ---------- 第 22 课：掩码拿走了多少概率 ----------
 
 
 def _forced_run(text: str, prompt: str, form: int, constraint):
-    """发布模型读入条件区 prompt 与诗 text（逐字，KV 缓存，与 write_one 同样的调用），
-    每一格记下 (这一格允许的编号 [V] bool, 模型在掩码之前的概率 [V])；constraint 每一格之后 advance。"""
+    """发布模型读入条件区 prompt 与诗 text（probes.next_token_logits：逐字、KV 缓存，第 23 课实验也调用它），
+    每一格记下 (这一格允许的编号 [V] bool, 模型在掩码之前的概率 [V])，最后一格是 <eos>；
+    constraint 每一格之后 advance。"""
     from poetry_gpt.data import BOS, EOS, form_of
-    from poetry_gpt.model import KVCache
 
     tok = default_tokenizer()
     model, _ = load_model()
-    model.eval()
-    cache = KVCache(model.config.n_layers)
+    tokens = tok.encode(text)
+    logits = next_token_logits(model, [BOS, form_of(line_length=form).token] + tok.encode(prompt) + [SEP], tokens)
     out = []
-    with torch.no_grad():
-        logits = model(
-            torch.tensor([[BOS, form_of(line_length=form).token] + tok.encode(prompt) + [SEP]]), kv_cache=cache
-        )[0][0, -1]
-        for token in tok.encode(text) + [EOS]:
-            out.append((constraint.allowed(), torch.softmax(logits, -1)))
-            if token == EOS:
-                break
+    for i, token in enumerate(tokens + [EOS]):
+        out.append((constraint.allowed(), torch.softmax(logits[i], -1)))
+        if token != EOS:
             constraint.advance(token)
-            logits = model(torch.tensor([[token]]), kv_cache=cache)[0][0, -1]
     return out
 
 
-def lesson22() -> Figure:
+def lesson22() -> Chart:
     """第 22 课实验第 2 部分那首诗（关键词“月”、五言、种子 0、只守格式）：每一格允许的字占模型概率多少。"""
     from poetry_gpt.constraints import Constraint
     from poetry_gpt.generate import write_one
@@ -216,13 +211,13 @@ def lesson22() -> Figure:
         "句尾那几格（红）：" + "、".join(f"{mass[i]:.4f}" for i in sorted(ends)) + "——模型学会了第几个字后面该断句。",
         f"最后一格只许 <eos>，模型本来给它 {mass[-1]:.4f}。",
     ]
-    return Figure("掩码拿走了多少概率", _svg(width, height, "每一格允许的字占模型概率的柱状图", body), steps)
+    return Chart("掩码拿走了多少概率", _svg(width, height, "每一格允许的字占模型概率的柱状图", body), steps)
 
 
 # ---------- 第 23 课：被强制的藏头字，模型本来给它多少概率 ----------
 
 
-def lesson23() -> Figure:
+def lesson23() -> Chart:
     """第 23 课实验那首藏头诗（春夏秋冬、五言、种子 0、只守格式）：每句第 0 格藏头字与模型最想写的字。"""
     from poetry_gpt.constraints import Constraint
     from poetry_gpt.generate import write_poems
@@ -265,7 +260,7 @@ def lesson23() -> Figure:
         ),
         "红条越短，这一格越“被逼着”写；后面几格模型要接着这个字往下编，所以藏头诗比自由写的诗难读一些。",
     ]
-    return Figure("被强制的藏头字", _svg(width, height, "藏头字与模型最想写的字的概率横条", body), steps)
+    return Chart("被强制的藏头字", _svg(width, height, "藏头字与模型最想写的字的概率横条", body), steps)
 
 
 # ---------- 第 24 课：平仄格式对照一首诗 ----------
@@ -327,7 +322,7 @@ def _draw_tone_grid(lines: list[str], want: tuple[str, ...], strict, rhyme) -> t
     return width, height, body
 
 
-def lesson24() -> Figure:
+def lesson24() -> Chart:
     """《山行》每个字：表里的平仄、最合的格式要的平仄、合不合，句尾字的韵部。"""
     from poetry_gpt import prosody
 
@@ -357,4 +352,4 @@ def lesson24() -> Figure:
         + (f"；第一句“{lines[0][-1]}”也在这里，首句入韵。" if rhyme.first_line else "。")
         + f"第三句“{lines[2][-1]}”照例不押。",
     ]
-    return Figure("平仄格式对照《山行》", _svg(width, height, "山行每个字的平仄与格式对照", body), steps)
+    return Chart("平仄格式对照《山行》", _svg(width, height, "山行每个字的平仄与格式对照", body), steps)

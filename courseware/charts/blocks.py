@@ -8,7 +8,7 @@ from poetry_gpt.common import COURSE_SEED
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
-from .draw import MUTED, Figure, _dot, _plot, _polyline, _svg, _text
+from .draw import MUTED, Chart, _dot, _plot, _polyline, _svg, _text
 
 # ---------- 第 12 课：GELU 与 ReLU ----------
 
@@ -16,7 +16,7 @@ GELU_POINTS = (-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
 """第 12 课实验“几种激活函数”表里的 x。"""
 
 
-def lesson12() -> Figure:
+def lesson12() -> Chart:
     """torch 的 F.relu 与 F.gelu（精确、tanh 近似）在 [-3, 3] 上的曲线，标出 GELU 的最低点与实验表里的点。"""
     from torch.nn import functional as F
 
@@ -59,7 +59,7 @@ def lesson12() -> Figure:
         f"GELU(x) = x·Φ(x)：Φ(x) 是 x 被保留的比例，x = 0 时正好一半。tanh 近似在 [-3, 3] 上与精确写法最多差 "
         f"{tanh_gap:.6f}，画在图上看不出来。",
     ]
-    return Figure("GELU 与 ReLU", _svg(width, height, "GELU 与 ReLU 的曲线", body), steps)
+    return Chart("GELU 与 ReLU", _svg(width, height, "GELU 与 ReLU 的曲线", body), steps)
 
 
 # ---------- 第 13 课：残差流与先归一化的 Block ----------
@@ -137,7 +137,7 @@ def _draw_residual_stream(n: int, ratios: list[float], stds: list[float]) -> tup
     return width, height, body
 
 
-def lesson13() -> Figure:
+def lesson13() -> Chart:
     """与第 13 课实验相同的种子、新建模型与 8 首 val 诗：残差流穿过 4 个 Block，每层后的标准差；
     第一个 Block 里注意力、MLP 加上的修改有多大。"""
     from poetry_gpt.data import make_batch
@@ -160,7 +160,7 @@ def lesson13() -> Figure:
         "（实验表里“都没有”那一行），有了残差和 LayerNorm 才稳定。",
         "这种先归一化、再进子层的写法叫 pre-norm（GPT-2 起的做法）；最后还有一个 LayerNorm，之后才乘回输出层。",
     ]
-    return Figure(
+    return Chart(
         "残差流与先归一化的 Block", _svg(width, height, "残差流穿过四个 Block 的示意图与每层后的标准差", body), steps
     )
 
@@ -168,7 +168,7 @@ def lesson13() -> Figure:
 # ---------- 第 14 课：参数都在哪 ----------
 
 
-def lesson14() -> Figure:
+def lesson14() -> Chart:
     """默认配置的新建 PoetryGPT，parameter_counts() 各部分的参数个数（与第 14 课实验的表同一个函数）。"""
     tok = default_tokenizer()
     with torch.random.fork_rng():
@@ -211,4 +211,4 @@ def lesson14() -> Figure:
         f"norms（各层 LayerNorm 的缩放与偏移）{counts['norms']}，都不到 1%。",
         f"输出层 head 与 characters 是同一张表：如果另开一张，参数会多 {counts['characters']} 个。",
     ]
-    return Figure("默认模型的参数都在哪", _svg(width, height, "PoetryGPT 各部分参数个数的横条", body), steps)
+    return Chart("默认模型的参数都在哪", _svg(width, height, "PoetryGPT 各部分参数个数的横条", body), steps)

@@ -8,7 +8,7 @@ from poetry_gpt.common import COURSE_SEED
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
-from .draw import BLUE, INK, MUTED, Figure, _mix, _num, _svg, _text
+from .draw import BLUE, INK, MUTED, Chart, _mix, _num, _svg, _text
 
 # ---------- 第 08 课：one-hot 乘表就是查表 ----------
 
@@ -59,7 +59,7 @@ def _draw_one_hot(
     return width, height, body
 
 
-def lesson08() -> Figure:
+def lesson08() -> Chart:
     """与第 08 课实验相同的种子与新建模型：“春风月”的 one-hot 行，乘字向量表，取出的就是那几行。"""
     from torch.nn import functional as F
 
@@ -87,7 +87,7 @@ def lesson08() -> Figure:
         f"只是取出 {len(text)} × {C} = {len(text) * C} 个数。",
         "反向传播也一样：只有被查到的那几行有梯度，别的行的梯度都是 0。",
     ]
-    return Figure("one-hot 乘表就是查表", _svg(width, height, "春风月的 one-hot 行乘字向量表", body), steps)
+    return Chart("one-hot 乘表就是查表", _svg(width, height, "春风月的 one-hot 行乘字向量表", body), steps)
 
 
 # ---------- 第 09 课：字向量 + 位置行 = 送进模型的向量 ----------
@@ -144,7 +144,7 @@ def _draw_sums(
     return width, height, body
 
 
-def lesson09() -> Figure:
+def lesson09() -> Chart:
     """与 lessons/09/experiment.py 相同的新建模型，画“春风月”每个位置的前 4 个数。"""
     with torch.random.fork_rng():
         torch.manual_seed(COURSE_SEED)  # 与实验开头的 setup_experiment() 同一个种子
@@ -174,6 +174,6 @@ def lesson09() -> Figure:
         + "——“月”仍在位置 2，所以只有第 3 行不变。",
         "格子的颜色：朱红是正数，靛蓝是负数，越深绝对值越大。模型刚建好还没训练，这些数都很小（约 ±0.05）。",
     ]
-    return Figure(
+    return Chart(
         "用真实的数看“字 + 位置”", _svg(width, height, "春风月每个位置的字向量、位置行与相加结果", body), steps
     )

@@ -1,4 +1,6 @@
-"""课程网站的插图：在构建网站时用仓库里的代码现算，画成内嵌 SVG，并配一段逐步的文字解读。
+"""课程网站的图（charts）：在构建网站时用仓库里的代码现算，画成内嵌 SVG，并配一段逐步的文字解读。
+
+chart 在仓库里只指网站上的这些 SVG 图；figures 指课文里的数（courseware/figures.py、results/、每课的 figures.toml）。
 
 每张图的数和实验打印的数出自同一段计算：
 - 第 01 课：张继《枫桥夜泊》按实验的取法（条件区加上最后一个汉字之前的正文）送进 base 预设尺寸的新建模型，每一段的形状；
@@ -11,7 +13,7 @@
 - 第 08 课：与第 08 课实验同样的种子与新建模型，“春风月”的 one-hot 行乘字向量表；
 - 第 09 课：与 lessons/09/experiment.py 同样的种子、汉字表和新建模型，“春风月”的字向量、位置行与它们的和；
 - 第 10、11 课：随课程发布的模型 data/model.pt 第 0 层的注意力权重（poetry_gpt.probes.attention_weights，
-  两课的实验也调用它）；
+  两课的实验也调用它），按 probes.previous_position_weight 挑头（与第 10 课实验相同）；
 - 第 12 课：torch 的 F.gelu 与 F.relu 在 [-3, 3] 上的曲线，点出实验表里的 x；
 - 第 13 课：与实验同样的种子、新建模型与 8 首 val 诗，残差流穿过各个 Block 的标准差、第一层的修改有多大；
 - 第 14 课：默认配置新建模型的 parameter_counts()，与实验的参数表同一个函数；
@@ -19,12 +21,12 @@
 - 第 16 课：train.learning_rate 按 base 预设算的学习率日程；
 - 第 17 课：tiny 预设第 0 步（batch_indices、scored_loss、clip_grad_norm_）与实验第 3 部分第 0 步被裁剪的总范数；
 - 第 18 课：实验的 16 步小训练，不中断与第 8 步停下再续训（train(stop_at=8)、resume=True）的损失，
-  少放回优化器或随机数状态时的岔开，第 8 步存档里各部分的大小；
+  少放回优化器或随机数状态时的岔开（train.resume_without），第 8 步存档里各部分的大小（checkpoint.stored_sizes）；
 - 第 19 课：发布模型存档里记下的训练与验证损失（metrics.loss_curves）；
 - 第 20 课：发布模型从 <bos> <5> 月 <sep> 贪心地写，每一步整段重算与 KV 缓存要送进模型的位置；
 - 第 21 课：发布模型种子 26 那首诗的同一步，温度、top-k、top-p 之前与之后（sampling.filter_logits）；
-- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（constraints.Constraint）；
-- 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率；
+- 第 22 课：种子 0 那首五言每一格允许的字占模型多少概率（constraints.Constraint、probes.next_token_logits）；
+- 第 23 课：藏头诗“春夏秋冬”每句第 0 格，模型本来给藏头字多少概率（probes.next_token_logits，实验也调用它）；
 - 第 24 课：《山行》逐字对照最合的平仄格式（prosody.tone_report、quatrain_rhyme）；
 - 第 25 课：记下的 ./poet eval（results/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写；
 - 第 26 课：每个参数预算选出的宽度，参数分成字向量表、位置表与 Block（在 meta 设备上建模型数参数）。
@@ -40,7 +42,7 @@ from collections.abc import Callable
 from .attention import lesson10, lesson11
 from .blocks import lesson12, lesson13, lesson14
 from .data_prep import lesson04, lesson05, lesson06, lesson07
-from .draw import Figure
+from .draw import Chart
 from .embedding import lesson08, lesson09
 from .evaluation import lesson25, lesson26
 from .resume import lesson18
@@ -48,7 +50,7 @@ from .start import lesson01, lesson02, lesson03
 from .training import lesson15, lesson16, lesson17, lesson19
 from .writing import lesson20, lesson21, lesson22, lesson23, lesson24
 
-FIGURES: dict[int, Callable[[], Figure]] = {
+CHARTS: dict[int, Callable[[], Chart]] = {
     1: lesson01,
     2: lesson02,
     3: lesson03,

@@ -12,7 +12,7 @@ MUTED = "#6b6155"  # 灰褐：说明文字、坐标轴
 
 
 @dataclass(frozen=True)
-class Figure:
+class Chart:
     """一张插图：标题、SVG 源码、逐步解读（纯文本，每条一步）。"""
 
     title: str

@@ -6,7 +6,7 @@ import torch
 
 from poetry_gpt.data import Tokenizer, default_tokenizer, encode_sample, load_poems
 
-from .draw import MUTED, Figure, _bars, _svg, _text
+from .draw import MUTED, Chart, _bars, _svg, _text
 
 # ---------- 第 04 课：一条记录要过的关 ----------
 
@@ -117,7 +117,7 @@ def _draw_clean_steps(
     return width, height, body
 
 
-def lesson04() -> Figure:
+def lesson04() -> Chart:
     """第 04 课的 14 条原始记录（lessons/04/bad_records.json）逐条交给 data.clean_record：
     每一步还剩几条、在哪一步因为什么原因被剔除，繁转简与统一标点改了哪些字。
 
@@ -150,13 +150,13 @@ def lesson04() -> Figure:
         + "、".join(f"《{p['title']}》" for _, p in kept)
         + "。收入的诗还要按正文去重，才进语料（实验第 4 部分）。",
     ]
-    return Figure("一条记录要过的关", _svg(width, height, "十四条原始记录逐步通过或被剔除的示意图", body), steps)
+    return Chart("一条记录要过的关", _svg(width, height, "十四条原始记录逐步通过或被剔除的示意图", body), steps)
 
 
 # ---------- 第 05 课：汉字表，特殊标记在前 ----------
 
 
-def lesson05() -> Figure:
+def lesson05() -> Chart:
     """发布的汉字表 data/vocab.json：前 13 个编号与最后一个，训练集里的出现次数（Tokenizer.counts），
     再编码一句、解码回来。"""
     from poetry_gpt.data import SPECIAL
@@ -215,7 +215,7 @@ def lesson05() -> Figure:
         f"编码查 stoi（字 → 编号）：{text} → {ids}；解码查 tokens（编号 → 字），回到原文。",
         f"表里没有的字编码成 {tok.stoi['<unk>']} = <unk>，解码回来就找不回原字了。",
     ]
-    return Figure("汉字表：特殊标记在前，字按次数排", _svg(width, height, "汉字表前几个编号与出现次数", body), steps)
+    return Chart("汉字表：特殊标记在前，字按次数排", _svg(width, height, "汉字表前几个编号与出现次数", body), steps)
 
 
 # ---------- 第 06 课：一条样本的排布与损失掩码 ----------
@@ -266,7 +266,7 @@ def _draw_sample(tok: Tokenizer, x: torch.Tensor, y: torch.Tensor, mask: torch.T
     return width, height, body
 
 
-def lesson06() -> Figure:
+def lesson06() -> Chart:
     """孟浩然《春晓》的样本（encode_sample、make_batch，与第 06 课实验相同）：每一格的输入、目标、是否计入损失。"""
     from poetry_gpt.data import keywords_for, make_batch, poem_body
 
@@ -288,7 +288,7 @@ def lesson06() -> Figure:
         f"共 {n_scored} 格（红框）。",
         "损失掩码与样本一起算出来（loss_mask_for）：训练、二元基线与评估都只在这些格子上打分。",
     ]
-    return Figure(
+    return Chart(
         "一条样本：条件区、正文与损失掩码", _svg(width, height, "春晓样本每一格的输入、目标与损失掩码", body), steps
     )
 
@@ -296,7 +296,7 @@ def lesson06() -> Figure:
 # ---------- 第 07 课：“明”的下一个字 ----------
 
 
-def lesson07() -> Figure:
+def lesson07() -> Chart:
     """训练集里“明”后面跟过的字：计数与加 k 平滑后的 P(下一个 | 明)，前 8 名。
 
     BigramModel.fit 要把整个训练集排成样本，约 6 秒，不适合每次构建网站都做；“明”这一行的计数
@@ -347,4 +347,4 @@ def lesson07() -> Figure:
         "val 里遇到没见过的一对时交叉熵才不会变成无穷大。",
         "二元模型只看前一个字：不论前面写了什么，只要上一个字是“明”，下一个字的分布就是这一行。",
     ]
-    return Figure(f"“{prev}”的下一个字", _svg(width, height, f"{prev}后面各字的概率横条", body), steps)
+    return Chart(f"“{prev}”的下一个字", _svg(width, height, f"{prev}后面各字的概率横条", body), steps)

@@ -13,12 +13,12 @@ from poetry_gpt.data import SEP, default_tokenizer, encode_sample, load_poems
 from poetry_gpt.metrics import loss_curves
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
-from .draw import MUTED, Figure, _bars, _dot, _plot, _polyline, _svg, _text
+from .draw import MUTED, Chart, _bars, _dot, _plot, _polyline, _svg, _text
 
 # ---------- 第 15 课：一个位置的交叉熵 ----------
 
 
-def lesson15() -> Figure:
+def lesson15() -> Chart:
     """发布模型读 val 第一首诗（与第 15 课实验同一首、同一格）：前 8 个字与正确答案的概率，损失是 −ln p(答案)。"""
     from poetry_gpt.data import make_batch
 
@@ -71,13 +71,13 @@ def lesson15() -> Figure:
         "别的字的概率只通过“加起来是 1”影响它。",
         "一批里的损失是计入损失的每一格的 −ln p 求平均（条件区与补齐的格子不算），训练时就是把这个平均往下推。",
     ]
-    return Figure("一个位置的交叉熵", _svg(width, height, "一个位置上前 8 个字与正确答案的概率横条", body), steps)
+    return Chart("一个位置的交叉熵", _svg(width, height, "一个位置上前 8 个字与正确答案的概率横条", body), steps)
 
 
 # ---------- 第 16 课：预热加余弦的学习率日程 ----------
 
 
-def lesson16() -> Figure:
+def lesson16() -> Chart:
     """base 预设的 learning_rate(step)：第 0–3000 步，标出实验表里的几个关键步。"""
     from poetry_gpt.train import PRESETS, learning_rate
 
@@ -115,7 +115,7 @@ def lesson16() -> Figure:
         f"最低值：第 {base.steps} 步降到 lr × min_lr_ratio = {low:g}；再往后（续训）一直停在这里。",
         "为什么这样排：开头模型的参数是随机的，大步走容易走飞，所以先慢后快；快结束时步子放小，损失才稳稳地落下来。",
     ]
-    return Figure("base 预设的学习率日程", _svg(width, height, "学习率随步数变化的曲线", body), steps)
+    return Chart("base 预设的学习率日程", _svg(width, height, "学习率随步数变化的曲线", body), steps)
 
 
 @contextlib.contextmanager
@@ -242,7 +242,7 @@ def _draw_first_step(
     return width, height, body
 
 
-def lesson17() -> Figure:
+def lesson17() -> Chart:
     """第 17 课实验的第 0 步：tiny 预设取第 0 批（batch_indices）、前向、反向、裁剪、更新，每一段的真实数；
     再对照实验第 3 部分（8 首诗、宽 64 的两层模型）第 0 步：单个参数的梯度范数都不到 1.0，总范数却超过 1.0 被裁剪。"""
     from poetry_gpt.data import make_batch
@@ -301,13 +301,13 @@ def lesson17() -> Figure:
         "⑥ 更新：AdamW 用（可能被缩小的）梯度改参数，位置表这一步就变了。⑦ 清零：梯度会累加，更新完就扔掉，"
         "下一步的 backward 从头算。",
     ]
-    return Figure("一个训练步", _svg(width, height, "训练一步的七段与梯度裁剪的横条图", body), steps)
+    return Chart("一个训练步", _svg(width, height, "训练一步的七段与梯度裁剪的横条图", body), steps)
 
 
 # ---------- 第 19 课：训练与验证损失 ----------
 
 
-def lesson19() -> Figure:
+def lesson19() -> Chart:
     """发布模型存档里的训练日志：每步的训练损失与每隔一段的验证损失（奈特/字）。"""
     curves = loss_curves()
     train, val = curves["train"], curves["val"]
@@ -338,4 +338,4 @@ def lesson19() -> Figure:
         f"验证损失从第 {val[0][0]} 步的 {val[0][1]:.2f} 降到第 {val[-1][0]} 步的 {val[-1][1]:.2f}。",
         f"训练损失最后 10 步平均 {smooth[-1][1]:.2f}；两条线靠得越近，过拟合越轻。",
     ]
-    return Figure("发布模型的损失曲线", _svg(width, height, "训练与验证损失曲线", body), steps)
+    return Chart("发布模型的损失曲线", _svg(width, height, "训练与验证损失曲线", body), steps)

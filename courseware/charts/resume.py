@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import torch
 
-from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.checkpoint import stored_sizes
 
-from .draw import MUTED, Figure, _plot, _polyline, _svg, _text
+from .draw import MUTED, Chart, _plot, _polyline, _svg, _text
 from .training import _one_thread
 
 # ---------- 第 18 课：存档里装着训练的全部记忆 ----------
@@ -20,14 +20,15 @@ from .training import _one_thread
 def _resume_runs() -> dict:
     """与第 18 课实验第 1、3 部分同样的小训练（tiny 尺寸、dropout 0.1、16 步、每 8 步验证并存档）：
     不中断的一次；第 8 步停下、存档、再续训的一次；从第 8 步的存档续训，但不放回优化器状态、不放回随机数状态各一次。
-    返回每次的日志（每步一条）与第 8 步的存档。在临时目录里训练，不动全局的随机数状态。"""
+    返回每次的日志（每步一条）与第 8 步的存档。在临时目录里训练，不动全局的随机数状态。
+    少放回一部分状态的续训与实验调用同一个 train.resume_without。"""
     import random
     import tempfile
     from dataclasses import replace
     from pathlib import Path
 
     from poetry_gpt.checkpoint import read_checkpoint
-    from poetry_gpt.train import PRESETS, make_optimizer, train
+    from poetry_gpt.train import PRESETS, resume_without, train
 
     tiny = PRESETS["tiny"]
     config = replace(
@@ -47,23 +48,13 @@ def _resume_runs() -> dict:
         train(config, work / "resumed", stop_at=8, progress=False)
         state = read_checkpoint(work / "resumed" / "checkpoint.pt")
         resumed = train(config, work / "resumed", resume=True, progress=False).log
-        fresh = make_optimizer(PoetryGPT(ModelConfig(**state["model_config"])), config)
-        variants = {
-            "不放回优化器状态": {**state, "optimizer": fresh.state_dict()},
-            "不放回随机数状态": {
-                **state,
-                "rng": {**state["rng"], "torch": torch.Generator().manual_seed(1).get_state()},
-            },
-        }
-        logs = {}
-        for name, changed in variants.items():
-            folder = work / name
-            folder.mkdir()
-            torch.save(changed, folder / "checkpoint.pt")
-            logs[name] = train(config, folder, resume=True, progress=False).log
+        logs = {name: resume_without(state, part, config, work / part).log for name, part in _LEFT_OUT.items()}
     random.setstate(python_state)
     return {"config": config, "straight": straight, "resumed": resumed, "variants": logs, "state": state}
 
+
+_LEFT_OUT = {"不放回优化器状态": "optimizer", "不放回随机数状态": "rng"}
+"""少放回一部分状态的两次续训：图例里的名字 → resume_without 的 part。"""
 
 _STYLES = {"不放回优化器状态": ("#2f5d8c", "5 3"), "不放回随机数状态": (MUTED, "2 3")}
 """少放回一部分状态的两次续训：(线的颜色, stroke-dasharray)。"""
@@ -175,29 +166,21 @@ def _gap_panel(
     )
 
 
-def _checkpoint_sizes(state: dict) -> tuple[int, int, int, int]:
-    """存档里的 (不重复的权重张量个数（共用的表只算一次）, 参数个数, 权重的字节数, 优化器状态的字节数)。"""
-    unique = list({id(t): t for t in state["weights"].values()}.values())
-    size = lambda t: t.numel() * t.element_size()  # noqa: E731
-    opt_tensors = [v for s in state["optimizer"]["state"].values() for v in s.values() if torch.is_tensor(v)]
-    return (
-        len(unique),
-        sum(t.numel() for t in unique),
-        sum(size(t) for t in unique),
-        sum(size(t) for t in opt_tensors if t.dim() > 0),
-    )
-
-
 def _checkpoint_rows(body: list[str], state: dict, top: float, width: int) -> float:
-    """从 top 起，存档 checkpoint.pt 的各部分一行一条（read_checkpoint 读回来数）。返回画完后的 y。"""
-    n_unique, n_params, weight_bytes, opt_bytes = _checkpoint_sizes(state)
+    """从 top 起，存档 checkpoint.pt 的各部分一行一条（read_checkpoint 读回来、checkpoint.stored_sizes 数）。
+    返回画完后的 y。"""
+    sizes = stored_sizes(state)
     rows = [
         (
             "weights",
-            f"{len(state['weights'])} 个名字、{n_unique} 个张量，{n_params:,} 个参数",
-            f"{weight_bytes:,} 字节",
+            f"{len(state['weights'])} 个名字、{sizes.tensors} 个张量，{sizes.parameters:,} 个参数",
+            f"{sizes.weight_bytes:,} 字节",
         ),
-        ("optimizer", f"{len(state['optimizer']['state'])} 个参数各有 exp_avg、exp_avg_sq", f"{opt_bytes:,} 字节"),
+        (
+            "optimizer",
+            f"{len(state['optimizer']['state'])} 个参数各有 exp_avg、exp_avg_sq",
+            f"{sizes.optimizer_bytes:,} 字节",
+        ),
         (
             "rng",
             f"torch 发生器 {state['rng']['torch'].numel()} 字节 + Python {len(state['rng']['python'])} 个整数",
@@ -230,14 +213,14 @@ def _checkpoint_rows(body: list[str], state: dict, top: float, width: int) -> fl
     return top + len(rows) * 26 + 16
 
 
-def lesson18() -> Figure:
+def lesson18() -> Chart:
     """第 18 课实验的小训练：不中断与第 8 步停下再续训的损失逐步相同；少放回优化器或随机数状态就岔开；
     第 8 步的存档里各部分有多大（read_checkpoint 读回来数）。"""
     runs = _resume_runs()
     config, straight, resumed, state = runs["config"], runs["straight"], runs["resumed"], runs["state"]
     variants = runs["variants"]
     stop, last = state["step"], config.steps - 1
-    _, n_params, weight_bytes, opt_bytes = _checkpoint_sizes(state)
+    sizes = stored_sizes(state)
     same = [a["loss"] for a in straight] == [e["loss"] for e in resumed]
     width, plot_h, diff_h, right = 680, 230, 150, 180
     X, body = _loss_panel(runs, width, plot_h, right)
@@ -254,12 +237,12 @@ def lesson18() -> Figure:
         + ("一个不差，逐位相同" if same else "并不全同")
         + f"，第 {config.steps} 步的验证损失都是 "
         f"{straight[-1]['val']:.5f} / {resumed[-1]['val']:.5f}。下面一块画的是每一次减去不中断那次的差：续训的圆圈全在 0 上。",
-        f"存档里放着接着训练要的一切：{n_params:,} 个参数（{weight_bytes:,} 字节，共用的表只存一份），"
-        f"AdamW 的两份滑动平均（{opt_bytes:,} 字节，是权重的两倍），步数 {stop}，"
+        f"存档里放着接着训练要的一切：{sizes.parameters:,} 个参数（{sizes.weight_bytes:,} 字节，共用的表只存一份），"
+        f"AdamW 的两份滑动平均（{sizes.optimizer_bytes:,} 字节，是权重的两倍），步数 {stop}，"
         f"随机数发生器的状态（torch {state['rng']['torch'].numel()} 字节、Python {len(state['rng']['python'])} 个整数）。",
         f"蓝色虚线：读档时换成新建的优化器，第 {stop + 2} 步起就岔开（{a[stop + 1]['loss']:.5f}，"
         f"不中断是 {straight[stop + 1]['loss']:.5f}），第 {config.steps} 步 {a[last]['loss']:.5f}。",
         f"灰色点线：不放回随机数状态，dropout 抽到的数就不同，第 {stop + 1} 步已是 {b[stop]['loss']:.5f}"
         f"（不中断 {straight[stop]['loss']:.5f}）：差得小，但不再逐位相同。",
     ]
-    return Figure("存档与续训", _svg(width, height, "不中断与续训的损失曲线，以及存档里的各部分", body), steps)
+    return Chart("存档与续训", _svg(width, height, "不中断与续训的损失曲线，以及存档里的各部分", body), steps)
