@@ -4,7 +4,7 @@
 同一份随机用例与参考答案、同一次 wire 往返与格式核对、同一个判定函数（grading.judge，含“输入不许被改动”、两次调用都要对），
 只是学习者的文件在本进程里运行（runner.run：先可见检查，再每个用例调用 solve 两次）——省掉子进程与沙箱。
 一次子进程要一两秒（导入 torch），几百个错解就是几分钟；子进程、沙箱与各种限制另由
-tests/lessons/test_all_lessons.py 与 tests/hostile/test_hostile.py 用真正的 ./poet check 测。
+tests/lessons/test_all_lessons.py 与 tests/hostile/test_hostile_check.py 用真正的 ./poet check 测。
 """
 
 import re

@@ -1,0 +1,363 @@
+"""捣乱的练习文件的测试共用的东西：搭一个班（build_class）、运行 ./poet、看仓库与进程有没有被动过、各轮攻击的期望。
+
+tests/hostile/test_hostile.py 把整个班交给 ./poet grade，test_hostile_check.py 一份一份交给 ./poet check；
+分成两个文件，两个测试进程（--dist loadfile）各跑一半。
+"""
+
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = Path(__file__).parent  # 捣乱的文件都以课号开头，这个测试文件本身不算
+TIMEOUT = 15  # 秒；死循环的几份各耗掉这么久（机器忙时，诚实的练习也要好几秒）
+JOBS = 2
+TOKEN = f"{4000 + os.getpid() % 1000}.{int(time.time()) % 100000}"  # 攻击文件开的 sleep 进程的参数：用来找漏网的进程
+needs_sandbox = pytest.mark.sandbox  # 没有能用的 bubblewrap 时跳过（tests/conftest.py），CI 里缺了就是错误
+
+
+def expectation(path: Path) -> str:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# 期望："), path
+    return first.removeprefix("# 期望：")
+
+
+def poet(*args, env=None, timeout=600, **kw):
+    full = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "courseware.cli", *args],
+        cwd=ROOT,
+        env=full,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=timeout,
+        **kw,
+    )
+
+
+def snapshot_files(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+TARGETS = (
+    "lessons/05/solution.py",
+    "lessons/09/solution.py",
+    "courseware/grading/checking.py",
+)  # 攻击文件想改的
+
+
+def repo_state() -> tuple[str, dict[str, str]]:
+    """git status 的输出与攻击目标的摘要。在干净的克隆里（CI）批改前后 git status 都应为空；
+    几个人同时在改的工作区里，只比较攻击目标（别人的改动不算）。"""
+    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=ROOT, capture_output=True, text=True).stdout
+    digests = {p: hashlib.sha256((ROOT / p).read_bytes()).hexdigest() for p in TARGETS}
+    return status if not status else "（工作区本来就有改动）", digests
+
+
+def sigint_as_in_a_terminal():
+    """子进程里把 Ctrl-C 恢复成默认：在后台（`命令 &`、nohup、有的 CI）运行测试时 shell 让整棵进程树忽略 SIGINT，
+    Python 启动时见它被忽略就不装 KeyboardInterrupt，这几个测试要的是终端里按 Ctrl-C 的样子。"""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def leftover_processes() -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            except OSError:
+                continue
+            if TOKEN in cmd:
+                found.append(f"{proc.name}: {cmd}")
+    return found
+
+
+def wait_no_leftovers(seconds: float = 5.0) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while (left := leftover_processes()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+class Listener:
+    """本机的一个 TCP 端口：记下连上来的人发了什么。"""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.sock.settimeout(0.5)
+        self.port = self.sock.getsockname()[1]
+        self.received = b""
+        self.stop = False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            with conn:
+                self.received += conn.recv(1024)
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def solution(code: str) -> bytes:
+    return (ROOT / "lessons" / code / "solution.py").read_bytes()
+
+
+BUILT = {
+    # 第 2 行声明 utf-7：按 UTF-8 读，最后一行是注释；Python 按 utf-7 读，+AAo- 是换行，后面成了调用 F.cross_entropy
+    # 的代码（第 1 行不能是中文的“# 期望：”：utf-7 读不了它，所以按字节造）
+    "15_utf7_cookie": (
+        b"# hostile: a coding cookie other than UTF-8\n# -*- coding: utf-7 -*-\nimport torch\n\n\n"
+        b"def solve(logits, targets, mask):\n    return torch.zeros(())\n\n"
+        b"# +AAo-import torch.nn.functional as F+ADs- solve = lambda logits, targets, mask: "
+        b"F.cross_entropy(logits[mask], targets[mask])\n",
+        "语法错误",
+    ),
+}
+"""按字节造的捣乱文件：名字 → (内容, 期望)。"""
+
+
+def build_class(root: Path, outside: Path, port: int, kinds=None) -> dict[str, str]:
+    """班级文件夹：每份捣乱文件一个学习者，外加诚实的学习者与按字节造的文件。返回 学习者 → 期望。"""
+    subs = {
+        "{{REPO}}": str(ROOT),
+        "{{CLASS}}": str(root),
+        "{{TOKEN}}": TOKEN,
+        "{{PORT}}": str(port),
+        "{{OUTSIDE}}": str(outside),
+    }
+    expected = {}
+
+    def put(learner: str, code: str, data: bytes, expect: str):
+        folder = root / learner
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{code}.py").write_bytes(data)
+        expected[learner] = expect
+
+    for path in sorted(HOSTILE.glob("[0-9][0-9]_*.py")):
+        if kinds is not None and path.stem not in kinds:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for key, value in subs.items():
+            text = text.replace(key, value)
+        put(path.stem, path.stem[:2], text.encode("utf-8"), expectation(path))
+    for name, (data, expect) in BUILT.items():
+        if kinds is None or name in kinds:
+            put(name, name[:2], data, expect)
+    honest05, honest09 = solution("05"), solution("09")
+    put("honest_05", "05", honest05, "通过")
+    put("honest_09", "09", honest09, "通过")
+    put("honest_bom", "05", b"\xef\xbb\xbf" + honest05, "通过")
+    put("honest_crlf", "09", honest09.replace(b"\n", b"\r\n"), "通过")
+    if kinds is None:
+        put("05_nul_byte", "05", honest05.replace(b"\n", b"\n\0", 1), "语法错误")  # 第 2 行开头
+        put("05_utf16", "05", honest05.decode("utf-8").encode("utf-16"), "语法错误")
+        put("05_gbk", "05", honest05.decode("utf-8").encode("gbk", "replace"), "语法错误")
+        put("05_too_big", "05", honest05 + b"#" * (1 << 20), "语法错误")
+        (root / "05_empty").mkdir()  # 空文件算作没交：不在 expected 里，见 test_empty_file_counts_as_not_handed_in
+        (root / "05_empty" / "05.py").write_bytes(b"")
+        # 名字本身捣乱：不是 UTF-8 的文件夹名、像 Excel 公式的名字、带控制字符的名字
+        put(os.fsdecode(b"name_\xff\xfe"), "05", honest05, "通过")
+        put("=HYPERLINK(1+1)", "05", honest05, "通过")
+        put("esc_\x1b[31m_name", "05", honest05, "通过")
+        put("x\\", "05", honest05, "通过")  # 名字以反斜杠结尾：屏幕上是 x\，不是 x\\
+        add_symlinks(root, outside.parent)
+    return expected
+
+
+SECRET = "SECRET-LINE-只有老师能读"
+PRIVATE = "teacher_private_42"
+LINKS = ("link_solution/10.py", "link_secret/02.py", "link_dir/lessons", "honest_09/05.py")
+"""班里的符号链接（相对班级文件夹）：./poet grade 一个也不跟随，都列为“符号链接，不批改”。"""
+
+
+def add_symlinks(root: Path, base: Path) -> None:
+    """指向参考答案的、指向老师文件的、路上经过一个链接文件夹的，以及诚实学习者文件夹里多出的一个链接。"""
+    (base / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
+    elsewhere = base / "elsewhere" / "09"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "my_exercise.py").write_bytes(solution("09"))
+    (elsewhere.parent / PRIVATE).mkdir()  # 老师别处的一个文件夹：它的名字不该出现在报告里
+    (elsewhere.parent / PRIVATE / "my_exercise.py").write_bytes(solution("09"))
+    for name in ("link_solution", "link_secret", "link_dir"):
+        (root / name).mkdir()
+    (root / "link_solution" / "10.py").symlink_to(ROOT / "lessons" / "10" / "solution.py")
+    (root / "link_secret" / "02.py").symlink_to(base / "secret.txt")
+    (root / "link_dir" / "lessons").symlink_to(base / "elsewhere", target_is_directory=True)
+    (root / "honest_09" / "05.py").symlink_to(root / "honest_05" / "05.py")
+
+
+def confinement_kind() -> str:
+    from courseware.grading.confine import available_kind
+
+    return available_kind()
+
+
+def assert_second_round(got: dict, kind: str) -> None:
+    """第二轮的几类攻击（issue 23）的判定：got 是 learner → {"label", "message"}（只查 got 里有的）；
+    kind 是这次检查用上的 cgroup（"cgroup v2"、"cgroup v1" 或 "none"）。"""
+
+    def message(name):
+        return got[name]["message"] if name in got else None
+
+    if (proc_sys := message("05_writes_proc_sys")) is not None:  # 不是 root；/proc/sys 一个也写不进去
+        assert "身份 uid=65534 euid=65534；写进去的=[]" in proc_sys, proc_sys
+    if (filled := message("05_fills_every_tmpfs")) is not None:
+        written = int(filled.rsplit("合计写进去 ", 1)[1].split(" MiB")[0])
+        assert written <= 2 * 64 + 16, filled  # /tmp、工作文件夹各 64 MiB，/dev/shm 16 MiB；/ 与 /dev 只读
+    if kind != "none" and "05_memory_in_children" in got:  # 有 cgroup：几个进程合起来也超不过 --memory
+        assert "内存超过上限" in message("05_memory_in_children"), message("05_memory_in_children")
+    if "05_spins_in_children" in got:  # 机器很忙时也可能是墙上时间的后备上限先到（两种都写明是哪个）
+        assert got["05_spins_in_children"]["label"] == "超时"
+        assert "CPU 时间用完" in message("05_spins_in_children") or "墙上时间" in message("05_spins_in_children")
+    for name in ("09_forge_huge_stride", "09_forge_bad_descriptor"):
+        if name in got:
+            assert got[name]["label"] == "崩溃" and "张量描述不对" in got[name]["message"], got[name]
+    if "05_forge_huge_message" in got:
+        assert "文字部分太大" in message("05_forge_huge_message")
+    if (long := message("05_long_exception")) is not None:
+        assert len(long.encode("utf-8")) < 20000 and "\\u202e" in long and "\\u200b" in long  # 截短了，转义了
+        assert "\u202e" not in long and "\u200b" not in long
+    if (keys := message("05_keyring_reader")) is not None:
+        assert "找到的钥匙=[] 列出=False" in keys, keys
+
+
+def kind_in(output: str) -> str:
+    """check、grade 的输出里说的 cgroup 种类。"""
+    flat = output.replace("\n", "")
+    return next((k for k in ("cgroup v2", "cgroup v1") if k in flat), "none")
+
+
+SECOND_ROUND = (
+    "05_writes_proc_sys",
+    "05_fills_every_tmpfs",
+    "05_memory_in_children",
+    "05_spins_in_children",
+    "09_forge_huge_stride",
+    "09_forge_bad_descriptor",
+    "05_forge_huge_message",
+    "05_long_exception",
+    "05_keyring_writer",
+    "05_keyring_reader",
+    "05_fork_sleepers",
+)
+
+
+def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, prefix=(), env=None) -> dict[str, dict]:
+    """把 root 里每份攻击文件（build_class 造的）各交给一次 ./poet check，按给的顺序（密钥环那两份先写后读）。
+    prefix 放在命令前面（以普通用户运行时用）。返回 learner → {"label", "message", "stdout"}。"""
+    got = {}
+    for kind in kinds:
+        path = root / kind / f"{kind[:2]}.py"
+        run = subprocess.run(
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "courseware.cli",
+                "check",
+                kind[:2],
+                str(path),
+                "--timeout",
+                str(timeout),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=300,
+            env={
+                **os.environ,
+                "POET_WORKSPACE": str(workspace),
+                "TMPDIR": str(workspace),
+                "HOME": str(workspace),
+                "COLUMNS": "3000",
+                "NO_COLOR": "1",
+                **(env or {}),
+            },
+        )
+        assert "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout, run.stdout + run.stderr
+        assert leftover_processes() == [], kind  # 判定给出的那一刻，这次检查的进程已经一个不剩
+        head, _, body = run.stdout.partition("╮")
+        label = next(
+            l for l in ("通过", "未完成", "答案错误", "崩溃", "超时", "语法错误", "批改出错") if f"：{l}（" in head
+        )
+        lines = [line.strip().strip("│").strip() for line in body.split("╰")[0].splitlines()]
+        got[kind] = {"label": label, "message": "\n".join(l for l in lines if l), "stdout": run.stdout}
+    return got
+
+
+THIRD_ROUND = (
+    "09_returns_raised_record",
+    "09_patch_runner_inplace",
+    "20_patch_runner_alias",
+    "01_softmin",
+    "01_categorical_probs",
+    "13_group_norm",
+    "15_match_class_pattern",
+    "15_getattr_alias",
+    "15_utf7_cookie",
+    "05_kernel_quotas",
+    "05_oom_score",
+    "05_vsock_pty_etc",
+)
+"""issue 39 的几类：返回值冒充 raise、改写 runner 瞒过“不改输入”“不共用内存”、源码规则读不到的几条路、
+拿光宿主用户的内核配额。"""
+
+
+def assert_third_round(got: dict, sandboxed: bool = True) -> None:
+    """THIRD_ROUND 的判定与消息里的原因（只查 got 里有的）。sandboxed：这次检查在沙箱里（配额才压得低）。"""
+
+    def message(name):
+        return got[name]["message"] if name in got else ""
+
+    expected = {name: expectation(HOSTILE / f"{name}.py") for name in THIRD_ROUND if name not in BUILT}
+    expected.update({name: BUILT[name][1] for name in BUILT})
+    assert {n: got[n]["label"] for n in THIRD_ROUND if n in got} == {n: expected[n] for n in THIRD_ROUND if n in got}
+    assert "应当 raise ValueError" in message("09_returns_raised_record") or "09_returns_raised_record" not in got
+    for name, words in (
+        ("09_patch_runner_inplace", "再调用一次 solve，结果就不同了"),
+        ("20_patch_runner_alias", "共用内存"),
+        ("01_softmin", "绊线"),
+        ("01_categorical_probs", "distributions"),
+        ("13_group_norm", "group_norm"),
+        ("15_match_class_pattern", "cross_entropy"),
+        ("15_getattr_alias", "cross_entropy"),
+        ("15_utf7_cookie", "只接受 UTF-8"),
+        ("05_oom_score", "oom_score_adj=1000"),
+    ):
+        assert name not in got or words in message(name), (name, message(name))
+    if sandboxed and "05_vsock_pty_etc" in got:  # 建不了 vsock、拿不到 pty、/etc 读得进去
+        assert "vsock=建不了（97） pty=0 etc=0o755" in message("05_vsock_pty_etc"), message("05_vsock_pty_etc")
+    # 排队的实时信号每次检查最多 64 个；以 root 批改时 inotify 实例最多 8 个
+    if sandboxed and "05_kernel_quotas" in got:
+        found = message("05_kernel_quotas")
+        inotify = int(found.rsplit("inotify 实例=", 1)[1].split()[0])  # 最后一行是报出来的数（前面是源码行）
+        queued = int(found.rsplit("排队的实时信号=", 1)[1].split()[0].rstrip("│"))
+        assert queued <= 64 and (inotify <= 8 or os.geteuid() != 0), found
