@@ -335,14 +335,19 @@ def checklist(
     console.print(ok_line if all(good for name, good, _ in rows if name not in advisory) else f"[red]{bad_line}[/red]")
 
 
-def poem(p, line_ends: str, first: bool) -> None:
-    """./poet write 的一首诗：一句一行，下面一行灰字写体裁、种子、从几份草稿里挑的与用时。"""
+def poem(p, line_ends: str, first: bool, score: str = "likelihood") -> None:
+    """./poet write 的一首诗：一句一行，下面一行灰字写体裁、种子、从几份草稿里挑的（按哪种分数，``--score``）与用时。"""
     if not first:
         console.print()
     console.print(Text("".join(ch + "\n" if ch in line_ends else ch for ch in p.text).rstrip()))
     kind = {5: "五言", 7: "七言"}[p.form] + ("藏头" if p.acrostic else "")
     # 种子是留下的那份草稿自己的：--drafts 1 --seed 它，单独写出的就是这一首
-    kept = f" · {len(p.drafts)} 份草稿里模型最有把握的一份（每字平均对数概率 {p.log_prob:.2f}）" if p.drafts else ""
+    if not p.drafts:
+        kept = ""
+    elif score == "likelihood":
+        kept = f" · {len(p.drafts)} 份草稿里模型最有把握的一份（每字平均对数概率 {p.log_prob:.2f}）"
+    else:  # coherence：对数概率加上后两句与前两句的点互信息，留下的不一定是模型最有把握的
+        kept = f" · {len(p.drafts)} 份草稿里 {score} 分数最高的一份（分数 {p.score:.2f}，每字平均对数概率 {p.log_prob:.2f}）"
     # 用时只算生成这首诗：不含启动 Python、载入 torch 与模型（命令的总时间比它长好几秒）
     console.print(
         Prose(

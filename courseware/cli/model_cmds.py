@@ -155,7 +155,7 @@ def cmd_write(args) -> int:
         return 0
     written = 0
     for poem in poems:  # 写好一首印一首：Ctrl-C 时已经写好的都在屏幕上
-        display.poem(poem, LINE_ENDS, first=written == 0)
+        display.poem(poem, LINE_ENDS, first=written == 0, score=args.score)
         written += 1
     if written < args.n:
         console.print(

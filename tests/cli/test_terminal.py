@@ -187,6 +187,10 @@ def test_write_says_what_its_seconds_measure(screen):
     out = screen()
     assert "8 份草稿里模型最有把握的一份（每字平均对数概率 -2.08）" in out.replace("\n", "")
     assert all(display.cell_len(line) <= 80 for line in out.splitlines())
+    kept.score, before = -1.5213, len(screen())
+    display.poem(kept, "，。", first=True, score="coherence")  # 按 coherence 留下的不一定是模型最有把握的一份
+    out = screen()[before:].replace("\n", "")
+    assert "8 份草稿里 coherence 分数最高的一份（分数 -1.52，每字平均对数概率 -2.08）" in out and "最有把握" not in out
 
 
 def display_source(path) -> str:
