@@ -181,7 +181,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | No
     """打印一张表；每个单元格按 :func:`show` 的规则排版。"""
     t = Table(title_justify="left")
     for h in headers:
-        t.add_column(str(h), justify="right")
+        t.add_column(str(h), justify="right", overflow="fold")  # 窄终端里折开长词，不用 … 吞掉字
     for row in rows:
         t.add_row(*(_fmt(v, digits) for v in row))
     console.print(_titled(t, title))

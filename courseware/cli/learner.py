@@ -104,6 +104,8 @@ def cmd_progress(args) -> int:
 
 
 def cmd_lesson(args) -> int:
+    if args.answers and not args.read:
+        raise CliError("--answers 只在 --read（在终端里读课文）时有用：./poet lesson N --read --answers")
     lesson = lesson_arg(args.lesson)
     if args.read:
         reading.lesson_text((lesson.folder / "README.md").read_text(encoding="utf-8"), lesson.number, args.answers)

@@ -51,6 +51,8 @@ c = Constraint(tok, 5, "春夏秋冬", acrostic="春夏秋冬", rules=PLAIN)
 show("还差的字（藏头字不算）", [tok.tokens[t] for t in c.missing])
 
 # 3. 被强制的字，模型本来给它多少概率：把诗逐字读回去，每一格掩码之前的打分
+print()
+print("3. 被强制的字，模型本来给它多少概率（回放上面 rules=PLAIN 那首诗）")
 ids = [BOS, FIVE] + tok.encode(poem.condition) + [SEP]
 logits = next_token_logits(model, ids, tok.encode(poem.text))  # [正文字数 + 1, V]
 rows = []
@@ -70,7 +72,9 @@ table(
 
 # 4. 正文要从训练时的位置开始：条件区 1–3 个字
 print()
-print("4. 条件区的长度：训练时 1–3 个关键词，正文从第 4–6 个位置开始（从 0 数是 3 + k）")
+print(
+    "4. 条件区的长度：训练时 1–3 个关键词，正文从下标 4–6 开始（从 0 数：<bos>、体裁、k 个关键词、<sep>，正文的下标是 3 + k）"
+)
 val = [p for p in load_poems("val", 300) if all(line[0] in tok for line in split_lines(p["text"]))][
     :256
 ]  # 句首字都在汉字表里的 256 首
@@ -83,8 +87,11 @@ for name, kws in (
 ):
     samples = [encode_sample(p, tok, keywords=k) for p, k in zip(val, kws)]
     starts = sorted({s.index(SEP) + 1 for s in samples})
-    rows.append([name, f"{starts[0]}–{starts[-1]}", mean_cross_entropy(model, samples)])
-table(["条件区", "正文从第几个位置开始", "正文交叉熵（奈特/字）"], rows, title=f"同一批 {len(val)} 首 val 诗", digits=3)
+    where = str(starts[0]) if starts[0] == starts[-1] else f"{starts[0]}–{starts[-1]}"
+    rows.append([name, where, mean_cross_entropy(model, samples)])
+table(
+    ["条件区", "正文的下标（从 0 数）", "正文交叉熵（奈特/字）"], rows, title=f"同一批 {len(val)} 首 val 诗", digits=3
+)
 
 # 5. 强制字的日程：必含字与藏头字一起时，哪几格被强制
 print()

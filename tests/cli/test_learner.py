@@ -316,6 +316,12 @@ def test_reading_a_lesson_folds_the_answers_unless_asked(capsys):
     assert shown.index("往下就是答案") < shown.index("答案在这里")
 
 
+def test_answers_without_read_is_refused(monkeypatch):
+    """--answers 只管 --read 的答案：单独给它不是悄悄去跑实验，而是一句中文、退出码 2。"""
+    code, out, err = run_main(monkeypatch, "lesson", "23", "--answers")
+    assert code == 2 and "--answers 只在 --read" in err and out == b"" and "Traceback" not in err
+
+
 def run_main(monkeypatch, *argv, encoding="utf-8"):
     """在进程里运行 poet，stdout、stderr 换成 encoding 编码的流（stdout 为 strict，stderr 与 Python 一样为
     backslashreplace）。返回 (退出码, stdout 的字节, stderr 的文字)。"""
