@@ -326,8 +326,9 @@ def checklist(
 ) -> None:
     """./poet doctor 这类清单：每行 (项目, 是否正常, 详情)。advisory 里的项目不正常时只打 ✗、不算“有问题”。"""
     t = Table(title=title, title_justify="left")
-    for h in ("项目", "", "详情"):
-        t.add_column(h)
+    t.add_column("项目")
+    t.add_column("")
+    t.add_column("详情", overflow="fold")  # 窄终端里折行，不截掉后面怎样装的提示
     yes, no = marks()
     for name, good, detail in rows:
         t.add_row(name, f"[green]{yes}[/green]" if good else f"[red]{no}[/red]", detail)
