@@ -467,7 +467,7 @@ def _loop(
     dev = trainer.workers.device
     last = stops.last_step(config.steps)
     bar = ProgressBar(step, last, enabled=progress)
-    started = last_sample = trainer.sittings.begin(time.monotonic(), config.steps)
+    started = last_sample = trainer.sittings.begin(time.monotonic(), config.steps, stops.minutes)
     planner = None
     if stops.minutes is not None:  # 分几次训练完时只量一次：总步数从第一次起就定下，以后每次照它走
         planner = MinutesPlanner(stops.minutes, started, config.eval_every, once=stops.stop_after is not None)

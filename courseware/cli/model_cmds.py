@@ -95,6 +95,8 @@ def cmd_train(args) -> int:
     )
     if run.step < run.total:
         size_args = "".join(f" --{k.replace('_', '-')} {v}" for k, v in sizes.items())
+        if args.precision is not None:  # 精度不存进存档（换台机器也能接着训练）：给过就照样写上
+            size_args += f" --precision {args.precision}"
         again = f" --stop-after {args.stop_after:g}" if args.stop_after is not None else ""
         console.print(
             f"接着训练：./poet train --preset {args.preset}{size_args} --out {out} --resume{again}", soft_wrap=True

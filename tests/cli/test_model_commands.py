@@ -288,9 +288,26 @@ def test_train_command_refuses_to_overwrite(poet, tmp_path):
 def test_train_command_stops_a_sitting_and_the_next_one_says_where_the_run_stands(poet, tmp_path):
     """分几次训练完：第一次在第 5 步停下并说怎样接着训练；第二次开始先说走到了哪里；续训不能换学习率与优化器。"""
     out = tmp_path / "run"
-    done = poet("train", "--steps", "8", "--stop-at", "5", "--out", str(out), "--schedule", "wsd", "--lr", "0.005")
+    done = poet(
+        "train",
+        "--steps",
+        "8",
+        "--stop-at",
+        "5",
+        "--out",
+        str(out),
+        "--schedule",
+        "wsd",
+        "--lr",
+        "0.005",
+        "--precision",
+        "fp32",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "训练到第 5 步（共 8 步）" in done.stdout and f"--out {out} --resume" in done.stdout
+    hint = " ".join(done.stdout.split())  # 长路径让提示折行
+    assert (
+        "训练到第 5 步（共 8 步）" in done.stdout and f"--precision fp32 --out {out} --resume" in hint
+    )  # 精度不在存档里
     config = read_checkpoint(out)["train_config"]
     assert (config["schedule"], config["lr"], config["steps"]) == ("wsd", 0.005, 8)
     done = poet("train", "--out", str(out), "--resume", "--optimizer", "muon")

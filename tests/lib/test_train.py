@@ -207,6 +207,9 @@ def test_minutes_with_stop_after_fixes_the_steps_once(tmp_path, monkeypatch):
     run = train(replace(QUICK, eval_every=10), tmp_path, minutes=0.25, stop_after=0.5, progress=False)
     assert run.total == 60 and run.step == 45  # 0.5 分钟：前 20 步 5 秒，之后每步 1 秒，第 45 步时到 30 秒
     assert read_checkpoint(tmp_path)["train_config"]["steps"] == 60
+    first, last = (tmp_path / LOG_NAME).read_text(encoding="utf-8").splitlines()
+    assert "总步数按 0.25 分钟排" in first and "共" not in first  # 开始时还没排定：不写预设里的步数
+    assert "停在第 45 步（共 60 步）" in last
 
 
 def slowing_down(step: int) -> float:
