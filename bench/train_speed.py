@@ -33,6 +33,7 @@ import torch
 # bench/ 里共用的参考训练（以脚本运行时，脚本所在的 bench/ 在 sys.path 上）
 from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
 
+from courseware.cli.model_cmds import SIZE_OPTIONS
 from courseware.cli.parser import ChineseParser, positive_int
 from poetry_gpt.data import default_tokenizer, load_poems, make_batch
 from poetry_gpt.devices import resolve_precision
@@ -95,7 +96,7 @@ def main() -> int:
     torch.manual_seed(26)
 
     preset = PRESETS[args.preset]
-    sizes = {k: v for k in ("width", "n_layers", "n_heads") if (v := getattr(args, k)) is not None}
+    sizes = {k: v for k in SIZE_OPTIONS if (v := getattr(args, k)) is not None}  # 与 ./poet train 同样换掉预设里的
     preset = replace(preset, model=preset.model | sizes, optimizer=args.optimizer or preset.optimizer)
     if preset.model["width"] % preset.model["n_heads"]:
         parser.error(f"宽度 {preset.model['width']} 不能被头数 {preset.model['n_heads']} 整除")
