@@ -46,6 +46,8 @@ def evaluate_model(
     Returns:
         dict：val_cross_entropy（条件区是诗自己的关键词，data.keywords_for）与 bigram_cross_entropy
         （奈特/字，正文与 <eos>）、二者之比，val_cross_entropy_no_keywords（条件区空着），
+        val_cross_entropy_drawn_keyword（条件区是像 regulated 预设训练时那样按 IDF 从诗里抽的一个字，
+        第 i 首用种子 seed + i，metrics.drawn_keyword），
         受约束与不受约束时的 format_rate、keyword_hit_rate，copy_rate（受约束的诗）、distinct_2、
         seconds_per_poem（受约束时每首的平均秒数，连同它的几份草稿，一个线程，与 ./poet write 相同），prompts、val_poems 两个计数；
         drafts、score；log_prob（留下的诗的每字平均对数概率，奈特/字，受约束的 prompts 首）、log_prob_single
@@ -57,7 +59,7 @@ def evaluate_model(
     """
     rules = VERSE if rules is None else rules
     val = load_poems("val", val_poems)
-    val_ce, val_ce_bare, bigram = _cross_entropies(model, tokenizer, val)
+    val_ce, val_ce_bare, val_ce_drawn, bigram = _cross_entropies(model, tokenizer, val, seed)
     prompts = eval_prompts(n_prompts)
     special = special_prompts(min(n_special, n_prompts), seed)
     poems = _write_eval_poems(model, tokenizer, prompts, special, seed, rules, drafts, score)
@@ -77,6 +79,7 @@ def evaluate_model(
         "bigram_cross_entropy": bigram,
         "ratio_to_bigram": val_ce / bigram,
         "val_cross_entropy_no_keywords": val_ce_bare,
+        "val_cross_entropy_drawn_keyword": val_ce_drawn,
         "format_rate": _rate(format_ok(p.text, p.form) for p in fixed),
         "format_rate_free": _rate(format_ok(p.text, p.form) for p in free),
         "keyword_hit_rate": _rate(keyword_hit(p.text, p.keywords) for p in fixed),
@@ -100,8 +103,9 @@ def _rate(flags) -> float:
     return sum(flags) / max(len(flags), 1)
 
 
-def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict]) -> tuple[float, float, float]:
-    """val 诗上的 (模型带关键词, 模型不带关键词, 二元基线) 交叉熵（奈特/字）：同一批诗，二者之比才有意义。"""
+def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict], seed: int) -> tuple[float, float, float, float]:
+    """val 诗上的交叉熵（奈特/字）：模型的条件区是诗自己的关键词（keywords_for）、空着、按 IDF 抽的一个字
+    （第 i 首种子 seed + i），以及二元基线。都在同一批诗上算，模型与基线之比才有意义。"""
     from .bigram import BigramModel
     from .data import encode_sample
     from .loss import mean_cross_entropy
@@ -109,8 +113,10 @@ def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict]) -> tuple[floa
     device = next(model.parameters()).device
     val_ce = mean_cross_entropy(model, [encode_sample(p, tokenizer) for p in val], device)
     val_ce_bare = mean_cross_entropy(model, [encode_sample(p, tokenizer, keywords=()) for p in val], device)
+    drawn = [encode_sample(p, tokenizer, drawn_keyword(p["text"], seed + i, tokenizer)) for i, p in enumerate(val)]
+    val_ce_drawn = mean_cross_entropy(model, drawn, device)
     bigram = BigramModel.fit(load_poems("train"), tokenizer).cross_entropy(val)
-    return val_ce, val_ce_bare, bigram
+    return val_ce, val_ce_bare, val_ce_drawn, bigram
 
 
 def _write_eval_poems(

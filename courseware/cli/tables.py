@@ -31,6 +31,12 @@ def eval_table(result: dict, source: str) -> None:
     )
     if "val_cross_entropy_no_keywords" in result:
         t.add_row("验证交叉熵（不给关键词）", f"{result['val_cross_entropy_no_keywords']:.3f}", "奈特/字，条件区空着")
+    if "val_cross_entropy_drawn_keyword" in result:  # 12-07 以前的 eval.json 没有这一项
+        t.add_row(
+            "验证交叉熵（抽一个关键词）",
+            f"{result['val_cross_entropy_drawn_keyword']:.3f}",
+            "奈特/字，条件区是按 IDF 从诗里抽的一个字",
+        )
     t.add_row("二元基线", f"{result['bigram_cross_entropy']:.3f}", "奈特/字，同样这些诗（第 07 课）")
     t.add_row("模型 ÷ 基线", f"{result['ratio_to_bigram']:.3f}", "越小越好")
     t.add_row("格式合格率（受约束）", pct(result["format_rate"]), f"{result['prompts']} 个固定提示")

@@ -43,6 +43,24 @@ def test_eval_baseline_uses_the_same_val_poems(model):
     assert result["bigram_cross_entropy"] != pytest.approx(bigram_baseline("val"), abs=1e-3)
 
 
+def test_eval_reports_three_conditions_on_the_same_poems(model):
+    """诗自己的关键词、空的条件区、按 IDF 抽的一个字（第 i 首种子 COURSE_SEED + i）：三个交叉熵各是各的条件区。"""
+    from poetry_gpt.common import COURSE_SEED
+    from poetry_gpt.data import encode_sample, load_poems
+    from poetry_gpt.evaluation import evaluate_model
+    from poetry_gpt.loss import mean_cross_entropy
+    from poetry_gpt.metrics import drawn_keyword
+
+    val = load_poems("val", 40)
+    result = evaluate_model(model, TOK, n_prompts=1, val_poems=40)
+    drawn = [drawn_keyword(p["text"], COURSE_SEED + i, TOK) for i, p in enumerate(val)]
+    assert all(len(k) == 1 and k[0] in p["text"] for k, p in zip(drawn, val))
+    expected = mean_cross_entropy(model, [encode_sample(p, TOK, k) for k, p in zip(drawn, val)], "cpu")
+    assert result["val_cross_entropy_drawn_keyword"] == pytest.approx(expected)
+    ces = [result[f"val_cross_entropy{s}"] for s in ("", "_no_keywords", "_drawn_keyword")]
+    assert len({round(x, 6) for x in ces}) == 3
+
+
 def test_loss_curves_of_the_shipped_model_match_its_log():
     curves = loss_curves()
     state = torch.load("data/model.pt", weights_only=True)
