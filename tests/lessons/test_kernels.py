@@ -1,7 +1,11 @@
 """录下的数不只在录它的那一种 CPU 内核上成立：几课实验在 torch 的每一种能用的 CPU 内核
 （ATEN_CPU_CAPABILITY：default 是不用向量指令的通用内核，avx2，CPU 有 AVX-512 时再加 avx512；ARM 上是 default 与它自己的那一种）
-× 1、2 个计算线程下运行，每一种的输出都要与 lessons/NN/output.txt 相同——按 figures.same_line 的规则
+下运行，每一种的输出都要与 lessons/NN/output.txt 相同——按 figures.same_line 的规则
 （带小数的数差在最后一位以内或相对十万分之一以内，整数与文字一点不差）。
+
+线程数：./poet lesson 与 ./poet verify 用一个计算线程（defaults.EXPERIMENT_THREADS），所以每一种内核都在 1 个线程下跑；
+直接运行 python lessons/NN/experiment.py 时是两个，这条路只在这台 CPU 自己的内核上再跑一次（2 个线程时求和分成两半，
+与内核无关；每种内核再各跑一次 2 个线程，整套测试要多一分半钟，查到的还是同一件事）。
 
 挑的是数出自不同种类浮点运算的几课：07 大量的求和（困惑度）、13 层归一化、15 交叉熵与梯度、17 训练循环与梯度范数、
 18 带 dropout 的训练与续训、21 温度与截断采样（分数差一点，抽到的字就可能不同）。几课合起来两核上每种组合半分钟上下。
@@ -52,10 +56,9 @@ def test_the_capability_asked_for_is_the_one_torch_uses(name):
     assert capability(name) == name.upper()
 
 
-COMBINATIONS = [
-    (name, threads) for name in CAPABILITIES for threads in (1, 2) if (name, threads) != (NATIVE.lower(), 1)
-]
-"""内核 × 线程数；这台 CPU 自己的内核、1 个线程不在这里：test_all_lessons.py 已经这样跑过每一课。"""
+COMBINATIONS = [(name, 1) for name in CAPABILITIES if name != NATIVE.lower()] + [(NATIVE.lower(), 2)]
+"""(内核, 线程数)：别的每一种内核 1 个线程，这台 CPU 自己的内核 2 个线程；自己的内核、1 个线程不在这里：
+test_all_lessons.py 已经这样跑过每一课。"""
 
 
 MARK = "==== poet-kernel-run ===="
