@@ -22,17 +22,10 @@ SKIPPED = "本机不能跑："
 INSTALL = "sudo apt-get install bubblewrap chromium chromium-driver fonts-wqy-microhei fonts-dejavu-core"
 
 
-def pytest_xdist_auto_num_workers(config):
-    """pytest -n auto（pyproject.toml）开几个 worker：比 CPU 核数多一个。许多测试有一段时间在等——等子进程导入 torch、
-    等沙箱里睡着的捣乱文件撞上墙上时间的上限、等浏览器——只开核数那么多时两核的机器忙不满（2026-12-07 量的：
-    两个 worker，墙上 11 分 55 秒里 CPU 只忙了 84%）。"""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores + 1
-
-
 if os.environ.get("PYTEST_XDIST_WORKER"):
-    # 每个 worker 只用一个计算线程（连同它们启动的子进程）：否则几个 worker 的线程挤在同两个核上互相空等，
-    # 一起跑并不比一个一个跑快
+    # pytest -n auto（pyproject.toml）：两核的机器上两个 worker 各占一核，各用一个计算线程（连同它们启动的子进程）；
+    # 否则两边的线程挤在两个核上互相空等，一起跑并不比一个一个跑快。比核数多开一个 worker 试过（2026-12-07，两核）：
+    # 三个 worker 13 分 20 秒，两个 worker 11 分 55 秒（那次还多跑了几处后来省掉的），CPU 时间多了近四分钟
     import torch
 
     os.environ["OMP_NUM_THREADS"] = "1"
