@@ -84,8 +84,9 @@ def main() -> None:
     rng_old = random.Random(SEED + 33)  # 卷三另用一个：给不给 --old，卷一、卷二都一字不变
     taken: set[str] = set()
     first, second, third = [], [], []
+    forms = [(5, 7)[i % 2] for i in range(len(KEYWORDS))]
     for i, kw in enumerate(KEYWORDS):
-        form, seed = (5, 7)[i % 2], SEED + i
+        form, seed = forms[i], SEED + i
         common = {"keyword": kw, "form": form, "seed": seed}
         likely = write_poems(model, tok, kw, form=form, seed=seed, drafts=DRAFTS)[0]
         single = write_poems(model, tok, kw, form=form, seed=seed, drafts=1)[0]
@@ -116,15 +117,15 @@ def main() -> None:
         )
         second.append({"source": "human", **human_choices(kw, form, rng, taken), "keyword": kw, "form": form})
         if old is not None:
-            new_poem, old_poem = (write_poems(m, tok, kw, form=form, seed=seed)[0] for m in (model, old))
-            third.append({"source": "model", "text": new_poem.text, **common})
+            # write_poems 的默认就是只写一份：--model 的那首正是上面的 single，不再写一遍
+            old_poem = write_poems(old, tok, kw, form=form, seed=seed)[0]
+            third.append({"source": "model", "text": single.text, **common})
             third.append(
-                {"source": "old", "text": old_poem.text, **common, "same_as_old": new_poem.text == old_poem.text}
+                {"source": "old", "text": old_poem.text, **common, "same_as_old": single.text == old_poem.text}
             )
         print(f"{i + 1}/{len(KEYWORDS)} {kw}", flush=True)
     if old is not None:  # 卷三的人写的诗在卷一、卷二都抽完以后再抽
-        for i, kw in enumerate(KEYWORDS):
-            form = (5, 7)[i % 2]
+        for kw, form in zip(KEYWORDS, forms):
             third.append({"source": "human", **human_choices(kw, form, rng_old, taken), "keyword": kw, "form": form})
     sheets = (("", first, rng), ("2", second, rng), *((("3", third, rng_old),) if third else ()))
     for name, entries, shuffle_rng in sheets:
