@@ -84,29 +84,7 @@ def pytest_configure(config):
             )
 
 
-SLOW_FILES = (
-    "hostile/test_hostile_check.py",
-    "lessons/test_all_lessons.py",
-    "hostile/test_hostile.py",
-    "lessons/test_kernels.py",
-    "cli/test_model_commands.py",
-    "courseware/test_site_browser.py",
-    "courseware/test_classroom.py",
-    "cli/test_learner.py",
-)
-"""要一分钟以上的测试文件，慢的在前（2026-12-07 在两核上量的：每个一到三分多钟，合起来约占整套的四分之三）。
---dist loadfile 一个文件整个交给一个 worker；pyproject.toml 里 --no-loadscope-reorder 让 worker 照收集的顺序领文件，
-这里把它们排到最前面：先把长的分给两个 worker，短的填在后面，最后不会剩一个长文件让另一个 worker 空等。
-这只是排序，漏了一个文件或次序旧了，测试照样全跑，只是慢一点。"""
-
-
-def _slow_rank(item) -> int:
-    path = item.path.as_posix()
-    return next((i for i, name in enumerate(SLOW_FILES) if path.endswith(f"/tests/{name}")), len(SLOW_FILES))
-
-
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=_slow_rank)  # 稳定排序：每个文件里测试的先后不变
     reasons: dict[str, str | None] = {}
     for item in items:
         for name in NEEDS:

@@ -25,12 +25,3 @@ def test_every_module_says_its_one_concept_first():
         if not doc or not doc.splitlines()[0].strip():
             silent.append(str(path.relative_to(ROOT)))
     assert not silent, silent
-
-
-def test_the_slow_files_sent_first_exist():
-    """conftest.SLOW_FILES 只是排序：改了名字的文件不会出错，只会悄悄排到后面、让整套测试变慢，所以在这里查。"""
-    from conftest import SLOW_FILES
-
-    missing = [name for name in SLOW_FILES if not (ROOT / "tests" / name).is_file()]
-    assert not missing, f"tests/conftest.py 的 SLOW_FILES 里这些文件不存在：{missing}"
-    assert len(set(SLOW_FILES)) == len(SLOW_FILES)
