@@ -26,8 +26,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # pytest -n auto（pyproject.toml）：两核的机器上两个 worker 各占一核，各用一个计算线程（连同它们启动的子进程）；
     # 否则两边的线程挤在两个核上互相空等，一起跑并不比一个一个跑快。比核数多开一个 worker 试过（2026-12-07，两核）：
     # 三个 worker 13 分 20 秒，两个 worker 11 分 55 秒（那次还多跑了几处后来省掉的），CPU 时间多了近四分钟
-    # 把最慢的几个文件排到最前面先发（--no-loadscope-reorder）也试过：11 分 14 秒，比照测试个数排的 10 分 29 秒慢——
-    # 逐课 verify 与整班 grade 两个夹具自己又开子进程，同时跑就互相抢核；现在它们各自与单线程的小测试错开
+    # 把最慢的几个文件排到最前面先发（--no-loadscope-reorder）也试过：11 分 14 秒；照测试个数排（现在这样）同一份代码
+    # 量过 10 分 29 秒与 12 分 59 秒（CPU 时间差三成，这台机器本身时快时慢），看不出排序有用，就不加这层
     import torch
 
     os.environ["OMP_NUM_THREADS"] = "1"
