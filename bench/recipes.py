@@ -45,6 +45,7 @@ RECIPES: dict[str, TrainConfig] = {
     "w192-regulated": REGULATED,
     "w192-regulated-muon": replace(REGULATED, optimizer="muon"),
     "w192-regulated-muon-lr6": replace(REGULATED, optimizer="muon", lr=6e-3),
+    "w192-regulated-muon-lr6-wsd": replace(REGULATED, optimizer="muon", lr=6e-3, schedule="wsd"),
     "w192-regulated-lr2": replace(REGULATED, lr=2e-3),
     "w192-regulated-lr5": replace(REGULATED, lr=5e-3),
     "w192-regulated-r2": replace(REGULATED, quatrain_repeats=2),

@@ -27,6 +27,7 @@ from .data import (
     SEP,
     UNK,
     Tokenizer,
+    condition_ids,
     default_tokenizer,
     encode_sample,
     form_of,
@@ -162,7 +163,7 @@ class BigramModel:
         直到抽到 <eos> 或写满 ``max_new_tokens`` 个。二元模型只记得前一个字，
         所以体裁与关键词几乎管不住它：这正是后面要用 GPT 的原因。
         """
-        ids = [BOS, form_of(name=form).token] + self.tokenizer.encode(keywords) + [SEP]
+        ids = condition_ids(form_of(name=form), keywords, self.tokenizer)
         for _ in range(max_new_tokens):
             p = self.next_distribution(ids[-1])
             p[list(_NEVER_SAMPLED)] = 0.0

@@ -305,16 +305,15 @@ def drops_keywords(record: dict, keyword_dropout: float) -> bool:
     return int(digest[8:16], 16) / 16**8 < keyword_dropout
 
 
+def condition_ids(form: Form, keywords: str, tokenizer: Tokenizer) -> list[int]:
+    """条件区的编号 ``<bos> <form> keyword… <sep>``：训练样本的开头，也是写诗时给模型的开头。"""
+    return [BOS, form.token] + tokenizer.encode(keywords) + [SEP]
+
+
 def encode_sample(record: dict, tokenizer: Tokenizer, keywords: Sequence[str] | None = None) -> list[int]:
     """一首诗的编号序列：``<bos> <form> keyword… <sep> poem… <eos>``（正文带标点）。"""
-    kws = keywords_for(record, tokenizer) if keywords is None else keywords
-    return (
-        [BOS, form_of(name=record["form"]).token]
-        + tokenizer.encode("".join(kws))
-        + [SEP]
-        + tokenizer.encode(record["text"])
-        + [EOS]
-    )
+    kws = "".join(keywords_for(record, tokenizer) if keywords is None else keywords)
+    return condition_ids(form_of(name=record["form"]), kws, tokenizer) + tokenizer.encode(record["text"]) + [EOS]
 
 
 MAX_CONDITION = 3

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field, replace
 import torch
 
 from .constraints import Constraint
-from .data import BOS, EOS, SEP, Tokenizer, condition, form_of, is_hanzi, to_simplified
+from .data import EOS, Tokenizer, condition, condition_ids, form_of, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
 from .rerank import best, score_drafts
 from .sampling import SAMPLING, SamplingConfig, sample_next
@@ -240,7 +240,7 @@ def write_drafts(
         return Constraint(tokenizer, f, keywords, acrostic, rules) if constrained else None
 
     rows = [Draft(draft_seed(seed, i), fits, form, constraint_for) for i in range(drafts)]
-    logits = step([[BOS, form_of(line_length=d.form).token] + tokenizer.encode(prompt) + [SEP] for d in rows])
+    logits = step([condition_ids(form_of(line_length=d.form), prompt, tokenizer) for d in rows])
     limit = model.config.context_length - len(cache)
     for _ in range(limit):
         tokens = [EOS if d.done else d.choose(row, sampling) for d, row in zip(rows, logits)]

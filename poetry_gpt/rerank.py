@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from .data import BOS, EOS, SEP, Tokenizer, form_of, whole_lines
+from .data import EOS, Tokenizer, condition_ids, form_of, whole_lines
 from .model import PoetryGPT
 from .settings import SCORES
 
@@ -45,7 +45,7 @@ def line_pmi(model: PoetryGPT, tokenizer: Tokenizer, poems) -> list[float]:
         lines = whole_lines(poem.text)
         if len(lines) < 4:
             continue
-        head = [BOS, form_of(line_length=poem.form).token] + tokenizer.encode(poem.condition) + [SEP]
+        head = condition_ids(form_of(line_length=poem.form), poem.condition, tokenizer)
         first, second = tokenizer.encode("".join(lines[:2])), tokenizer.encode("".join(lines[2:4]))
         pairs += [(head + first, second), (head, second)]
         where.append((i, len(second)))

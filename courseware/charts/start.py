@@ -7,7 +7,7 @@ import functools
 import torch
 
 from poetry_gpt.common import COURSE_SEED
-from poetry_gpt.data import SEP, Tokenizer, default_tokenizer, load_poems, split_lines
+from poetry_gpt.data import Tokenizer, condition_ids, default_tokenizer, form_of, load_poems, split_lines
 from poetry_gpt.model import ModelConfig, PoetryGPT
 
 from .draw import MUTED, Chart, _dot, _plot, _polyline, _svg, _text
@@ -98,7 +98,6 @@ def lesson01() -> Chart:
     """第 01 课实验的那条流水线，换成语料里的一首真诗：张继《枫桥夜泊》、关键词“月”，前文是条件区加上
     最后一个汉字之前的正文（实验的取法）。每一段的形状是把它送进一个 base 预设尺寸的新建模型、
     像实验那样一段一段算出来的（没有读发布的模型：形状只由尺寸决定，与训练无关）。"""
-    from poetry_gpt.data import BOS, form_of
     from poetry_gpt.train import PRESETS
 
     tok = default_tokenizer()
@@ -107,7 +106,7 @@ def lesson01() -> Chart:
     keyword = "月"
     cut = len(poem["text"]) - 2  # 与实验一样：最后两个字符是韵脚和“。”
     prefix, answer = poem["text"][:cut], poem["text"][cut]
-    condition = [BOS, form.token] + tok.encode(keyword) + [SEP]
+    condition = condition_ids(form, keyword, tok)
     ids = torch.tensor([condition + tok.encode(prefix)])  # [B, T]
     with torch.random.fork_rng():
         torch.manual_seed(COURSE_SEED)

@@ -7,7 +7,7 @@ import functools
 import torch
 
 from poetry_gpt.checkpoint import load_model
-from poetry_gpt.data import SEP, default_tokenizer, split_lines
+from poetry_gpt.data import condition_ids, default_tokenizer, form_of, split_lines
 from poetry_gpt.generate import greedy_cached
 from poetry_gpt.probes import next_token_logits
 
@@ -64,12 +64,12 @@ def _draw_cache_steps(
 def lesson20() -> Chart:
     """发布模型从条件区 <bos> <5> 月 <sep> 贪心地写（与第 20 课实验第 1 部分同一首）：每一步送进模型的位置，
     整段重算（浅）与 KV 缓存（红）。"""
-    from poetry_gpt.data import BOS, EOS, FIVE
+    from poetry_gpt.data import EOS
 
     tok = default_tokenizer()
     model, _ = load_model()
     model.eval()
-    prompt = [BOS, FIVE] + tok.encode("月") + [SEP]
+    prompt = condition_ids(form_of(line_length=5), "月", tok)
     out = greedy_cached(model, prompt, EOS, model.config.context_length)
     steps_n = len(out) + 1  # 最后一步选出 <eos>
     full = sum(len(prompt) + s for s in range(steps_n))
@@ -96,14 +96,13 @@ def _sampling_step():
     """与第 21 课实验同一步：发布模型、种子 26、关键词“月”、不加格式约束写的诗，第四句最后一个字之前。
 
     返回 (诗, 前文, 诗里实际写的字, logits [V], 汉字表)。"""
-    from poetry_gpt.data import BOS, form_of
     from poetry_gpt.generate import write_one
 
     tok = default_tokenizer()
     model, _ = load_model()
     poem = write_one(model, tok, "月", seed=26, constrained=False)
     prefix, answer = poem.text[:-2], poem.text[-2]
-    ids = [BOS, form_of(line_length=poem.form).token] + tok.encode("月") + [SEP] + tok.encode(prefix)
+    ids = condition_ids(form_of(line_length=poem.form), "月", tok) + tok.encode(prefix)
     with torch.no_grad():
         logits = model(torch.tensor([ids]))[0][0, -1]
     return poem, prefix, answer, logits, tok
@@ -157,12 +156,12 @@ def _forced_run(text: str, prompt: str, form: int, constraint):
     """发布模型读入条件区 prompt 与诗 text（probes.next_token_logits：逐字、KV 缓存，第 23 课实验也调用它），
     每一格记下 (这一格允许的编号 [V] bool, 模型在掩码之前的概率 [V])，最后一格是 <eos>；
     constraint 每一格之后 advance。"""
-    from poetry_gpt.data import BOS, EOS, form_of
+    from poetry_gpt.data import EOS
 
     tok = default_tokenizer()
     model, _ = load_model()
     tokens = tok.encode(text)
-    logits = next_token_logits(model, [BOS, form_of(line_length=form).token] + tok.encode(prompt) + [SEP], tokens)
+    logits = next_token_logits(model, condition_ids(form_of(line_length=form), prompt, tok), tokens)
     out = []
     for i, token in enumerate(tokens + [EOS]):
         out.append((constraint.allowed(), torch.softmax(logits[i], -1)))

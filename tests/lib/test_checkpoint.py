@@ -9,7 +9,14 @@ import pytest
 import torch
 
 from courseware.cli import main
-from poetry_gpt.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint, stored_sizes
+from poetry_gpt.checkpoint import (
+    CheckpointError,
+    export_model,
+    load_model,
+    read_checkpoint,
+    save_checkpoint,
+    stored_sizes,
+)
 from poetry_gpt.data import SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.train import PRESETS, TrainConfig, make_optimizer, train
@@ -79,6 +86,37 @@ def test_stored_sizes_count_the_shared_table_once_and_the_two_adamw_moments(tmp_
     assert (half.parameters, half.weight_bytes, half.optimizer_bytes) == (n, 2 * n, 0)  # fp16、没有优化器
     with pytest.raises(KeyError):
         stored_sizes({"step": 1})
+
+
+def test_export_averages_the_weights_of_several_checkpoints_and_keeps_the_last_ones_log(tmp_path):
+    tok = default_tokenizer()
+    size = dict(vocab_size=len(tok), context_length=16, width=16, n_layers=1, n_heads=2)
+    paths = []
+    for step in (1, 2, 3):
+        torch.manual_seed(step)
+        model = PoetryGPT(ModelConfig(**size))
+        paths.append(tmp_path / f"step-{step}.pt")
+        save_checkpoint(paths[-1], model, tok, step=step, log=[{"step": step, "loss": 9.0 - step}])
+    export_model(paths, tmp_path / "avg.pt")
+    state = read_checkpoint(tmp_path / "avg.pt", tok)
+    assert (state["step"], state["log"]) == (3, [{"step": 3, "loss": 6.0}])
+    assert "optimizer" not in state and state["weights"]["blocks.0.mlp.up.weight"].dtype == torch.float16
+    weights = [read_checkpoint(p, tok)["weights"] for p in paths]
+    for name in ("characters.weight", "blocks.0.mlp.up.weight", "blocks.0.attention.qkv.weight"):
+        mean = (weights[0][name] + weights[1][name] + weights[2][name]) / 3
+        assert torch.equal(state["weights"][name], mean.half()), name
+        assert not torch.equal(state["weights"][name], weights[2][name].half())  # 不是只取了最后一个
+    averaged, _ = load_model(tmp_path / "avg.pt", tok)
+    assert averaged.head.weight is averaged.characters.weight  # 输入输出仍共用一张表
+
+    export_model(paths[0], tmp_path / "one.pt")  # 只给一个存档：照旧只转成 fp16
+    one = read_checkpoint(tmp_path / "one.pt", tok)["weights"]["characters.weight"]
+    assert torch.equal(one, weights[0]["characters.weight"].half())
+    wider = PoetryGPT(ModelConfig(**(size | {"width": 32})))
+    save_checkpoint(tmp_path / "wider.pt", wider, tok, step=4)
+    with pytest.raises(CheckpointError, match="模型尺寸与 .* 不同"):
+        export_model([paths[0], tmp_path / "wider.pt"], tmp_path / "bad.pt")
+    assert not (tmp_path / "bad.pt").exists()
 
 
 def test_any_unreadable_file_is_a_bad_checkpoint_and_a_folder_means_its_checkpoint(tmp_path):
