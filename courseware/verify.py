@@ -328,13 +328,14 @@ def record_all(jobs: int, timeout: float, with_eval: bool = True):
 
     texts = text_files()
     old = {path: Source.read(path) for text in texts for path in config_for(text).sources}  # 重写之前的记录
-    reports, strays = verify(jobs, max(timeout, RECORD_TIMEOUT), cache_path=None, record=True)
+    # ./poet eval 的记录先写：有的实验读它（第 19 课把 results/eval.json 与日志并排），要读到这一个模型的
     atomic_write_text(MODEL_LOG, model_log_text())
     if with_eval:
         for name, flags in EVAL_FILES.items():
             text = eval_text(flags, timeout=max(timeout, 1800))
             if not _same_eval(RECORDS / name, text):
                 atomic_write_text(RECORDS / name, text)
+    reports, strays = verify(jobs, max(timeout, RECORD_TIMEOUT), cache_path=None, record=True)
     stale = []
     for text in texts:
         config = config_for(text)

@@ -109,9 +109,9 @@ PRESETS = {
         sample_every_s=0,
         precision="fp32",
     ),
-    # 随课程发布的模型：前文长度 64、宽 128、6 层、4 头（比 ModelConfig 默认的 4 层多两层：同样训练 55 分钟，
-    # 验证损失更低，见 data/MODEL.md），约 205 万个参数，fp16 存下约 4.4 MB；每步 128 首诗（比 64 首时矩阵乘法更饱满，
-    # 每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮
+    # 课上训练的预设（上一版随课程发布的模型就是它，一次 55 分钟）：前文长度 64、宽 128、6 层、4 头（比 ModelConfig
+    # 默认的 4 层多两层：同样训练 55 分钟，验证损失更低，见 data/MODEL.md），约 205 万个参数，fp16 存下约 4.4 MB；
+    # 每步 128 首诗（比 64 首时矩阵乘法更饱满，每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮
     "base": TrainConfig(
         model=dict(context_length=64, width=128, n_layers=6, n_heads=4),
         steps=2800,
@@ -121,8 +121,8 @@ PRESETS = {
         eval_every=200,
         eval_poems=512,
     ),
-    # 试过的另一种：宽 192、6 层、6 头（约 396 万个参数），绝句（每轮 4 遍）加上律诗、排律切成的四句窗口，
-    # 关键词每步重抽，最后两成步数只用绝句。两核 fp32 上 92 分钟的一次训练没有比 base 好（data/MODEL.md），所以没有发布
+    # 更多的诗：绝句（每轮 4 遍）加上律诗、排律切成的四句窗口，关键词每步重抽，最后两成步数只用绝句；宽 192、6 层、6 头
+    # （约 396 万个参数）。随课程发布的模型用的就是它，换成宽 224、7 头与 Muon，分几次训练了约八个小时（data/MODEL.md）
     "regulated": TrainConfig(
         model=dict(context_length=64, width=192, n_layers=6, n_heads=6),
         steps=2800,

@@ -63,9 +63,10 @@ causal = torch.ones(T, T, dtype=torch.bool).tril()
 uniform = causal / torch.arange(1, T + 1)[:, None]
 show("未训练：各头与“平均分配”最多差", [(w[0, i] - uniform).abs().max().item() for i in range(H)])
 
-# 3. 训练好的模型（data/model.pt）：第 0 层的四个头真的分了工
+# 3. 训练好的模型（data/model.pt）：第 0 层的几个头分了工没有
 trained, _ = load_model()
 first = trained.blocks[0]
+heads = trained.config.n_heads  # 发布的模型的头数（上面未训练的小模型是 H 个）
 
 
 def layer0_weights(ids):
@@ -81,22 +82,23 @@ start = sample.index(SEP) + 1
 ids = torch.tensor([sample[: start + T]])  # [1, 12]
 labels = [tok.tokens[i] for i in ids[0].tolist()]
 show("训练好的模型看到的输入", " ".join(labels))
-wt = layer0_weights(ids)[0, :, start:]  # [H, 7, 12]：只看正文这 7 行
-for i in range(H):
+wt = layer0_weights(ids)[0, :, start:]  # [heads, 7, 12]：只看正文这 7 行
+for i in range(heads):
     heatmap(wt[i], list(line), labels, title=f"训练好的层 0、头 {i}（行：正文的字；列：它能看到的全部位置）")
 table(
-    ["位置", "字"] + [f"头 {i} 最看重" for i in range(H)],
+    ["位置", "字"] + [f"头 {i} 最看重" for i in range(heads)],
     [
-        [t, line[t]] + [f"{labels[j]} {wt[i, t, j].item():.2f}" for i in range(H) for j in [wt[i, t].argmax().item()]]
+        [t, line[t]]
+        + [f"{labels[j]} {wt[i, t, j].item():.2f}" for i in range(heads) for j in [wt[i, t].argmax().item()]]
         for t in range(T)
     ],
-    title="同一个字，四个头各把最大的权重给了谁",
+    title=f"同一个字，{heads} 个头各把最大的权重给了谁",
 )
 
 # 一句话不够下结论：在验证集前 1000 首诗的全部正文位置上平均
 samples = [encode_sample(p, tok) for p in val[:1000]]
 x, _, _ = make_batch(samples)  # [B, T]，句尾补 <pad>
-w_all = layer0_weights(x)  # [B, H, T, T]
+w_all = layer0_weights(x)  # [B, heads, T, T]
 B, L = x.shape
 pos = torch.arange(L)
 sep = (x == SEP).int().argmax(1)  # 每首诗 <sep> 的位置 [B]
@@ -129,7 +131,7 @@ table(
     title=f"训练好的第 0 层：{int(body.sum())} 个正文位置上的平均权重",
 )
 # 哪个头看上一个字是训练出来的，重训后可能换一个头，所以取表里“给上一个字”最大的那个头
-prev_head = max(range(H), key=lambda i: rows[i][0])
+prev_head = max(range(heads), key=lambda i: rows[i][0])
 prev_top = (w_all.argmax(-1)[:, prev_head] == pos - 1)[body].float().mean()
 show(f"头 {prev_head} 把最大权重给上一个字的位置占比", prev_top)
 

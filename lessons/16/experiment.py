@@ -15,7 +15,7 @@ from poetry_gpt.train import PRESETS, learning_rate, make_optimizer
 setup_experiment()
 
 tok = default_tokenizer()
-base = PRESETS["base"]  # 随课程发布的模型用的预设（总步数由 --minutes 另排）
+base = PRESETS["base"]  # 课上训练用的预设
 
 # 1. 预热加余弦衰减：第 0 步到第 3000 步
 show(
@@ -66,18 +66,19 @@ table(
     title="几个关键的步",
 )
 
-# 2. 随课程发布的模型的日志：它用 --minutes 训练（第 3 部分），总步数在第 8 步排定，之后每次验证完重排一次；
-#    日志第 k 条记下的 lr 是 learning_rate(k − 1)，steps 取的是当时排定的总步数
+# 2. 随课程发布的模型的日志：它用 --minutes 训练（第 3 部分），总步数在第 8 步排定（一次训练完时之后每次验证完重排一次，
+#    分几次训练时不再重排）；日志第 k 条记下的 lr 是 learning_rate(k − 1)，日程的设置取存档里的
 state = read_checkpoint("data/model.pt", tok)
-log, every = state["log"], state["train_config"]["eval_every"]
-final = replace(base, steps=state["train_config"]["steps"])  # 存档里的 steps：最后一次排定的总步数
+saved, log = state["train_config"], state["log"]
+every = saved["eval_every"]
+final = replace(base, **{k: saved[k] for k in ("lr", "warmup", "min_lr_ratio", "schedule", "steps")})
 matches = lambda entries, config: all(e["lr"] == learning_rate(e["step"] - 1, config) for e in entries)
 
 
 def plan_of(entries):
     """这一段日志用的总步数：从 final.steps 往两边逐个试，第一个让每一条都对得上的就是。"""
-    for steps in sorted(range(base.warmup + 1, 2 * final.steps), key=lambda s: abs(s - final.steps)):
-        config = replace(base, steps=steps)
+    for steps in sorted(range(final.warmup + 1, 2 * final.steps), key=lambda s: abs(s - final.steps)):
+        config = replace(final, steps=steps)
         if matches(entries[-1:], config) and matches(entries, config):  # 先只比最后一条，快
             return steps
 
@@ -87,12 +88,9 @@ starts = [PLAN_AT] + list(range(every, final.steps, every))
 pieces = [[e for e in log if a <= e["step"] - 1 < b] for a, b in zip(starts, starts[1:] + [final.steps])]
 plans = [plan_of(piece) for piece in pieces]
 show("日志条数 / 存档里的 steps（最后一次排定）", [len(log), final.steps])
-show(
-    f"按 steps = {final.steps} 算，对得上 learning_rate(k − 1) 的条数",
-    f"{sum(matches([e], final) for e in log)}：第 1–{base.warmup + 1} 条（预热与余弦的起点，与总步数无关）和"
-    f"最后一次排定之后的第 {starts[-1] + 1}–{final.steps} 条",
-)
-show(f"第 {PLAN_AT} 步、之后每 {every} 步排定的总步数（由日志的 lr 反推）", plans)
+show(f"按 steps = {final.steps} 算，对得上 learning_rate(k − 1) 的条数", sum(matches([e], final) for e in log))
+changes = [p for i, p in enumerate(plans) if i == 0 or p != plans[i - 1]]
+show(f"第 {PLAN_AT} 步、之后每 {every} 步排定的总步数（由日志的 lr 反推；相邻相同的只记一次）", changes)
 show("每一段按当时排定的 steps 算，每一条都对得上", all(p is not None for p in plans))
 show("日志第 1 条与最后一条", [log[0], {k: log[-1][k] for k in ("step", "lr")}])
 

@@ -178,7 +178,8 @@ show("若存 fp32 权重 + AdamW 两份动量（字节）", n * 4 * 3)
 (work / "shipped").mkdir()
 shutil.copy(SHIPPED_MODEL, work / "shipped" / "checkpoint.pt")
 try:
-    train(PRESETS["base"], work / "shipped", resume=True, progress=False)
+    own_size = replace(PRESETS["base"], model=shipped["train_config"]["model"])  # 尺寸与存档相同，只差优化器状态
+    train(own_size, work / "shipped", resume=True, progress=False)
 except CheckpointError as e:
     show("拿它续训", str(e).replace(str(work), "…"))
 shutil.rmtree(work)

@@ -36,11 +36,12 @@ line_plot(
 )
 last = curves["train"][-1][0]  # 一共训练了几步
 best = lowest(curves["val"])
-picks = [p for p in curves["val"] if p[0] % 1000 == 0 or p in (curves["val"][0], best, curves["val"][-1])]
+every = 1000 * max(1, round(last / 10_000))  # 十来列，终端里放得下
+picks = [p for p in curves["val"] if p[0] % every == 0 or p in (curves["val"][0], best, curves["val"][-1])]
 table(
     ["步"] + [s for s, _ in picks],
     [["验证"] + [v for _, v in picks]],
-    title="日志里的验证损失（每 1000 步，加上第一次、最低的一次和最后一次）",
+    title=f"日志里的验证损失（每 {every} 步，加上第一次、最低的一次和最后一次）",
     digits=3,
 )
 first_below = next((s for s, v in curves["val"] if v < base512), None)  # 训练得太短的模型可能一次也没低于它

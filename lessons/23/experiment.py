@@ -70,10 +70,10 @@ table(
     digits=4,
 )
 
-# 4. 正文要从训练时的位置开始：条件区 1–3 个字
+# 4. 正文要从训练时见过的位置开始：条件区有几个字
 print()
 print(
-    "4. 条件区的长度：训练时 1–3 个关键词，正文从下标 4–6 开始（从 0 数：<bos>、体裁、k 个关键词、<sep>，正文的下标是 3 + k）"
+    "4. 条件区的长度：正文的下标是 3 + k（从 0 数：<bos>、体裁、k 个关键词、<sep>）；发布的模型训练时 k 是 0–4，base 预设是 1–3"
 )
 val = [p for p in load_poems("val", 300) if all(line[0] in tok for line in split_lines(p["text"]))][
     :256
@@ -81,7 +81,7 @@ val = [p for p in load_poems("val", 300) if all(line[0] in tok for line in split
 heads = ["".join(line[0] for line in split_lines(p["text"])) for p in val]  # 每首诗自己的“藏头字”
 rows = []
 for name, kws in (
-    ("训练时的排法：keywords_for（1–3 个字）", [keywords_for(p) for p in val]),
+    ("第 06 课的排法：keywords_for（1–3 个字）", [keywords_for(p) for p in val]),
     ("四个句首字都放进条件区（4 个字）", [list(dict.fromkeys(h)) for h in heads]),
     (f"condition() 挑出的 ≤ {MAX_CONDITION} 个句首字", [list(condition("", h, tok)) for h in heads]),
 ):

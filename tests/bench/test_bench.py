@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import torch
 from conftest import ROOT
 
 
@@ -89,3 +90,25 @@ def test_write_speed_bench_times_each_size_against_the_shipped_model():
     assert abs(small["ratio"] - small["seconds"] / shipped["seconds"]) < 0.02 and small["seconds"] > 0
     wrong = bench("bench/write_speed.py", "--sizes", "200x6", timeout=120)
     assert wrong.returncode == 2 and "宽度是 32 的正整数倍" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_averaging_bench_reports_each_checkpoint_and_their_mean(tmp_path):
+    """bench/averaging.py：每个存档一行，外加平均；同一个存档给两遍，平均就是它自己（只差 fp16 的舍入）。"""
+    from poetry_gpt.checkpoint import save_checkpoint
+    from poetry_gpt.data import default_tokenizer
+    from poetry_gpt.model import ModelConfig, PoetryGPT
+
+    tok = default_tokenizer()
+    torch.manual_seed(0)
+    model = PoetryGPT(ModelConfig(vocab_size=len(tok), context_length=64, width=16, n_layers=1, n_heads=2))
+    save_checkpoint(tmp_path / "a.pt", model, tok, step=10)
+    save_checkpoint(tmp_path / "b.pt", model, tok, step=20)
+    done = bench("bench/averaging.py", str(tmp_path / "a.pt"), str(tmp_path / "b.pt"), "--json", timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    steps = [row["step"] for row in result["checkpoints"]]
+    ces = [row["val_cross_entropy"] for row in result["checkpoints"]]
+    assert steps == [10, 20] and ces[0] == ces[1] and result["val_poems"] > 4000
+    assert 7.0 < ces[0] < 10.0  # 没训练过：约 ln V
+    assert abs(result["averaged"] - ces[0]) < 1e-2
+    assert not list(tmp_path.glob("*.tmp"))

