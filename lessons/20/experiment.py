@@ -10,6 +10,7 @@ from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
 from poetry_gpt.generate import greedy_cached, write_one
 from poetry_gpt.labs import below, measured, setup_experiment, show, table
 from poetry_gpt.model import KVCache
+from poetry_gpt.sampling import SamplingConfig
 
 setup_experiment()
 
@@ -66,24 +67,59 @@ show("写出的编号个数（不含 <eos>）", len(body))
 show("最后一步 <eos> 的概率", torch.softmax(full_logits[-1], -1)[EOS].item())
 show("<eos> 在结果里吗", EOS in body)
 
-# 2. 贪心为什么会重复
+# 2. 贪心为什么会重复：一首诗说明不了谁更单调，所以在第 3 部分同样的 8 个提示上比
 print()
-print("2. 贪心为什么会重复")
-poem_chars = [ch for ch in tok.decode(body) if ch not in "，。？！"]
-repeats = sum(1 for i, ch in enumerate(poem_chars) if ch in poem_chars[:i])
-show(f"贪心诗：{len(poem_chars)} 个字里不同的字", len(set(poem_chars)))
-show("贪心诗：与前面某个字重复的字数", repeats)
-show("贪心诗里“月”出现的次数", poem_chars.count("月"))
-sampled = [
-    write_one(model, tok, "月", form=5, seed=seed, constrained=False) for seed in range(10)
-]  # 与贪心一样不加约束
-distinct = [len(set(ch for ch in p.text if ch not in "，。？！")) for p in sampled]
-show("按概率采样（默认温度与截断，种子 0–9）：不同的字，平均", sum(distinct) / len(distinct), digits=1)
-show("种子 0 写的诗", sampled[0].text)
-after = [(i, body[i - 1], body[i]) for i in range(1, len(body)) if tok.tokens[body[i - 1]] == "月"]
-probs_after = [torch.softmax(full_logits[i], -1)[body[i]].item() for i, _, _ in after]
-show("贪心诗里每次“月”后面选中的字", [tok.tokens[b] for _, _, b in after])
-show("它们当时的概率", probs_after, digits=3)
+print("2. 贪心为什么会重复：关键词 月春山雪 × 五言、七言，每个提示贪心 1 首、按概率采样 3 首（种子 0–2），都不加约束")
+
+
+def char_counts(text):
+    """一首诗去掉标点后的 (字数, 不同的字, 与前面某个字重复的字数)；重复的字数就是字数减不同的字。"""
+    chars = [ch for ch in text if ch not in "，。？！"]
+    return len(chars), len(set(chars)), len(chars) - len(set(chars))
+
+
+def mean(counts, i):
+    """一组计数里第 i 项的平均（i：0 字数，1 不同的字，2 重复的字数）。"""
+    return sum(c[i] for c in counts) / len(counts)
+
+
+NUMERAL = {5: "五", 7: "七"}
+greedy_temp = SamplingConfig(temperature=0)  # 温度 0：sample_next 直接取 argmax，就是贪心
+compared = []  # 每个提示一项：(关键词, 体裁, 贪心诗, 贪心诗的计数, 3 首采样诗的计数)
+for kw in "月春山雪":
+    for form in (5, 7):
+        # 两边都用 write_one、都不加约束，只有取字的办法不同：比出来的差别才是贪心与采样本身的
+        greedy_text = write_one(model, tok, kw, form=form, sampling=greedy_temp, constrained=False).text
+        sampled = [
+            write_one(model, tok, kw, form=form, seed=s, constrained=False).text for s in range(3)
+        ]  # 几首就够比，实验要在几秒内跑完
+        compared.append((kw, form, greedy_text, char_counts(greedy_text), [char_counts(t) for t in sampled]))
+all_greedy = [g for *_, g, _ in compared]
+all_sampled = [c for *_, s in compared for c in s]
+rows = [
+    [f"{kw} {NUMERAL[form]}言", g[1], g[2], f"{mean(s, 1):.1f}", f"{mean(s, 2):.1f}"] for kw, form, _, g, s in compared
+]
+rows.append(["平均"] + [f"{mean(c, i):.2f}" for c in (all_greedy, all_sampled) for i in (1, 2)])
+table(
+    ["提示", "贪心：不同", "贪心：重复", "采样平均：不同", "采样平均：重复"],
+    rows,
+    title="不同：不同的字；重复：与前面某个字重复的字数",
+)
+# 不加约束时诗的长短可能不一样，字多了自然重复多：先看两边的字数一样，再比重复
+show("每首的字数，平均（贪心、采样）", [mean(all_greedy, 0), mean(all_sampled, 0)], digits=1)
+more = sum(g[2] > mean(s, 2) for *_, g, s in compared)
+show("贪心诗比同一提示的采样诗平均重复得多的提示", f"{more} 个（共 {len(compared)} 个）")
+kw, form, greedy_text, *_ = max(compared, key=lambda c: c[3][2])  # 重复最多的；一样多时取先出现的
+show(f"重复最多的贪心诗（{kw}，{NUMERAL[form]}言）", greedy_text)
+start = [BOS, FIVE if form == 5 else SEVEN] + tok.encode(kw) + [SEP]
+ids = start + tok.encode(greedy_text)
+with torch.no_grad():  # 整首送进模型一次：第 t 个字的概率由它前一个位置的分数给出，就是贪心当时看到的
+    step_probs = torch.softmax(model(torch.tensor([ids]))[0][0, len(start) - 1 : -1], -1)
+repeated = [(t, ch) for t, ch in enumerate(greedy_text) if ch not in "，。？！" and ch in greedy_text[:t]]
+show(
+    "其中重复的字被选中时的概率（贪心选的都是当时的第一名）",
+    [f"{ch} {step_probs[t, ids[len(start) + t]]:.3f}" for t, ch in repeated],
+)
 
 # 3. KV 缓存：同样的分数，少算很多位置
 print()
