@@ -86,7 +86,7 @@ def plan_of(entries):
 # 第 s 步（从 0 数）用它之前最近一次排定的总步数：第 PLAN_AT 步排第一次，之后每个 eval_every 的倍数重排
 starts = [PLAN_AT] + list(range(every, final.steps, every))
 pieces = [[e for e in log if a <= e["step"] - 1 < b] for a, b in zip(starts, starts[1:] + [final.steps])]
-plans = [plan_of(piece) for piece in pieces]
+plans = [plan_of(piece) for piece in pieces if piece]  # 日志停在排定的步数之前时，后面的段是空的
 show("日志条数 / 存档里的 steps（最后一次排定）", [len(log), final.steps])
 show(f"按 steps = {final.steps} 算，对得上 learning_rate(k − 1) 的条数", sum(matches([e], final) for e in log))
 changes = [p for i, p in enumerate(plans) if i == 0 or p != plans[i - 1]]

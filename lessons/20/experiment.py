@@ -10,6 +10,7 @@ from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
 from poetry_gpt.generate import greedy_cached, write_one
 from poetry_gpt.labs import below, measured, setup_experiment, show, table
 from poetry_gpt.model import KVCache
+from poetry_gpt.probes import next_token_logits
 from poetry_gpt.sampling import SamplingConfig
 
 setup_experiment()
@@ -111,14 +112,15 @@ more = sum(g[2] > mean(s, 2) for *_, g, s in compared)
 show("贪心诗比同一提示的采样诗平均重复得多的提示", f"{more} 个（共 {len(compared)} 个）")
 kw, form, greedy_text, *_ = max(compared, key=lambda c: c[3][2])  # 重复最多的；一样多时取先出现的
 show(f"重复最多的贪心诗（{kw}，{NUMERAL[form]}言）", greedy_text)
-start = [BOS, FIVE if form == 5 else SEVEN] + tok.encode(kw) + [SEP]
-ids = start + tok.encode(greedy_text)
-with torch.no_grad():  # 整首送进模型一次：第 t 个字的概率由它前一个位置的分数给出，就是贪心当时看到的
-    step_probs = torch.softmax(model(torch.tensor([ids]))[0][0, len(start) - 1 : -1], -1)
+written = tok.encode(greedy_text)
+# 沿着这首诗逐格读出模型的打分（probes.next_token_logits）：第 t 行就是贪心写第 t 个字时看到的分数
+step_probs = torch.softmax(
+    next_token_logits(model, [BOS, FIVE if form == 5 else SEVEN] + tok.encode(kw) + [SEP], written), -1
+)
 repeated = [(t, ch) for t, ch in enumerate(greedy_text) if ch not in "，。？！" and ch in greedy_text[:t]]
 show(
     "其中重复的字被选中时的概率（贪心选的都是当时的第一名）",
-    [f"{ch} {step_probs[t, ids[len(start) + t]]:.3f}" for t, ch in repeated],
+    [f"{ch} {step_probs[t, written[t]]:.3f}" for t, ch in repeated],
 )
 
 # 3. KV 缓存：同样的分数，少算很多位置
