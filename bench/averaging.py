@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 from courseware.cli.parser import ChineseParser
-from poetry_gpt.checkpoint import export_model, load_model
+from poetry_gpt.checkpoint import CheckpointError, export_model, load_model
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems
 from poetry_gpt.loss import mean_cross_entropy
 
@@ -34,10 +34,13 @@ def main() -> None:
         model, state = load_model(path, tok)
         return state["step"], round(mean_cross_entropy(model, samples, cpu), 4)
 
-    rows = [dict(zip(("step", "val_cross_entropy"), cross_entropy(path))) for path in args.checkpoints]
-    with tempfile.TemporaryDirectory() as tmp:
-        export_model(args.checkpoints, Path(tmp) / "averaged.pt")
-        _, averaged = cross_entropy(Path(tmp) / "averaged.pt")
+    try:
+        rows = [dict(zip(("step", "val_cross_entropy"), cross_entropy(path))) for path in args.checkpoints]
+        with tempfile.TemporaryDirectory() as tmp:
+            export_model(args.checkpoints, Path(tmp) / "averaged.pt")
+            _, averaged = cross_entropy(Path(tmp) / "averaged.pt")
+    except CheckpointError as e:  # 读不了的存档、尺寸不同的几个存档：说一句中文，退出码 1
+        parser.error(str(e))
     result = {"val_poems": len(val), "checkpoints": rows, "averaged": averaged}
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=1))

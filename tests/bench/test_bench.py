@@ -112,3 +112,5 @@ def test_averaging_bench_reports_each_checkpoint_and_their_mean(tmp_path):
     assert 7.0 < ces[0] < 10.0  # 没训练过：约 ln V
     assert abs(result["averaged"] - ces[0]) < 1e-2
     assert not list(tmp_path.glob("*.tmp"))
+    missing = bench("bench/averaging.py", str(tmp_path / "a.pt"), str(tmp_path / "missing.pt"), timeout=300)
+    assert missing.returncode != 0 and "找不到模型存档" in missing.stderr and "Traceback" not in missing.stderr
