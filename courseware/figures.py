@@ -20,9 +20,8 @@ data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/fig
 一字不差的一段文字（全文只能出现一次）和理由；这一段里的数都放行。数改了，这段文字就对不上，放行随之失效，照样报错；
 一条 allow 在课文里找不到、或找到的那段里既没有数也没有诗，也报错——放行的条目不会悄悄过期。
 
-课文的数对记录是四舍五入（:meth:`Number.rounds_to`）；课文照抄记录的全部位数时，也认 :func:`agrees` 那一条
-带容差的规则（写法的位数相同、差在最后一位）：换一种 CPU 重录，最后一位动了，课文里的数不算过期。
-重算的数（实验现在印的、网站的图现算的）对记录只用那一条规则：:func:`agrees`，逐行比输出用 :func:`same_line`，
+课文的数对记录只认四舍五入（:meth:`Number.rounds_to`），差在最后一位也是过期：课文写的就是记录里的那个数。
+带容差的规则只给重算的数：换一种 CPU 重跑，最后一位动了，不算输出变了。重算的数（实验现在印的、网站的图现算的）对记录只用那一条规则：:func:`agrees`，逐行比输出用 :func:`same_line`，
 在网站的图的文字里找用 :func:`contains`。
 """
 
@@ -415,11 +414,6 @@ def contains(text: str, recorded: str) -> bool:
     return any(all(agrees(a, b) for a, b in zip(wanted, m.groups())) for m in re.finditer(pattern, text))
 
 
-def _same_figure(recorded: Number, figure: Number) -> bool:
-    """课文的数 figure 说的是不是记录里的 recorded：四舍五入后相同，或位数相同、在 agrees 的容差以内。"""
-    return recorded.rounds_to(figure) or agrees(recorded, figure)
-
-
 def check_text(path: str, sources: list[Source] | None = None, text: str | None = None) -> TextReport:
     """查一篇课文（相对仓库的路径）里的每一个数。sources 不给就读配置里写的来源（记录下来的输出）；
     text 不给就读文件（测试用它查改过一个数的课文）。
@@ -441,7 +435,7 @@ def check_text(path: str, sources: list[Source] | None = None, text: str | None 
             report.allowed += 1
             used.update(covering)
             continue
-        if any(_same_figure(number, fig.number) for source in sources for number, *_ in source.numbers):
+        if any(number.rounds_to(fig.number) for source in sources for number, *_ in source.numbers):
             report.checked += 1
             continue
         near = nearest(fig.number, sources)
