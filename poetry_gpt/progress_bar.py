@@ -50,11 +50,12 @@ class ProgressBar:
         if self.enabled:
             self.progress.stop()
 
-    def plan(self, total: int, text: str) -> None:
-        """``--minutes`` 排定了总步数：改进度条的总数，并把说明留在进度条上方。"""
+    def plan(self, total: int, text: str | None) -> None:
+        """``--minutes`` 排定了总步数：改进度条的总数，给了 text 时把说明留在进度条上方。"""
         if self.enabled:
             self.progress.update(self.task, total=total)
-            self.print(text)
+            if text is not None:
+                self.print(text)
 
     def update(self, step: int, entry: dict, chars_per_s: float) -> None:
         if not self.enabled:

@@ -31,7 +31,7 @@ from .model import ModelConfig, PoetryGPT
 from .progress_bar import ProgressBar
 from .settings import DEVICES, OPTIMIZERS, PRECISIONS, SCHEDULES
 from .sittings import Sittings, snapshot_name
-from .time_budget import PLAN_AT, MinutesPlanner
+from .time_budget import ANNOUNCE_CHANGE, PLAN_AT, VALIDATION_COST, MinutesPlanner, TooShort, scaled_warmup
 from .trainer import Trainer
 
 
@@ -69,6 +69,8 @@ class TrainConfig:
         decay_share: wsd 衰减段占总步数的比例。
         optimizer: ``"adamw"``（第 16 课）或 ``"muon"``：Block 里的矩阵用 :class:`Muon`（动量先正交化再更新），
             字表、位置表、偏置与 LayerNorm 仍用 AdamW；两者用同一个学习率（Muon 按 AdamW 的更新幅度换算）。
+        min_steps: 给了 ``--minutes`` 时，排定的步数少于它就不训练，先说明怎么办（见
+            :meth:`poetry_gpt.time_budget.MinutesPlanner.too_short`）：这么短的训练学不到什么。
     """
 
     model: dict = field(default_factory=dict)
@@ -93,7 +95,12 @@ class TrainConfig:
     schedule: str = SCHEDULES[0]
     decay_share: float = 0.2
     optimizer: str = OPTIMIZERS[0]
+    min_steps: int = 0
 
+
+LEARNS_AFTER = 200
+"""base 的验证损失走到第 200 步才低于二元基线（5.491 对 5.627，results/model-log-ship3.txt）：
+按时间排定的步数少于它时，训练完仍写不出像样的诗，base 与 regulated 因此不开始训练。"""
 
 PRESETS = {
     # 测试与课程用：一层、宽 32，2 个核上几十秒以内，损失明显下降
@@ -120,6 +127,7 @@ PRESETS = {
         warmup=100,
         eval_every=200,
         eval_poems=512,
+        min_steps=LEARNS_AFTER,
     ),
     # 更多的诗：绝句（每轮 4 遍）加上律诗、排律切成的四句窗口，关键词每步重抽，最后两成步数只用绝句；宽 192、6 层、6 头
     # （约 396 万个参数）。随课程发布的模型用的就是它，换成宽 224、7 头与 Muon，分几次训练了约八个小时（data/MODEL.md）
@@ -135,6 +143,7 @@ PRESETS = {
         regulated=True,
         quatrain_repeats=4,
         finetune_share=0.2,
+        min_steps=LEARNS_AFTER,
     ),
 }
 
@@ -356,9 +365,10 @@ def train(
         resume: 从 out 里的存档接着训练；日志、优化器、随机数状态与总步数都接上，损失与没停过的一样。
             精度、验证与示例诗的间隔取 config 里的。开始时先说这次训练走到了哪里（:class:`poetry_gpt.sittings.Sittings`）。
         steps: 总步数（覆盖 config.steps 与存档里的）；None 时新训练用 config.steps，续训用存档里的。
-        minutes: 在这么多分钟内训练完（:class:`poetry_gpt.time_budget.MinutesPlanner`）：量出每步用时后排定总步数，
-            让学习率的余弦衰减在截止时刻降到最低值，之后每次验证完重排一次（学习率会随之小跳一下），
-            最多晚一个验证间隔结束。同时给了 stop_after（分几次训练完）时只在开头量一次、排定之后不再改。
+        minutes: 在这么多分钟内训练完（:class:`poetry_gpt.time_budget.MinutesPlanner`）：量出每步用时后排定总步数
+            与预热（:func:`poetry_gpt.time_budget.scaled_warmup`），让学习率的余弦衰减在截止时刻降到最低值；之后按钟表
+            每隔给的时间的 1/50 用最近的用时重排一次（学习率会随之小跳一下），剩下的验证也排进去。
+            同时给了 stop_after（分几次训练完）时只在开头量一次、排定之后不再改。
             排定的步数记进存档与 Run.total。不能与 steps、resume 同时给。
         stop_at: 到这一步就停下并存档（任意一步都行：续训与没停过的一样）。
         stop_after: 这一次最多训练这么多分钟（训练循环的墙上时间，不算准备数据），到时写好存档停下，另存一份
@@ -370,7 +380,8 @@ def train(
     Raises:
         CheckpointError: resume 时存档不能用（见 :func:`resumed_config`）。
         ValueError: out 是一个已有的文件或写不进去；要的设备不可用；续训时存档已达到总步数；
-            minutes 与 steps 或 resume 一起给；config.model 的尺寸不合（宽度不能被头数整除）。
+            minutes 与 steps 或 resume 一起给；config.model 的尺寸不合（宽度不能被头数整除）；
+            minutes 排定的步数少于 config.min_steps（TooShort：量完前 8 步就停，不写存档）。
         出错时不会留下新建的空存档目录：参数都在建目录之前检查。
     """
     if minutes is not None and steps is not None:
@@ -470,7 +481,13 @@ def _loop(
     started = last_sample = trainer.sittings.begin(time.monotonic(), config.steps, stops.minutes)
     planner = None
     if stops.minutes is not None:  # 分几次训练完时只量一次：总步数从第一次起就定下，以后每次照它走
-        planner = MinutesPlanner(stops.minutes, started, config.eval_every, once=stops.stop_after is not None)
+        planner = MinutesPlanner(
+            stops.minutes,
+            started,
+            config.eval_every,
+            validation_steps=VALIDATION_COST * math.ceil(config.eval_poems / config.batch_size),
+            once=stops.stop_after is not None,
+        )
     chars, interrupted = 0, False
     trainer.model.train()
     try:
@@ -486,6 +503,7 @@ def _loop(
                 chars += n_chars
                 entry = {"step": step, "loss": round(loss.item(), 5), "lr": lr}
                 validate = step % config.eval_every == 0 or step == config.steps
+                validation_began = time.monotonic()
                 if validate:
                     entry["val"] = round(mean_cross_entropy(trainer.model, val_samples, dev), 5)
                 log.append(entry)
@@ -497,6 +515,8 @@ def _loop(
                         f"学习率 {lr:.2e}，{speed:,.0f} 字/秒，已用 {(time.monotonic() - started) / 60:.1f} 分钟"
                     )
                     trainer.save(step, config, log, time.monotonic())
+                    if planner is not None:
+                        planner.paused(time.monotonic() - validation_began)
                 if (
                     trainer.workers.rank == 0
                     and config.sample_every_s
@@ -506,6 +526,9 @@ def _loop(
                     bar.print(trainer.sample_line(step))
     except KeyboardInterrupt:
         interrupted = True
+    except TooShort:
+        trainer.sittings.note(f"没有训练：量完前 {PLAN_AT} 步，{stops.minutes:g} 分钟排不出足够的步数，没有写存档")
+        raise
     trainer.save(step, config, log, time.monotonic())
     if step < config.steps and stops.stop_after is not None and not interrupted:
         trainer.snapshot(snapshot_name(step))
@@ -541,10 +564,19 @@ def _reschedule(
     bar: ProgressBar,
 ) -> tuple[TrainConfig, int]:
     """按 planner 排定的总步数改 config.steps，返回 (新的 config, 循环停在第几步)。各进程量出的时间略有不同，
-    步数却必须一样：取最少的。步数没变就不再说一遍（第一次排定时总要说）。"""
+    步数却必须一样：取最少的。第一次排定时也按步数定预热（:func:`scaled_warmup`），步数太少就不训练；
+    之后只有步数变了 ANNOUNCE_CHANGE 以上才在进度条上方再说一遍。
+
+    Raises:
+        TooShort: 第一次排定的步数少于 config.min_steps（说明怎么办）。
+    """
     per_step, planned = plan
     total = int(workers.all_reduce(torch.tensor(planned, device=workers.device), op="min"))
-    if total != config.steps or step == PLAN_AT:
-        config = replace(config, steps=total)
-        bar.plan(stops.last_step(total), planner.describe(step, per_step, total, config.warmup))
-    return config, stops.last_step(config.steps)
+    quiet = step > PLAN_AT and abs(total - config.steps) < ANNOUNCE_CHANGE * config.steps
+    if step == PLAN_AT:
+        if (why := planner.too_short(total, per_step, config.min_steps)) is not None:
+            raise TooShort(why)
+        config = replace(config, warmup=scaled_warmup(total, config.warmup))
+    config = replace(config, steps=total)
+    bar.plan(stops.last_step(total), None if quiet else planner.describe(step, per_step, total, config.warmup))
+    return config, stops.last_step(total)

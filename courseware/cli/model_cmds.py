@@ -224,7 +224,8 @@ def _register_train(sub) -> None:
         "--minutes",
         type=minutes,
         metavar="分钟",
-        help="在这么多分钟内训练完：先量几步的用时，排定总步数，让学习率在截止时降到最低（不与 --steps、--resume 同用）",
+        help="在这么多分钟内训练完：先量几步的用时，排定总步数与预热，让学习率在截止时降到最低，机器变慢时按钟表重排；"
+        "时间少到学不到东西时不开始（不与 --steps、--resume 同用）",
     )
     p.add_argument(
         "--stop-after",

@@ -14,12 +14,14 @@ from conftest import ROOT
 
 import poetry_gpt.train as train_module
 import poetry_gpt.trainer as trainer_module
-from poetry_gpt.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
+from poetry_gpt.checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.devices import fast_bf16, resolve_precision
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.sittings import LOG_NAME, snapshot_name
+from poetry_gpt.time_budget import TooShort
 from poetry_gpt.train import (
+    LEARNS_AFTER,
     PRESETS,
     Muon,
     MuonWithAdamW,
@@ -201,15 +203,16 @@ def test_the_start_of_a_sitting_says_where_the_run_stands(tmp_path):
 
 
 def test_minutes_with_stop_after_fixes_the_steps_once(tmp_path, monkeypatch):
-    """分几次训练完时 --minutes 只在开头量一次：机器后来变慢，总步数也不再改（第 8 步排定 60 步）。"""
+    """分几次训练完时 --minutes 只在开头量一次：机器后来变慢，总步数也不再改。第 8 步时还剩 13 秒，每步 0.25 秒，
+    一次验证估计为 2 批 × 1/3 步：8 + int((13 − 1/6) / (0.25 + 1/60)) = 56 步。"""
     torch.set_num_threads(1)
     fake_clock(monkeypatch, slowing_down)
     run = train(replace(QUICK, eval_every=10), tmp_path, minutes=0.25, stop_after=0.5, progress=False)
-    assert run.total == 60 and run.step == 45  # 0.5 分钟：前 20 步 5 秒，之后每步 1 秒，第 45 步时到 30 秒
-    assert read_checkpoint(tmp_path)["train_config"]["steps"] == 60
+    assert run.total == 56 and run.step == 45  # 0.5 分钟：前 20 步 5 秒，之后每步 1 秒，第 45 步时到 30 秒
+    assert read_checkpoint(tmp_path)["train_config"]["steps"] == 56
     first, last = (tmp_path / LOG_NAME).read_text(encoding="utf-8").splitlines()
     assert "总步数按 0.25 分钟排" in first and "共" not in first  # 开始时还没排定：不写预设里的步数
-    assert "停在第 45 步（共 60 步）" in last
+    assert "停在第 45 步（共 56 步）" in last
 
 
 def slowing_down(step: int) -> float:
@@ -352,15 +355,38 @@ def test_a_checkpoint_from_before_the_rename_resumes_with_verse_read_as_regulate
     assert "verse" not in saved and saved["regulated"] is False and saved["steps"] == QUICK.steps
 
 
-def test_minutes_replans_after_each_validation_when_the_machine_slows_down(tmp_path, monkeypatch):
-    """前 20 步每步 0.25 秒，之后机器变忙、每步 1 秒：第 8 步排定 60 步，验证后按平均用时重排，
-    训练在截止时刻（15 秒）之后一个验证间隔之内结束，而不是按 60 步走到 47 秒。"""
+def test_minutes_replans_by_the_clock_when_the_machine_slows_down(tmp_path, monkeypatch):
+    """前 20 步每步 0.25 秒，之后机器变忙、每步 1 秒：第 8 步排定 60 步，之后按钟表重排，
+    训练在截止时刻（15 秒）之后一步之内结束，而不是按 60 步走到 47 秒。"""
     torch.set_num_threads(1)
     now = fake_clock(monkeypatch, slowing_down)
     config = replace(QUICK, eval_every=10)
     run = train(config, tmp_path, minutes=0.25, progress=False)
     assert run.step == run.total < 60
-    assert now[0] <= 15 + config.eval_every * 1.0
+    assert 15 - 1.0 <= now[0] <= 15 + 1.0
+    assert read_checkpoint(tmp_path)["train_config"]["steps"] == run.total
+
+
+def test_minutes_too_short_to_learn_stops_after_measuring_and_writes_no_checkpoint(tmp_path, monkeypatch):
+    """每步 4.95 秒、给 10 分钟（像忙着的笔记本上的 base）：只排得出一百多步，少于 min_steps，量完 8 步就停下说明，不写存档。"""
+    torch.set_num_threads(1)
+    fake_clock(monkeypatch, 4.95)
+    with pytest.raises(TooShort, match="10 分钟只走得完 1[12][0-9] 步"):
+        train(replace(QUICK, min_steps=LEARNS_AFTER), tmp_path, minutes=10, progress=False)
+    assert not (tmp_path / CHECKPOINT_NAME).exists()
+    assert "没有训练" in (tmp_path / LOG_NAME).read_text(encoding="utf-8").splitlines()[-1]
+    assert (
+        PRESETS["base"].min_steps == PRESETS["regulated"].min_steps == LEARNS_AFTER and PRESETS["tiny"].min_steps == 0
+    )
+
+
+def test_minutes_scales_the_warmup_to_the_planned_steps(tmp_path, monkeypatch):
+    """预热 100 步的设置只排得出 60 步时，预热按 5% 缩到 10 步（下限），学习率在第 9 步升到峰值，之后降到谷底。"""
+    torch.set_num_threads(1)
+    fake_clock(monkeypatch, 0.25)
+    run = train(replace(QUICK, warmup=100), tmp_path, minutes=0.25, progress=False)
+    assert read_checkpoint(tmp_path)["train_config"]["warmup"] == 10
+    assert run.log[9]["lr"] == pytest.approx(QUICK.lr) and run.log[-1]["lr"] < QUICK.lr * QUICK.min_lr_ratio * 1.1
     assert read_checkpoint(tmp_path)["train_config"]["steps"] == run.total
 
 
