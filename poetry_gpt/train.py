@@ -1,7 +1,7 @@
-"""训练 PoetryGPT（第 15–19 课）：AdamW、预热加余弦衰减的学习率、梯度裁剪、只在正文上算损失、
+"""训练 PoetryGPT（第 15–19 课）：AdamW 或 Muon、预热加余弦衰减的学习率、梯度裁剪、只在正文上算损失、
 定期在 val 上验证、原子写入的存档与断点续训、分几次训练完（--stop-after）、torchrun 下的多进程数据并行。
 
-用法：``./poet train --preset tiny``（几十秒）、``./poet train --preset base``（随课程发布的模型）。
+用法：``./poet train --preset tiny``（几十秒）、``./poet train --preset base``（课上训练的预设）；随课程发布的模型怎样训练的见 data/MODEL.md。
 
 参考：Loshchilov & Hutter, "Decoupled Weight Decay Regularization" (AdamW), 2019；
 Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（余弦衰减）, 2017；
