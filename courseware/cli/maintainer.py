@@ -29,6 +29,18 @@ def cmd_verify(args) -> int:
             + ("：" + "、".join(f"第 {lesson.code} 课" for lesson in changed) if changed else "（都已与生成的一致）")
         )
         return 0
+    if args.docs:
+        from ..teaching import GUIDE, GuideError, write_guide
+
+        try:
+            changed = write_guide()
+        except GuideError as e:
+            raise CliError(str(e), code=1) from None
+        console.print(
+            f"{shown(GUIDE)}：每课不许用的捷径"
+            + ("已按各课的 check.py 重写" if changed else "已与各课的 check.py 一致")
+        )
+        return 0
     if args.record:
         from ..verify import record_all
 
@@ -101,6 +113,11 @@ def register(sub) -> None:
         "--starters",
         action="store_true",
         help="改了参考答案之后：由各课的 solution.py 重新生成 starter.py（solve 的函数体换成 raise），不跑别的检查",
+    )
+    p.add_argument(
+        "--docs",
+        action="store_true",
+        help="改了某课 check.py 的规则之后：重写 docs/teaching.md 里每课不许用的捷径，不跑别的检查",
     )
     p.set_defaults(func=cmd_verify)
 
