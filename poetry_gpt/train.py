@@ -304,7 +304,7 @@ def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainCo
             f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
             "不能接着训练；请用 ./poet train 写出的存档"
         )
-    # 议题 38 之前，律诗材料的开关叫 verse（与第 24 课的诗律解码同名）：旧存档里的这个键照新名读，照样能续训
+    # 以前律诗材料的开关叫 verse（与第 24 课的诗律解码同名）：旧存档里的这个键照新名读，照样能续训
     stored = {"regulated" if k == "verse" else k: v for k, v in state["train_config"].items()}
     try:
         return replace(
