@@ -7,8 +7,9 @@
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
-from poetry_gpt.common import ROOT, atomic_write_text
+from poetry_gpt.common import ROOT, atomic_write_text, os_reason
 
 from .catalogue import CATALOGUE, Lesson
 from .grading import lesson_check
@@ -65,6 +66,20 @@ def guide_text(current: str) -> str:
     if start < 0 or end < start:
         raise GuideError(f"{GUIDE.relative_to(ROOT)} 里要有“{BEGIN}”与“{END}”两行，生成的规则写在它们之间")
     return current[: start + len(BEGIN)] + "\n\n" + rules_section() + "\n\n" + current[end:]
+
+
+def guide_problem(path: Path = GUIDE) -> str | None:
+    """老师手册里生成的那一节与各课 check.py 不一致时的中文说明（./poet verify 列出它）；一致时为 None。"""
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    try:
+        current = path.read_text(encoding="utf-8")
+        if guide_text(current) == current:
+            return None
+    except OSError as e:
+        return f"读不出 {shown}：{os_reason(e)}"
+    except GuideError as e:
+        return str(e)
+    return f"{shown}：每课不许用的捷径与各课的 check.py 不一致，运行 ./poet verify --docs 重写"
 
 
 def write_guide() -> bool:

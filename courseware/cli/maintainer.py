@@ -16,6 +16,7 @@ from .parser import CliError, jobs, port, seconds
 def cmd_verify(args) -> int:
     from ..excerpts import check_excerpts
     from ..figures import OTHER_TEXTS, FiguresError, check_text
+    from ..teaching import guide_problem
     from ..verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
 
     started = time.monotonic()
@@ -59,6 +60,7 @@ def cmd_verify(args) -> int:
             others += [p for text in OTHER_TEXTS for p in check_excerpts(text).problems]
         except FiguresError as e:
             others = [str(e)]
+        others += [p for p in [guide_problem()] if p]
     tables.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
     tables.stale_figures([(line, None) for line in others])
     return 0 if all(r.ok for r in reports) and not strays and not others else 1

@@ -10,13 +10,21 @@ from courseware.grading.classroom import Roster
 from courseware.grading.gradebook import MISSING, NOT_GRADED, PARTIAL, RATE_ROWS, report_csv, report_json
 from courseware.grading.sandbox import Machine
 from courseware.names import _commands
-from courseware.teaching import BEGIN, END, GUIDE, GuideError, guide_text, lesson_rules, rules_section
+from courseware.teaching import BEGIN, END, GUIDE, GuideError, guide_problem, guide_text, lesson_rules, rules_section
 
 TEXT = GUIDE.read_text(encoding="utf-8")
 
 
 def test_the_shortcut_rules_are_generated_from_check_py():
-    assert guide_text(TEXT) == TEXT, "各课 check.py 的规则变了：运行 ./poet verify --docs 重写 docs/teaching.md"
+    assert guide_problem() is None, guide_problem()
+    assert guide_text(TEXT) == TEXT
+
+
+def test_a_stale_guide_is_reported(tmp_path):
+    stale = tmp_path / "teaching.md"
+    stale.write_text(TEXT.replace("`gelu`、", ""), encoding="utf-8")
+    assert "./poet verify --docs" in guide_problem(stale)
+    assert "读不出" in guide_problem(tmp_path / "missing.md")
 
 
 def test_every_lesson_with_rules_has_its_section():
