@@ -4,7 +4,7 @@
 # 第一次运行时一步一行地说在做什么，并显示 pip 的下载与安装进度（要下载 torch，网慢时要好几分钟）。
 # 可以反复运行：requirements.txt 与 pyproject.toml 没变、包也都在时直接跳过，只印一行，一两秒就结束。
 #
-#   bash .venv-setup.sh          从默认的包索引（PyPI）安装：Linux 上的 torch 是带 CUDA 的版本（见 README.md“安装的是哪种 torch”）
+#   bash .venv-setup.sh          从默认的包索引（PyPI）安装：Linux 上的 torch 是带 CUDA 的版本（见 CONTRIBUTING.md“安装的是哪种 torch”）
 #   bash .venv-setup.sh --cpu    Linux 上改装只用 CPU 的 torch（从 PyTorch 的 CPU 索引 download.pytorch.org 下载，小得多）
 set -euo pipefail
 cd "$(dirname "$0")"

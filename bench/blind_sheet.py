@@ -1,4 +1,4 @@
-"""盲评的材料（issue 33、34）：模型两种写法各 20 首与 val 里人写的 20 首，打乱、不标来源，编成 1–60 号。
+"""盲评的材料：模型两种写法各 20 首与 val 里人写的 20 首，打乱、不标来源，编成 1–60 号。
 
 20 个关键词（灯 钟 舟 竹 松 烟 霜 莺 楼 桥 溪 客 泪 琴 菊 荷 蝉 渔 寺 笛），五言、七言交替，第 i 个用种子
 SEED + i。诗都出自 ``--model``（默认 data/model.pt）。两张卷子：
@@ -9,7 +9,7 @@ SEED + i。诗都出自 ``--model``（默认 data/model.pt）。两张卷子：
 - sheet2.md / key2.json：按 coherence 留下的、按 likelihood 留下的（同一批草稿）、人写的诗（另抽的 20 首）。
   两种分数挑中同一份草稿时，卷子上同一首诗出现两次（key2.json 的 same_as 写明）。
 
-给了 ``--old 旧模型``（issue 33：新模型与换下来的模型比）时多一张：
+给了 ``--old 旧模型``（换模型时：新模型与换下来的模型比）时多一张：
 
 - sheet3.md / key3.json：``--model`` 与 ``--old`` 各按 ``./poet write`` 的默认设置写的（同样的关键词与种子）、
   人写的诗（又另抽的 20 首）。两个模型写出同一首诗时，卷子上出现两次（key3.json 的 same_as_old 写明）。
@@ -69,7 +69,7 @@ def sheet(entries: list[dict], rng: random.Random) -> tuple[str, dict]:
 
 
 def main() -> None:
-    parser = ChineseParser(description="盲评的卷子与答案（issue 33、34）")
+    parser = ChineseParser(description="盲评的卷子与答案")
     parser.add_argument("--out", default="/tmp/blind34", metavar="文件夹", help="写到哪里（默认 /tmp/blind34）")
     parser.add_argument("--model", default=str(SHIPPED_MODEL), metavar="存档", help="写诗的模型（默认 data/model.pt）")
     parser.add_argument("--old", metavar="存档", help="再出一张卷子：--model 与这个模型各 20 首、人写的 20 首")

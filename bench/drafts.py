@@ -4,7 +4,7 @@
 先用 ``generate.write_drafts`` 一批写 N 份（每步一次前向，批大小 N），再用 ``write_one`` 按同样的种子逐份写 N 次，
 报两边的总秒数与比值（批 ÷ 逐份，越小越好），并核对两边写出的诗一字不差。然后在子进程里运行
 ``./poet write 月 --seed 26 --drafts N`` 与 ``--drafts 1``，报从命令行算起的墙上时间（含启动 Python、载入 torch
-与模型）：issue 34 要求 ≤ 2 秒（不忙的两核机器）。一个计算线程，与 ./poet write 相同。
+与模型）：要求 ≤ 2 秒（不忙的两核机器）。一个计算线程，与 ./poet write 相同。
 
     .venv/bin/python bench/drafts.py [--drafts 8] [--prompts 10] [--runs 3] [--json]
 """

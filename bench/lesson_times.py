@@ -1,6 +1,6 @@
 """每一课的实验要多久：逐课运行 lessons/NN/experiment.py，印出墙上时间、子进程用掉的 CPU 时间与机器的负载。
 
-README.md 的“用时”一节引用这里的数。实验与 ./poet lesson 一样用 defaults.EXPERIMENT_THREADS 个计算线程
+README.md 的“用时”一节概括这里的数。实验与 ./poet lesson 一样用 defaults.EXPERIMENT_THREADS 个计算线程
 （--threads 可改）。墙上时间受别的程序影响很大（机器忙时慢几倍）；CPU 时间（user + sys）受得少一些，但也不是
 定数（同一课在忙与不忙时测，CPU 时间能差一倍），所以每次都一起印出负载。--against 2 再用 2 个线程跑一遍同一课，
 印出两者墙上时间的比（同一次运行、同样的负载下比）。

@@ -41,7 +41,7 @@ def sized(config: TrainConfig, width: int, n_layers: int, n_heads: int) -> Train
 
 
 RECIPES: dict[str, TrainConfig] = {
-    "w128-base": BASE,  # 随课程发布的模型的配方：只有绝句
+    "w128-base": BASE,  # 上一版随课程发布的模型的配方：只有绝句
     "w192-regulated": REGULATED,
     "w192-regulated-muon": replace(REGULATED, optimizer="muon"),
     "w192-regulated-muon-lr6": replace(REGULATED, optimizer="muon", lr=6e-3),

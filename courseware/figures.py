@@ -1,7 +1,7 @@
 """课文里的数与引来的诗要与记录下来的输出对得上（重算的数对记录也只用这里的一条规则）：./poet verify 与测试用它。
 
-规则只有一条，不用在课文里做任何标记：课文（lessons/NN/README.md，以及仓库的 README.md、data/MODEL.md、
-data/SOURCE.md）里的每一个“数”——带小数点的数、百分数、有效数字三位以上的整数（8192、6,024）——
+规则只有一条，不用在课文里做任何标记：课文（lessons/NN/README.md，以及 OTHER_TEXTS：仓库的 README.md、两本手册、
+data/ 里的两篇说明）里的每一个“数”——带小数点的数、百分数、有效数字三位以上的整数（8192、6,024）——
 必须出现在这篇课文的来源里：第 NN 课默认是 lessons/NN/output.txt（./poet verify --record 写的实验输出），
 别的来源（./poet eval 的记录 results/eval.json、模型的训练日志 results/model-log.txt、另一课的输出、
 data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/figures.toml，别的课文是 results/<文件名>.toml）。
@@ -37,8 +37,8 @@ from poetry_gpt.common import ROOT, DataFileError, read_toml
 from .catalogue import CATALOGUE
 
 RECORDS = ROOT / "results"
-"""课文之外的记录：./poet eval 的输出、训练日志，以及 README.md、data/ 里两篇说明的配置。"""
-OTHER_TEXTS = ("README.md", "data/MODEL.md", "data/SOURCE.md")
+"""课文之外的记录：./poet eval 的输出、训练日志，以及 OTHER_TEXTS 各自的配置（results/<文件名>.toml）。"""
+OTHER_TEXTS = ("README.md", "docs/teaching.md", "CONTRIBUTING.md", "data/MODEL.md", "data/SOURCE.md")
 MEASURED = re.compile(r"⟨[^⟩]*⟩")
 """记录里随机器而变的量（计时）写成 ⟨0.327⟩：比较输出时不看它，课文也不能引它。"""
 HEADER = "# "

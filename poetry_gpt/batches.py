@@ -2,9 +2,9 @@
 
 两种取法：
 
-- 固定的（tiny 与 base 预设，随课程发布的模型）：每首绝句的样本编好一次，关键词是第 06 课的 TF-IDF（``data.keywords_for``），
+- 固定的（tiny 与 base 预设）：每首绝句的样本编好一次，关键词是第 06 课的 TF-IDF（``data.keywords_for``），
   每一轮都一样；
-- 每步重抽的（``TrainConfig.fresh_keywords``，regulated 预设）：关键词在诗里的实字中按 IDF 加权抽，每一步重抽，
+- 每步重抽的（``TrainConfig.fresh_keywords``，regulated 预设；随课程发布的模型这样训练，见 data/MODEL.md）：关键词在诗里的实字中按 IDF 加权抽，每一步重抽，
   个数见 :data:`KEYWORD_COUNTS`。TF-IDF 偏爱诗里用了两次的字，模型于是学成“给的字要写两遍”；
   只按 IDF 抽，学到的是“给的字属于这首诗”。
 

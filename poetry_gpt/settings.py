@@ -64,7 +64,7 @@ MAX_DRAFTS = 64
 SCORES = ("likelihood", "coherence")
 """挑草稿的分数（rerank.py）：likelihood 是模型自己给的平均对数概率，coherence 再加后两句与前两句的点互信息。"""
 SCORE = SCORES[0]
-"""默认的分数：盲评显示有用的才作默认（见 issue 34 的盲评记录）。"""
+"""默认的分数：盲评显示有用的才作默认（见 data/MODEL.md 的盲评）。"""
 
 # ---------- 诗律解码（第 24 课；规则本身在 verse.py） ----------
 

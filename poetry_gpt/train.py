@@ -1,7 +1,7 @@
-"""训练 PoetryGPT（第 15–19 课）：AdamW、预热加余弦衰减的学习率、梯度裁剪、只在正文上算损失、
+"""训练 PoetryGPT（第 15–19 课）：AdamW 或 Muon、预热加余弦衰减的学习率、梯度裁剪、只在正文上算损失、
 定期在 val 上验证、原子写入的存档与断点续训、分几次训练完（--stop-after）、torchrun 下的多进程数据并行。
 
-用法：``./poet train --preset tiny``（几十秒）、``./poet train --preset base``（随课程发布的模型）。
+用法：``./poet train --preset tiny``（几十秒）、``./poet train --preset base``（课上训练的预设）；随课程发布的模型怎样训练的见 data/MODEL.md。
 
 参考：Loshchilov & Hutter, "Decoupled Weight Decay Regularization" (AdamW), 2019；
 Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（余弦衰减）, 2017；
@@ -313,7 +313,7 @@ def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainCo
             f"{ckpt_path} 只有权重（导出的模型或随课程发布的模型），没有优化器与随机数状态，"
             "不能接着训练；请用 ./poet train 写出的存档"
         )
-    # 议题 38 之前，律诗材料的开关叫 verse（与第 24 课的诗律解码同名）：旧存档里的这个键照新名读，照样能续训
+    # 以前律诗材料的开关叫 verse（与第 24 课的诗律解码同名）：旧存档里的这个键照新名读，照样能续训
     stored = {"regulated" if k == "verse" else k: v for k, v in state["train_config"].items()}
     try:
         return replace(

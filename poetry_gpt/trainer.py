@@ -1,4 +1,4 @@
-"""训练的一步（第 16 课）：取这一批里本进程的一份 → 只在正文与 <eos> 上算交叉熵 → 反向 → 梯度裁剪 → AdamW。
+"""训练的一步（第 16 课）：取这一批里本进程的一份 → 只在正文与 <eos> 上算交叉熵 → 反向 → 梯度裁剪 → 优化器（AdamW，或 Muon）。
 
 :class:`Trainer` 把每一步都要用的东西放在一起；训练循环（学习率、验证、存档的时机）在 poetry_gpt.train。
 """
@@ -36,7 +36,7 @@ class Trainer:
         self.step_loss = self.workers.wrap(ScoredLoss(self.model))
 
     def step(self, batch: list[list[int]], lr: float, grad_clip: float) -> tuple[torch.Tensor, int]:
-        """一步：取这一批里属于本进程的一份 → 只在正文与 <eos> 上算交叉熵 → 反向 → 裁剪到 grad_clip → AdamW 一步。
+        """一步：取这一批里属于本进程的一份 → 只在正文与 <eos> 上算交叉熵 → 反向 → 裁剪到 grad_clip → 优化器走一步。
 
         Returns:
             (本进程这一份的平均损失（标量张量，奈特/字）, 全批计分的字数)。

@@ -16,6 +16,7 @@ from .parser import CliError, jobs, port, seconds
 def cmd_verify(args) -> int:
     from ..excerpts import check_excerpts
     from ..figures import OTHER_TEXTS, FiguresError, check_text
+    from ..teaching import guide_problem
     from ..verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
 
     started = time.monotonic()
@@ -27,6 +28,18 @@ def cmd_verify(args) -> int:
         console.print(
             f"由 solution.py 重写了 {len(changed)} 课的 starter.py"
             + ("：" + "、".join(f"第 {lesson.code} 课" for lesson in changed) if changed else "（都已与生成的一致）")
+        )
+        return 0
+    if args.docs:
+        from ..teaching import GUIDE, GuideError, write_guide
+
+        try:
+            changed = write_guide()
+        except GuideError as e:
+            raise CliError(str(e), code=1) from None
+        console.print(
+            f"{shown(GUIDE)}：每课不许用的捷径"
+            + ("已按各课的 check.py 重写" if changed else "已与各课的 check.py 一致")
         )
         return 0
     if args.record:
@@ -47,6 +60,7 @@ def cmd_verify(args) -> int:
             others += [p for text in OTHER_TEXTS for p in check_excerpts(text).problems]
         except FiguresError as e:
             others = [str(e)]
+        others += [p for p in [guide_problem()] if p]
     tables.verify_table(reports, strays, CHECKS, CHECK_TITLES, time.monotonic() - started)
     tables.stale_figures([(line, None) for line in others])
     return 0 if all(r.ok for r in reports) and not strays and not others else 1
@@ -101,6 +115,11 @@ def register(sub) -> None:
         "--starters",
         action="store_true",
         help="改了参考答案之后：由各课的 solution.py 重新生成 starter.py（solve 的函数体换成 raise），不跑别的检查",
+    )
+    p.add_argument(
+        "--docs",
+        action="store_true",
+        help="改了某课 check.py 的规则之后：重写 docs/teaching.md 里每课不许用的捷径，不跑别的检查",
     )
     p.set_defaults(func=cmd_verify)
 

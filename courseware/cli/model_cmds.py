@@ -104,8 +104,8 @@ def cmd_train(args) -> int:
     console.print(f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}", soft_wrap=True)
     if args.preset == "tiny":
         console.print(
-            "tiny 只为几十秒内看到损失下降，写出的诗还不成样子；随课程发布的模型用 "
-            "./poet train --preset base 训练（见 data/MODEL.md）",
+            "tiny 只为几十秒内看到损失下降，写出的诗还不成样子；课上训练的预设是 base，"
+            "随课程发布的模型怎样训练的见 data/MODEL.md",
             soft_wrap=True,
         )
     return 130 if run.interrupted else 0
@@ -212,7 +212,7 @@ def _register_train(sub) -> None:
         "--preset",
         choices=PRESET_NAMES,
         default="tiny",
-        help="tiny：几十秒的小模型；base：随课程发布的模型；regulated：加上律诗材料的更大模型（试过、没有发布，见 data/MODEL.md）",
+        help="tiny：几十秒的小模型；base：课上训练的模型；regulated：加上律诗材料（随课程发布的模型用它训练，见 data/MODEL.md）",
     )
     p.add_argument(
         "--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）"

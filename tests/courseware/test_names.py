@@ -1,14 +1,20 @@
 """文字里点到的名字要真有（courseware/names.py）：整个仓库的说明都过得去，改错一个名字就查得出。"""
 
+import re
+
 import pytest
 
-from courseware.names import problem, texts, unknown_names
+from courseware.names import OLD_NAMES, _tracked, problem, texts, unknown_names
+from poetry_gpt.common import ROOT
+
+TRACKER = re.compile(r"议题\s*#?\s*\d|\bissues?\b(?:\s*#?\s*\d)?", re.IGNORECASE)
+"""仓库之外的议题追踪：“议题 26”“issue #13”“issue 要的”。读者手里只有仓库，理由要写进文字本身。"""
 
 
 def test_every_name_the_texts_mention_exists():
     found = texts()
     assert "lessons/24/README.md" in found and "ARCHITECTURE.md" in found and "poetry_gpt/model.py" in found
-    assert "CHANGELOG.md" not in found  # 那里记的是旧名字
+    assert not set(OLD_NAMES) & set(found)  # 那里记的是旧名字
     assert [p for path in found for p in unknown_names(path)] == []
 
 
@@ -32,7 +38,7 @@ def test_every_name_the_texts_mention_exists():
         ("poetry_gpt/verse_rules.py", "仓库里没有这个文件或文件夹"),
         ("lessons/NN/README.md", None),
         ("results/eval.json", None),
-        ("figures/eval.json", "仓库里没有这个文件或文件夹"),  # 议题 38 以前记录放在 figures/
+        ("figures/eval.json", "仓库里没有这个文件或文件夹"),  # 以前记录放在 figures/
         ("batches.py", None),
         ("sample.py", "仓库里没有叫这个名字的 Python 文件"),
         ("./poet write 月 --drafts 8", None),
@@ -54,3 +60,28 @@ def test_markdown_commands_in_bash_blocks_and_inline_code_are_checked(tmp_path, 
         "x.md:1: `verse_rules.STOCK`：课程包里没有叫 verse_rules 的模块",
         "x.md:4: `./poet train --preset tiny --fast`：./poet train 没有 --fast 这个选项",
     ]
+
+
+def test_no_text_points_to_an_issue_tracker_outside_the_repository():
+    files = [f for f in _tracked() if f.endswith((".py", ".md", ".toml")) and (ROOT / f).is_file()]
+    assert len(files) > 100
+    found = [
+        f"{path}:{n}: {m.group()}"
+        for path in files
+        for n, line in enumerate((ROOT / path).read_text(encoding="utf-8").splitlines(), start=1)
+        for m in TRACKER.finditer(line)
+        if path != "tests/courseware/test_names.py"
+    ]
+    assert found == [], "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "text", ["（议题 33）", "议题 #13 测到的", "issue #25 的目标", "在 issue 要的 2 秒以内", "Issue 34"]
+)
+def test_tracker_references_are_recognised(text):
+    assert TRACKER.search(text)
+
+
+@pytest.mark.parametrize("text", ["UAX #14", "argument #1 'indices'", "§3.2.2 Multi-Head Attention"])
+def test_other_numbers_with_signs_are_not_tracker_references(text):
+    assert not TRACKER.search(text)

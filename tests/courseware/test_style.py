@@ -123,7 +123,7 @@ def test_glossary_has_one_row_per_term():
     assert len(terms) == len(set(terms)), [t for t in terms if terms.count(t) > 1]
 
 
-# 第 15–26 课（议题 26 §6）：一段最多 600 个字符，和 01–10 课的密度相近；代码块与表格不算段落
+# 第 15–26 课：一段最多 600 个字符，和 01–10 课的密度相近；代码块与表格不算段落
 MAX_PARAGRAPH = 600
 LATER = [p for p in READMES if 15 <= int(p.parent.name) <= 26]
 

@@ -219,7 +219,7 @@ def confinement_kind() -> str:
 
 
 def assert_second_round(got: dict, kind: str) -> None:
-    """第二轮的几类攻击（issue 23）的判定：got 是 learner → {"label", "message"}（只查 got 里有的）；
+    """第二轮的几类攻击的判定：got 是 learner → {"label", "message"}（只查 got 里有的）；
     kind 是这次检查用上的 cgroup（"cgroup v2"、"cgroup v1" 或 "none"）。"""
 
     def message(name):
@@ -326,7 +326,7 @@ THIRD_ROUND = (
     "05_oom_score",
     "05_vsock_pty_etc",
 )
-"""issue 39 的几类：返回值冒充 raise、改写 runner 瞒过“不改输入”“不共用内存”、源码规则读不到的几条路、
+"""第三轮的几类：返回值冒充 raise、改写 runner 瞒过“不改输入”“不共用内存”、源码规则读不到的几条路、
 拿光宿主用户的内核配额。"""
 
 

@@ -192,7 +192,7 @@ def test_messages_name_real_types_and_escape_controls(graded):
 
 @needs_sandbox
 def test_second_round_in_grade(graded):
-    """issue 23 的各类攻击与诚实的学习者在同一次批改里：判定如上，诚实的照样通过（见上面的测试）。"""
+    """第二轮的各类攻击与诚实的学习者在同一次批改里：判定如上，诚实的照样通过（见上面的测试）。"""
     out = graded["run"].stdout
     assert "学习者的代码以 uid 65534 运行" in out and kind_in(out) == confinement_kind()
     assert_second_round(verdicts(graded), kind_in(out))

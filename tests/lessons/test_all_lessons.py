@@ -28,7 +28,7 @@ def verified(request) -> dict:
         for item in request.session.items
         if item.module is request.module and item.originalname in RUN_BY_VERIFY
     }
-    # 超时只为抓住卡死的实验：最慢的一课在空闲的两核上要十几秒，机器很忙时（议题 35：旁边另有占满两核的进程）
+    # 超时只为抓住卡死的实验：最慢的一课在空闲的两核上要十几秒，机器很忙时（旁边另有占满两核的进程）
     # 慢十倍也不该算失败，所以给 600 秒
     reports, _ = verify(jobs=2, timeout=600, cache_path=None, codes=codes)
     return {report.lesson.code: report for report in reports}

@@ -175,7 +175,7 @@ def test_val_rhyme_rate_matches_source_md():
     report = prosody_report(load_poems())
     total = report["合计"]
     assert total["n"] == len(load_poems("val"))
-    assert 0.88 <= total["rhyme"] <= 0.95  # 议题 #13 测到的人类诗约 91%
+    assert 0.88 <= total["rhyme"] <= 0.95  # 人写的诗测到约 91%
     assert report["唐"]["n"] + report["宋"]["n"] == total["n"]
     assert report["七言绝句"]["rhyme"] > report["五言绝句"]["rhyme"]  # 五绝里古绝、仄韵多
     assert report["五言绝句"]["ze_rhyme"] > report["七言绝句"]["ze_rhyme"]
@@ -229,7 +229,7 @@ def test_build_rhymes_labels_traditional_text_and_unions_variants():
     }
 
 
-# ---------- 名诗的平仄与押韵：已知答案（议题 26） ----------
+# ---------- 名诗的平仄与押韵：已知答案 ----------
 
 QING_MING = "清明时节雨纷纷，路上行人欲断魂。借问酒家何处有，牧童遥指杏花村。"
 LU_ZHAI = "空山不见人，但闻人语响。返景入深林，复照青苔上。"
@@ -326,7 +326,7 @@ def test_struck_readings_are_backed_by_the_corpus():
             if prosody.group_tone(g) not in {prosody.group_tone(h) for h in e["groups"]}:
                 votes = e["line_votes"]
                 assert votes[prosody.group_tone(g)] < 0.1 * sum(votes.values()), (ch, votes)
-    # 议题 26 点名的几个
+    # 几个容易算错的字
     assert prosody.rhyme_groups("国") == ("入声十三职",) and not prosody.share_rhyme("国", "屋")
     assert prosody.rhyme_groups("龙") == ("上平声二冬",) and prosody.tone_class("龙") == PING
     assert prosody.tone_class("儿") == PING and prosody.rhyme_groups("征") == ("下平声八庚", "下平声十蒸")

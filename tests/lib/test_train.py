@@ -336,7 +336,7 @@ def test_train_refuses_a_file_as_out_and_a_resume_with_another_model_size(tmp_pa
 
 
 def old_train_config(config: TrainConfig) -> dict:
-    """议题 38 之前写的存档里的训练设置：律诗材料的开关存成 verse。"""
+    """以前写的存档里的训练设置：律诗材料的开关存成 verse。"""
     stored = asdict(config)
     stored["verse"] = stored.pop("regulated")
     return stored
