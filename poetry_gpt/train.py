@@ -501,9 +501,9 @@ def _loop(
                 loss, n_chars = trainer.step(train_samples.batch(step, config), lr, config.grad_clip)
                 step += 1
                 chars += n_chars
+                stepped = time.monotonic()  # 之后的验证与存档不算进每步用时（--minutes 另算它们）
                 entry = {"step": step, "loss": round(loss.item(), 5), "lr": lr}
                 validate = step % config.eval_every == 0 or step == config.steps
-                validation_began = time.monotonic()
                 if validate:
                     entry["val"] = round(mean_cross_entropy(trainer.model, val_samples, dev), 5)
                 log.append(entry)
@@ -516,7 +516,7 @@ def _loop(
                     )
                     trainer.save(step, config, log, time.monotonic())
                     if planner is not None:
-                        planner.paused(time.monotonic() - validation_began)
+                        planner.paused(time.monotonic() - stepped)
                 if (
                     trainer.workers.rank == 0
                     and config.sample_every_s
