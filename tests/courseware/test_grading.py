@@ -275,10 +275,10 @@ def test_only_utf8_source_is_accepted():
 
     code = b"import torch\n\ndef solve(x):\n    return x\n"
     for cookie in (b"# -*- coding: utf-7 -*-\n", b"#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\n"):
-        problem = source_problem(cookie + code, "x.py")
+        problem = source_problem(cookie + code)
         assert problem is not None and "只接受 UTF-8" in problem, problem
     for cookie in (b"# -*- coding: utf-8 -*-\n", b"# coding=UTF8\n", b"# coding: utf_8\n", b""):
-        assert source_problem(cookie + code, "x.py") is None
+        assert source_problem(cookie + code) is None
 
 
 def test_every_tripwire_names_something_in_this_torch():
