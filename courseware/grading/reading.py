@@ -206,7 +206,9 @@ sys.stdout.write(json.dumps(out))
 def _compile_apart(text: str) -> str | None:
     """在子进程里编译 text：CPU 时间 COMPILE_CPU_S 秒、地址空间 2 GiB，警告与错误输出都丢掉。超了上限、
     语法树多于 MAX_NODES 个节点时是 TOO_COMPLEX 加一句说明。"""
-    limit = f"{TOO_COMPLEX}：批改程序只花 {COMPILE_CPU_S} 秒编译一份练习、最多接受 {MAX_NODES} 个语法节点，这份文件超出了"
+    limit = (
+        f"{TOO_COMPLEX}：批改程序只花 {COMPILE_CPU_S} 秒编译一份练习、最多接受 {MAX_NODES} 个语法节点，这份文件超出了"
+    )
     try:
         done = subprocess.run(
             [sys.executable, "-I", "-S", "-W", "ignore", "-c", _COMPILER],

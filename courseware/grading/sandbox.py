@@ -137,7 +137,12 @@ def seccomp_filter() -> bytes | None:
     if arch is None:
         return None
     audit, socket_nr, (add_key, request_key, keyctl) = arch
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|BPF_W|BPF_ABS、BPF_JMP|BPF_JEQ|BPF_K、…|BPF_JGE|BPF_K、BPF_RET|BPF_K
+    ld, jeq, jge, ret = (
+        0x20,
+        0x15,
+        0x35,
+        0x06,
+    )  # BPF_LD|BPF_W|BPF_ABS、BPF_JMP|BPF_JEQ|BPF_K、…|BPF_JGE|BPF_K、BPF_RET|BPF_K
     allow, errno = 0x7FFF0000, 0x00050000  # SECCOMP_RET_ALLOW、SECCOMP_RET_ERRNO
     program = [  # (指令, 条件成立时跳过几条, 不成立时跳过几条, 常数)
         (ld, 0, 0, 4),  # seccomp_data.arch
