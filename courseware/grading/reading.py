@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import codecs
 import errno
 import json
@@ -21,8 +22,20 @@ from .verdict import MAX_FILE_BYTES
 
 LEARNER_FILE = "<练习文件>"
 """批改程序自己编译、解析学习者的源码时给的文件名：不是一个真的路径，编译器的警告（SyntaxWarning）不会去老师当前
-文件夹里找同名的文件来引用；下面的过滤器让这个名字下的警告一条也不印（一份 1 MiB 的文件能让 compile 印出几万行）。"""
-warnings.filterwarnings("ignore", module=re.escape(LEARNER_FILE))
+文件夹里找同名的文件来引用。"""
+
+
+def _quiet() -> None:
+    """让 LEARNER_FILE 名下的警告一条也不印（一份 1 MiB 的文件能让 compile 印出几万行）。每次编译前都放一次：
+    过滤器是全进程的，导入本模块时放的一条会被外面的 warnings.catch_warnings 收回（放过的再放只是挪到最前面）。"""
+    warnings.filterwarnings("ignore", module=re.escape(LEARNER_FILE))
+
+
+def parse_learner(text: str) -> ast.Module:
+    """学习者源码的语法树（源码规则用），警告一条也不印。text 要先过了 compile_problem：大文件的节点数因此有上限。"""
+    _quiet()
+    return ast.parse(text, LEARNER_FILE)
+
 
 SYMLINK = "符号链接，不批改"
 """./poet grade 遇到符号链接（或路径经过符号链接）的提交时的原因：链接不跟随，指向的文件一个字节也不读。"""
@@ -169,6 +182,7 @@ def compile_problem(text: str) -> str | None:
     比 QUICK_BYTES 大的源码在受限的子进程里编译（_compile_apart），批改程序花的时间有上限。"""
     if len(text.encode("utf-8")) > QUICK_BYTES:
         return _compile_apart(text)
+    _quiet()
     try:
         compile(text, LEARNER_FILE, "exec", dont_inherit=True)
     except SyntaxError as e:
