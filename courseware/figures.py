@@ -37,8 +37,8 @@ from poetry_gpt.common import ROOT, DataFileError, read_toml
 from .catalogue import CATALOGUE
 
 RECORDS = ROOT / "results"
-"""课文之外的记录：./poet eval 的输出、训练日志，以及 README.md、data/ 里两篇说明的配置。"""
-OTHER_TEXTS = ("README.md", "data/MODEL.md", "data/SOURCE.md")
+"""课文之外的记录：./poet eval 的输出、训练日志，以及 README.md、docs/sandbox.md、data/ 里两篇说明的配置。"""
+OTHER_TEXTS = ("README.md", "docs/sandbox.md", "data/MODEL.md", "data/SOURCE.md")
 MEASURED = re.compile(r"⟨[^⟩]*⟩")
 """记录里随机器而变的量（计时）写成 ⟨0.327⟩：比较输出时不看它，课文也不能引它。"""
 HEADER = "# "
