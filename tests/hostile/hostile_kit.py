@@ -374,8 +374,22 @@ def assert_third_round(got: dict, sandboxed: bool = True) -> None:
         assert queued <= 64 and (inotify <= 8 or os.geteuid() != 0), found
 
 
+CHILD_ENV = (
+    "HOME",
+    "LANG",
+    "NO_COLOR",
+    "OMP_NUM_THREADS",
+    "PATH",
+    "PWD",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONIOENCODING",
+    "TMPDIR",
+)
+"""沙箱里学习者的进程看得到的全部环境变量（limited.py 给的，PWD 是 bwrap 设的）。"""
+
 FOURTH_ROUND = (
     "05_keyring_quota",
+    "05_reads_environment",
     "05_warnings_small",
     "05_warnings_medium",
     "05_warnings_flood",
@@ -392,5 +406,8 @@ def assert_fourth_round(got: dict, output: str) -> None:
     assert "SyntaxWarning" not in output and "assert (1, 2)" not in output  # 编译器的警告与它引的源码行
     if "05_keyring_quota" in got:  # 沙箱里密钥环的系统调用一律 ENOSYS（38）：一把也放不进去，老师的配额不受影响
         assert "放进去的钥匙=0 errno=38" in got["05_keyring_quota"]["message"], got["05_keyring_quota"]
+    if "05_reads_environment" in got:  # 环境变量只有批改程序给的这几个，PATH 是固定的，老师的一个也不传
+        found = got["05_reads_environment"]["message"].rsplit("PATH=", 1)[1]
+        assert found.startswith(f"/usr/local/bin:/usr/bin:/bin 变量={sorted(CHILD_ENV)}"), found
     if "05_warnings_flood" in got:
         assert "太长或太复杂" in got["05_warnings_flood"]["message"], got["05_warnings_flood"]
