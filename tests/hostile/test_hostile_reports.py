@@ -8,10 +8,15 @@
 
 import json
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
-from hostile_kit import needs_sandbox, poet, solution
+from hostile_kit import ROOT, needs_sandbox, poet, solution
+from test_hostile_check import as_ordinary_user
 
 from courseware.grading import gradebook
 from courseware.grading.classroom import folder_name, shown_name
@@ -48,29 +53,37 @@ def build(root: Path) -> dict[str, tuple[str, bytes]]:
     return folders
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    base = tmp_path_factory.mktemp("reports")
-    root, out = base / "class", base / "out"
-    out.mkdir()
+USERS = ["self"] + (["ordinary"] if os.geteuid() == 0 else [])
+"""批改程序以谁的身份运行：跑测试的用户，以 root 跑测试时（CI）再以一个普通用户（test_hostile_check.as_ordinary_user）。"""
+
+
+@pytest.fixture(scope="module", params=USERS)
+def graded(request):
+    """把班交给 ./poet grade 一次。班级与报告放在 /tmp 下一个别人进得去的文件夹里（普通用户那一趟要读写它），
+    报告文件夹别人也能写：那里有一个指向“别人的文件”的链接。"""
+    base = Path(tempfile.mkdtemp(prefix="poet-reports-", dir="/tmp"))
+    base.chmod(0o755)
+    root, out, work = base / "class", base / "out", base / "work"
+    for folder in (out, work):
+        folder.mkdir()
+        folder.chmod(0o777)  # 共用的报告文件夹：谁都能在里面放东西
     folders = build(root)
     victim = base / "victim.txt"
     victim.write_text(VICTIM, encoding="utf-8")
     json_path, csv_path = out / "成绩.json", out / "成绩.csv"
     planted = out / "成绩.json.partial.jsonl"
     planted.symlink_to(victim)  # 能写报告文件夹的另一个用户放的链接
-    run = poet(
-        "grade",
-        str(root),
-        "--jobs",
-        "2",
-        "--memory",
-        "1024",
-        "--csv",
-        str(csv_path),
-        "--json",
-        str(json_path),
-        env={"COLUMNS": "300"},
+    prefix = as_ordinary_user(base) if request.param == "ordinary" else []
+    run = subprocess.run(
+        [*prefix, sys.executable, "-m", "courseware.cli", "grade", str(root), "--jobs", "2", "--memory", "1024"]
+        + ["--csv", str(csv_path), "--json", str(json_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=900,
+        env={**os.environ, "TMPDIR": str(work), "HOME": str(work), "COLUMNS": "300"},
     )
     yield dict(
         run=run,
@@ -81,6 +94,7 @@ def graded(tmp_path_factory):
         report=json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else None,
         csv=csv_path.read_bytes().decode("utf-8-sig") if csv_path.exists() else "",
     )
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def labels(graded) -> dict[str, str]:
