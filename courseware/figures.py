@@ -38,7 +38,7 @@ from .catalogue import CATALOGUE
 
 RECORDS = ROOT / "results"
 """课文之外的记录：./poet eval 的输出、训练日志，以及 OTHER_TEXTS 各自的配置（results/<文件名>.toml）。"""
-OTHER_TEXTS = ("README.md", "docs/teaching.md", "CONTRIBUTING.md", "data/MODEL.md", "data/SOURCE.md")
+OTHER_TEXTS = ("README.md", "docs/teaching.md", "docs/sandbox.md", "CONTRIBUTING.md", "data/MODEL.md", "data/SOURCE.md")
 MEASURED = re.compile(r"⟨[^⟩]*⟩")
 """记录里随机器而变的量（计时）写成 ⟨0.327⟩：比较输出时不看它，课文也不能引它。"""
 HEADER = "# "

@@ -138,20 +138,31 @@ def not_utf8(line: int) -> str:
     )
 
 
-# 控制字符、双向控制符与看不见的字符（U+061C 阿拉伯字母标记、U+00AD 软连字符、U+200B–U+200F 零宽字符、
-# U+2028/U+2029 行与段分隔符、U+2060–U+206F、U+FEFF）：原样到了终端会挪动表格的边框、改写文字的方向
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+# 控制字符、双向控制符与看不见的字符：U+061C 阿拉伯字母标记、U+00AD 软连字符、U+034F 组合用字素连接符、
+# U+115F/U+1160/U+3164/U+FFA0 韩文填充符、U+17B4/U+17B5、U+180B–U+180F 蒙古文变体选择符、U+200B–U+200F 零宽字符、
+# U+2028/U+2029 行与段分隔符、U+2060–U+206F、U+FE00–U+FE0F 变体选择符、U+FEFF、U+FFF0–U+FFFB、
+# U+1BCA0–U+1BCA3、U+1D173–U+1D17A、U+E0000–U+E0FFF（标签字符与补充变体选择符）：原样到了终端会挪动表格的边框、
+# 改写文字的方向，或者让两个不同的名字印出来一模一样
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
 
 
 _LINE_BREAKS = {"\t": "\\t", "\n": "\\n"}
 """one_line 时也转义的空白：制表符与换行。"""
 
 
+def code_point(ch: str) -> str:
+    """一个字符的转义写法：\\x1b、\\u200b、\\U000e0020（长短按码位，读的人照写法就知道是哪一个）。"""
+    n = ord(ch)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
 def _escaped(text: str, one_line: bool) -> str:
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    text = _CONTROL.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
-    )
+    text = _CONTROL.sub(lambda m: code_point(m.group()), text)
     return "".join(_LINE_BREAKS.get(ch, ch) for ch in text) if one_line else text
 
 

@@ -102,7 +102,9 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp 建的是 0600；存档、报告要像普通文件一样可以分享
+            # mkstemp 建的是 0600；存档、报告要像普通文件一样可以分享。经描述符改：别人能写的文件夹里，
+            # 临时文件的名字可能已被换成指向别处的链接，按名字 chmod 会改到链接指向的文件
+            os.fchmod(f.fileno(), 0o644)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import time
@@ -27,46 +28,56 @@ def cmd_grade(args) -> int:
     # 每次批改用新的随机用例（--seed 可以重现某一次）：抄下 ./poet check 报出的答案凑不出“通过”
     case_seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     try:
-        gradebook.check_report_paths(Path(args.class_dir), args.csv, args.json)
-        lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
-        n_jobs, fitted = classroom.fit_jobs(n_jobs, limits.memory_mb)  # 同时几份要放得进这台机器真能用的内存
-        roster = classroom.find_submissions(Path(args.class_dir), lessons)
-        tables.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
-        columns = classroom.columns_of(roster, lessons, args.lessons, args.class_dir)
-        machine = sandbox.machine(limits.sandbox)  # 只探一次：开头的说明与 JSON 报告都读它
-        notice = sandbox.fallback_notice(machine) if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
-        for line in (notice, fitted):
-            if line:
-                display.notice(line)
-        with display.busy("试跑检查进程 …"):
-            problem = probe(limits)
-        if problem:
-            raise classroom.ClassroomError(f"批改没有开始：{problem}")
-        console.print(
-            f"{sandbox.protection(limits.memory_mb, limits.timeout, machine)}。", markup=False, highlight=False
-        )
-        console.print(
-            f"批改 {len(roster.submissions)} 份练习：每份 CPU 时间上限 {limits.timeout:g} 秒，"
-            f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
-            f"{'，每份关在 bubblewrap 沙箱里' if machine.sandboxed else ''}；"
-            f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。"
-        )
-        results, started, graded_at = grade_class(args, roster, columns, limits, machine, n_jobs, case_seed)
-        wall = time.monotonic() - started
-        tables.grade_table(
-            roster.learners,
-            columns,
-            results,
-            gradebook.pass_rates(roster.learners, columns, results),
-            gradebook.kind_counts(results),
-            limits.timeout,
-            gradebook.MISSING,
-            wall,
-        )
-        if args.details:
-            tables.grade_details(roster.learners, columns, results)
-        texts = reports(args, roster, columns, results, limits, machine, n_jobs, started, case_seed, graded_at)
-        gradebook.write_reports(args.csv, args.json, *texts)
+        with contextlib.ExitStack() as held:
+            gradebook.check_report_paths(Path(args.class_dir), args.csv, args.json)
+            held.enter_context(gradebook.reports_locked(args.csv, args.json))  # 同一份报告同时只有一个批改在写
+            lessons = classroom.lessons_to_grade(args.lessons, limits, n_jobs)
+            n_jobs, fitted = classroom.fit_jobs(n_jobs, limits.memory_mb)  # 同时几份要放得进这台机器真能用的内存
+            roster = classroom.find_submissions(Path(args.class_dir), lessons)
+            tables.roster(classroom.shown_name(args.class_dir, classroom.SHOWN_PATH), roster, args.lessons, EXERCISE)
+            columns = classroom.columns_of(roster, lessons, args.lessons, args.class_dir)
+            machine = sandbox.machine(limits.sandbox)  # 只探一次：开头的说明与 JSON 报告都读它
+            notice = sandbox.fallback_notice(machine) if limits.sandbox else "注意：沙箱已关闭，检查只按进程隔离。"
+            for line in (notice, fitted):
+                if line:
+                    display.notice(line)
+            with display.busy("试跑检查进程 …"):
+                problem = probe(limits)
+            if problem:
+                raise classroom.ClassroomError(f"批改没有开始：{problem}")
+            console.print(
+                f"{sandbox.protection(limits.memory_mb, limits.timeout, machine)}。", markup=False, highlight=False
+            )
+            console.print(
+                f"批改 {len(roster.submissions)} 份练习：每份 CPU 时间上限 {limits.timeout:g} 秒，"
+                f"内存上限 {limits.memory_mb} MiB，同时 {n_jobs} 份"
+                f"{'，每份关在 bubblewrap 沙箱里' if machine.sandboxed else ''}；"
+                f"随机用例的种子 {case_seed}（--seed {case_seed} 可以重现这次批改）。"
+            )
+            log = gradebook.open_partial(args.csv, args.json)  # 批改程序被杀掉时，已批改的留在这里
+            held.callback(log.close)
+            for earlier in log.earlier:
+                display.notice(
+                    f"注意：{earlier} 是以前一次没有批完（被杀掉）的批改留下的记录，原样留着没有动"
+                    f"{f'；这次边批边写到 {log.path}' if log.path else ''}。"
+                )
+            results, started, graded_at = grade_class(args, roster, columns, limits, machine, n_jobs, case_seed, log)
+            wall = time.monotonic() - started
+            tables.grade_table(
+                roster.learners,
+                columns,
+                results,
+                gradebook.pass_rates(roster.learners, columns, results),
+                gradebook.kind_counts(results),
+                limits.timeout,
+                gradebook.MISSING,
+                wall,
+            )
+            if args.details:
+                tables.grade_details(roster.learners, columns, results)
+            texts = reports(args, roster, columns, results, limits, machine, n_jobs, started, case_seed, graded_at)
+            log.close()
+            gradebook.write_reports(args.csv, args.json, *texts, log.path)
     except classroom.ClassroomError as e:
         raise CliError(str(e)) from None
     for path, what in (
@@ -78,10 +89,10 @@ def cmd_grade(args) -> int:
     return 0
 
 
-def grade_class(args, roster, columns, limits, machine, n_jobs, seed) -> tuple[dict, float, str]:
-    """批改全班，带进度条；返回 (判定, 开始的 time.monotonic(), 批改时间)。Ctrl-C 时先写出已经批改的
-    （部分报告，write_partial），再让 KeyboardInterrupt 照常传上去。"""
-    from ..grading import classroom, gradebook
+def grade_class(args, roster, columns, limits, machine, n_jobs, seed, log) -> tuple[dict, float, str]:
+    """批改全班，带进度条，每份批完记进 log（gradebook.open_partial）；返回 (判定, 开始的 time.monotonic(), 批改时间)。
+    Ctrl-C 时先写出已经批改的（部分报告，write_partial），再让 KeyboardInterrupt 照常传上去。"""
+    from ..grading import classroom
 
     started, graded_at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M:%S")
     graded: dict = {}  # 批改完一份记一份
@@ -92,12 +103,12 @@ def grade_class(args, roster, columns, limits, machine, n_jobs, seed) -> tuple[d
             done(sub, verdict)
 
         try:
-            partial = gradebook.partial_path(args.csv, args.json)  # 批改程序被杀掉时，已批改的留在这里
-            return classroom.grade(roster, limits, n_jobs, record, seed, partial=partial), started, graded_at
+            return classroom.grade(roster, limits, n_jobs, record, seed, log=log.file), started, graded_at
         except KeyboardInterrupt:
             pending = set(roster.submissions) - set(graded)
             texts = reports(args, roster, columns, graded, limits, machine, n_jobs, started, seed, graded_at, pending)
-            write_partial(args, *texts, len(graded), len(pending))
+            log.close()
+            write_partial(args, *texts, len(graded), len(pending), log.path)
             raise
 
 
@@ -117,12 +128,13 @@ def reports(
     )
 
 
-def write_partial(args, csv_text: str, json_text: str, graded: int, pending: int) -> None:
-    """批改被中断（Ctrl-C、SIGTERM）时：把已经批改的写进 --csv、--json，标明是部分报告（还没批改的写作“未批改”）。"""
+def write_partial(args, csv_text: str, json_text: str, graded: int, pending: int, log_path) -> None:
+    """批改被中断（Ctrl-C、SIGTERM）时：把已经批改的写进 --csv、--json，标明是部分报告（还没批改的写作“未批改”），
+    再删掉这次边批边写的记录 log_path。"""
     from ..grading import classroom, gradebook
 
     try:
-        gradebook.write_reports(args.csv, args.json, csv_text, json_text)
+        gradebook.write_reports(args.csv, args.json, csv_text, json_text, log_path)
     except classroom.ClassroomError as e:
         display.error(str(e))
         return

@@ -26,14 +26,14 @@ CHILD_FILES = (RUNNER, Path(wire.__file__))  # 复制进工作文件夹的子进
 _reference_lock = threading.Lock()
 
 
-def _static_problem(lesson: Lesson, data: bytes | str, shown: str) -> tuple[str, str] | None:
+def _static_problem(lesson: Lesson, data: bytes | str) -> tuple[str, str] | None:
     """不运行学习者的代码就能作出的判定 (判定, 中文说明)：读不了、太大、不能当 Python 运行、犯了本课的源码规则；
     都没有时为 None。data 是 read_source 的结果（读不了时是原因）。"""
     if isinstance(data, str):
         return "syntax", data
     if len(data) > MAX_FILE_BYTES:
         return "syntax", f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
-    if problem := source_problem(data, shown):
+    if problem := source_problem(data):
         return "syntax", problem
     try:
         problem = rule_problem(lesson, data.decode("utf-8-sig"))
@@ -161,7 +161,7 @@ def check_file(
         return Verdict(kind, safe_text(message, MESSAGE_CHARS), round(time.monotonic() - started, 2))
 
     data = read_source(Path(path)) if source is None else source
-    if early := _static_problem(lesson, data, shown):
+    if early := _static_problem(lesson, data):
         return verdict(*early)
     try:
         with _reference_lock:  # ./poet grade 多线程批改：每课的参考输出只算一次

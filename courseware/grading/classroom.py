@@ -15,14 +15,17 @@ import contextlib
 import json
 import os
 import re
+import unicodedata
+from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from poetry_gpt.common import os_reason
 
 from ..catalogue import BY_NUMBER, CATALOGUE, EXERCISE, Lesson
-from ..messages import safe_text
+from ..messages import code_point, safe_text
 from .checking import check_file
 from .confine import memory_available_mb, sweep_stale
 from .course import default_seed, lesson_check, reference
@@ -33,8 +36,9 @@ from .verdict import MIN_MEMORY_MB, Limits, Verdict
 SHOWN_PATH = 200
 """消息里的班级文件夹路径最多写这么多字符。"""
 
-_NESTED = re.compile(rf"lessons/(\d{{1,2}})/{re.escape(EXERCISE)}")
-_FLAT = re.compile(r"(\d{1,2})\.py")
+# 课号只认 ASCII 数字：\d 也认 𝟎𝟗、٠٩ 这些长得像（int 也照样读成 9）的数字，它们会顶替真的 09.py
+_NESTED = re.compile(rf"lessons/([0-9]{{1,2}})/{re.escape(EXERCISE)}")
+_FLAT = re.compile(r"([0-9]{1,2})\.py")
 HIDDEN = (".", "__")
 """名字这样开头的文件与文件夹（.git、.DS_Store、__pycache__、__MACOSX）不看，只数一数：逐个列出来全是噪音。"""
 
@@ -44,14 +48,38 @@ class ClassroomError(ValueError):
 
 
 def shown_name(name: str, limit: int | None = None) -> str:
-    """文件名在报告与终端里的写法：不是 UTF-8 的字节写成 \\xff，控制字符写成转义，名字里的换行写成 \\n
-    （不然它在 CSV、JSON 与终端里另起一行）；limit 给出时截到这么多字符。"""
+    """文件名在报告与终端里的写法：不是 UTF-8 的字节写成 \\xff，控制字符与看不见的字符写成转义，名字里的换行写成 \\n
+    （不然它在 CSV、JSON 与终端里另起一行）；不是 NFC 的名字（“José”的 e 后面另跟一个组合用的重音）里每个非 ASCII
+    字符都写成 \\u0301 这样的转义，与 NFC 写法的同名人印出来不一样。limit 给出时截到这么多字符。"""
     text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if not unicodedata.is_normalized("NFC", text):
+        text = "".join(ch if ch.isascii() else code_point(ch) for ch in text)
     return safe_text(text.replace("\n", "\\n").replace("\r", "\\r"), limit)
 
 
+def folder_name(name: str) -> str:
+    """文件夹名的无歧义写法：先把名字里本来就有的反斜杠写成两个，再照 shown_name 转义。两个不同的文件夹名
+    写出来一定不同（真叫“\\xd5\\xc5”的文件夹与名字是 GBK 字节 D5 C5 的文件夹，shown_name 一样，这里不一样）。"""
+    return shown_name(name.replace("\\", "\\\\"))
+
+
+def learner_names(folders: list[str]) -> dict[str, str]:
+    """学习者文件夹名 → 成绩表、CSV 与 JSON 里的名字（shown_name）。shown_name 撞名的几个（真叫“a\\xff”的文件夹与名字
+    是字节 a FF 的文件夹……）一个也不偏袒：每个都在名字后面写明来自哪个文件夹
+    （folder_name），不用“（2）”这种分不清谁是谁的编号。"""
+    shown = {name: shown_name(name) for name in folders}
+    counts = Counter(shown.values())
+    names, taken = {}, set(shown.values())
+    for name in folders:
+        label = shown[name] if counts[shown[name]] == 1 else f"{shown[name]}（文件夹 {folder_name(name)}）"
+        if counts[shown[name]] > 1 and label in taken:  # 另有一个文件夹真叫这个带括号的名字：再加编号
+            label = _unique(label, taken)
+        taken.add(label)
+        names[name] = label
+    return names
+
+
 def _unique(name: str, taken: set[str]) -> str:
-    """转义后撞名的学习者（如真叫“a\\xff”的文件夹）加上编号区分。"""
     out, n = name, 1
     while out in taken:
         n += 1
@@ -108,7 +136,7 @@ def parse_lessons(text: str) -> list[Lesson]:
     """
     numbers: list[int] = []
     for part in text.replace("，", ",").split(","):
-        m = re.fullmatch(r"\s*(\d{1,2})\s*(?:-\s*(\d{1,2})\s*)?", part)
+        m = re.fullmatch(r"\s*([0-9]{1,2})\s*(?:-\s*([0-9]{1,2})\s*)?", part)
         if not m:
             raise ClassroomError(f"--lessons 写法不对：“{part.strip()}”。请写成 8-10,14 这样。")
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
@@ -221,13 +249,13 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
             raise
     except OSError as e:
         raise ClassroomError(f"读不了班级文件夹 {shown_name(str(class_dir), SHOWN_PATH)}：{os_reason(e)}") from None
-    taken: set[str] = set()
+    names = learner_names([name for name, _, _ in folders if not name.startswith(HIDDEN)])
     try:
         for name, is_link, is_dir in folders:
             if name.startswith(HIDDEN):
                 roster.hidden += 1
                 continue
-            learner = _unique(shown_name(name), taken)
+            learner = names[name]
             if is_link:
                 roster.ignored.append(f"{learner}：{SYMLINK}")
                 continue
@@ -244,7 +272,6 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
                 found = _learner_files(fd, learner, wanted, roster)
             finally:
                 os.close(fd)
-            taken.add(learner)
             if found:
                 roster.learners.append(learner)
             else:
@@ -349,7 +376,7 @@ def grade_one(sub: Submission, limits: Limits, seed: int | None = None) -> Verdi
 
 
 def grade(
-    roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None, partial: Path | None = None
+    roster: Roster, limits: Limits, jobs: int, on_done=None, seed: int | None = None, log: TextIO | None = None
 ) -> dict[tuple[str, str], Verdict]:
     """并行批改 roster 里的每份提交，随机用例都由 seed 生成（None：与 ./poet check 相同的每课固定种子）。
 
@@ -360,8 +387,8 @@ def grade(
     在每份批改完时（主线程里）被调用，用来推进度条。
 
     开始之前先清掉以前被杀掉的批改留下的临时工作文件夹与 cgroup（里面剩下的检查进程一并结束）。
-    partial 给出时，每份批改完就往这个文件追加一行 JSON（学习者、课号、判定、消息、用时）：批改程序被杀掉时，
-    已经批完的都留在里面；正常写完报告后由 gradebook.write_reports 删掉它。
+    log 给出时，每份批改完就往这个打开的文件（gradebook.open_partial）追加一行 JSON（学习者、课号、判定、消息、用时）：
+    批改程序被杀掉时，已经批完的都留在里面；正常写完报告后由 gradebook.write_reports 删掉它。
 
     Returns:
         (学习者, 课号) → Verdict；没交的课不在里面。
@@ -374,7 +401,6 @@ def grade(
             lesson_check(lesson)
             reference(lesson, default_seed(lesson) if seed is None else seed)
     results: dict[tuple[str, str], Verdict] = {}
-    log = _open_log(partial)
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     # Ctrl-C 或 SIGTERM：interruptible 杀掉全部检查进程；这里等各线程删掉自己的临时文件夹再退出
     with interruptible():
@@ -396,19 +422,7 @@ def grade(
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-            if log is not None:
-                log.close()
     return results
-
-
-def _open_log(partial: Path | None):
-    """打开边批边写的记录（见 grade）；没给或建不了时为 None（报告照样在最后写）。"""
-    if partial is None:
-        return None
-    try:
-        return open(partial, "w", encoding="utf-8", buffering=1)  # 行缓冲：每份批完就落到文件里
-    except OSError:
-        return None
 
 
 def _log_verdict(log, sub: Submission, verdict: Verdict) -> None:

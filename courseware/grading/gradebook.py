@@ -5,12 +5,18 @@ CSV 里像公式的格子加 ' 前缀；报告批改开始之前就确认写得�
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import fcntl
 import io
 import json
+import os
+import stat
 import tempfile
 from collections.abc import Collection
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from poetry_gpt.common import atomic_write_bytes, atomic_write_text, os_reason
 
@@ -42,10 +48,15 @@ def reason(verdict: Verdict | None) -> str:
     return safe_text(first, 200, one_line=True)
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "＝", "＋", "－", "＠")
+"""格子里的文字（去掉开头的空白之后）以这些开头时，Excel 与 LibreOffice 会把它当作公式：全角的也算。"""
+
+
 def csv_cell(value) -> str:
-    """CSV 的一格。以 = + - @（或制表符、回车）开头的文字在 Excel 里会被当作公式，前面加 ' 让它只是文字。"""
+    """CSV 的一格。以 FORMULA_STARTS 开头（前面有空白也算，“ =1+1”照样是公式）、或以制表符、回车开头的文字在 Excel 里
+    会被当作公式，前面加 ' 让它只是文字。"""
     text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return "'" + text if text.lstrip()[:1] in FORMULA_STARTS or text[:1] in ("\t", "\r") else text
 
 
 def rate_text(passed: int, n: int) -> str:
@@ -181,15 +192,131 @@ def check_report_paths(class_dir: Path, csv_path: str | None, json_path: str | N
             raise ClassroomError(f"写不了报告 {path}：在 {parent} 里建不了文件（{os_reason(e)}）") from None
 
 
-def partial_path(csv_path: str | None, json_path: str | None) -> Path | None:
-    """边批边写的记录（classroom.grade 的 partial）放在哪里：报告旁边的 <报告>.partial.jsonl；没要报告时为 None。"""
+PARTIAL_TRIES = 100
+"""边批边写的记录最多试这么多个名字（<报告>.partial.jsonl、<报告>.partial-2.jsonl……）：前面的都被以前被杀掉的批改占着。"""
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+
+
+@contextlib.contextmanager
+def reports_locked(csv_path: str | None, json_path: str | None):
+    """批改期间占着每个报告路径（<报告>.lock 上的 flock）：同一份报告同时只有一个 ./poet grade 在写，第二个不等待，
+    说明是谁占着之后以非零退出（两次批改写同一份报告，先写完的会被后写完的盖掉，边批边写的记录也会混在一起）。
+    锁文件相对报告所在的文件夹打开，不跟随符号链接、只接受普通文件；批改结束（含 Ctrl-C）时删掉。
+    被杀掉的批改留下的锁文件不碍事：flock 随进程消失。
+
+    Raises:
+        ClassroomError: 锁被另一个批改占着，或锁文件打不开（是符号链接、不是普通文件……）。
+    """
+    held: list[tuple[int, str, int]] = []
+    try:
+        for path in filter(None, (csv_path, json_path)):
+            held.append(_lock(Path(path)))
+        yield
+    finally:
+        for dir_fd, name, fd in reversed(held):
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dir_fd)  # 先删再放锁：等着的人拿到的锁不会是已经删掉的那个文件上的
+            os.close(fd)
+            os.close(dir_fd)
+
+
+def _lock(report: Path) -> tuple[int, str, int]:
+    """占住 report 的锁：(报告所在文件夹的描述符, 锁文件名, 锁文件的描述符)。"""
+    name = f"{report.name}.lock"
+    try:
+        dir_fd = os.open(report.parent, _OPEN_DIR)
+    except OSError as e:
+        raise ClassroomError(f"写不了报告 {report}：{os_reason(e)}") from None
+    while True:
+        try:
+            fd = os.open(
+                name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644, dir_fd=dir_fd
+            )
+        except OSError as e:
+            os.close(dir_fd)
+            raise ClassroomError(
+                f"锁不了报告 {report}：{report}.lock 打不开（{os_reason(e)}；符号链接不跟随）"
+            ) from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ClassroomError(f"锁不了报告 {report}：{report}.lock 不是普通文件，请删掉它")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ClassroomError(
+                    f"另一个 ./poet grade 正在写同一份报告 {report}（它占着 {report}.lock）：等它批完再来，"
+                    f"或者给这次批改另取一个报告文件名——两次批改写同一份报告，先写完的会被后写完的盖掉"
+                ) from None
+            if _same_file(fd, name, dir_fd):
+                return dir_fd, name, fd
+        except BaseException:
+            os.close(fd)
+            os.close(dir_fd)
+            raise
+        os.close(fd)  # 前一个占着锁的批改刚结束、删掉了这个文件：拿新建的那个再来一次
+
+
+def _same_file(fd: int, name: str, dir_fd: int) -> bool:
+    try:
+        here = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    there = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+@dataclass
+class PartialLog:
+    """边批边写的记录（classroom.grade 的 log）：file 是打开的文件，path 是它的路径；earlier 是以前被杀掉的
+    批改留下的记录，原样留着（要说给老师听）。没要报告、或一个名字都建不了时 file 与 path 为 None。"""
+
+    file: TextIO | None = None
+    path: Path | None = None
+    earlier: list[Path] = field(default_factory=list)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+def open_partial(csv_path: str | None, json_path: str | None) -> PartialLog:
+    """在报告（有 --json 时是它，否则是 --csv）旁边新建边批边写的记录 <报告>.partial.jsonl：相对报告所在的文件夹、
+    以 O_EXCL 新建（已有的名字——以前被杀掉的批改留下的记录，或别人放的符号链接——一律不打开、不截断），
+    被占着就试 <报告>.partial-2.jsonl、-3……（最多 PARTIAL_TRIES 个）。调用前先要 reports_locked：
+    占着锁时，已有的记录不会是正在进行的批改的。"""
     base = json_path or csv_path
-    return Path(f"{base}.partial.jsonl") if base else None
+    if not base:
+        return PartialLog()
+    report = Path(base)
+    found = PartialLog()
+    try:
+        dir_fd = os.open(report.parent, _OPEN_DIR)
+    except OSError:
+        return found
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        for n in range(1, PARTIAL_TRIES + 1):
+            name = f"{report.name}.partial{'' if n == 1 else f'-{n}'}.jsonl"
+            try:
+                fd = os.open(name, flags, 0o644, dir_fd=dir_fd)
+            except FileExistsError:
+                found.earlier.append(report.with_name(name))
+                continue
+            except OSError:
+                break
+            found.file = os.fdopen(fd, "w", encoding="utf-8", buffering=1)  # 行缓冲：每份批完就落到文件里
+            found.path = report.with_name(name)
+            break
+    finally:
+        os.close(dir_fd)
+    return found
 
 
-def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, json_text: str) -> None:
-    """原子地写出（或替换）报告，写完删掉边批边写的记录（partial_path）。CSV 用带 BOM 的 UTF-8（utf-8-sig），
-    中文 Windows 上的 Excel 双击就能正确打开。
+def write_reports(
+    csv_path: str | None, json_path: str | None, csv_text: str, json_text: str, partial: Path | None = None
+) -> None:
+    """原子地写出（或替换）报告，写完删掉这次批改边批边写的记录 partial（open_partial 建的；以前的批改留下的不动）。
+    CSV 用带 BOM 的 UTF-8（utf-8-sig），中文 Windows 上的 Excel 双击就能正确打开。
 
     Raises:
         ClassroomError: 写不进去（消息写明路径与原因）。
@@ -203,7 +330,7 @@ def write_reports(csv_path: str | None, json_path: str | None, csv_text: str, js
                 write(path)
             except OSError as e:
                 raise ClassroomError(f"写不了报告 {path}：{os_reason(e)}") from None
-    if (partial := partial_path(csv_path, json_path)) is not None:
+    if partial is not None:
         partial.unlink(missing_ok=True)
 
 

@@ -3,17 +3,39 @@
 
 from __future__ import annotations
 
+import ast
 import codecs
 import errno
+import json
 import os
 import re
 import stat
+import subprocess
+import sys
+import warnings
 from pathlib import Path
 
 from poetry_gpt.common import os_reason
 
 from ..messages import not_utf8, syntax_message
 from .verdict import MAX_FILE_BYTES
+
+LEARNER_FILE = "<练习文件>"
+"""批改程序自己编译、解析学习者的源码时给的文件名：不是一个真的路径，编译器的警告（SyntaxWarning）不会去老师当前
+文件夹里找同名的文件来引用。"""
+
+
+def _quiet() -> None:
+    """让 LEARNER_FILE 名下的警告一条也不印（一份 1 MiB 的文件能让 compile 印出几万行）。每次编译前都放一次：
+    过滤器是全进程的，导入本模块时放的一条会被外面的 warnings.catch_warnings 收回（放过的再放只是挪到最前面）。"""
+    warnings.filterwarnings("ignore", module=re.escape(LEARNER_FILE))
+
+
+def parse_learner(text: str) -> ast.Module:
+    """学习者源码的语法树（源码规则用），警告一条也不印。text 要先过了 compile_problem：大文件的节点数因此有上限。"""
+    _quiet()
+    return ast.parse(text, LEARNER_FILE)
+
 
 SYMLINK = "符号链接，不批改"
 """./poet grade 遇到符号链接（或路径经过符号链接）的提交时的原因：链接不跟随，指向的文件一个字节也不读。"""
@@ -125,7 +147,7 @@ def cookie_problem(data: bytes) -> str | None:
     return None
 
 
-def source_problem(data: bytes, shown: str) -> str | None:
+def source_problem(data: bytes) -> str | None:
     """文件内容能不能当 Python 运行：NUL、编码（只接受 UTF-8，见 cookie_problem）、语法。
     能时为 None，否则是中文原因（带行号）。开头的 BOM（Windows 记事本存的“UTF-8 带 BOM”）照常接受。"""
     if b"\0" in data:
@@ -141,12 +163,81 @@ def source_problem(data: bytes, shown: str) -> str | None:
         return not_utf8(line)
     if problem := cookie_problem(data):
         return problem
+    return compile_problem(text)
+
+
+QUICK_BYTES = 64 << 10
+"""不超过这么多字节的源码在批改程序自己的进程里编译（一两百行的练习只要几毫秒，错解库要编译几百份）；更大的
+交给一个有 CPU 时间与内存上限的子进程（_compile_apart）。"""
+COMPILE_CPU_S = 5
+"""编译一份大文件最多花批改程序这么多 CPU 秒（子进程的 RLIMIT_CPU）：1 MiB 的文件今天要两三秒。"""
+MAX_NODES = 100_000
+"""大文件的语法树最多这么多个节点（课程的参考答案最多约一千个）：之后批改程序自己的 ast.parse 与源码规则
+花的时间也就有了上限。"""
+TOO_COMPLEX = "代码太长或太复杂，Python 编译不了"
+
+
+def compile_problem(text: str) -> str | None:
+    """编译 text（不运行）：能编译时为 None，否则是中文原因（带行号）。编译器的警告一条也不印到老师的终端；
+    比 QUICK_BYTES 大的源码在受限的子进程里编译（_compile_apart），批改程序花的时间有上限。"""
+    if len(text.encode("utf-8")) > QUICK_BYTES:
+        return _compile_apart(text)
+    _quiet()
     try:
-        compile(text, shown, "exec", dont_inherit=True)
+        compile(text, LEARNER_FILE, "exec", dont_inherit=True)
     except SyntaxError as e:
-        return f"第 {e.lineno} 行：{syntax_message(e.msg)}\n{(e.text or '').rstrip()}"
+        return _syntax_reason(e.lineno, e.msg, e.text)
     except (RecursionError, MemoryError):
-        return "代码嵌套太深或太长，Python 编译不了"
+        return TOO_COMPLEX
     except ValueError as e:
         return f"编译不了：{e}"
+    return None
+
+
+def _syntax_reason(line: int | None, message: str, text: str | None) -> str:
+    return f"第 {line} 行：{syntax_message(message)}\n{(text or '').rstrip()}"
+
+
+# 子进程先给自己设上限（它是可信的代码，学习者的源码只被编译、从不运行），再编译、数语法树的节点，交回一行 JSON
+_COMPILER = f"""
+import ast, json, resource, sys
+resource.setrlimit(resource.RLIMIT_CPU, ({COMPILE_CPU_S}, {COMPILE_CPU_S}))
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+text = sys.stdin.buffer.read().decode("utf-8")
+try:
+    compile(text, {LEARNER_FILE!r}, "exec", dont_inherit=True)
+    out = {{"nodes": sum(1 for _ in ast.walk(ast.parse(text, {LEARNER_FILE!r})))}}
+except SyntaxError as e:
+    out = {{"line": e.lineno, "msg": e.msg, "text": e.text}}
+except (RecursionError, MemoryError):
+    out = {{"complex": True}}
+except ValueError as e:
+    out = {{"value": str(e)}}
+sys.stdout.write(json.dumps(out))
+"""
+
+
+def _compile_apart(text: str) -> str | None:
+    """在子进程里编译 text：CPU 时间 COMPILE_CPU_S 秒、地址空间 2 GiB，警告与错误输出都丢掉。超了上限、
+    语法树多于 MAX_NODES 个节点时是 TOO_COMPLEX 加一句说明。"""
+    limit = (
+        f"{TOO_COMPLEX}：批改程序只花 {COMPILE_CPU_S} 秒编译一份练习、最多接受 {MAX_NODES} 个语法节点，这份文件超出了"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-W", "ignore", "-c", _COMPILER],
+            input=text.encode("utf-8"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=3 * COMPILE_CPU_S + 10,  # 墙上时间的后备上限：机器很忙时 CPU 时间来得慢
+        )
+        out = json.loads(done.stdout or b"{}")
+    except (subprocess.TimeoutExpired, ValueError):
+        return limit
+    if "line" in out:
+        return _syntax_reason(out["line"], out["msg"], out["text"])
+    if "value" in out:
+        return f"编译不了：{out['value']}"
+    if out.get("nodes", MAX_NODES + 1) > MAX_NODES:  # 没交回节点数：子进程被 RLIMIT_CPU 或内存上限结束了
+        return limit
     return None

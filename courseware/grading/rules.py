@@ -10,6 +10,7 @@ import re
 
 from ..catalogue import Lesson
 from .course import lesson_check
+from .reading import parse_learner
 
 _MAIN_GUARD = ast.dump(ast.parse('__name__ == "__main__"', mode="eval").body)
 
@@ -203,7 +204,7 @@ def rule_problem(lesson: Lesson, text: str) -> str | None:
     custom = getattr(check, "source_problem", None)
     if not forbidden and not exact and custom is None:
         return None
-    code = learner_code(lesson, ast.parse(text))
+    code = learner_code(lesson, parse_learner(text))
     for line, _, name in used_names(code):
         key = next((k for k in forbidden if k.lower() in name.lower()), None)
         if key is not None:

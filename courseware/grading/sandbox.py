@@ -119,30 +119,46 @@ def _system_mounts(bound: list[str]) -> list[str]:
     return args
 
 
-_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}  # (AUDIT_ARCH_*, socket 的系统调用号)
+_SECCOMP_ARCH = {  # (AUDIT_ARCH_*, socket 的系统调用号, 密钥环的三个系统调用 add_key、request_key、keyctl)
+    "x86_64": (0xC000003E, 41, (248, 249, 250)),
+    "aarch64": (0xC00000B7, 198, (217, 218, 219)),
+}
 AF_VSOCK, EAFNOSUPPORT, ENOSYS = 40, 97, 38
+X32_BIT = 0x40000000  # x86_64 上 x32 调用的系统调用号带这一位（arch 照样是 x86_64）：一律 ENOSYS，免得绕过下面几条
 
 
 def seccomp_filter() -> bytes | None:
     """给 bwrap --seccomp 的 BPF 程序：socket(AF_VSOCK, …) 失败（EAFNOSUPPORT）——网络命名空间管不到 vsock，它直通
-    宿主与虚拟机管理程序；别的体系结构的系统调用（x86_64 上的 32 位调用）一律 ENOSYS，免得绕过这一条。
+    宿主与虚拟机管理程序；密钥环的系统调用（add_key、request_key、keyctl）失败（ENOSYS）——钥匙的配额记在内核眼里的
+    用户头上（以普通用户批改时就是老师自己，每个用户 200 把），一次检查放满了，老师自己的 add_key 就失败；
+    别的体系结构的系统调用（x86_64 上的 32 位调用）与 x32 调用一律 ENOSYS，免得绕过这几条。
     不认得的体系结构上为 None（不装过滤器）。"""
     arch = _SECCOMP_ARCH.get(platform.machine())
     if arch is None:
         return None
-    audit, socket_nr = arch
-    ld, jeq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS、BPF_JMP|BPF_JEQ|BPF_K、BPF_RET|BPF_K
+    audit, socket_nr, (add_key, request_key, keyctl) = arch
+    ld, jeq, jge, ret = (
+        0x20,
+        0x15,
+        0x35,
+        0x06,
+    )  # BPF_LD|BPF_W|BPF_ABS、BPF_JMP|BPF_JEQ|BPF_K、…|BPF_JGE|BPF_K、BPF_RET|BPF_K
     allow, errno = 0x7FFF0000, 0x00050000  # SECCOMP_RET_ALLOW、SECCOMP_RET_ERRNO
-    program = [
+    program = [  # (指令, 条件成立时跳过几条, 不成立时跳过几条, 常数)
         (ld, 0, 0, 4),  # seccomp_data.arch
         (jeq, 1, 0, audit),
         (ret, 0, 0, errno | ENOSYS),
         (ld, 0, 0, 0),  # seccomp_data.nr
-        (jeq, 0, 3, socket_nr),
+        (jge, 7, 0, X32_BIT),  # → 最后一条 ENOSYS
+        (jeq, 6, 0, add_key),
+        (jeq, 5, 0, request_key),
+        (jeq, 4, 0, keyctl),
+        (jeq, 0, 2, socket_nr),  # 不是 socket → ALLOW
         (ld, 0, 0, 16),  # seccomp_data.args[0] 的低 32 位
-        (jeq, 0, 1, AF_VSOCK),
-        (ret, 0, 0, errno | EAFNOSUPPORT),
+        (jeq, 2, 0, AF_VSOCK),  # → EAFNOSUPPORT；否则 → ALLOW
         (ret, 0, 0, allow),
+        (ret, 0, 0, errno | ENOSYS),
+        (ret, 0, 0, errno | EAFNOSUPPORT),
     ]
     return b"".join(struct.pack("<HBBI", *insn) for insn in program)
 

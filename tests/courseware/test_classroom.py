@@ -437,3 +437,31 @@ def _running(token: str) -> bool:
         except OSError:
             continue
     return False
+
+
+def test_partial_logs_and_locks_are_never_followed_or_truncated(tmp_path):
+    """被杀掉的批改留下的记录原样留着、点得出名字，这次的记录建在下一个空名字上；报告的锁文件是链接或 FIFO 时
+    不跟随、不开始；同一份报告的锁在一个批改手里时，另一个拿不到。"""
+    from courseware.grading.gradebook import open_partial, reports_locked
+
+    report = tmp_path / "r.json"
+    killed = tmp_path / "r.json.partial.jsonl"
+    killed.write_text('{"learner": "a"}\n', encoding="utf-8")
+    with reports_locked(None, str(report)):
+        log = open_partial(None, str(report))
+        log.close()
+        assert log.earlier == [killed] and log.path == tmp_path / "r.json.partial-2.jsonl" and log.path.exists()
+        with pytest.raises(ClassroomError, match="另一个 ./poet grade 正在写同一份报告"):
+            with reports_locked(str(tmp_path / "x.csv"), str(report)):
+                pass
+    assert killed.read_text(encoding="utf-8") == '{"learner": "a"}\n'
+    assert not (tmp_path / "r.json.lock").exists() and not (tmp_path / "x.csv.lock").exists()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("别人的\n", encoding="utf-8")
+    (tmp_path / "r.json.lock").symlink_to(victim)
+    os.mkfifo(tmp_path / "s.json.lock")
+    for name in ("r.json", "s.json"):
+        with pytest.raises(ClassroomError, match="锁不了报告"):
+            with reports_locked(None, str(tmp_path / name)):
+                pass
+    assert victim.read_text(encoding="utf-8") == "别人的\n"

@@ -275,10 +275,33 @@ def test_only_utf8_source_is_accepted():
 
     code = b"import torch\n\ndef solve(x):\n    return x\n"
     for cookie in (b"# -*- coding: utf-7 -*-\n", b"#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\n"):
-        problem = source_problem(cookie + code, "x.py")
+        problem = source_problem(cookie + code)
         assert problem is not None and "只接受 UTF-8" in problem, problem
     for cookie in (b"# -*- coding: utf-8 -*-\n", b"# coding=UTF8\n", b"# coding: utf_8\n", b""):
-        assert source_problem(cookie + code, "x.py") is None
+        assert source_problem(cookie + code) is None
+
+
+def test_the_graders_own_compile_is_quiet_and_bounded(capfd, tmp_path, monkeypatch):
+    """批改程序自己编译学习者的文件：编译器的警告一条也不印（老师当前文件夹里有同名文件也不去引它）；大文件在受限的
+    子进程里编译，语法错误照样报出行号，太长太复杂的只花批改程序几十毫秒、子进程至多 COMPILE_CPU_S 秒 CPU。"""
+    import time
+
+    from courseware.grading.reading import COMPILE_CPU_S, QUICK_BYTES, source_problem
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "<练习文件>").write_text("老师自己的文件\n" * 5, encoding="utf-8")
+    small = b"assert (1, 2)\nx = 1 is 1\n" * 100
+    assert source_problem(small) is None
+    medium = b"assert (1, 2)\n" * (QUICK_BYTES // 14 + 100)
+    assert source_problem(medium) is None
+    assert source_problem(medium + b"def f(:\n") == "第 4782 行：语法错误（invalid syntax）\ndef f(:"
+    flood = b"assert (1, 2)\n" * ((1 << 20) // 14 - 10)
+    cpu, wall = time.process_time(), time.monotonic()
+    problem = source_problem(flood)
+    assert problem is not None and "太长或太复杂" in problem, problem
+    assert time.process_time() - cpu < 1 and time.monotonic() - wall < 3 * COMPILE_CPU_S + 10 + 5
+    captured = capfd.readouterr()
+    assert captured.out == "" and captured.err == "", captured.err[:500]
 
 
 def test_every_tripwire_names_something_in_this_torch():

@@ -138,6 +138,18 @@ BUILT = {
         b"F.cross_entropy(logits[mask], targets[mask])\n",
         "语法错误",
     ),
+    # 编译时每行一条 SyntaxWarning（assert 一个元组，永远为真）：批改程序自己的编译一条也不印到老师的终端。
+    # 小的在批改程序的进程里编译；中的（过了 QUICK_BYTES）在受限的子进程里编译、照常运行；将近 1 MiB 的
+    # 语法树太大，编译的子进程花光 CPU 时间或节点数超了上限，批改程序自己只花几十毫秒
+    "05_warnings_small": (b"assert (1, 2)\n" * 300 + b"def solve(*args):\n    raise NotImplementedError\n", "未完成"),
+    "05_warnings_medium": (
+        b"assert (1, 2)\n" * 10_000 + b"def solve(*args):\n    raise NotImplementedError\n",
+        "未完成",
+    ),
+    "05_warnings_flood": (
+        b"assert (1, 2)\n" * ((1 << 20) // 14 - 10) + b"def solve(*args):\n    return []\n",
+        "语法错误",
+    ),
 }
 """按字节造的捣乱文件：名字 → (内容, 期望)。"""
 
@@ -360,3 +372,42 @@ def assert_third_round(got: dict, sandboxed: bool = True) -> None:
         inotify = int(found.rsplit("inotify 实例=", 1)[1].split()[0])  # 最后一行是报出来的数（前面是源码行）
         queued = int(found.rsplit("排队的实时信号=", 1)[1].split()[0].rstrip("│"))
         assert queued <= 64 and (inotify <= 8 or os.geteuid() != 0), found
+
+
+CHILD_ENV = (
+    "HOME",
+    "LANG",
+    "NO_COLOR",
+    "OMP_NUM_THREADS",
+    "PATH",
+    "PWD",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONIOENCODING",
+    "TMPDIR",
+)
+"""沙箱里学习者的进程看得到的全部环境变量（limited.py 给的，PWD 是 bwrap 设的）。"""
+
+FOURTH_ROUND = (
+    "05_keyring_quota",
+    "05_reads_environment",
+    "05_warnings_small",
+    "05_warnings_medium",
+    "05_warnings_flood",
+)
+"""第四轮里落在一份练习上的几类：放满用户的密钥环配额、让批改程序自己的编译印几万行警告、花十几秒 CPU。
+报告文件与名字的几类在 test_hostile_reports.py。"""
+
+
+def assert_fourth_round(got: dict, output: str) -> None:
+    """FOURTH_ROUND 的判定与原因（只查 got 里有的）；output 是 ./poet grade 或 check 印到终端的全部文字。"""
+    expected = {name: expectation(HOSTILE / f"{name}.py") for name in FOURTH_ROUND if name not in BUILT}
+    expected.update({name: BUILT[name][1] for name in FOURTH_ROUND if name in BUILT})
+    assert {n: got[n]["label"] for n in FOURTH_ROUND if n in got} == {n: expected[n] for n in FOURTH_ROUND if n in got}
+    assert "SyntaxWarning" not in output and "assert (1, 2)" not in output  # 编译器的警告与它引的源码行
+    if "05_keyring_quota" in got:  # 沙箱里密钥环的系统调用一律 ENOSYS（38）：一把也放不进去，老师的配额不受影响
+        assert "放进去的钥匙=0 errno=38" in got["05_keyring_quota"]["message"], got["05_keyring_quota"]
+    if "05_reads_environment" in got:  # 环境变量只有批改程序给的这几个，PATH 是固定的，老师的一个也不传
+        found = got["05_reads_environment"]["message"].rsplit("PATH=", 1)[1]
+        assert found.startswith(f"/usr/local/bin:/usr/bin:/bin 变量={sorted(CHILD_ENV)}"), found
+    if "05_warnings_flood" in got:
+        assert "太长或太复杂" in got["05_warnings_flood"]["message"], got["05_warnings_flood"]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from hostile_kit import (
+    FOURTH_ROUND,
     JOBS,
     ROOT,
     SECOND_ROUND,
@@ -23,6 +24,7 @@ from hostile_kit import (
     TIMEOUT,
     TOKEN,
     Listener,
+    assert_fourth_round,
     assert_second_round,
     assert_third_round,
     build_class,
@@ -50,6 +52,15 @@ def test_second_round_through_check(tmp_path):
     before = out[: out.index("╭")]  # 判定之前：学习者检查自己的文件时不谈沙箱（在 doctor 与 grade 里说）
     assert "uid" not in before and "cgroup" not in before, before
     assert_second_round(got, confinement_kind())
+
+
+@needs_sandbox
+def test_fourth_round_through_check(tmp_path):
+    """第四轮落在一份练习上的几类一份一份交给 ./poet check：判定与 grade 里一样，终端上没有编译器的警告。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(FOURTH_ROUND))
+    got = check_each(FOURTH_ROUND, root, tmp_path)
+    assert_fourth_round(got, "".join(v["stdout"] for v in got.values()))
 
 
 @needs_sandbox
@@ -352,6 +363,7 @@ def test_sandbox_as_an_ordinary_user():
             "05_fills_every_tmpfs",
             "05_keyring_writer",
             "05_keyring_reader",
+            "05_keyring_quota",
             "05_fork_sleepers",
             "05_spins_in_children",
             "09_forge_huge_stride",
@@ -407,6 +419,7 @@ def test_sandbox_as_an_ordinary_user():
         assert honest and all(cells[n]["label"] == "通过" for n in honest), {n: cells[n] for n in honest}
         assert not [n for n, e in expected.items() if e != "通过" and cells[n]["label"] == "通过"]
         assert_second_round(cells, kind_in(run.stdout))
+        assert_fourth_round(cells, run.stdout + run.stderr)  # 普通用户的密钥环配额也没被占去一把
         if prefix:  # root 跑的测试里，普通用户这一趟确实没有 root 的 cgroup 可用，也确实不是 root
             assert f"uid {os.geteuid()}" not in run.stdout
     finally:
