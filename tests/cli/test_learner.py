@@ -146,6 +146,7 @@ def test_check_verdicts(poet, tmp_path, body, verdict, detail):
     run = poet("check", "9", str(path))
     assert run.returncode == 1
     assert verdict in run.stdout and detail in run.stdout, run.stdout
+    assert ("提示：./poet hint 9" in run.stdout) == (verdict == "答案错误"), run.stdout  # 答错了，提示在哪里
     assert "Traceback (most recent call last)" not in run.stdout + run.stderr
 
 
