@@ -137,6 +137,7 @@ def test_check_records_progress(poet, workspace):
             "torch.cat",
         ),
         ("import os\nos._exit(3)\n", "崩溃", "退出码 3"),
+        ("import os\nprint('本课补全练习通过。')\nos._exit(0)\n", "崩溃", "没有交回答案就退出了"),
         (b"\xff\xfe\x00bad", "语法错误", "UTF-8"),
     ],
 )
