@@ -57,7 +57,7 @@ def _literal(value, room: int = 300) -> str:
     if isinstance(value, float):
         return number_text(value)
     if isinstance(value, (list, tuple, dict)):
-        items = [f"{_literal(k)}: {_literal(v)}" for k, v in value.items()] if isinstance(value, dict) else value
+        items = (f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) if isinstance(value, dict) else value
         parts, used = [], 0
         for item in items:
             if used > room:
