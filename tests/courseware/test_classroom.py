@@ -144,7 +144,8 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
         ["交了的通过率", "2/12 17%", ""],
         ["全班通过率", "2/13 15%", ""],
     ]
-    assert all(bool(r[2]) == (r[1] not in ("通过", "缺")) for r in table[1 : len(rows) + 1])  # 没通过的都有原因
+    assert all(bool(r[2]) == (r[1] != "通过") for r in table[1 : len(rows) + 1])  # 没通过的（连同没交的）都有原因
+    assert {r[0]: r[2] for r in table[1 : len(rows) + 1]}["ou"] == "空文件，算作没交"
 
     report = json.loads(json_path.read_text(encoding="utf-8"))
     assert report["timeout_seconds"] == TIMEOUT and report["memory_mb"] == 1024 and report["jobs"] == JOBS
