@@ -216,9 +216,9 @@ def compare(expected, got, where: str = "结果") -> str | None:
             and math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6)
         ):
             return None
-        if isinstance(got, (int, float)) and not isinstance(got, bool) and math.isfinite(got):
-            want, actual = number_pair(expected, float(got))
-            return f"{where}应约为 {want}，实际是 {actual if isinstance(got, float) else got}"
+        if isinstance(got, float):
+            want, actual = number_pair(expected, got)
+            return f"{where}应约为 {want}，实际是 {actual}"
         return f"{where}应约为 {number_text(expected)}，实际是 {_short(got)}"
     if isinstance(expected, (list, tuple)):
         if not isinstance(got, (list, tuple)):
