@@ -105,6 +105,79 @@ _TORCH = [
             r"expected m1 and m2 to have the same dtype.*|expected scalar type .*",
             "参与运算的两个张量 dtype 不一样（比如一个是整数、一个是浮点数）：先用 .float() 或 .long() 统一",
         ),
+        (
+            r"einsum\(\): the number of subscripts in the equation \((\d+)\) does not match the number of dimensions "
+            r"\((\d+)\) for operand (\d+).*",
+            r"einsum 的下标写少或写多了：等式里第 \3 个张量（从 0 数）写了 \1 个下标，它却有 \2 维——每一维要一个字母",
+        ),
+        (
+            r"einsum\(\): subscript (\w) has size (\d+) for operand (\d+) which does not broadcast with previously seen size (\d+)",
+            r"einsum 里同一个字母 \1 要是同样长的维：第 \3 个张量（从 0 数）那一维是 \2，前面的是 \4",
+        ),
+        (
+            r"'NoneType' object (?:is not subscriptable|has no attribute '\w+'|is not iterable|is not callable)",
+            "一个值是 None，却拿它取下标、取属性或逐个取：多半是哪个函数忘了写 return（没有 return 的函数返回 None），"
+            "或者用了原地方法的返回值（list.sort()、list.append() 返回 None）",
+        ),
+        (
+            r"unsupported operand type\(s\) for (.+): '(\w+)' and '(\w+)'",
+            r"\2 与 \3 之间做不了 \1 运算（其中是 NoneType 的，多半是哪个函数忘了写 return）",
+        ),
+        (
+            r"'(\w+)' object is not callable",
+            r"\1 不是函数，不能加括号调用：看看是不是有个变量和函数同名，或者多写了一对括号",
+        ),
+        (r"'(\w+)' object is not subscriptable", r"\1 不能取下标 [...]：看看这个变量是不是你以为的列表或张量"),
+        (r"'(\w+)' object is not iterable", r"\1 不能逐个取（for 循环、解包）：看看这个变量是不是你以为的列表或张量"),
+        (
+            r"list indices must be integers or slices, not (\w+)|only integer tensors of a single element can be converted to an index",
+            "列表的下标要是 Python 的整数：张量先用 .item() 取出数，或者把列表换成张量再用张量做下标",
+        ),
+        (
+            r"a Tensor with (\d+) elements cannot be converted to Scalar",
+            r".item() 只能用在只有一个数的张量上，这个张量有 \1 个数",
+        ),
+        (
+            r"Boolean value of Tensor with more than one value is ambiguous",
+            "有好几个数的张量不能直接当 if、and、or 的条件：要的是“全都”就用 .all()，“有一个”就用 .any()",
+        ),
+        (
+            r"(Double|Float|Half|BFloat16) did not match (Double|Float|Half|BFloat16)",
+            r"两个张量的 dtype 不一样（\1 与 \2：Float 是 float32，Double 是 float64）：先用 .to(另一个.dtype) 统一",
+        ),
+        (
+            r"zero-dimensional tensor \(at position (\d+)\) cannot be concatenated",
+            r"torch.cat 拼不了 0 维的张量（第 \1 个，从 0 数）：要把几个数摆成一列，用 torch.stack 或 torch.tensor([...])",
+        ),
+        (
+            r"stack expects each tensor to be equal size, but got (\[[^\]]*\]) at entry 0 and (\[[^\]]*\]) at entry (\d+)",
+            r"torch.stack 摞起来的张量要形状一样：第 0 个是 \1，第 \3 个是 \2",
+        ),
+        (
+            r"(?:float |integer )?division (?:or modulo )?by zero",
+            "除以了 0：分母可能是 0（空列表、一个也没有的计数），先判断再除",
+        ),
+        (r"(list|string|tuple) index out of range", r"下标超出了范围：\1 的下标从 0 数，最大是长度减 1"),
+        (r"too many values to unpack \(expected (\d+)\)", r"解包时右边的值比左边的 \1 个名字多"),
+        (r"not enough values to unpack \(expected (\d+), got (\d+)\)", r"解包时左边有 \1 个名字，右边只有 \2 个值"),
+        (
+            r"cannot access local variable '(\w+)' where it is not associated with a value|local variable '(\w+)' referenced before assignment",
+            r"变量 \1\2 在赋值之前就用到了：看看它是不是只在某个 if 分支或循环里才赋值",
+        ),
+        (r"unhashable type: '(\w+)'", r"\1 不能当字典的键、也不能放进集合：列表换成元组，张量先 .item() 或 .tolist()"),
+        (
+            r"(\S+)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given",
+            r"\1 只收 \2 个参数，调用时却给了 \3 个",
+        ),
+        (r"(\S+)\(\) missing (\d+) required positional arguments?: (.*)", r"调用 \1 时少了参数 \3"),
+        (
+            r"(max|min)\(\): Expected reduction dim to be specified for input.numel\(\) == 0.*",
+            r"空张量（一个数也没有）求不了 \1：先判断它是不是空的",
+        ),
+        (
+            r"result type (\w+) can't be cast to the desired output type (\w+)",
+            r"结果是 \1，存不进 \2 的张量（原地运算 +=、add_ 之类不改 dtype）：先把张量转成 \1 再算",
+        ),
         (r"'(\w+)' object has no attribute '(\w+)'", r"\1 没有叫 \2 的属性或方法：看看是不是拼错了"),
         (r"name '(\w+)' is not defined", r"名字 \1 没有定义：拼错了，或者忘了 import"),
         (r".*only supports boolean masks.*", "掩码要是 bool 张量：比较运算（x > 0）得到的就是，或者用 .bool()"),

@@ -192,7 +192,7 @@ def cmd_check(args) -> int:
         record_progress(lesson, "passed" if verdict.passed else "started", verdict.label)
     else:  # 进度只记你自己的练习文件：别的文件（同学的、老师发的）检查完不算你做过
         display.remark(f"没有记进度：只有 {shown(lesson.exercise_file)} 的检查结果记进 ./poet progress。")
-    if verdict.kind == "not_implemented":
+    if verdict.kind in ("not_implemented", "wrong"):
         console.print(f"提示：./poet hint {lesson.number}")
     return 0 if verdict.passed else 1
 

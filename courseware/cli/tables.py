@@ -151,7 +151,7 @@ def roster(class_dir: str, found, lessons_text: str | None, exercise: str) -> No
     flat, nested = found.layout_counts()
     names = "：" + "、".join(safe_text(n, one_line=True) for n in found.learners) if found.learners else ""
     console.print(Text(f"班级文件夹 {safe_text(class_dir, one_line=True)}：找到 {len(found.learners)} 名学习者{names}"))
-    console.print(Text(f"  练习文件 {len(found.submissions)} 份：NN.py {flat} 份，lessons/NN/{exercise} {nested} 份"))
+    console.print(Text(f"  练习文件 {flat + nested} 份：NN.py {flat} 份，lessons/NN/{exercise} {nested} 份"))
     if found.untouched:
         listed = "、".join(
             safe_text(f"{learner}/{rel}", one_line=True)

@@ -121,7 +121,7 @@ def reports(
 
     wall = time.monotonic() - started
     return (
-        gradebook.report_csv(roster.learners, columns, results, seed, graded_at, pending),
+        gradebook.report_csv(roster.learners, columns, results, seed, graded_at, pending, roster.untouched),
         gradebook.report_json(
             Path(args.class_dir), roster, columns, results, limits, machine, n_jobs, wall, seed, graded_at, pending
         ),

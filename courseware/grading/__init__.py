@@ -28,7 +28,7 @@
 - ``explain(message)``：子进程崩溃时，看错误消息补一句说明错在哪里（中文），没什么可补时为 None；
 - ``FORBIDDEN = {片段: 原因}``：学习者代码用到的名字（不分大小写）含有这个片段就不通过（见 rules.rule_problem）；
 - ``FORBIDDEN_NAMES = {名字: 原因}``：只拦一模一样的名字；
-- ``source_problem(code)``：收到学习者代码的 ast.Module（不含原样保留的可见检查），查名字以外的源码规则，
+- ``source_problem(code)``：收到学习者代码的 ast.Module（不含底部 if __name__ == "__main__": 那一段的可见检查），查名字以外的源码规则，
   合规时为 None，否则是中文原因；
 - ``RAISES = ("ValueError", …)``：某些用例上 solve 应当 raise 的内置异常名（参考答案 raise 时，学习者也要 raise 同一种）；
 - ``FRESH_RESULT = True``：返回的张量不许与输入张量共用内存（runner 改写第一次调用的结果再调用第二次，

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import struct
 
 import torch
 
@@ -12,20 +13,105 @@ from . import wire
 from .course import lesson_check
 
 
-def _short(value) -> str:
-    """把用例的输入、输出写成一行短文本；张量只写形状和前几个数。"""
+def _float32(v: float) -> float | None:
+    """v 舍入到 float32 的值；超出 float32 的范围时为 None。"""
+    try:
+        return struct.unpack("f", struct.pack("f", v))[0]
+    except OverflowError:
+        return None
+
+
+def number_text(v: float) -> str:
+    """一个浮点数单独显示时的写法：repr，能读回同一个数的最短写法。恰好是 float32 的数（float32 张量的 .tolist()、
+    .item()）按 float32 取最短：0.4，不是 0.4000000059604645。"""
+    if math.isfinite(v) and _float32(v) == v:
+        v = float(next(t for p in range(1, 10) if _float32(float(t := f"{v:.{p}g}")) == v))
+    return repr(v)  # 2.0 仍写作 2.0：与整数 2 分得开
+
+
+def number_pair(a: float, b: float, most: int = 17) -> tuple[str, str]:
+    """两个数并排比较时的写法（“应为 1.813、实际是 1.810”）：两边一样多位小数，从大的那个数的 4 位有效数字起，
+    a ≠ b 时多到两边写出来不一样为止（至多 most 位有效数字：float32 的数给 9，印不出 float32 的噪声），
+    再去掉两边共有的末尾 0。很大或很小的数用科学记数法。"""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return number_text(a), number_text(b)
+    big = max(abs(a), abs(b))
+    if not 1e-4 <= big < 1e7:
+        forms = [f"{{:.{p}e}}" for p in range(3, most)]
+    else:
+        lead = math.floor(math.log10(big))
+        forms = [f"{{:.{d}f}}" for d in range(max(0, 3 - lead), max(1, most - lead))]
+    for form in forms:
+        x, y = form.format(a), form.format(b)
+        if x != y or a == b:
+            break
+    if "." in x and "e" not in x:
+        while x[-1] == y[-1] == "0":
+            x, y = x[:-1], y[:-1]
+        x, y = x.removesuffix("."), y.removesuffix(".")
+    return x, y
+
+
+def _literal(value, room: int = 300) -> str:
+    """值的 Python 写法，浮点数用 number_text（不带 float32 的噪声）；列表、元组、字典写到约 room 个字符为止。"""
+    if isinstance(value, float):
+        return number_text(value)
+    if isinstance(value, (list, tuple, dict)):
+        items = (f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) if isinstance(value, dict) else value
+        parts, used = [], 0
+        for item in items:
+            if used > room:
+                parts.append("…")
+                break
+            parts.append(item if isinstance(value, dict) else _literal(item, room - used))
+            used += len(parts[-1]) + 2
+        ends = "{}" if isinstance(value, dict) else "[]" if isinstance(value, list) else "()"
+        return ends[0] + ", ".join(parts) + ("," if isinstance(value, tuple) and len(value) == 1 else "") + ends[1]
+    return repr(value)
+
+
+SHOWN_VALUES = 6
+"""预览里每个张量显示几个数。"""
+
+
+def _short(value, start: int = 0, texts: list[str] | None = None) -> str:
+    """把用例的输入、输出写成一行短文本；张量只写形状和 SHOWN_VALUES 个数（从展平后的第 start 个起；
+    texts 给出时就用这些写法，见 previews）。0 维张量写明是标量。"""
     if isinstance(value, wire.Unsupported):
         return value.what
     if isinstance(value, wire.Raised):
         return f"raise {value.name}"
     if isinstance(value, torch.Tensor):
-        head = [round(v, 4) if isinstance(v, float) else v for v in value.flatten()[:6].tolist()]
-        more = " …" if value.numel() > 6 else ""
-        return f"张量{list(value.shape)} {head}{more}"
+        if value.dim() == 0:
+            return f"标量张量（0 维）{texts[0] if texts else _literal(value.item())}"
+        window = value.flatten()[start : start + SHOWN_VALUES].tolist()
+        shown = texts or [f"{v:.4g}" if isinstance(v, float) else str(v) for v in window]
+        more = " …" if value.numel() > start + SHOWN_VALUES else ""
+        where = f"从 {_position(start, value.shape)} 起 " if start else ""
+        return f"张量{list(value.shape)} {where}[{', '.join(shown)}]{more}"
     if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
         return "(" + ", ".join(_short(v) for v in value[:8]) + (", …" if len(value) > 8 else "") + ")"
-    text = repr(value)
+    text = _literal(value)
     return text if len(text) <= 300 else text[:300] + " …"
+
+
+def previews(want, got) -> tuple[str, str]:
+    """“应为：”“实际：”两行的预览。两边是形状相同的张量、开头几个数一样时，从第一个不同的位置起显示；
+    浮点数两两用 number_pair 写，看得出不同。"""
+    if not (
+        isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor) and want.shape == got.shape and want.numel()
+    ):
+        return _short(want), _short(got)
+    e, g = want.detach().flatten(), got.detach().flatten()
+    differs = (e.double() != g.double()) & ~(e.double().isnan() & g.double().isnan())
+    first = int(differs.int().argmax()) if bool(differs.any()) else 0
+    start = 0 if first < SHOWN_VALUES or want.dim() == 0 else first
+    window = list(zip(e[start : start + SHOWN_VALUES].tolist(), g[start : start + SHOWN_VALUES].tolist()))
+    if not (want.is_floating_point() and got.is_floating_point()):
+        return _short(want, start), _short(got, start)
+    most = 17 if torch.float64 in (want.dtype, got.dtype) else 9
+    pairs = [number_pair(a, b, most) for a, b in window]
+    return _short(want, start, [x for x, _ in pairs]), _short(got, start, [y for _, y in pairs])
 
 
 def _kind(value) -> str:
@@ -65,6 +151,16 @@ def tensor_difference(expected: torch.Tensor, got: torch.Tensor, shown: int = 5,
     name(位置) 给出时，一维张量的位置后面加上它的名字（如第 22 课的“编号 5（，）”）。
     """
     e, g = expected.detach().double().flatten(), got.detach().double().flatten()
+    most = 17 if torch.float64 in (expected.dtype, got.dtype) else 9
+    if expected.is_floating_point():
+        pair = lambda a, b: number_pair(a, b, most)  # noqa: E731
+    elif expected.dtype == torch.bool:
+        pair = lambda a, b: (str(bool(a)), str(bool(b)))  # noqa: E731
+    else:
+        pair = lambda a, b: (str(int(a)), str(int(b)))  # noqa: E731
+    if expected.dim() == 0:
+        want, actual = pair(e[0].item(), g[0].item())
+        return f"结果是一个数（0 维张量，标量）：应为 {want}、实际是 {actual}"
     if expected.is_floating_point():
         finite = torch.isfinite(e) & torch.isfinite(g)
         bad = (~finite & ~((e == g) | (e.isnan() & g.isnan()))).nonzero().flatten().tolist()
@@ -75,19 +171,18 @@ def tensor_difference(expected: torch.Tensor, got: torch.Tensor, shown: int = 5,
             gap = torch.where(finite, (e - g).abs(), torch.zeros_like(e))
             i = int(gap.argmax())
             off = int((finite & ~torch.isclose(g, e, rtol=1e-4, atol=1e-5)).sum())
+            want, actual = pair(e[i].item(), g[i].item())
             return (
-                f"最大相差 {gap[i].item():.4g}，在 {_position(i, expected.shape)}{ZERO_BASED}：应为 {e[i].item():.4g}、"
-                f"实际是 {g[i].item():.4g}；共 {off} 个位置超出容差"
+                f"最大相差 {gap[i].item():.4g}，在 {_position(i, expected.shape)}{ZERO_BASED}：应为 {want}、"
+                f"实际是 {actual}；共 {off} 个位置超出容差"
             )
-        fmt = lambda v: f"{v:.4g}"  # noqa: E731
     else:
         bad = (e != g).nonzero().flatten().tolist()
-        fmt = (lambda v: str(bool(v))) if expected.dtype == torch.bool else (lambda v: str(int(v)))  # noqa: E731
-    where = [
-        f"{_position(i, expected.shape)}{name(i) if name and expected.dim() == 1 else ''} "
-        f"应为 {fmt(e[i].item())}、实际是 {fmt(g[i].item())}"
-        for i in bad[:shown]
-    ]
+    where = []
+    for i in bad[:shown]:
+        want, actual = pair(e[i].item(), g[i].item())
+        label = name(i) if name and expected.dim() == 1 else ""
+        where.append(f"{_position(i, expected.shape)}{label} 应为 {want}、实际是 {actual}")
     more = "……" if len(bad) > shown else ""
     return f"{len(bad)} 个位置不同{ZERO_BASED}：" + "；".join(where) + more
 
@@ -121,7 +216,10 @@ def compare(expected, got, where: str = "结果") -> str | None:
             and math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6)
         ):
             return None
-        return f"{where}应约为 {expected:.6g}，实际是 {_short(got)}"
+        if isinstance(got, float):
+            want, actual = number_pair(expected, got)
+            return f"{where}应约为 {want}，实际是 {actual}"
+        return f"{where}应约为 {number_text(expected)}，实际是 {_short(got)}"
     if isinstance(expected, (list, tuple)):
         if not isinstance(got, (list, tuple)):
             return f"{where}应是{_kind(expected)}，实际是 {type(got).__name__}"
@@ -177,9 +275,10 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
         if not reason and changed is not None:
             reason = f"solve 改动了传进来的第 {changed + 1} 个参数；要返回新的结果，输入保持原样（后面的代码还要用它）"
         if reason:
+            shown_want, shown_got = previews(want, got)
             return "wrong", (
                 f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
-                f"  输入：{_short(args)}\n  应为：{_short(want)}\n  实际：{_short(got)}"
+                f"  输入：{_short(args)}\n  应为：{shown_want}\n  实际：{shown_got}"
             )
     return "passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过"
 

@@ -107,10 +107,12 @@ class Roster:
     untouched: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # 算作没交的：→ (路径, 原因)
     skipped: int = 0  # 认得出、但不在 --lessons 范围内的文件数
     hidden: int = 0  # 没有看的隐藏文件与文件夹（名字以 HIDDEN 开头）
+    found: list[str] = field(default_factory=list)  # 交给 add 的每个文件的路径（含算作没交的、被另一种布局盖掉的）
 
     def add(self, sub: Submission) -> None:
         """记下一份提交：空文件与原样的起始代码记进 untouched（不盖掉已有的提交），动过的那份盖掉 untouched
         与同一课先找到的提交（后者写进 ignored）。"""
+        self.found.append(sub.rel)
         key = (sub.learner, sub.lesson.code)
         why = untouched_reason(sub.lesson, sub.source) if isinstance(sub.source, bytes) else None
         if why:
@@ -123,9 +125,10 @@ class Roster:
         self.submissions[key] = sub
 
     def layout_counts(self) -> tuple[int, int]:
-        """(NN.py 的份数, lessons/NN/my_exercise.py 的份数)。"""
-        nested = sum(s.rel.startswith("lessons/") for s in self.submissions.values())
-        return len(self.submissions) - nested, nested
+        """找到的练习文件里 (NN.py 的份数, lessons/NN/my_exercise.py 的份数)：算作没交的、同一课被另一种布局
+        盖掉的也算（都是在那种布局里找到的文件）。"""
+        nested = sum(rel.startswith("lessons/") for rel in self.found)
+        return len(self.found) - nested, nested
 
 
 def parse_lessons(text: str) -> list[Lesson]:

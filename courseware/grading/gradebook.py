@@ -30,20 +30,32 @@ MISSING = "缺"
 """某个学习者没有交某一课时，成绩表与报告里写的标签。"""
 NOT_GRADED = "未批改"
 """交了、但批改被中断（Ctrl-C）时还没批改的一份：部分报告里写的标签。"""
+NOT_GRADED_REASON = "批改被中断，没有批改"
 
 
 def label(verdict: Verdict | None, pending: bool = False) -> str:
     return (NOT_GRADED if pending else MISSING) if verdict is None else verdict.label
 
 
-def reason(verdict: Verdict | None) -> str:
-    """没通过的判定的原因：消息的第一行（转义、截短到 200 个字符，CSV 与 --details 用）；通过、没交时为空。
-    第一行只是个引子（“可见检查没通过：”，下面是栈帧）时接上最后一行——报错本身。"""
-    if verdict is None or verdict.passed:
+NO_FILE = "没有交这一课"
+"""没有这一课的练习文件（两种布局都没有）时的原因；空文件与原样的起始代码另有原因（classroom.EMPTY、UNCHANGED）。"""
+
+
+def reason(verdict: Verdict | None, missing: str = NO_FILE) -> str:
+    """没通过的判定的原因：消息的第一行（转义、截短到 200 个字符，CSV 与 --details 用）；通过时为空，没交时是 missing
+    （空文件、原样的起始代码或 NO_FILE）。第一行只是个引子（“可见检查没通过：”，下面是栈帧）时接上最后一行——报错本身。
+    崩溃的消息前面常有一句给学习者的中文建议：跳过它，从“导入出错：”“第 3 个用例出错：”这样的引子起，
+    老师看到的是出错的地方与报错（ModuleNotFoundError: No module named 'solution'）。"""
+    if verdict is None:
+        return missing
+    if verdict.passed:
         return ""
     lines = [line.strip() for line in verdict.message.splitlines() if line.strip()]
+    lead = ("：", ":")
+    if verdict.kind == "crashed" and lines and not lines[0].endswith(lead):
+        lines = lines[next((i for i, line in enumerate(lines) if line.endswith(lead)), 0) :]
     first = lines[0] if lines else ""
-    if first.endswith(("：", ":")) and len(lines) > 1:
+    if first.endswith(lead) and len(lines) > 1:
         first += lines[-1]
     return safe_text(first, 200, one_line=True)
 
@@ -75,18 +87,25 @@ def report_csv(
     seed: int | None = None,
     graded_at: str = "",
     pending: Collection = (),
+    untouched: dict | None = None,
 ) -> str:
-    """一行一个学习者；每课两列：判定标签（列名带课名）与原因（没通过时消息的第一行），最后一列是通过的课数；
-    接着两行是每课的两种通过率（RATE_ROWS）；空一行之后是随机用例的种子与批改时间。
-    pending：交了却还没批改的 (学习者, 课号)（批改被中断）：写作“未批改”，末尾再加一行说明这是部分报告。"""
+    """一行一个学习者；每课两列：判定标签（列名带课名）与原因（没通过时消息的第一行；没交时说是空文件、原样的起始代码
+    还是没有文件），最后一列是通过的课数；接着两行是每课的两种通过率（RATE_ROWS）；空一行之后是随机用例的种子与批改时间。
+    pending：交了却还没批改的 (学习者, 课号)（批改被中断）：写作“未批改”，末尾再加一行说明这是部分报告。
+    untouched：classroom.Roster.untouched，算作没交的 (学习者, 课号) → (路径, 原因)。"""
+    untouched = untouched or {}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     head = [h for l in lessons for h in (f"第{l.code}课 {l.title}", f"第{l.code}课原因")]
     writer.writerow(["学习者", *head, "通过数"])
     for name in learners:
-        cells = [(results.get((name, l.code)), (name, l.code) in pending) for l in lessons]
-        row = [csv_cell(x) for v, later in cells for x in (label(v, later), reason(v))]
-        writer.writerow([csv_cell(name), *row, sum(bool(v and v.passed) for v, _ in cells)])
+        row, passed = [], 0
+        for l in lessons:
+            v, later = results.get((name, l.code)), (name, l.code) in pending
+            why = NOT_GRADED_REASON if later else reason(v, untouched.get((name, l.code), ("", NO_FILE))[1])
+            row += [csv_cell(label(v, later)), csv_cell(why)]
+            passed += bool(v and v.passed)
+        writer.writerow([csv_cell(name), *row, passed])
     rates = pass_rates(learners, lessons, results).values()
     writer.writerow([RATE_ROWS[0], *(x for k, s, _ in rates for x in (rate_text(k, s), "")), ""])
     writer.writerow([RATE_ROWS[1], *(x for k, _, n in rates for x in (rate_text(k, n), "")), ""])
@@ -122,7 +141,7 @@ def report_json(
         for lesson in lessons:
             sub = roster.submissions.get((name, lesson.code))
             v = results.get((name, lesson.code))
-            rel, why = roster.untouched.get((name, lesson.code), (None, "没有交这一课"))
+            rel, why = roster.untouched.get((name, lesson.code), (None, NO_FILE))
             cells.append(
                 {
                     "learner": name,
@@ -130,7 +149,7 @@ def report_json(
                     "file": sub.rel if sub else rel,
                     "kind": v.kind if v else "not_graded" if (name, lesson.code) in pending else "missing",
                     "label": label(v, (name, lesson.code) in pending),
-                    "message": v.message if v else "批改被中断，没有批改" if (name, lesson.code) in pending else why,
+                    "message": v.message if v else NOT_GRADED_REASON if (name, lesson.code) in pending else why,
                     "seconds": v.seconds if v else 0.0,
                 }
             )

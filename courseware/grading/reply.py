@@ -71,4 +71,9 @@ def classify_failure(code: int, output: str) -> tuple[str, str]:
     if "MemoryError" in output[-500:]:
         return "crashed", "内存超过上限"
     tail = output[-SHOWN_CHARS:].strip()
+    if code == 0:  # 正常退出却没交回答案：solve 里（或导入时）调用了 os._exit(0)、sys.exit 之类，印出来的“通过”不算数
+        return "crashed", (
+            "程序没有交回答案就退出了（退出码 0，多半是代码里调用了 os._exit 或 sys.exit）：批改程序拿不到 solve 的结果，"
+            "算作崩溃；它自己印出的“通过”不算数，值得打开代码看一看" + (f"。它最后印出的是：\n{tail}" if tail else "")
+        )
     return "crashed", f"程序以退出码 {code} 结束，没有完成检查" + (f"：\n{tail}" if tail else "")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import re
 
 from ..catalogue import Lesson
@@ -15,29 +14,32 @@ from .reading import parse_learner
 _MAIN_GUARD = ast.dump(ast.parse('__name__ == "__main__"', mode="eval").body)
 
 
-@functools.cache
-def given_checks(lesson: Lesson) -> frozenset[str]:
-    """starter.py 底部 if __name__ == "__main__": 里每条语句的 ast.dump（不含行号）：课程给的可见检查。"""
-    tree = ast.parse((lesson.folder / "starter.py").read_text(encoding="utf-8"))
-    return frozenset(
-        ast.dump(stmt)
-        for node in tree.body
-        if isinstance(node, ast.If) and ast.dump(node.test) == _MAIN_GUARD
-        for stmt in node.body
-    )
+def _may_set_name(code: ast.AST) -> bool:
+    """code 可能改动模块的 __name__：什么地方写出了 __name__（名字、属性、参数、global、import as、match 的 as、
+    字符串里的字），或有 from … import *（别的模块可以经 __all__ 给出 __name__）。"""
+    for node in ast.walk(code):
+        if isinstance(node, ast.alias) and node.name == "*":
+            return True
+        for _, value in ast.iter_fields(node):
+            if any(isinstance(v, str) and "__name__" in v for v in (value if isinstance(value, list) else [value])):
+                return True
+    return False
 
 
-def learner_code(lesson: Lesson, tree: ast.Module) -> ast.Module:
-    """学习者文件里要受源码规则约束的部分：整个文件，只去掉 if __name__ == "__main__": 里原样保留的
-    课程可见检查（它们自己会用到 F.gelu、nn.Linear 这类答案里不许用的名字）。学习者在那里加的语句照样算。"""
-    given = given_checks(lesson)
-    body = []
-    for node in tree.body:
-        if isinstance(node, ast.If) and ast.dump(node.test) == _MAIN_GUARD:
-            body += [stmt for stmt in node.body if ast.dump(stmt) not in given] + node.orelse
-        else:
-            body.append(node)
-    return ast.Module(body=body, type_ignores=[])
+def learner_code(tree: ast.Module) -> ast.Module:
+    """学习者文件里要受源码规则约束的部分：差分检查时会运行的代码。
+
+    差分检查把文件当模块导入（__name__ 不是 "__main__"），顶层的 if __name__ == "__main__": 那一段（底部的可见检查，
+    不论是哪一版起始代码里的，学习者在里面加了什么）不运行，所以不查：旧版起始文件的可见检查里自己会用到
+    softmax、F.gelu 这类答案里不许用的名字。那一段的 else 照查。文件别处可能改动 __name__（_may_set_name：
+    改成 "__main__"，那一段在导入时也就运行了）时，整个文件照查。"""
+    body = [s for node in tree.body for s in (node.orelse if _is_main_guard(node) else [node])]
+    code = ast.Module(body=body, type_ignores=[])
+    return tree if _may_set_name(code) else code
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and ast.dump(node.test) == _MAIN_GUARD
 
 
 def _bound_names(code: ast.Module) -> set[str]:
@@ -139,7 +141,6 @@ def used_names(code: ast.Module) -> list[tuple[int, int, str]]:
 REFLECTIVE = frozenset(
     {
         # 翻命名空间、按字符串取名字
-        "vars", "globals", "locals", "dir", "eval", "exec", "compile", "breakpoint",
         "__dict__", "__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__builtins__", "builtins",
         "attrgetter", "methodcaller", "getmembers", "getmembers_static",
         # 从函数、类、栈帧里往回找
@@ -153,13 +154,17 @@ REFLECTIVE = frozenset(
 )  # fmt: skip
 """有源码规则的课里一律不许用的名字：用它们可以不写出名字就拿到函数（vars(F)[...]、getattr 的别名、
 F.__getattribute__、栈帧与垃圾回收器里翻找……），源码规则因此查不到。练习本身用不着它们。"""
+REFLECTIVE_BUILTINS = frozenset({"vars", "globals", "locals", "dir", "eval", "exec", "compile", "breakpoint"})
+"""只有当内置函数用时（没在文件里定义过的名字，直接写出）才不许用的名字：re.compile、model.eval() 这样的属性
+是别的函数；要经属性拿到内置的这几个，得先写出 builtins 或 __builtins__（在 REFLECTIVE 里）。"""
 _BY_NAME = {"getattr", "hasattr", "setattr", "delattr", "__import__", "import_module"}  # 第二个参数是名字的调用
 
 
 def reflection(code: ast.Module) -> tuple[int, str] | None:
     """第一处“不写出名字就拿到函数”的写法：(行, 说明)；没有时为 None。
 
-    REFLECTIVE 里的名字（属性、没在文件里定义过的名字、import 的模块）；getattr、setattr、__import__、
+    REFLECTIVE 里的名字（属性、没在文件里定义过的名字、import 的模块）；REFLECTIVE_BUILTINS 里没在文件里定义过的
+    名字（vars(F)，不是 re.compile）；getattr、setattr、__import__、
     import_module 这类按名字取东西的函数不是直接调用、名字不是直接写出的字符串（getattr(F, name)、
     getattr(F, *names)、g = getattr、functools.partial(getattr, F)）。"""
     bound = _bound_names(code)
@@ -179,9 +184,14 @@ def reflection(code: ast.Module) -> tuple[int, str] | None:
                     or not (isinstance(args[where], ast.Constant) and isinstance(args[where].value, str))
                 ):
                     return node.lineno, f"{name} 的名字不是直接写出的字符串"
-    for line, _, name in used_names(code):
-        if name in REFLECTIVE:
-            return line, name
+    found = [(line, name) for line, _, name in used_names(code) if name in REFLECTIVE]
+    found += [
+        (node.lineno, node.id)
+        for node in ast.walk(code)
+        if isinstance(node, ast.Name) and node.id in REFLECTIVE_BUILTINS and node.id not in bound
+    ]
+    if found:
+        return min(found)
     for node in ast.walk(code):
         name = node.id if isinstance(node, ast.Name) and node.id not in bound else getattr(node, "attr", None)
         if name in _BY_NAME and id(node) not in direct:
@@ -204,7 +214,7 @@ def rule_problem(lesson: Lesson, text: str) -> str | None:
     custom = getattr(check, "source_problem", None)
     if not forbidden and not exact and custom is None:
         return None
-    code = learner_code(lesson, parse_learner(text))
+    code = learner_code(parse_learner(text))
     for line, _, name in used_names(code):
         key = next((k for k in forbidden if k.lower() in name.lower()), None)
         if key is not None:

@@ -305,7 +305,11 @@ def main():
     except BaseException:  # 什么也没写（可见检查中途以 os._exit(0) 结束），或写的不合格式
         result, status_ok = None, False
     if not status_ok:
-        result = {"status": "crashed", "message": "可见检查没有跑完：程序在中途退出了（os._exit？）"}
+        result = {
+            "status": "crashed",
+            "message": "程序没有交回答案就退出了：可见检查还没跑完，程序就在中途退出了（多半是代码里调用了 os._exit）。"
+            "它自己印出的“通过”不算数，值得打开代码看一看",
+        }
     if result["status"] != "ok":
         send(result)
         exit_now(0)

@@ -9,7 +9,8 @@ def cases(gen):
     """24 个用例：(logits [B,T,V], bias [V])。
 
     每 4 个用例里有 1 个用真实汉字表的大小 V=6672；一半的 logits 是 transpose 出来的不连续张量；
-    一半的 bias 里有 -inf（像第 22 课那样禁掉一些字）。
+    一半的 bias 里有 -inf（像第 22 课那样禁掉一些字）；每 6 个用例里有 1 个是 float64，结果也要是 float64
+    （加法与变形不改 dtype）。
     """
     vocab_size = len(default_tokenizer())
     out = []
@@ -23,6 +24,8 @@ def cases(gen):
         bias = torch.randn(V, generator=gen)
         if i % 4 in (1, 2):
             bias[torch.rand(V, generator=gen) < 0.3] = float("-inf")
+        if i % 6 == 5:
+            logits, bias = logits.double(), bias.double()
         out.append((logits, bias))
     return out
 
@@ -33,4 +36,5 @@ KINDS = {
     "连续的 logits": lambda case, want: case[0].is_contiguous(),
     "bias 里有 -inf（禁掉一些字）": lambda case, want: bool(torch.isinf(case[1]).any()),
     "真实汉字表的大小 V = 6672": lambda case, want: case[0].shape[-1] == len(default_tokenizer()),
+    "float64 的 logits（结果也是 float64）": lambda case, want: case[0].dtype == torch.float64,
 }

@@ -14,7 +14,8 @@ def solve(pair_counts, k):
         k: 平滑量，> 0；每个格子先加上 k 再归一。
 
     Returns:
-        [V, V] 的浮点张量 P，P[i, j] = (c[i, j] + k) / (Σ_j c[i, j] + k·V)；每一行加起来是 1。
+        [V, V] 的 float32 张量 P（模型里的概率都是 float32），P[i, j] = (c[i, j] + k) / (Σ_j c[i, j] + k·V)；
+        每一行加起来是 1。
     """
     raise NotImplementedError("请补全 solve，然后运行 ./poet check 7 检查；卡住时运行 ./poet hint 7 看提示。")
 
@@ -23,7 +24,7 @@ if __name__ == "__main__":
     counts = torch.tensor([[0, 3, 1], [2, 0, 0], [0, 0, 0]])
     probs = solve(counts, 1.0)
     assert probs.shape == (3, 3), f"形状应为 (3, 3)，实际是 {tuple(probs.shape)}"
-    assert probs.is_floating_point(), "概率表应是浮点张量"
+    assert probs.dtype == torch.float32, f"概率表应是 float32 张量（整数计数先 .float()），实际是 {probs.dtype}"
     assert torch.allclose(probs.sum(dim=1), torch.ones(3)), "每一行加起来应是 1"
     assert torch.allclose(probs[0], torch.tensor([1 / 7, 4 / 7, 2 / 7])), (
         f"第 0 行应是 (c + 1) / (4 + 3)，实际是 {probs[0]}"

@@ -47,7 +47,7 @@ def source_problem(code):
     换了个办法查表（逐行去找的 next(... enumerate(weight) ...)）。
     用变量做下标就是按编号查表：weight[ids]、换了名字的 table[ids]、weight.data[ids]、循环里的 weight[i]
     都拦下。下标里只有常数的不算（weight.shape[0]、ids[..., None]、x[:, -1]）。
-    类型注解（list[int]、dict[str, int]）不取数，不算。code 是学习者代码的 ast.Module（不含原样保留的可见检查）。"""
+    类型注解（list[int]、dict[str, int]）不取数，不算。code 是学习者代码的 ast.Module（不含底部的可见检查，见 grading.rules.learner_code）。"""
     hints = [
         getattr(node, field)
         for node in ast.walk(code)

@@ -96,7 +96,9 @@ def compare(expected, got):
         if value != want:
             return (
                 f"第 {step + 1} 步的损失应为 {want!r}，实际是 {value!r}：续训的损失要与从没停过的逐位相同，"
-                "差一点点也不行——常见原因是存档里的数换了精度（比如存成 half、bfloat16），或少存、放错了某样状态"
+                "差一点点也不行。先查随机数：dropout 用 torch 的全局随机数，存档里要有 torch.get_rng_state()，"
+                "读档时在 new_run() 之后放回（新进程的种子不同，新建模型也会用掉随机数）；再查别的状态少存、放错了没有"
+                "（优化器的动量、步数）；最后才是精度（存档里的数存成了 half、bfloat16）"
             )
     return None
 

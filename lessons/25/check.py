@@ -40,10 +40,11 @@ def cases(gen):
     按顺序轮换四种：val 里随机的 1–60 首真诗，n = 2；语料里全部带 ？ 的诗（？ 在句尾，也在句中间的两句之间）
     混进几首别的诗，其中一首的句号换成 ！（语料里一个 ！ 也没有），n 是 2 或 3；几首诗有的重复两三遍、顺序打乱（同一个提示写两遍、模型写出同一首），
     n 是 1、2、3；边角：空列表、写到一半被截断的诗（结尾没有标点的残段不算一句）、一句重复写两遍的诗、
-    n = 6（五言的句子没有 6 字组合，七言每句 2 个）。
+    n = 6（五言的句子没有 6 字组合，七言每句 2 个）、只有五言绝句而 n = 6（诗不是空的，却一个组合也没有：0.0）。
     """
     val = load_poems("val")
     asked = [p for p in load_poems() if "？" in p["text"]]
+    five = [p for p in val if p["form"] == "五言绝句"]
     out = []
     for i in range(24):
         kind = i % 4
@@ -60,7 +61,7 @@ def cases(gen):
             order = torch.randperm(len(texts), generator=gen).tolist()
             out.append(([texts[j] for j in order], _int(gen, 1, 4)))
         else:
-            edge = ("empty", "cut", "twice", "long", "cut", "twice")[i // 4]
+            edge = ("empty", "cut", "twice", "long", "cut", "none")[i // 4]
             if edge == "empty":
                 out.append(([], 2))
             elif edge == "cut":
@@ -72,8 +73,10 @@ def cases(gen):
                 for t in _pick(gen, val, _int(gen, 2, 8)):
                     texts.append(t[: t.index("，") + 1] + t)  # 第一句写了两遍：五句，组合重复
                 out.append((texts, 2))
-            else:
+            elif edge == "long":
                 out.append((_pick(gen, val, _int(gen, 2, 8)), 6))  # 只有七言的句子有 6 字组合（每句 2 个）
+            else:  # 只有五言：诗不是空的，一个 6 字组合也没有
+                out.append((_pick(gen, five, _int(gen, 2, 8)), 6))
     return out
 
 
@@ -87,4 +90,5 @@ KINDS = {
     "一句写了两遍（五句）": lambda case, want: any(sum(t.count(m) for m in "，。？！") == 5 for t in case[0]),
     "n = 1": lambda case, want: case[1] == 1,
     "n = 6（五言的句子没有组合）": lambda case, want: case[1] == 6,
+    "有诗、却一个组合也没有（0.0）": lambda case, want: case[0] != [] and want == 0.0,
 }

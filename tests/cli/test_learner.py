@@ -137,6 +137,7 @@ def test_check_records_progress(poet, workspace):
             "torch.cat",
         ),
         ("import os\nos._exit(3)\n", "崩溃", "退出码 3"),
+        ("import os\nprint('本课补全练习通过。')\nos._exit(0)\n", "崩溃", "没有交回答案就退出了"),
         (b"\xff\xfe\x00bad", "语法错误", "UTF-8"),
     ],
 )
@@ -146,6 +147,7 @@ def test_check_verdicts(poet, tmp_path, body, verdict, detail):
     run = poet("check", "9", str(path))
     assert run.returncode == 1
     assert verdict in run.stdout and detail in run.stdout, run.stdout
+    assert ("提示：./poet hint 9" in run.stdout) == (verdict == "答案错误"), run.stdout  # 答错了，提示在哪里
     assert "Traceback (most recent call last)" not in run.stdout + run.stderr
 
 

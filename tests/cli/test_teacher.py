@@ -104,3 +104,27 @@ def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path)
     assert "忽略 9 项" in text and "名单.txt：不是学习者文件夹" in text and "另有 2 个隐藏的文件或文件夹" in text
     rows = [line for line in text.splitlines() if line.startswith("│")]
     assert [row.split("│")[1].strip() for row in rows] == ["amy", "b\\tc", "d\\ne", "交了的通过率", "全班通过率"], text
+
+
+def test_the_header_counts_every_file_found_in_each_layout(monkeypatch, tmp_path):
+    """开头的份数是两种布局里各找到几份：算作没交的（原样的起始代码）、被另一种布局盖掉的也算，
+    不会在找到了 lessons/NN/my_exercise.py 时写“0 份”。"""
+    from courseware.grading.classroom import find_submissions
+
+    starter = (BY_NUMBER[9].folder / "starter.py").read_text(encoding="utf-8")
+    for rel, text in (
+        ("amy/09.py", GOOD),
+        ("amy/lessons/09/my_exercise.py", starter),
+        ("bo/lessons/09/my_exercise.py", starter),
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    found = find_submissions(tmp_path, [BY_NUMBER[9]])
+    assert list(found.submissions) == [("amy", "09")] and list(found.untouched) == [("bo", "09")]
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(display.console, "_width", 200)
+    tables.roster(str(tmp_path), found, None, "my_exercise.py")
+    text = out.buffer.getvalue().decode("utf-8")
+    assert "练习文件 3 份：NN.py 1 份，lessons/NN/my_exercise.py 2 份" in text, text
+    assert "算作没交 1 份" in text and "bo/lessons/09/my_exercise.py" in text, text

@@ -144,7 +144,8 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
         ["交了的通过率", "2/12 17%", ""],
         ["全班通过率", "2/13 15%", ""],
     ]
-    assert all(bool(r[2]) == (r[1] not in ("通过", "缺")) for r in table[1 : len(rows) + 1])  # 没通过的都有原因
+    assert all(bool(r[2]) == (r[1] != "通过") for r in table[1 : len(rows) + 1])  # 没通过的（连同没交的）都有原因
+    assert {r[0]: r[2] for r in table[1 : len(rows) + 1]}["ou"] == "空文件，算作没交"
 
     report = json.loads(json_path.read_text(encoding="utf-8"))
     assert report["timeout_seconds"] == TIMEOUT and report["memory_mb"] == 1024 and report["jobs"] == JOBS
@@ -174,7 +175,7 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
         "zed/：里面没有认得出的练习文件",
     }
     out = run.stdout
-    assert "找到 13 名学习者" in out and "NN.py 10 份，lessons/NN/my_exercise.py 2 份" in out
+    assert "找到 13 名学习者" in out and "练习文件 13 份：NN.py 11 份，lessons/NN/my_exercise.py 2 份" in out
     assert "算作没交 1 份（空文件，或与起始代码一字不差）：ou/09.py" in out
     assert "通过率" in out and "2/12 17%" in out and "2/13 15%" in out and "缺" in out
     assert "空文件、原样未改的起始代码也算没交" in out
@@ -189,7 +190,7 @@ def test_csv_marks_missing_lessons_and_counts_passes():
     }
     assert report_csv(["甲", "乙"], [nine, ten], results, 1234, "2026-12-03 15:40:00") == (
         f"学习者,第09课 {nine.title},第09课原因,第10课 {ten.title},第10课原因,通过数\r\n"
-        "甲,通过,,超时,超过了 CPU 时间上限 20 秒,1\r\n乙,缺,,通过,,1\r\n"
+        "甲,通过,,超时,超过了 CPU 时间上限 20 秒,1\r\n乙,缺,没有交这一课,通过,,1\r\n"
         "交了的通过率,1/1 100%,,1/2 50%,,\r\n全班通过率,1/2 50%,,1/2 50%,,\r\n"
         "\r\n随机用例的种子,1234\r\n批改时间,2026-12-03 15:40:00\r\n"
     )
@@ -205,8 +206,38 @@ def test_csv_reasons_are_one_escaped_line_and_a_partial_report_says_so():
     assert reason(visible) == "可见检查没通过：AssertionError"
     rows = text.splitlines()
     assert rows[1] == "甲,答案错误,'=第 1/28 个用例不对：\\x1b[2J结果[3]应为 1,0"
-    assert rows[2] == "乙,未批改,,0"
+    assert rows[2] == "乙,未批改,批改被中断，没有批改,0"
     assert rows[-1] == "部分报告,批改被中断：1 份已批改，1 份写作“未批改”"
+
+
+def test_a_crash_reason_is_the_error_not_the_advice():
+    """“崩溃”的原因是出错的地方与报错本身（给学习者的那句中文建议在前面，老师要看的是后面）；
+    没交回答案就退出了的，说它退出了、最后印了什么。"""
+    from courseware.grading.answers import judge
+    from courseware.grading.reply import classify_failure
+
+    crash = {
+        "status": "crashed",
+        "message": "导入出错：\n  09.py 第 2 行（顶层代码）：import solution\n"
+        "ModuleNotFoundError: No module named 'solution'",
+    }
+    kind, message = judge(BY_NUMBER[9], [], [], crash)
+    assert kind == "crashed" and message.startswith("代码运行时出了错"), message  # 给学习者的建议还在
+    assert reason(Verdict(kind, message)) == "导入出错：ModuleNotFoundError: No module named 'solution'"
+    kind, message = judge(
+        BY_NUMBER[9],
+        [],
+        [],
+        {"status": "crashed", "message": "第 3 个用例出错：\nTypeError: 'NoneType' object is not subscriptable"},
+    )
+    assert reason(Verdict(kind, message)) == "第 3 个用例出错：TypeError: 'NoneType' object is not subscriptable"
+    kind, message = classify_failure(0, "本课补全练习通过。")
+    assert kind == "crashed" and "没有交回答案就退出了" in message, message
+    assert reason(Verdict(kind, message)).endswith("它最后印出的是：本课补全练习通过。"), reason(Verdict(kind, message))
+    assert (
+        reason(Verdict("crashed", "进程被信号 SIGKILL 终止（可能用光了内存）"))
+        == "进程被信号 SIGKILL 终止（可能用光了内存）"
+    )
 
 
 def test_empty_files_and_unchanged_starters_count_as_not_handed_in(tmp_path):
@@ -236,8 +267,16 @@ def test_empty_files_and_unchanged_starters_count_as_not_handed_in(tmp_path):
         ("same", "09"): ("09.py", "与起始代码一字不差，算作没交"),
     }
     results = {("both", "09"): Verdict("passed", ""), ("edited", "09"): Verdict("not_implemented", "")}
-    lines = report_csv(found.learners, [BY_NUMBER[9]], results).splitlines()
-    assert lines[1:3] == ["blank,缺,,0", "both,通过,,1"]
+    lines = report_csv(found.learners, [BY_NUMBER[9]], results, untouched=found.untouched).splitlines()
+    assert lines[1:7] == [  # 没交的三种各有原因：空文件、原样的起始代码，与根本没有文件（见上一个测试）
+        "blank,缺,空文件，算作没交,0",
+        "both,通过,,1",
+        "crlf,缺,与起始代码一字不差，算作没交,0",
+        "edited,未完成,,0",
+        "empty,缺,空文件，算作没交,0",
+        "same,缺,与起始代码一字不差，算作没交,0",
+    ]
+    assert found.layout_counts() == (5, 2)  # both 的两份都算找到的：lessons/09/my_exercise.py 是原样的起始代码
     assert lines[-5:-3] == ["交了的通过率,1/2 50%,,", "全班通过率,1/6 17%,,"]
 
 

@@ -102,7 +102,7 @@ def test_learner_errors_name_the_line_in_chinese(tmp_path):
 
 
 def test_source_rules_ignore_comments_strings_and_the_given_checks():
-    """注释、文档字符串、print 与 assert、内置异常里给人看的文字不算；原样保留的可见检查（第 12 课里用了 F.gelu、
+    """注释、文档字符串、print 与 assert、内置异常里给人看的文字不算；底部的可见检查（第 12 课里用了 F.gelu、
     nn.Linear）不算；学习者自己定义的同名函数不算；getattr 里直接写出的名字算。"""
     twelve, one = BY_NUMBER[12], BY_NUMBER[1]
     assert rule_problem(twelve, (twelve.folder / "solution.py").read_text(encoding="utf-8")) is None
@@ -116,10 +116,49 @@ def test_source_rules_ignore_comments_strings_and_the_given_checks():
         one, "import torch\ndef solve(l, c, k):\n    return getattr(torch, 'softmax')(l, 0)\n"
     )
     assert "softmax" in rule_problem(one, "from torch import *\ndef solve(l, c, k):\n    return softmax(l, 0)\n")
-    added = (twelve.folder / "solution.py").read_text(encoding="utf-8") + "    torch.g = torch.nn.functional.gelu\n"
-    assert "gelu" in rule_problem(twelve, added)  # 加在可见检查那段里的语句照样查
     eight = BY_NUMBER[8]
     assert "weight[" in rule_problem(eight, "def solve(ids, weight):\n    return weight[ids]\n")
+
+
+OLD_VISIBLE_CHECK = """
+if __name__ == "__main__":
+    import inspect
+
+    body = inspect.getsource(solve).split('\"\"\"')[-1]  # 上个月的起始文件：在源码文本里找字
+    assert "softmax" not in body, "请不要调用 softmax 函数"
+    print("本课补全练习通过。")
+"""
+
+
+def test_an_older_visible_check_is_not_judged_but_the_code_that_runs_is():
+    """旧版起始文件底部的可见检查（在文本里找 "softmax"、用 inspect）不算学习者的代码：差分检查把文件当模块导入，
+    那一段不运行。学习者加在那一段里的语句也一样。文件别处可能把 __name__ 改成 "__main__"（写出 __name__、
+    from … import *）时，那一段会在导入时运行，整个文件照查；那一段的 else 也照查。"""
+    one = BY_NUMBER[1]
+    solution = (one.folder / "solution.py").read_text(encoding="utf-8")
+    mine = solution[: solution.index('if __name__ == "__main__":')].rstrip() + "\n"
+    assert rule_problem(one, mine + OLD_VISIBLE_CHECK) is None
+    assert rule_problem(one, mine + OLD_VISIBLE_CHECK + "    torch.softmax(torch.zeros(2), 0)\n") is None
+    renamed = "__name__ = '__main__'\n" + mine + OLD_VISIBLE_CHECK
+    assert rule_problem(one, renamed).startswith("第 "), rule_problem(one, renamed)
+    for top in ("globals()['__na' + 'me__'] = '__main__'\n", "from os.path import *\n"):
+        assert rule_problem(one, top + mine + OLD_VISIBLE_CHECK) is not None, top
+    otherwise = mine + OLD_VISIBLE_CHECK + "else:\n    solve = lambda l, c, k: torch.softmax(l, 0)\n"
+    assert "softmax" in rule_problem(one, otherwise)
+
+
+def test_only_the_builtins_are_reflection_not_attributes_of_the_same_name():
+    """re.compile、model.eval() 是别的函数；直接写出的内置 compile、eval、exec、vars、dir 才是绕过规则的路。"""
+    fifteen = BY_NUMBER[15]
+    head = "import re\nimport torch\n"
+    assert rule_problem(fifteen, head + "PUNCT = re.compile('[，。]')\ndef solve(l, t, m):\n    return l\n") is None
+    assert rule_problem(fifteen, head + "def solve(l, t, m):\n    torch.nn.Linear(2, 2).eval()\n    return l\n") is None
+    for call in ("compile('x', 'f', 'exec')", "eval('1')", "exec('1')", "vars(torch)", "dir(torch)"):
+        problem = rule_problem(fifteen, head + f"def solve(l, t, m):\n    {call}\n    return l\n")
+        assert problem is not None and problem.startswith(f"第 4 行用了 {call[: call.index('(')]}"), (call, problem)
+    own = "def compile(x):\n    return x\n\ndef solve(l, t, m):\n    return compile(l)\n"
+    assert rule_problem(fifteen, own) is None  # 自己定义的 compile 不是内置的
+    assert rule_problem(fifteen, "import builtins\ndef solve(l, t, m):\n    return builtins.eval('l')\n") is not None
 
 
 SHORTCUT_ROUTES = {
@@ -218,13 +257,44 @@ def test_a_float_mismatch_names_the_position_that_differs_most():
     got[2, 1], got[1, 0] = 0.5, 0.1
     assert (
         tensor_difference(want, got)
-        == "最大相差 0.5，在 [2, 1]（下标从 0 数）：应为 0、实际是 0.5；共 2 个位置超出容差"
+        == "最大相差 0.5，在 [2, 1]（下标从 0 数）：应为 0.0、实际是 0.5；共 2 个位置超出容差"
     )
     line = torch.tensor([0.0, 0.0, 0.0, 0.3])
     assert (
         tensor_difference(torch.zeros(4), line)
-        == "最大相差 0.3，在 [3]（下标从 0 数）：应为 0、实际是 0.3；共 1 个位置超出容差"
+        == "最大相差 0.3，在 [3]（下标从 0 数）：应为 0.0、实际是 0.3；共 1 个位置超出容差"
     )
+
+
+def test_expected_and_actual_show_the_digits_that_tell_them_apart():
+    """应为与实际并排时两边一样多位小数，多到看得出不同（1.813 对 1.810，1.09420 对 1.09421），不印 float32 的噪声
+    （float32 张量 .tolist() 得来的 0.4 写作 0.4）；0 维的结果说它是一个数；预览从第一个不同的位置起。"""
+    import torch
+
+    from courseware.grading.answers import compare, number_pair, previews, tensor_difference
+
+    assert number_pair(1.813, 1.81) == ("1.813", "1.810")
+    assert number_pair(1.094, 1.09401) == ("1.09400", "1.09401")
+    assert number_pair(5707.0, 5706.0) == ("5707", "5706")
+    float32 = torch.tensor([0.4, 1 / 3])
+    assert number_pair(*float32.tolist(), most=9) == ("0.4000", "0.3333")
+    assert number_pair(float32[1].item(), float32.double()[1].item() + 1e-12, most=9)[0] == "0.333333343"
+    want, got = torch.tensor([[1.094]]), torch.tensor([[1.09401]])
+    assert tensor_difference(want, got).endswith("应为 1.09400、实际是 1.09401；共 0 个位置超出容差")
+    assert tensor_difference(torch.tensor(5707), torch.tensor(5706)) == (
+        "结果是一个数（0 维张量，标量）：应为 5707、实际是 5706"
+    )
+    noisy = float(torch.tensor(0.4))
+    assert compare([0.1, 0.2], [0.1, noisy]) == "结果[1]应约为 0.2，实际是 0.4（下标从 0 数）"
+    assert compare(torch.zeros(2), [noisy, 0.5]) == "结果应是张量，实际是 list"
+    assert previews(torch.zeros(2), [noisy, 0.5]) == ("张量[2] [0, 0]", "[0.4, 0.5]")
+    mask = torch.zeros(6672, dtype=torch.bool)
+    wrong = mask.clone()
+    wrong[1234] = True
+    shown_want, shown_got = previews(mask, wrong)
+    assert shown_want.startswith("张量[6672] 从 [1234] 起 [False,")
+    assert shown_got.startswith("张量[6672] 从 [1234] 起 [True,")
+    assert previews(torch.tensor(5707), torch.tensor(5706)) == ("标量张量（0 维）5707", "标量张量（0 维）5706")
 
 
 def test_positions_are_written_one_way_in_every_message():
@@ -235,7 +305,7 @@ def test_positions_are_written_one_way_in_every_message():
 
     want = torch.tensor([0.0, 1.0, float("-inf"), 3.0])
     got = torch.tensor([0.0, 1.0, 777.0, 3.0])
-    assert tensor_difference(want, got) == "1 个位置不同（下标从 0 数）：[2] 应为 -inf、实际是 777"
+    assert tensor_difference(want, got) == "1 个位置不同（下标从 0 数）：[2] 应为 -inf、实际是 777.0"
     ids = torch.tensor([[1, 2], [3, 4]])
     assert tensor_difference(ids, ids.flip(0)) == (
         "4 个位置不同（下标从 0 数）：[0, 0] 应为 1、实际是 3；[0, 1] 应为 2、实际是 4；"

@@ -36,6 +36,19 @@ TORCH_ERRORS = [  # (出错的代码, 中文说明里的一段)
     ("torch.cat([torch.zeros(2, 3), torch.zeros(2, 4)])", "除了 dim=0 那一维"),
     ("torch.arange(3).mean()", "先 .float()"),
     ("torch.zeros(2, 3).masked_fill(torch.zeros(2, 3), 1.0)", "掩码要是 bool 张量"),
+    ("torch.einsum('ij,jk->ik', torch.zeros(2, 3, 4), torch.zeros(3, 4))", "写了 2 个下标，它却有 3 维"),
+    ("torch.einsum('ij,jk->ik', torch.zeros(2, 3), torch.zeros(4, 5))", "同一个字母 j 要是同样长的维"),
+    ("(lambda: None)()[0]", "忘了写 return"),
+    ("(lambda: None)().shape", "忘了写 return"),
+    ("torch.zeros(3).item()", "这个张量有 3 个数"),
+    ("bool(torch.zeros(3))", ".all()"),
+    ("torch.allclose(torch.zeros(2, dtype=torch.float64), torch.zeros(2))", "Double 是 float64"),
+    ("torch.stack([torch.zeros(2), torch.zeros(3)])", "第 0 个是 [2]，第 1 个是 [3]"),
+    ("1 / len([])", "除以了 0"),
+    ("[1, 2][5]", "下标从 0 数"),
+    ("[1, 2][torch.tensor(0.5)]", ".item()"),
+    ("torch.zeros(0).max()", "空张量"),
+    ("torch.zeros(3, dtype=torch.long).add_(0.5)", "存不进 Long 的张量"),
 ]
 
 

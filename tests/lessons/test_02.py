@@ -25,6 +25,14 @@ BANK = {
     "把 -inf 换成一个很小的数": """
         B, T, V = logits.shape
         return (logits + bias.clamp(min=-1e4)).reshape(B * T, V)""",
+    "总是返回 float32（先 .float()）": """
+        B, T, V = logits.shape
+        return (logits.float() + bias.float()).reshape(B * T, V)""",
+    "新建一个 float32 的结果再填进去": """
+        B, T, V = logits.shape
+        out = torch.empty(B * T, V)
+        out[:] = (logits + bias).reshape(B * T, V)
+        return out""",
 }
 
 

@@ -32,6 +32,14 @@ BANK = {
         T = scores.shape[0]
         causal = torch.ones(T, T, dtype=torch.bool).tril()
         return F.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)""",
+    "总是返回 float32（softmax 写了 dtype=torch.float32）": """
+        T = scores.shape[-1]
+        causal = torch.ones(T, T, dtype=torch.bool).tril()
+        return F.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1, dtype=torch.float32)""",
+    "先 .float() 再遮挡（float64 的分数变成 float32）": """
+        T = scores.shape[-1]
+        causal = torch.ones(T, T, dtype=torch.bool).tril()
+        return F.softmax(scores.float().masked_fill(~causal, float("-inf")), dim=-1)""",
 }
 
 

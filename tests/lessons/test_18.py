@@ -217,6 +217,15 @@ def test_lesson_18_missing_seek_is_named_and_half_precision_is_shown_exactly(tmp
     assert "weights_only=True" in message, message
 
 
+def test_lesson_18_a_loss_that_differs_points_at_the_random_state_first():
+    """损失不逐位相同时，提示先说随机数（少存、放回早了最常见），精度放在最后。"""
+    from courseware.grading import lesson_check
+
+    message = lesson_check(BY_NUMBER[18]).compare([2.5, 2.25], [2.5, 2.375])
+    assert message.startswith("第 2 步的损失应为 2.25，实际是 2.375"), message
+    assert message.index("torch.get_rng_state()") < message.index("优化器") < message.index("half"), message
+
+
 def test_lesson_18_resumed_losses_equal_the_uninterrupted_run():
     """参考答案读档续训后的损失与一口气训练完逐位相同（用 check.py 的真实诗句用例）。"""
     solution = load_solution(18)

@@ -171,6 +171,30 @@ BANK = {
     grams = [line[i:i + n] for line in dict.fromkeys(lines) for i in range(len(line) - n + 1)]
     return len(set(grams)) / len(grams) if grams else 0.0
     """,
+    "只有空列表时才返回 0.0（有诗却没有组合时除以 0）": """
+        if not texts:
+            return 0.0
+        grams = []
+        for text in texts:
+            line = ""
+            for ch in text:
+                if ch in "，。？！":
+                    grams += [line[i:i + n] for i in range(len(line) - n + 1)]
+                    line = ""
+                else:
+                    line += ch
+        return len(set(grams)) / len(grams)
+    """,
+    "没有组合时 try 接住除以 0，返回 1.0": _LINES
+    + """
+    grams = [line[i:i + n] for line in lines for i in range(len(line) - n + 1)]
+    if not texts:
+        return 0.0
+    try:
+        return len(set(grams)) / len(grams)
+    except ZeroDivisionError:
+        return 1.0
+    """,
     "只认 ，。？ 三种句尾（漏了 ！）": """
         grams = []
         for text in texts:
@@ -211,18 +235,34 @@ def test_a_comment_naming_the_shortcut_is_not_refused(tmp_path):
     assert verdict.passed, verdict.message
 
 
+def test_a_right_answer_with_re_compile_passes(tmp_path):
+    """re.compile 是正则表达式的函数，不是内置的 compile：在有源码规则的课里照样可以用。"""
+    body = """
+    import re
+
+    sentence = re.compile("([^，。？！]*)[，。？！]")  # 一句：不含标点的一段，后面紧跟句尾标点
+    grams = [
+        line[i : i + n] for text in texts for line in sentence.findall(text) for i in range(len(line) - n + 1)
+    ]
+    return len(set(grams)) / len(grams) if grams else 0.0
+    """
+    verdict = wrong_verdict(25, body, tmp_path)
+    assert verdict.passed, verdict.message
+
+
 def test_shortcut_is_refused_with_the_reason(tmp_path):
     assert "请不要用 poetry_gpt" in wrong_verdict(25, BANK["捷径：直接调用课程包的 distinct_n"], tmp_path).message
 
 
 def test_cases_cover_the_edge_kinds():
-    cases, _ = reference(LESSON, 25 * 1000 + 7)
+    cases, expected = reference(LESSON, 25 * 1000 + 7)
     texts = [t for c, _ in cases for t in c]
     assert ([], 2) in [(c, n) for c, n in cases]  # 空列表
     assert any("？" in t[:-1] for t in texts)  # ？ 在两句之间
     assert any(t and t[-1] not in "，。？！" for t in texts)  # 截断的残段
     assert any(len(c) != len(set(c)) for c, _ in cases)  # 重复的诗
     assert {n for _, n in cases} >= {1, 2, 3, 6}
+    assert any(texts and want == 0.0 for (texts, _), want in zip(cases, expected))  # 有诗、却一个组合也没有
 
 
 def test_solution_is_the_package_distinct_n():

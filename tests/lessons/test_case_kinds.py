@@ -7,7 +7,7 @@ import pytest
 from lesson_bank import verdict_of
 
 from courseware.catalogue import CATALOGUE
-from courseware.grading import default_seed, lesson_check, uncovered_kinds
+from courseware.grading import default_seed, lesson_check, rule_problem, uncovered_kinds
 from courseware.starters import NAMES_IN_SOLVE
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
@@ -42,6 +42,18 @@ def test_comments_naming_the_shortcuts_do_not_fail_a_right_answer(lesson, tmp_pa
     path.write_text("".join(lines[: first.lineno - 1]) + note + "".join(lines[first.lineno - 1 :]), encoding="utf-8")
     verdict = verdict_of(lesson.number, path)
     assert verdict.passed, verdict.message
+
+
+@pytest.mark.parametrize(
+    "lesson", [lesson for lesson in AVAILABLE if _forbidden(lesson)], ids=lambda lesson: lesson.code
+)
+def test_an_older_visible_check_naming_the_shortcuts_is_not_judged(lesson):
+    """底部换成旧版起始文件那样的可见检查（在 solve 的源码文本里找每个不许用的名字，名字写在字符串里）：
+    源码规则不查那一段（差分检查时它不运行），参考答案仍然合规。"""
+    source = (lesson.folder / "solution.py").read_text(encoding="utf-8")
+    older = 'if __name__ == "__main__":\n    import inspect\n\n    body = inspect.getsource(solve)\n'
+    older += "".join(f"    assert {name!r} not in body\n" for name in _forbidden(lesson))
+    assert rule_problem(lesson, source[: source.index('if __name__ == "__main__":')] + older) is None
 
 
 def test_visible_checks_read_the_names_in_solve_from_its_syntax_tree():
