@@ -21,8 +21,9 @@ REPLANS = 50
 """排定之后每隔给的时间的 1/50 重排一次（10 分钟的训练每 12 秒一次）：机器变慢时，最多多走这么一小段才发觉。"""
 WINDOW = 3
 """重排时的每步用时取最近 3 个重排间隔（约给的时间的 6%）的平均：够新，能跟上机器变忙；够长，不被一步的抖动带偏。"""
-ANNOUNCE_CHANGE = 0.05
-"""重排的步数与上次说的相差 5% 以上才在进度条上方再说一次，小的调整只改进度条的总数。"""
+ANNOUNCE_CHANGE = 0.1
+"""重排的步数与上一次说出来的相差一成以上，才在进度条上方再说一次；小的调整只改进度条的总数
+（忙着的机器上每步用时忽快忽慢，每次都说，一分钟的训练就会刷出十来行）。"""
 WARMUP_SHARE = 0.05
 """按时间排定时，预热取排定步数的 5%（不少于 WARMUP_FLOOR 步，不多于预设的预热）：只走得完一百多步的训练，
 预设的 100 步预热会占去八成，学习率刚升上来就得降。"""
@@ -78,6 +79,7 @@ class MinutesPlanner:
     _paused: float = 0.0
     _marks: list[tuple[int, float]] = field(default_factory=list)
     _next_plan: float = math.inf
+    _announced: int | None = None
 
     @property
     def deadline(self) -> float:
@@ -108,6 +110,13 @@ class MinutesPlanner:
         per_step = (clock - then) / (step - first)
         validation = self.validation_s if self.validation_s is not None else per_step * self.validation_steps
         return per_step, planned_steps(step, per_step, self.deadline - now, validation, self.eval_every)
+
+    def worth_saying(self, steps: int) -> bool:
+        """排定 steps 步这件事要不要在进度条上方说出来：第一次排定要说，之后与上一次说的相差 ANNOUNCE_CHANGE 以上才说。"""
+        if self._announced is not None and abs(steps - self._announced) < ANNOUNCE_CHANGE * self._announced:
+            return False
+        self._announced = steps
+        return True
 
     def too_short(self, steps: int, per_step: float, min_steps: int) -> str | None:
         """排定的 steps 步少于 min_steps（学不到什么）时，是开始之前告诉学习者的中文说明；够了时为 None。"""

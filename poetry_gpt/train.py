@@ -31,7 +31,7 @@ from .model import ModelConfig, PoetryGPT
 from .progress_bar import ProgressBar
 from .settings import DEVICES, OPTIMIZERS, PRECISIONS, SCHEDULES
 from .sittings import Sittings, snapshot_name
-from .time_budget import ANNOUNCE_CHANGE, PLAN_AT, VALIDATION_COST, MinutesPlanner, TooShort, scaled_warmup
+from .time_budget import PLAN_AT, VALIDATION_COST, MinutesPlanner, TooShort, scaled_warmup
 from .trainer import Trainer
 
 
@@ -565,18 +565,18 @@ def _reschedule(
 ) -> tuple[TrainConfig, int]:
     """按 planner 排定的总步数改 config.steps，返回 (新的 config, 循环停在第几步)。各进程量出的时间略有不同，
     步数却必须一样：取最少的。第一次排定时也按步数定预热（:func:`scaled_warmup`），步数太少就不训练；
-    之后只有步数变了 ANNOUNCE_CHANGE 以上才在进度条上方再说一遍。
+    之后只有与上一次说的相差一成以上才在进度条上方再说一遍（:meth:`MinutesPlanner.worth_saying`）。
 
     Raises:
         TooShort: 第一次排定的步数少于 config.min_steps（说明怎么办）。
     """
     per_step, planned = plan
     total = int(workers.all_reduce(torch.tensor(planned, device=workers.device), op="min"))
-    quiet = step > PLAN_AT and abs(total - config.steps) < ANNOUNCE_CHANGE * config.steps
     if step == PLAN_AT:
         if (why := planner.too_short(total, per_step, config.min_steps)) is not None:
             raise TooShort(why)
         config = replace(config, warmup=scaled_warmup(total, config.warmup))
     config = replace(config, steps=total)
-    bar.plan(stops.last_step(total), None if quiet else planner.describe(step, per_step, total, config.warmup))
+    said = planner.describe(step, per_step, total, config.warmup) if planner.worth_saying(total) else None
+    bar.plan(stops.last_step(total), said)
     return config, stops.last_step(total)

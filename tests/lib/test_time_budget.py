@@ -97,3 +97,10 @@ def test_replanning_only_at_validations_would_overrun_on_a_busy_machine():
     """对照：只在第 8 步排一次（分几次训练时就是这样），机器一半时变慢一倍，就超时两成以上——按钟表重排才按时结束。"""
     ended, _ = simulate(10, lambda now: 0.55 if now < 300 else 1.1, once=True)
     assert ended > 600 * 1.2
+
+
+def test_only_changes_of_a_tenth_from_what_was_last_said_are_announced():
+    """忙着的机器上一分钟的训练曾刷出十来行“重新排定”：小的调整只改进度条，与上一次说的差一成以上才说。"""
+    planner = MinutesPlanner(minutes=1, started=0.0, eval_every=40)
+    said = [n for n in (36, 34, 38, 33, 32, 40, 44, 45) if planner.worth_saying(n)]
+    assert said == [36, 32, 40, 44]
