@@ -1,12 +1,17 @@
 """测试共用的夹具：在临时工作区里运行 poet 命令，不碰学习者真实的练习与进度；
 要沙箱（bubblewrap）或浏览器（Chromium）的测试在本机没有它们时跳过，最后说一行怎样让它们也跑。"""
 
+import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+
+from poetry_gpt.common import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -61,6 +66,38 @@ def poet(workspace):
     return run
 
 
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory):
+    """用 ./poet site --out 生成的课程网站（命令行的那一条路），整个测试运行只生成一次：
+    SimpleNamespace(out=网站文件夹, returncode, stdout, stderr)。tests/courseware/test_site.py 与 test_site_browser.py 共用，只读不改。
+
+    pytest -n 的几个 worker 共用一份：它们的临时文件夹在同一个上层文件夹里，先到的建一个锁文件夹（mkdir 是原子的）
+    去生成，后到的等它写下结果。"""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out, result = shared / "site" / "out", shared / "site" / "result.json"
+    try:
+        (shared / "site").mkdir()
+    except FileExistsError:
+        while not result.exists():  # 生成的那个 worker 无论成败都写下结果（超时 300 秒也算失败）
+            time.sleep(0.2)
+    else:
+        done = {"returncode": -1, "stdout": "", "stderr": ""}
+        try:
+            run = subprocess.run(
+                [sys.executable, "-m", "courseware.cli", "site", "--out", str(out)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                timeout=300,
+            )
+            done = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr}
+        finally:
+            atomic_write_text(result, json.dumps(done, ensure_ascii=False))
+    return SimpleNamespace(out=out, **json.loads(result.read_text(encoding="utf-8")))
+
+
 # ---------- 要沙箱或浏览器的测试：@pytest.mark.sandbox、@pytest.mark.browser ----------
 
 
@@ -73,9 +110,20 @@ def missing(need: str) -> str | None:
     return sandbox.unavailable_reason()
 
 
+FAST = {
+    # 测试文件（相对 tests/）→ 其中属于快速一档的测试函数；None 是整个文件
+    "lessons/test_lesson_bank.py": None,
+    "courseware/test_tiers.py": None,
+}
+"""快速一档（pytest -m fast）：改完一处随手跑的那一档，空闲的两核上一分半以内。课程的每个模块、每一课的参考答案与
+起始代码的判定至少各测到一次（tests/courseware/test_tiers.py 检查这两条）；整套测试（CI）才重跑实验、批改全班、
+生成网站、换内核。这张表集中在这里，挑哪些、为什么，一处看全。"""
+
+
 def pytest_configure(config):
     for name, what in NEEDS.items():
         config.addinivalue_line("markers", f"{name}: {what}")
+    config.addinivalue_line("markers", "fast: 快速一档（pytest -m fast），见 tests/conftest.py 的 FAST")
     if os.environ.get(EVERYTHING) == "1" and not os.environ.get("PYTEST_XDIST_WORKER"):
         lacking = {name: why for name in NEEDS if (why := missing(name))}
         if lacking:
@@ -86,7 +134,13 @@ def pytest_configure(config):
             )
 
 
+@pytest.hookimpl(tryfirst=True)  # 先于 -m 的筛选：筛选看得到这里加的 fast
 def pytest_collection_modifyitems(config, items):
+    tests = Path(__file__).parent
+    for item in items:
+        chosen = FAST.get(item.path.relative_to(tests).as_posix(), ())
+        if chosen is None or getattr(item, "originalname", item.name) in chosen:
+            item.add_marker(pytest.mark.fast)
     reasons: dict[str, str | None] = {}
     for item in items:
         for name in NEEDS:
