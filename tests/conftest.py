@@ -1,6 +1,8 @@
 """测试共用的夹具：在临时工作区里运行 poet 命令，不碰学习者真实的练习与进度；
 要沙箱（bubblewrap）或浏览器（Chromium）的测试在本机没有它们时跳过，最后说一行怎样让它们也跑。"""
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -66,6 +68,30 @@ def poet(workspace):
     return run
 
 
+@pytest.fixture
+def poet_here(workspace, monkeypatch, request):
+    """与 poet 一样的 poet(*args) → CompletedProcess，只是在本进程里运行（courseware.cli.main）：省掉一次子进程
+    （导入 torch 一两秒）。给不测进程边界（信号、管道、终端、环境）的测试用：参数、消息、退出码。"""
+    from courseware import catalogue
+    from courseware.cli import main
+
+    monkeypatch.setenv("POET_WORKSPACE", str(workspace))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    catalogue.workspace.cache_clear()  # workspace() 第一次调用时读环境变量，之后不变
+    request.addfinalizer(catalogue.workspace.cache_clear)
+
+    def run(*args):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as e:  # argparse：--help（0）或参数写错（2）
+                code = e.code if isinstance(e.code, int) else int(e.code is not None)
+        return subprocess.CompletedProcess(["poet", *args], code, out.getvalue(), err.getvalue())
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def site_build(tmp_path_factory):
     """用 ./poet site --out 生成的课程网站（命令行的那一条路），整个测试运行只生成一次：
@@ -112,8 +138,31 @@ def missing(need: str) -> str | None:
 
 FAST = {
     # 测试文件（相对 tests/）→ 其中属于快速一档的测试函数；None 是整个文件
+    **{
+        f"lib/test_{name}.py": None
+        for name in (
+            "batches bigram checkpoint common constraints corpus data generate labs loss metrics model probes "
+            "prosody sampling settings time_budget verse"
+        ).split()
+    },
+    **{
+        f"courseware/test_{name}.py": None
+        for name in "architecture catalogue code_style figures messages names requirements style tiers".split()
+    },
+    "courseware/test_verify.py": (
+        "test_verify_reports_unknown_names_in_check_py",
+        "test_check_settings_are_what_the_grader_reads",
+        "test_the_grader_package_is_in_every_fingerprint",
+        "test_the_fingerprint_follows_every_file_the_checks_read",
+    ),
+    "cli/test_parser.py": None,
+    "cli/test_teacher.py": None,
     "lessons/test_lesson_bank.py": None,
-    "courseware/test_tiers.py": None,
+    "lessons/test_all_lessons.py": (
+        "test_every_lesson_folder_is_in_the_catalogue",
+        "test_starter_is_generated_from_the_solution",
+        "test_lesson_files_have_the_course_shape",
+    ),
 }
 """快速一档（pytest -m fast）：改完一处随手跑的那一档，空闲的两核上一分半以内。课程的每个模块、每一课的参考答案与
 起始代码的判定至少各测到一次（tests/courseware/test_tiers.py 检查这两条）；整套测试（CI）才重跑实验、批改全班、
