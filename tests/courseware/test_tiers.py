@@ -56,7 +56,10 @@ def test_the_fast_tier_reaches_every_module():
     files = [TESTS / name for name in FAST]
     seen: set[str] = set()
     todo = set().union(*(package_imports(path) for path in files))
-    for path in files:  # 以 python -m 包 运行的（./poet 的那一条路）：那个包的 __main__
+    for path in [
+        *files,
+        TESTS / "conftest.py",
+    ]:  # 以 python -m 包 运行的（poet 夹具，./poet 的那一条路）：那个包的 __main__
         todo |= {f"{m}.__main__" for m in re.findall(r'"-m",\s*"([\w.]+)"', path.read_text(encoding="utf-8"))}
     todo &= set(modules())
     while todo:
