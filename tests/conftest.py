@@ -71,7 +71,7 @@ def poet(workspace):
 @pytest.fixture
 def poet_here(workspace, monkeypatch, request):
     """与 poet 一样的 poet(*args) → CompletedProcess，只是在本进程里运行（courseware.cli.main）：省掉一次子进程
-    （导入 torch 一两秒）。给不测进程边界（信号、管道、终端、环境）的测试用：参数、消息、退出码。"""
+    （启动 Python、导入课程包；check 之类还要导入 torch）。给不测进程边界（信号、管道、终端、环境）的测试用：参数、消息、退出码。"""
     from courseware import catalogue
     from courseware.cli import main
 
@@ -102,12 +102,17 @@ def site_build(tmp_path_factory):
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     out, result = shared / "site" / "out", shared / "site" / "result.json"
+    builder = shared / "site" / "builder"  # 生成的那个 worker 的进程号
     try:
         (shared / "site").mkdir()
     except FileExistsError:
         while not result.exists():  # 生成的那个 worker 无论成败都写下结果（超时 300 秒也算失败）
             time.sleep(0.2)
+            pid = builder.read_text(encoding="utf-8") if builder.exists() else None
+            if pid and Path("/proc/self").exists() and not Path(f"/proc/{pid}").exists() and not result.exists():
+                pytest.fail("生成网站的那个测试进程没写下结果就退出了")  # 只在有 /proc 的系统上查得到
     else:
+        atomic_write_text(builder, str(os.getpid()))
         done = {"returncode": -1, "stdout": "", "stderr": ""}
         try:
             run = subprocess.run(
@@ -187,7 +192,7 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     tests = Path(__file__).parent
     for item in items:
-        chosen = FAST.get(item.path.relative_to(tests).as_posix(), ())
+        chosen = FAST.get(item.path.relative_to(tests).as_posix(), ()) if item.path.is_relative_to(tests) else ()
         if chosen is None or getattr(item, "originalname", item.name) in chosen:
             item.add_marker(pytest.mark.fast)
     reasons: dict[str, str | None] = {}
