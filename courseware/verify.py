@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.metadata
 import json
 import re
 import subprocess
@@ -203,18 +204,24 @@ def used_modules(files: list[Path]) -> set[str]:
 
 
 def fingerprint(lesson: Lesson) -> str:
-    """这一课检查结果所依赖的一切的摘要：课程文件、它们（连同批改程序）直接或间接导入的
-    课程模块的源码、data/ 里的文件（名字、大小、修改时间）与 Python 版本。
+    """这一课检查结果所依赖的一切的摘要：课的文件夹里的文件（学习者的练习除外）、课程文件（连同批改程序）
+    直接或间接导入的课程模块的源码、results/ 里的记录（第 19 课的实验读 results/eval.json）、
+    data/ 里的文件（名字、大小、修改时间）、Python 与 torch 的版本。
 
     只算真正用到的模块：改 cli.py 或别的课没用到的模块，不会让这一课重跑。
+    新克隆的仓库里 data/ 的修改时间都是新的，所以 CI 每次都全部重跑。
     """
     files = [lesson.folder / f for f in LESSON_FILES]
-    recorded = lesson.folder / "output.txt"  # 重新记录过，就要重新比较
-    h = hashlib.sha256(sys.version.encode())
+    h = hashlib.sha256(f"{sys.version}\0torch {importlib.metadata.version('torch')}".encode())
     modules = [module_file(n) for n in sorted(used_modules(files))]
-    for path in [*files, catalogue.MANIFEST, *modules]:  # 课表：标题与前后课链接
+    own = sorted(  # output.txt、figures.toml、第 04 课的 bad_records.json……
+        p
+        for p in lesson.folder.iterdir()
+        if p.is_file() and not p.name.startswith(catalogue.EXERCISE.removesuffix(".py"))
+    )
+    records = sorted(p for p in (ROOT / "results").iterdir() if p.is_file())
+    for path in [*own, catalogue.MANIFEST, *modules, *records]:  # 课表：标题与前后课链接
         h.update(path.name.encode() + b"\0" + path.read_bytes())
-    h.update(recorded.read_bytes() if recorded.is_file() else b"")
     for path in sorted(DEFAULT_DATA.iterdir()):
         st = path.stat()
         h.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns}".encode())

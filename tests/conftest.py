@@ -1,12 +1,19 @@
 """测试共用的夹具：在临时工作区里运行 poet 命令，不碰学习者真实的练习与进度；
 要沙箱（bubblewrap）或浏览器（Chromium）的测试在本机没有它们时跳过，最后说一行怎样让它们也跑。"""
 
+import contextlib
+import io
+import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+
+from poetry_gpt.common import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -61,6 +68,67 @@ def poet(workspace):
     return run
 
 
+@pytest.fixture
+def poet_here(workspace, monkeypatch, request):
+    """与 poet 一样的 poet(*args) → CompletedProcess，只是在本进程里运行（courseware.cli.main）：省掉一次子进程
+    （启动 Python、导入课程包；check 之类还要导入 torch）。给不测进程边界（信号、管道、终端、环境）的测试用：参数、消息、退出码。"""
+    from courseware import catalogue
+    from courseware.cli import main
+
+    monkeypatch.setenv("POET_WORKSPACE", str(workspace))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    catalogue.workspace.cache_clear()  # workspace() 第一次调用时读环境变量，之后不变
+    request.addfinalizer(catalogue.workspace.cache_clear)
+
+    def run(*args):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as e:  # argparse：--help（0）或参数写错（2）
+                code = e.code if isinstance(e.code, int) else int(e.code is not None)
+        return subprocess.CompletedProcess(["poet", *args], code, out.getvalue(), err.getvalue())
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory):
+    """用 ./poet site --out 生成的课程网站（命令行的那一条路），整个测试运行只生成一次：
+    SimpleNamespace(out=网站文件夹, returncode, stdout, stderr)。tests/courseware/test_site.py 与 test_site_browser.py 共用，只读不改。
+
+    pytest -n 的几个 worker 共用一份：它们的临时文件夹在同一个上层文件夹里，先到的建一个锁文件夹（mkdir 是原子的）
+    去生成，后到的等它写下结果。"""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out, result = shared / "site" / "out", shared / "site" / "result.json"
+    builder = shared / "site" / "builder"  # 生成的那个 worker 的进程号
+    try:
+        (shared / "site").mkdir()
+    except FileExistsError:
+        while not result.exists():  # 生成的那个 worker 无论成败都写下结果（超时 300 秒也算失败）
+            time.sleep(0.2)
+            pid = builder.read_text(encoding="utf-8") if builder.exists() else None
+            if pid and Path("/proc/self").exists() and not Path(f"/proc/{pid}").exists() and not result.exists():
+                pytest.fail("生成网站的那个测试进程没写下结果就退出了")  # 只在有 /proc 的系统上查得到
+    else:
+        atomic_write_text(builder, str(os.getpid()))
+        done = {"returncode": -1, "stdout": "", "stderr": ""}
+        try:
+            run = subprocess.run(
+                [sys.executable, "-m", "courseware.cli", "site", "--out", str(out)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                timeout=300,
+            )
+            done = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr}
+        finally:
+            atomic_write_text(result, json.dumps(done, ensure_ascii=False))
+    return SimpleNamespace(out=out, **json.loads(result.read_text(encoding="utf-8")))
+
+
 # ---------- 要沙箱或浏览器的测试：@pytest.mark.sandbox、@pytest.mark.browser ----------
 
 
@@ -73,9 +141,43 @@ def missing(need: str) -> str | None:
     return sandbox.unavailable_reason()
 
 
+FAST = {
+    # 测试文件（相对 tests/）→ 其中属于快速一档的测试函数；None 是整个文件
+    **{
+        f"lib/test_{name}.py": None
+        for name in (
+            "batches bigram checkpoint common constraints corpus data generate labs loss model probes "
+            "prosody sampling settings time_budget verse"  # test_metrics 与 test_train 要算验证集、训练几步
+        ).split()
+    },
+    **{
+        f"courseware/test_{name}.py": None
+        for name in "architecture catalogue code_style figures messages names requirements style tiers".split()
+    },
+    "courseware/test_verify.py": (
+        "test_verify_reports_unknown_names_in_check_py",
+        "test_check_settings_are_what_the_grader_reads",
+        "test_the_grader_package_is_in_every_fingerprint",
+        "test_the_fingerprint_follows_every_file_the_checks_read",
+    ),
+    "cli/test_parser.py": None,
+    "cli/test_teacher.py": None,
+    "lessons/test_lesson_bank.py": None,
+    "lessons/test_all_lessons.py": (
+        "test_every_lesson_folder_is_in_the_catalogue",
+        "test_starter_is_generated_from_the_solution",
+        "test_lesson_files_have_the_course_shape",
+    ),
+}
+"""快速一档（pytest -m fast）：改完一处随手跑的那一档，空闲的两核上一分半以内。课程的每个模块、每一课的参考答案与
+起始代码的判定至少各测到一次（tests/courseware/test_tiers.py 检查这两条）；整套测试（CI）才重跑实验、批改全班、
+生成网站、换内核。这张表集中在这里，挑哪些、为什么，一处看全。"""
+
+
 def pytest_configure(config):
     for name, what in NEEDS.items():
         config.addinivalue_line("markers", f"{name}: {what}")
+    config.addinivalue_line("markers", "fast: 快速一档（pytest -m fast），见 tests/conftest.py 的 FAST")
     if os.environ.get(EVERYTHING) == "1" and not os.environ.get("PYTEST_XDIST_WORKER"):
         lacking = {name: why for name in NEEDS if (why := missing(name))}
         if lacking:
@@ -86,7 +188,13 @@ def pytest_configure(config):
             )
 
 
+@pytest.hookimpl(tryfirst=True)  # 先于 -m 的筛选：筛选看得到这里加的 fast
 def pytest_collection_modifyitems(config, items):
+    tests = Path(__file__).parent
+    for item in items:
+        chosen = FAST.get(item.path.relative_to(tests).as_posix(), ()) if item.path.is_relative_to(tests) else ()
+        if chosen is None or getattr(item, "originalname", item.name) in chosen:
+            item.add_marker(pytest.mark.fast)
     reasons: dict[str, str | None] = {}
     for item in items:
         for name in NEEDS:

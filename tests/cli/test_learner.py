@@ -20,25 +20,25 @@ ESC = re.compile(r"\x1b\[")
 
 
 @pytest.mark.parametrize("bad", ["99", "abc", "-1", "", "0", "lesson-"])
-def test_bad_lesson_numbers_exit_2_in_chinese(poet, bad):
-    run = poet("lesson", bad)
+def test_bad_lesson_numbers_exit_2_in_chinese(poet_here, bad):
+    run = poet_here("lesson", bad)
     assert run.returncode == 2
     assert "不是有效的课号" in run.stderr and "1 到 26" in run.stderr
     assert "Traceback" not in run.stdout + run.stderr
 
 
 @pytest.mark.parametrize("spelling", ["9", "09", "lesson-09"])
-def test_lesson_numbers_are_accepted_in_three_spellings(poet, spelling):
-    run = poet("hint", spelling)
+def test_lesson_numbers_are_accepted_in_three_spellings(poet_here, spelling):
+    run = poet_here("hint", spelling)
     assert run.returncode == 0 and "广播" in run.stdout
 
 
-def test_hint_gives_a_nudge_first_and_the_recipe_with_more(poet):
-    first = poet("hint", "20")
+def test_hint_gives_a_nudge_first_and_the_recipe_with_more(poet_here):
+    first = poet_here("hint", "20")
     assert first.returncode == 0 and "./poet hint 20 --more" in first.stdout and "masked_fill" not in first.stdout
-    more = poet("hint", "20", "--more")
+    more = poet_here("hint", "20", "--more")
     assert more.returncode == 0 and "完整的做法" in more.stdout and "masked_fill" in more.stdout
-    assert "./poet hint 9 --more" in poet("hint", "9").stdout
+    assert "./poet hint 9 --more" in poet_here("hint", "9").stdout
 
 
 def test_course_map_and_lesson_output_have_no_escape_codes_in_a_pipe(poet):
@@ -77,14 +77,14 @@ def test_ctrl_c_during_a_lesson_stops_the_experiment_without_a_traceback():
     assert proc.returncode == 130 and "已中断" in out and "Traceback" not in out and "KeyboardInterrupt" not in out, out
 
 
-def test_start_never_overwrites(poet, workspace):
+def test_start_never_overwrites(poet_here, workspace):
     mine = workspace / "lessons" / "09" / "my_exercise.py"
-    assert poet("start", "9").returncode == 0
+    assert poet_here("start", "9").returncode == 0
     mine.write_text("# 我的代码\n", encoding="utf-8")
-    again = poet("start", "9")
+    again = poet_here("start", "9")
     assert again.returncode == 1 and "已经存在" in again.stderr
     assert mine.read_text(encoding="utf-8") == "# 我的代码\n"
-    forced = poet("start", "9", "--force")
+    forced = poet_here("start", "9", "--force")
     assert forced.returncode == 0 and "备份" in forced.stdout
     backups = list(mine.parent.glob("my_exercise.*.py"))
     assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == "# 我的代码\n"
@@ -98,11 +98,11 @@ GOOD = """\
     return words + positions[past:past + T]"""
 
 
-def test_check_records_progress(poet, workspace):
-    run = poet("check", "9")
+def test_check_records_progress(poet_here, workspace):
+    run = poet_here("check", "9")
     assert run.returncode == 2 and "./poet start 9" in run.stderr
-    poet("start", "9")
-    blank = poet("check", "9")
+    poet_here("start", "9")
+    blank = poet_here("check", "9")
     assert blank.returncode == 1 and "未完成" in blank.stdout and "请补全 solve" in blank.stdout
     progress = json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))
     assert progress["09"]["status"] == "started" and progress["09"]["last_verdict"] == "未完成"
@@ -113,10 +113,10 @@ def test_check_records_progress(poet, workspace):
         ),
         encoding="utf-8",
     )
-    passed = poet("check", "9")
+    passed = poet_here("check", "9")
     assert passed.returncode == 0 and "通过" in passed.stdout and "28 个随机用例" in passed.stdout
     assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["09"]["status"] == "passed"
-    table = poet("progress")
+    table = poet_here("progress")
     assert "已通过 1 课" in table.stdout
 
 
@@ -229,11 +229,11 @@ def test_endless_loop_is_stopped_by_the_time_limit(poet, tmp_path):
     assert "死循环" in run.stdout and "--timeout调大" in flat
 
 
-def test_solution_diff_and_doctor(poet, workspace):
-    sol = poet("solution", "9")
+def test_solution_diff_and_doctor(poet, poet_here, workspace):
+    sol = poet_here("solution", "9")
     assert sol.returncode == 0 and "return words + positions[past : past + T]" in sol.stdout
-    poet("start", "9")
-    diff = poet("diff", "9")
+    poet_here("start", "9")
+    diff = poet_here("diff", "9")
     assert diff.returncode == 0 and "参考答案" in diff.stdout and "NotImplementedError" in diff.stdout
     doctor = poet("doctor", env={"COLUMNS": "200"})
     sandboxed = unavailable_reason() is None  # 沙箱用不了时 doctor 如实报 ✗（见下一个测试）

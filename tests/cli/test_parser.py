@@ -14,21 +14,21 @@ from courseware.cli import main
 from courseware.cli.parser import MAX_ARGUMENT, temperature
 
 
-def test_bad_arguments_are_explained_in_chinese(poet):
-    run = poet("frobnicate")
-    assert run.returncode == 2 and "命令写得不对" in run.stderr
-    run = poet("check", "9", "/no/such/file.py")
+def test_bad_arguments_are_explained_in_chinese(poet, poet_here):
+    run = poet("frobnicate")  # 真的命令（子进程）：退出码与标准错误
+    assert run.returncode == 2 and "命令写得不对" in run.stderr and "Traceback" not in run.stdout + run.stderr
+    run = poet_here("check", "9", "/no/such/file.py")
     assert run.returncode == 2 and "找不到文件" in run.stderr
-    run = poet("check", "9", "--timeout", "abc")
+    run = poet_here("check", "9", "--timeout", "abc")
     assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr
 
 
-def test_argument_errors_are_in_chinese(poet):
-    run = poet("write", "月", "--form", "6")
+def test_argument_errors_are_in_chinese(poet_here):
+    run = poet_here("write", "月", "--form", "6")
     assert run.returncode == 2 and "只能从 5、7 中选" in run.stderr and "invalid" not in run.stderr
-    run = poet("check")
+    run = poet_here("check")
     assert run.returncode == 2 and "缺少参数" in run.stderr
-    assert "显示帮助" in poet("--help").stdout
+    assert "显示帮助" in poet_here("--help").stdout
 
 
 def run_main(monkeypatch, *argv, encoding="utf-8"):

@@ -453,12 +453,12 @@ def test_ctrl_c_during_grade_writes_a_partial_report(tmp_path):
         encoding="utf-8",
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # 后台运行测试时也收得到 Ctrl-C
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 2 * wall_seconds(60)  # a 与 b 的起动各在后备上限之内
     while time.monotonic() < deadline and not _running(token):
         time.sleep(0.3)
     assert _running(token), "b 的检查进程开的 sleep 一直没有出现"
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    out, _ = proc.communicate(timeout=wall_seconds(60))
     assert proc.returncode == 130 and "已写出部分报告" in out, out[-2000:]
     data = json.loads(json_path.read_text(encoding="utf-8"))
     kinds = {v["learner"]: v["kind"] for v in data["verdicts"]}

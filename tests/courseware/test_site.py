@@ -8,7 +8,6 @@ import subprocess
 import sys
 from html import escape
 from html.parser import HTMLParser
-from types import SimpleNamespace
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -106,16 +105,15 @@ SITE_COMMAND = [sys.executable, "-m", "courseware.cli", "site"]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """用 ./poet site --out 生成一次网站（命令行的那一条路），各测试检查它的不同方面：
-    (SimpleNamespace(out=网站文件夹, stdout=命令的输出), 相对路径 → Page)。"""
-    out = tmp_path_factory.mktemp("web") / "site"
-    done = subprocess.run(
-        SITE_COMMAND + ["--out", str(out)], cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=300
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    pages = {p.relative_to(out).as_posix(): Page(p.read_text(encoding="utf-8")) for p in out.rglob("*.html")}
-    return SimpleNamespace(out=out, stdout=done.stdout), pages
+def built(site_build):
+    """用 ./poet site --out 生成的网站（命令行的那一条路；整个测试运行只生成一次，见 tests/conftest.py），
+    各测试检查它的不同方面：(SimpleNamespace(out=网站文件夹, stdout=命令的输出……), 相对路径 → Page)。"""
+    assert site_build.returncode == 0, site_build.stdout + site_build.stderr
+    pages = {
+        p.relative_to(site_build.out).as_posix(): Page(p.read_text(encoding="utf-8"))
+        for p in site_build.out.rglob("*.html")
+    }
+    return site_build, pages
 
 
 def test_one_page_per_existing_lesson(built):

@@ -3,7 +3,7 @@
 每一页在手机宽 390 像素与桌面宽 1280 像素下：标题对、样式表加载了、页面本身不横向滚动（宽的代码块、
 文字图和表格在自己里面滑动）、1280 像素下文字图整个放得下、每张插图都在；带声调的拼音（ǎ）真的画出了笔画
 （文泉驿微米黑里的 ǎ 是空白字形，字体栈把它排在前面时这一条会失败）。
-每页各截一张整页图，存到 runs/site-screenshots/（git 不跟踪）。整个文件只开一个浏览器、只生成一次网站。
+每页各截一张整页图，存到 runs/site-screenshots/（git 不跟踪）。整个文件只开一个浏览器；网站与 test_site.py 共用同一份。
 Selenium 直接用系统的 /usr/bin/chromedriver，不会去网上下载驱动。
 只有本机确实没装 Chromium 时才跳过；CI（.ci/run）会先装好 chromium、chromium-driver 和字体。
 """
@@ -82,10 +82,10 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("web") / "site"
-    site.build(out)
-    return out
+def built(site_build):
+    """test_site.py 检查过的那一份网站（整个测试运行只生成一次，见 tests/conftest.py）。"""
+    assert site_build.returncode == 0, site_build.stdout + site_build.stderr
+    return site_build.out
 
 
 def viewport(browser, width: int, height: int = 900) -> None:

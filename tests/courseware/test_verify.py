@@ -74,6 +74,24 @@ def test_the_grader_package_is_in_every_fingerprint():
     assert set(package.glob("*.py")) <= found and package / "runner.py" in found
 
 
+def test_the_fingerprint_follows_every_file_the_checks_read(tmp_path, monkeypatch):
+    """tests/lessons/test_all_lessons.py 也用 verify 的缓存，所以指纹要包括检查读到的一切：课的文件夹里五个文件之外的
+    （记录 output.txt 等）、results/ 里的记录（第 19 课的实验读 results/eval.json）；学习者的练习不算。"""
+    lessons = tmp_path / "lessons"
+    shutil.copytree(BY_NUMBER[19].folder, lessons / "19", ignore=shutil.ignore_patterns("my_exercise*", "__pycache__"))
+    shutil.copytree(verify.ROOT / "results", tmp_path / "results")
+    monkeypatch.setattr(course, "LESSONS_DIR", lessons)
+    monkeypatch.setattr(verify, "ROOT", tmp_path)
+    first = verify.fingerprint(BY_NUMBER[19])
+    (lessons / "19" / course.EXERCISE).write_text("x = 1\n", encoding="utf-8")
+    assert verify.fingerprint(BY_NUMBER[19]) == first
+    (tmp_path / "results" / "eval.json").write_text("{}\n", encoding="utf-8")
+    second = verify.fingerprint(BY_NUMBER[19])
+    assert second != first
+    (lessons / "19" / "output.txt").write_text("# 重新记录过\n", encoding="utf-8")
+    assert verify.fingerprint(BY_NUMBER[19]) not in (first, second)
+
+
 def test_experiments_run_in_parallel_get_one_thread_each(tmp_path, monkeypatch):
     """verify 同时跑几个实验时给每个 OMP_NUM_THREADS=1，setup_experiment 听它的；一个一个跑时照旧两个线程。"""
     (tmp_path / "09").mkdir()

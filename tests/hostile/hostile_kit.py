@@ -19,6 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent  # 捣乱的文件都以课号开头，这个测试文件本身不算
 TIMEOUT = 10  # 秒（CPU 时间）；死循环的几份各耗掉这么久。诚实的第 05、09 课练习连导入 torch 约 2–3 秒，机器忙也不多花 CPU 时间
+# 不能再短：05_returns_deep（返回嵌套十万层的列表）要 6 秒以上的 CPU 时间才得出“答案错误”，6 秒时判成超时（2026-12-07 试过）
 JOBS = 2
 TOKEN = f"{4000 + os.getpid() % 1000}.{int(time.time()) % 100000}"  # 攻击文件开的 sleep 进程的参数：用来找漏网的进程
 needs_sandbox = pytest.mark.sandbox  # 没有能用的 bubblewrap 时跳过（tests/conftest.py），CI 里缺了就是错误

@@ -22,7 +22,11 @@ RUN_BY_VERIFY = (
 
 @pytest.fixture(scope="module")
 def verified(request) -> dict:
-    """``./poet verify --fresh --jobs 2`` 只跑这次选中的课（pytest -k 09 只跑第 09 课）：课号 → LessonReport。"""
+    """``./poet verify --jobs 2`` 只跑这次选中的课（pytest -k 09 只跑第 09 课）：课号 → LessonReport。
+
+    用 ./poet verify 自己的缓存（runs/verify-cache.json）：一课的指纹（verify.fingerprint：课的文件、用到的课程模块、
+    记录、数据、Python 与 torch 的版本）与上次通过时相同，就不再跑它的实验与两次检查；“课文的数与代码”每次都查。
+    新克隆的仓库（CI）没有缓存，全部都跑。"""
     codes = {
         item.callspec.params["lesson"].code
         for item in request.session.items
@@ -30,7 +34,7 @@ def verified(request) -> dict:
     }
     # 超时只为抓住卡死的实验：最慢的一课在空闲的两核上要十几秒，机器很忙时（旁边另有占满两核的进程）
     # 慢十倍也不该算失败，所以给 600 秒
-    reports, _ = verify(jobs=2, timeout=600, cache_path=None, codes=codes)
+    reports, _ = verify(jobs=2, timeout=600, codes=codes)
     return {report.lesson.code: report for report in reports}
 
 
