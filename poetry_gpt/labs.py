@@ -19,6 +19,13 @@ from .common import COURSE_SEED, seed_everything
 
 console = Console(highlight=False)
 """实验（show、table、heatmap、line_plot）与训练进度条的输出；poet 命令自己的输出在 courseware/cli/display.py。"""
+WIDTH = 80
+"""实验的一行最多这么宽（终端更宽也一样）：读得完一行；./poet verify 在 120 列里记下的输出与 80 列终端上的一字不差。"""
+
+
+def line_width() -> int:
+    """这次运行里实验的一行最多几格：终端的宽度，最多 WIDTH。"""
+    return min(console.width, WIDTH)
 
 
 # ---------- 在窄终端里折行：只在词与短语的边界（./poet 的面板、表格也用） ----------
@@ -169,21 +176,54 @@ def _fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def show(label: str, value: Any, digits: int = 4) -> None:
-    """打印一行“标签：值”。张量和列表会展开，浮点数保留 ``digits`` 位小数。"""
-    line = Text()
-    line.append(f"{label}：", style="bold cyan")
-    line.append(_fmt(value, digits))
+INDENT = 2
+"""折开的一行，接下去的几行缩进这么多格：看得出接着上一行。"""
+
+
+def say(text: str | Text) -> None:
+    """打印一行文字；比 :func:`line_width` 宽时在标点与空格处折开（不拆开数与词），接下去的行缩进两格。"""
+    line = Text(text) if isinstance(text, str) else text
+    width = line_width()
+    if cell_len(line.plain) > width:
+        spans = fold_lines(line.plain, width - INDENT, phrase=True)
+        line = Text("\n" + " " * INDENT).join(line[a:b] for a, b in spans)
     console.print(line, soft_wrap=True)
 
 
+def show(label: str, value: Any, digits: int = 4) -> None:
+    """打印一行“标签：值”。张量和列表会展开，浮点数保留 ``digits`` 位小数；太长的一行像 :func:`say` 一样折开。"""
+    line = Text()
+    line.append(f"{label}：", style="bold cyan")
+    line.append(_fmt(value, digits))
+    say(line)
+
+
+def _natural_width(renderable) -> int:
+    """不折行时要几格（不受终端宽度限制）。"""
+    return Measurement.get(console, console.options.update_width(10_000), renderable).maximum
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None, digits: int = 4) -> None:
-    """打印一张表；每个单元格按 :func:`show` 的规则排版。"""
-    t = Table(title_justify="left")
-    for h in headers:
-        t.add_column(str(h), justify="right", overflow="fold")  # 窄终端里折开长词，不用 … 吞掉字
-    for row in rows:
-        t.add_row(*(_fmt(v, digits) for v in row))
+    """打印一张表；每个单元格按 :func:`show` 的规则排版。
+
+    比 :func:`line_width` 宽、转置以后放得下的表（十几列、一两行）转置着印：列名成了第一列，每一行成了一列——
+    免得 rich 把表挤窄、在格子里折开数（“100/00”）。"""
+
+    def build(heads: Sequence[Any], body: Sequence[Sequence[str]]) -> Table:
+        t = Table(title_justify="left")
+        for h in heads:
+            t.add_column(str(h), justify="right", overflow="fold")  # 窄终端里折开长词，不用 … 吞掉字
+        for row in body:
+            t.add_row(*row)
+        return t
+
+    cells = [[_fmt(v, digits) for v in row] for row in rows]
+    t = build(headers, cells)
+    if _natural_width(t) > line_width():
+        columns = list(zip(*cells))
+        flipped = build([headers[0], *columns[0]], [[str(h), *col] for h, col in zip(headers[1:], columns[1:])])
+        if _natural_width(flipped) <= line_width():
+            t = flipped
     console.print(_titled(t, title))
 
 
@@ -198,23 +238,26 @@ def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title:
     hi = max(max(r) for r in rows)
     span = (hi - lo) or 1.0
     colour = console.color_system is not None
-    label_width = max((len(str(x)) for x in row_labels), default=0) * 2  # 汉字占两格
-    digits = not colour and label_width + 8 * len(col_labels) > console.width  # “-0.12”加上两侧留白
-    t = Table(title_justify="left", show_edge=False, pad_edge=False, box=None)
-    t.add_column("")
-    for c in col_labels:
-        t.add_column(str(c), justify="center")
-    for label, r in zip(row_labels, rows):
-        cells = []
-        for v in r:
-            if colour:
-                level = int(40 + 215 * (v - lo) / span)
-                cells.append(Text("  ", style=f"on rgb({level // 3},{level // 2},{level})"))
-            elif digits:
-                cells.append(Text(str(min(9, int(10 * (v - lo) / span)))))
-            else:
-                cells.append(Text(f"{v:.2f}"))
-        t.add_row(str(label), *cells)
+
+    def grid(cell, padding=(0, 1)) -> Table:
+        t = Table(title_justify="left", show_edge=False, pad_edge=False, box=None, padding=padding)
+        t.add_column("")
+        for c in col_labels:
+            t.add_column(str(c), justify="center")
+        for label, r in zip(row_labels, rows):
+            t.add_row(str(label), *(cell(v) for v in r))
+        return t
+
+    def swatch(v: float) -> Text:
+        level = int(40 + 215 * (v - lo) / span)
+        return Text("  ", style=f"on rgb({level // 3},{level // 2},{level})")
+
+    t = grid(swatch if colour else lambda v: Text(f"{v:.2f}"))
+    if not colour and _natural_width(t) > line_width():  # 格子之间只留一格：12 列的“-0.27”连同行名放得进 80 列
+        t = grid(lambda v: Text(f"{v:.2f}"), padding=(0, 1, 0, 0))
+    digits = not colour and _natural_width(t) > line_width()
+    if digits:
+        t = grid(lambda v: Text(str(min(9, int(10 * (v - lo) / span)))))
     console.print(_titled(t, title))
     how = "颜色越亮" if colour else "数字 0–9 越大" if digits else ""
     console.print(f"[dim]{how}数值越大：最小 {lo:.3f}，最大 {hi:.3f}[/dim]")
