@@ -36,6 +36,7 @@ from courseware.charts import (
     lesson16,
     lesson17,
     lesson18,
+    lesson19,
     lesson20,
     lesson21,
     lesson22,
@@ -674,6 +675,18 @@ def test_lesson_17_figure_has_the_step_of_the_experiment():
     assert clipped["每个梯度乘的数（最小）"] == clipped["每个梯度乘的数（最大）"]
     step0 = re.search(r"第 0、20、40、79 步的损失：\[([0-9.]+),", text).group(1)
     assert contains(figure.steps[5], f"第 0 步（损失 {step0}）")
+
+
+def test_lesson_19_figure_marks_where_validation_was_lowest():
+    """本课的要点在图上：验证损失最低的一次（哪一步、多少）标成红点，文字说出它与最后一次验证，都与实验的记录相同。"""
+    text = recorded(19)
+    figure = lesson19()
+    step = re.search(r"验证损失最低的一步（共 \d+ 步）：\[(\d+), [0-9.]+\]", text).group(1)
+    lowest = re.search(rf"│\s*{step} │\s*([0-9.]+) │", text).group(1)  # 日志的验证损失表（三位小数）
+    last = re.search(r"第 \d+ 步的验证损失：\[[0-9.]+, ([0-9.]+)\]", text).group(1)
+    assert contains(figure.svg, f">验证最低 {lowest}（第 {step} 步）<"), figure.svg[-600:]
+    assert contains(figure.steps[2], f"第 {step} 步，{lowest}。") and contains(figure.steps[2], f"最后一次是 {last}")
+    assert figure.svg.count("<circle") == 1 and "开始过拟合的一步" in figure.steps[2]
 
 
 def test_lesson_18_figure_has_the_runs_of_the_experiment():
