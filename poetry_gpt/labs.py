@@ -107,15 +107,14 @@ def fold_lines(text: str, width: int, phrase: bool = False) -> list[tuple[int, i
     return lines
 
 
-def _titled(t: Table, title: str | None) -> Table:
-    """表的标题比表宽时 rich 会在任意两个字之间折行（“（位 / 置 0–11）”）：这时先在标点与空格处折好。
-    放得下的标题原样不动，输出与以前一字不差。"""
-    if title:
-        width = Measurement.get(console, console.options, t).maximum
-        if cell_len(title) > width:
-            title = "\n".join(title[a:b] for a, b in fold_lines(title, width, phrase=True))
+def _print_titled(t: Table, title: str | None) -> None:
+    """印一张表和它的标题。标题比表宽时（窄表、转置过的表）rich 会把它挤在表宽里、在任意两个字之间折行：
+    这时标题单独印在表上面一行，像 :func:`say` 一样最宽 80 列、只在标点与空格处折。"""
+    if title and cell_len(title) > _natural_width(t):
+        say(Text(title, style="table.title"))
+    elif title:
         t.title = title
-    return t
+    console.print(t)
 
 
 def setup_experiment(seed: int = COURSE_SEED, threads: int = 2) -> None:
@@ -180,12 +179,29 @@ INDENT = 2
 """折开的一行，接下去的几行缩进这么多格：看得出接着上一行。"""
 
 
+_CLAUSE_END = set("，。；：、！？")
+
+
+def _clause_spans(text: str, width: int) -> list[tuple[int, int]] | None:
+    """把一行折成每行不超过 width 格、只在分句处折（中文标点之后、列表的“, ”之后）；做不到时返回 None。"""
+    cuts = [i + 1 for i, ch in enumerate(text) if ch in _CLAUSE_END or ch == " " and text[i - 1 : i] == ","]
+    spans, start = [], 0
+    while cell_len(text[start:]) > width:
+        cut = max((c for c in cuts if c > start and cell_len(text[start:c].rstrip()) <= width), default=None)
+        if cut is None:
+            return None
+        spans.append((start, len(text[:cut].rstrip())))
+        start = cut
+    return spans + [(start, len(text))]
+
+
 def say(text: str | Text) -> None:
-    """打印一行文字；比 :func:`line_width` 宽时在标点与空格处折开（不拆开数与词），接下去的行缩进两格。"""
+    """打印一行文字；比 :func:`line_width` 宽时折开，接下去的行缩进两格：先只在分句处（中文标点、列表的逗号之后）折，
+    数与单位（“5993 个”）不分开；这样折不下时再在空格处折（fold_lines），数与词仍不拆开。"""
     line = Text(text) if isinstance(text, str) else text
     width = line_width()
     if cell_len(line.plain) > width:
-        spans = fold_lines(line.plain, width - INDENT, phrase=True)
+        spans = _clause_spans(line.plain, width - INDENT) or fold_lines(line.plain, width - INDENT, phrase=True)
         line = Text("\n" + " " * INDENT).join(line[a:b] for a, b in spans)
     console.print(line, soft_wrap=True)
 
@@ -224,7 +240,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | No
         flipped = build([headers[0], *columns[0]], [[str(h), *col] for h, col in zip(headers[1:], columns[1:])])
         if _natural_width(flipped) <= line_width():
             t = flipped
-    console.print(_titled(t, title))
+    _print_titled(t, title)
 
 
 def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title: str | None = None) -> None:
@@ -258,7 +274,7 @@ def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title:
     digits = not colour and _natural_width(t) > line_width()
     if digits:
         t = grid(lambda v: Text(str(min(9, int(10 * (v - lo) / span)))))
-    console.print(_titled(t, title))
+    _print_titled(t, title)
     how = "颜色越亮" if colour else "数字 0–9 越大" if digits else ""
     console.print(f"[dim]{how}数值越大：最小 {lo:.3f}，最大 {hi:.3f}[/dim]")
 

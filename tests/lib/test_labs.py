@@ -53,6 +53,15 @@ def test_long_lines_fold_at_80_columns_between_phrases(capsys, monkeypatch):
         "dropout 0 的验证损失（第 4、8、…、48 步）：[" + ", ".join(f"{v:.3f}" for v in values) + "]"
     )
     assert all(line.rstrip().endswith(("，", "。", ",", "]")) for line in lines[:3:2])
+    # 先在分句处折：数与单位不分开；没有分句可折时才在空格处折
+    labs.say("第 1 句句尾：可用的韵部 —，还可能的格式 2 种，允许 5993 个（不人一风无山来花有春…）；《山行》写“斜”")
+    labs.say("各句后五字 " + "平仄仄平平 两平平仄平 " * 6)
+    clauses, spaces = capsys.readouterr().out.split("各句后五字")
+    assert clauses.splitlines() == [
+        "第 1 句句尾：可用的韵部 —，还可能的格式 2 种，",
+        "  允许 5993 个（不人一风无山来花有春…）；《山行》写“斜”",
+    ]
+    assert all(cell_len(line) <= 80 and "平仄" in line for line in spaces.splitlines())
 
 
 def test_a_wide_table_is_printed_transposed_rather_than_folded(capsys, monkeypatch):
