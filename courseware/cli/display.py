@@ -110,26 +110,17 @@ def busy(text: str):
 
 @contextmanager
 def stages(units: dict[str, str]):
-    """几个阶段的进度条（./poet eval）：每个阶段一行——做完几份 / 一共几份、已用的时间、估计还要多久。
+    """几个阶段的进度条（./poet eval）：每个阶段一行——做完几份 / 一共几份、已用的时间、估计还剩多久。
     units 是阶段 → 份的单位（“批”“首”）。给出回调 report(阶段, 做完几份, 一共几份)，第一次报到的阶段添一行。
     输出不是终端时（管道、写进文件）什么也不显示；结束后进度条留在屏幕上：看得到每一段用了多久。"""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    from poetry_gpt.progress_bar import count_and_time
 
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(bar_width=20),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[unit]}  已用"),
-        TimeElapsedColumn(),
-        TextColumn("还要"),
-        TimeRemainingColumn(),
+        *count_and_time("{task.fields[unit]}  已用"),
         console=console,
         disable=not console.is_terminal,
     )

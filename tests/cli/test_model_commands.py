@@ -442,7 +442,7 @@ def test_write_says_it_joined_keywords_given_apart(poet):
 
 
 def test_eval_progress_shows_counts_and_elapsed_time_only_on_a_terminal(monkeypatch):
-    """./poet eval 要几分钟：终端上每个阶段一行进度条——做完几批、几首 / 一共几份，已用的时间，还要多久，80 列放得下；
+    """./poet eval 要几分钟：终端上每个阶段一行进度条——做完几批、几首 / 一共几份，已用的时间，还剩多久，80 列放得下；
     输出接到管道或文件里时（--json > 文件）一个字也不多。"""
     from rich.console import Console
 
@@ -461,6 +461,6 @@ def test_eval_progress_shows_counts_and_elapsed_time_only_on_a_terminal(monkeypa
             assert shown == ""
             continue
         final = [line for line in shown.splitlines() if line.strip()][-2:]
-        assert re.search(r"交叉熵 ━+ +7/7 +批  已用 0:00:0\d 还要", final[0]), final
-        assert re.search(r"写诗 +━+ +2/520 首  已用 0:00:0\d 还要", final[1]), final
+        assert re.search(r"交叉熵 ━+ +7/7 +批  已用 0:00:0\d 剩", final[0]), final
+        assert re.search(r"写诗 +━+ +2/520 首  已用 0:00:0\d 剩", final[1]), final
         assert all(cell_len(line) <= 80 for line in shown.splitlines())
