@@ -13,6 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 import torch
+from rich.cells import cell_len
 
 from courseware import site
 from courseware.catalogue import BY_NUMBER, CATALOGUE
@@ -307,9 +308,18 @@ def test_cli_site_builds_and_refuses_foreign_folders(built, tmp_path):
 
 
 def recorded(number: int) -> str:
-    """第 number 课实验记下的输出（去掉开头的 # 说明行）。"""
+    """第 number 课实验记下的输出（去掉开头的 # 说明行）。实验把超过 80 列的一行折开、接下去的行缩进两格
+    （labs.say）：这里接回一行，正则照整行找。折在分句处的不加空格，折在空格或“, ”处的补回那个空格。"""
     text = (BY_NUMBER[number].folder / "output.txt").read_text(encoding="utf-8")
-    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        if lines and re.match(r"^  \S", line) and cell_len(lines[-1]) >= 40:  # 折开的一行：缩进正好两格
+            lines[-1] += ("" if lines[-1][-1] in "，。；：、！？" else " ") + line[2:]
+        else:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def test_every_figure_is_an_svg_with_steps(built):
