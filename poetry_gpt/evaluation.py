@@ -4,6 +4,11 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from functools import partial
+from itertools import count
+
 import torch
 
 from .common import COURSE_SEED
@@ -22,6 +27,14 @@ from .metrics import (
 )
 from .settings import DRAFTS, EVAL_PROMPTS, SCORE, VERSE
 
+Progress = Callable[[str, int, int], None]
+"""进度的回调 progress(阶段, 做完几份, 一共几份)：阶段是 CROSS_ENTROPY（按批算交叉熵）或 POEMS（按首写诗）。
+./poet eval 用它画进度条；模型库不管怎么显示。"""
+CROSS_ENTROPY = "交叉熵"
+POEMS = "写诗"
+CE_BATCH = 128
+"""算交叉熵时一批几首（mean_cross_entropy 的 batch_size）。"""
+
 
 def evaluate_model(
     model,
@@ -33,6 +46,7 @@ def evaluate_model(
     n_special: int = 40,
     drafts: int = DRAFTS,
     score: str = SCORE,
+    progress: Progress | None = None,
 ) -> dict:
     """``./poet eval`` 的全部数字。
 
@@ -42,6 +56,7 @@ def evaluate_model(
         rules: 诗律解码的设置（poetry_gpt.verse.Rules）；None 为默认的 VERSE，PLAIN 是第 22、23 课只守格式的解码。
         drafts、score：受约束的诗每首写几份草稿、按哪种分数留下一份（generate.write_drafts、poetry_gpt.rerank，
             与 ./poet write 相同）；不受约束的两组（format_rate_free 等）总是只写一份：它们量的是模型自己。
+        progress: 给了就在每算完一批交叉熵、每写完一首诗时调用（见 :data:`Progress`）。
 
     Returns:
         dict：val_cross_entropy（条件区是诗自己的关键词，data.keywords_for）与 bigram_cross_entropy
@@ -58,11 +73,18 @@ def evaluate_model(
         两个交叉熵都在同一批 val 诗上算（val_poems 给了时是等距取的那么多首，见 data.load_poems）。
     """
     rules = VERSE if rules is None else rules
+    report = progress or (lambda stage, done, total: None)
     val = load_poems("val", val_poems)
-    val_ce, val_ce_bare, val_ce_drawn, bigram = _cross_entropies(model, tokenizer, val, seed)
+    ce_batches = 3 * math.ceil(len(val) / CE_BATCH) + 1  # 三种条件区各算一遍，最后一份是二元基线
+    report(CROSS_ENTROPY, 0, ce_batches)
+    batches_done = count(1)
+    val_ce, val_ce_bare, val_ce_drawn, bigram = _cross_entropies(
+        model, tokenizer, val, seed, lambda: report(CROSS_ENTROPY, next(batches_done), ce_batches)
+    )
+    report(CROSS_ENTROPY, ce_batches, ce_batches)
     prompts = eval_prompts(n_prompts)
     special = special_prompts(min(n_special, n_prompts), seed)
-    poems = _write_eval_poems(model, tokenizer, prompts, special, seed, rules, drafts, score)
+    poems = _write_eval_poems(model, tokenizer, prompts, special, seed, rules, drafts, score, report)
     fixed, free = poems["fixed"], poems["free"]
     first = [p.drafts[0] if p.drafts else {"text": p.text, "log_prob": p.log_prob} for p in fixed]
     reader = _reader_groups(poems)
@@ -103,13 +125,17 @@ def _rate(flags) -> float:
     return sum(flags) / max(len(flags), 1)
 
 
-def _cross_entropies(model, tokenizer: Tokenizer, val: list[dict], seed: int) -> tuple[float, float, float, float]:
+def _cross_entropies(
+    model, tokenizer: Tokenizer, val: list[dict], seed: int, on_batch: Callable[[], None]
+) -> tuple[float, float, float, float]:
     """val 诗上的交叉熵（奈特/字）：模型的条件区是诗自己的关键词（keywords_for）、空着、按 IDF 抽的一个字
-    （第 i 首种子 seed + i），以及二元基线。都在同一批诗上算，模型与基线之比才有意义。"""
+    （第 i 首种子 seed + i），以及二元基线。都在同一批诗上算，模型与基线之比才有意义。每算完一批调用 on_batch。"""
+    from . import loss
     from .bigram import BigramModel
     from .data import encode_sample
-    from .loss import mean_cross_entropy
 
+    # 下面照旧调用 mean_cross_entropy，只是每算完一批还报一次进度
+    mean_cross_entropy = partial(loss.mean_cross_entropy, batch_size=CE_BATCH, on_batch=on_batch)
     device = next(model.parameters()).device
     val_ce = mean_cross_entropy(model, [encode_sample(p, tokenizer) for p in val], device)
     val_ce_bare = mean_cross_entropy(model, [encode_sample(p, tokenizer, keywords=()) for p in val], device)
@@ -128,12 +154,17 @@ def _write_eval_poems(
     rules,
     drafts: int,
     score: str,
+    report: Progress,
 ) -> dict[str, list]:
     """按各组提示写诗（第 i 首的种子是 seed + i）：fixed、free（同样的提示，受约束与不受约束）、
     heads（藏头）、fours、fours_free（四个关键词，受约束与不受约束）。受约束的每首写 drafts 份草稿、留下 score
     最高的一份（第一份草稿就是只写一份时的那首）；不受约束的只写一份。与 ./poet write 一样用一个线程，
-    每首用时才是学习者看到的；写完恢复原来的线程数。"""
+    每首用时才是学习者看到的；写完恢复原来的线程数。每写完一首调用 report(POEMS, 写完几首, 一共几首)。"""
     from .generate import keep_best, write_drafts
+
+    total = 2 * len(prompts) + len(special["acrostic"]) + 2 * len(special["four_keywords"])
+    written = count(1)
+    report(POEMS, 0, total)
 
     def write(items, constrained=True, acrostic=False):
         poems = []
@@ -151,6 +182,7 @@ def _write_eval_poems(
                 rules=rules,
             )
             poems.append(batch[0] if n == 1 else keep_best(model, tokenizer, batch, set(), score))
+            report(POEMS, next(written), total)
         return poems
 
     threads = torch.get_num_threads()

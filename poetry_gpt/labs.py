@@ -19,6 +19,13 @@ from .common import COURSE_SEED, seed_everything
 
 console = Console(highlight=False)
 """实验（show、table、heatmap、line_plot）与训练进度条的输出；poet 命令自己的输出在 courseware/cli/display.py。"""
+WIDTH = 80
+"""实验的一行最多这么宽（终端更宽也一样）：读得完一行；./poet verify 在 120 列里记下的输出与 80 列终端上的一字不差。"""
+
+
+def line_width() -> int:
+    """这次运行里实验的一行最多几格：终端的宽度，最多 WIDTH。"""
+    return min(console.width, WIDTH)
 
 
 # ---------- 在窄终端里折行：只在词与短语的边界（./poet 的面板、表格也用） ----------
@@ -100,15 +107,14 @@ def fold_lines(text: str, width: int, phrase: bool = False) -> list[tuple[int, i
     return lines
 
 
-def _titled(t: Table, title: str | None) -> Table:
-    """表的标题比表宽时 rich 会在任意两个字之间折行（“（位 / 置 0–11）”）：这时先在标点与空格处折好。
-    放得下的标题原样不动，输出与以前一字不差。"""
-    if title:
-        width = Measurement.get(console, console.options, t).maximum
-        if cell_len(title) > width:
-            title = "\n".join(title[a:b] for a, b in fold_lines(title, width, phrase=True))
+def _print_titled(t: Table, title: str | None) -> None:
+    """印一张表和它的标题。标题比表宽时（窄表、转置过的表）rich 会把它挤在表宽里、在任意两个字之间折行：
+    这时标题单独印在表上面一行，像 :func:`say` 一样最宽 80 列、只在标点与空格处折。"""
+    if title and cell_len(title) > _natural_width(t):
+        say(Text(title, style="table.title"))
+    elif title:
         t.title = title
-    return t
+    console.print(t)
 
 
 def setup_experiment(seed: int = COURSE_SEED, threads: int = 2) -> None:
@@ -169,22 +175,72 @@ def _fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def show(label: str, value: Any, digits: int = 4) -> None:
-    """打印一行“标签：值”。张量和列表会展开，浮点数保留 ``digits`` 位小数。"""
-    line = Text()
-    line.append(f"{label}：", style="bold cyan")
-    line.append(_fmt(value, digits))
+INDENT = 2
+"""折开的一行，接下去的几行缩进这么多格：看得出接着上一行。"""
+
+
+_CLAUSE_END = set("，。；：、！？")
+
+
+def _clause_spans(text: str, width: int) -> list[tuple[int, int]] | None:
+    """把一行折成每行不超过 width 格、只在分句处折（中文标点之后、列表的“, ”之后）；做不到时返回 None。"""
+    cuts = [i + 1 for i, ch in enumerate(text) if ch in _CLAUSE_END or ch == " " and text[i - 1 : i] == ","]
+    spans, start = [], 0
+    while cell_len(text[start:]) > width:
+        cut = max((c for c in cuts if c > start and cell_len(text[start:c].rstrip()) <= width), default=None)
+        if cut is None:
+            return None
+        spans.append((start, len(text[:cut].rstrip())))
+        start = cut
+    return spans + [(start, len(text))]
+
+
+def say(text: str | Text) -> None:
+    """打印一行文字；比 :func:`line_width` 宽时折开，接下去的行缩进两格：先只在分句处（中文标点、列表的逗号之后）折，
+    数与单位（“5993 个”）不分开；这样折不下时再在空格处折（fold_lines），数与词仍不拆开。"""
+    line = Text(text) if isinstance(text, str) else text
+    width = line_width()
+    if cell_len(line.plain) > width:
+        spans = _clause_spans(line.plain, width - INDENT) or fold_lines(line.plain, width - INDENT, phrase=True)
+        line = Text("\n" + " " * INDENT).join(line[a:b] for a, b in spans)
     console.print(line, soft_wrap=True)
 
 
+def show(label: str, value: Any, digits: int = 4) -> None:
+    """打印一行“标签：值”。张量和列表会展开，浮点数保留 ``digits`` 位小数；太长的一行像 :func:`say` 一样折开。"""
+    line = Text()
+    line.append(f"{label}：", style="bold cyan")
+    line.append(_fmt(value, digits))
+    say(line)
+
+
+def _natural_width(renderable) -> int:
+    """不折行时要几格（不受终端宽度限制）。"""
+    return Measurement.get(console, console.options.update_width(10_000), renderable).maximum
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None, digits: int = 4) -> None:
-    """打印一张表；每个单元格按 :func:`show` 的规则排版。"""
-    t = Table(title_justify="left")
-    for h in headers:
-        t.add_column(str(h), justify="right", overflow="fold")  # 窄终端里折开长词，不用 … 吞掉字
-    for row in rows:
-        t.add_row(*(_fmt(v, digits) for v in row))
-    console.print(_titled(t, title))
+    """打印一张表；每个单元格按 :func:`show` 的规则排版。
+
+    比 :func:`line_width` 宽、转置以后放得下的表（十几列、一两行）转置着印：列名成了第一列，每一行成了一列——
+    免得 rich 把表挤窄、在格子里折开数（“100/00”）。"""
+
+    def build(heads: Sequence[Any], body: Sequence[Sequence[str]]) -> Table:
+        t = Table(title_justify="left")
+        for h in heads:
+            t.add_column(str(h), justify="right", overflow="fold")  # 窄终端里折开长词，不用 … 吞掉字
+        for row in body:
+            t.add_row(*row)
+        return t
+
+    cells = [[_fmt(v, digits) for v in row] for row in rows]
+    t = build(headers, cells)
+    if _natural_width(t) > line_width():
+        columns = list(zip(*cells))
+        flipped = build([headers[0], *columns[0]], [[str(h), *col] for h, col in zip(headers[1:], columns[1:])])
+        if _natural_width(flipped) <= line_width():
+            t = flipped
+    _print_titled(t, title)
 
 
 def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title: str | None = None) -> None:
@@ -198,24 +254,27 @@ def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title:
     hi = max(max(r) for r in rows)
     span = (hi - lo) or 1.0
     colour = console.color_system is not None
-    label_width = max((len(str(x)) for x in row_labels), default=0) * 2  # 汉字占两格
-    digits = not colour and label_width + 8 * len(col_labels) > console.width  # “-0.12”加上两侧留白
-    t = Table(title_justify="left", show_edge=False, pad_edge=False, box=None)
-    t.add_column("")
-    for c in col_labels:
-        t.add_column(str(c), justify="center")
-    for label, r in zip(row_labels, rows):
-        cells = []
-        for v in r:
-            if colour:
-                level = int(40 + 215 * (v - lo) / span)
-                cells.append(Text("  ", style=f"on rgb({level // 3},{level // 2},{level})"))
-            elif digits:
-                cells.append(Text(str(min(9, int(10 * (v - lo) / span)))))
-            else:
-                cells.append(Text(f"{v:.2f}"))
-        t.add_row(str(label), *cells)
-    console.print(_titled(t, title))
+
+    def grid(cell, padding=(0, 1)) -> Table:
+        t = Table(title_justify="left", show_edge=False, pad_edge=False, box=None, padding=padding)
+        t.add_column("")
+        for c in col_labels:
+            t.add_column(str(c), justify="center")
+        for label, r in zip(row_labels, rows):
+            t.add_row(str(label), *(cell(v) for v in r))
+        return t
+
+    def swatch(v: float) -> Text:
+        level = int(40 + 215 * (v - lo) / span)
+        return Text("  ", style=f"on rgb({level // 3},{level // 2},{level})")
+
+    t = grid(swatch if colour else lambda v: Text(f"{v:.2f}"))
+    if not colour and _natural_width(t) > line_width():  # 格子之间只留一格：12 列的“-0.27”连同行名放得进 80 列
+        t = grid(lambda v: Text(f"{v:.2f}"), padding=(0, 1, 0, 0))
+    digits = not colour and _natural_width(t) > line_width()
+    if digits:
+        t = grid(lambda v: Text(str(min(9, int(10 * (v - lo) / span)))))
+    _print_titled(t, title)
     how = "颜色越亮" if colour else "数字 0–9 越大" if digits else ""
     console.print(f"[dim]{how}数值越大：最小 {lo:.3f}，最大 {hi:.3f}[/dim]")
 

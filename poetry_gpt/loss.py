@@ -20,6 +20,8 @@ Hsu et al., "Liger Kernel: Efficient Triton Kernels for LLM Training", 2024（Fu
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import nn
 
@@ -44,9 +46,14 @@ def scored_loss(
 
 @torch.no_grad()
 def mean_cross_entropy(
-    model: nn.Module, samples: list[list[int]], device: torch.device | str = "cpu", batch_size: int = 128
+    model: nn.Module,
+    samples: list[list[int]],
+    device: torch.device | str = "cpu",
+    batch_size: int = 128,
+    on_batch: Callable[[], None] | None = None,
 ) -> float:
-    """在 samples 上的平均交叉熵（奈特/字，只算正文与 <eos>，按字数加权）。"""
+    """在 samples 上的平均交叉熵（奈特/字，只算正文与 <eos>，按字数加权）。给了 on_batch 就每算完一批调用一次
+    （./poet eval 的进度条）。"""
     was_training = model.training
     model.eval()
     total, count = 0.0, 0
@@ -56,6 +63,8 @@ def mean_cross_entropy(
         n = int(mask.sum())
         total += float(loss) * n
         count += n
+        if on_batch:
+            on_batch()
     model.train(was_training)
     return total / max(count, 1)
 

@@ -6,6 +6,14 @@ rich 只在真要画进度条时才导入；``enabled`` 为假（不要进度、
 from __future__ import annotations
 
 
+def count_and_time(after_count: str = "已用") -> list:
+    """进度条里“做完几份/一共几份 已用 0:01:02 剩 0:00:40”这几栏（训练与 ./poet eval 共用）。
+    after_count 写在份数与已用时间之间（./poet eval 在这里写单位：“首  已用”）。"""
+    from rich.progress import MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return [MofNCompleteColumn(), TextColumn(after_count), TimeElapsedColumn(), TextColumn("剩"), TimeRemainingColumn()]
+
+
 class ProgressBar:
     """rich 进度条：步数、损失、验证损失、学习率、每秒处理的字数。``enabled`` 为假时什么也不做。"""
 
@@ -14,14 +22,7 @@ class ProgressBar:
         self.val = "—"
         if not enabled:
             return
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from rich.progress import BarColumn, Progress, TextColumn
         from rich.table import Column
 
         from .labs import console
@@ -29,11 +30,7 @@ class ProgressBar:
         # 步数与时间在前、宽度固定；损失这些放最后，终端窄（80 列）时只截掉它们的尾巴（…）
         self.progress = Progress(
             TextColumn("训练"),
-            MofNCompleteColumn(),
-            TextColumn("已用"),
-            TimeElapsedColumn(),
-            TextColumn("剩"),
-            TimeRemainingColumn(),
+            *count_and_time(),
             BarColumn(bar_width=10),
             TextColumn("{task.fields[info]}", table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)),
             console=console,

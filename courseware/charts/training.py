@@ -333,9 +333,24 @@ def lesson19() -> Chart:
         path = " ".join(f"{X(s):.1f},{Y(v):.1f}" for s, v in points)
         body.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
     body.append(_text(width - right - 4, top + 12, "浅色：训练（10 步平均）；深色：验证", 11, "end"))
+    # 本课的要点：验证损失最低的一次（并列取最早的，与实验的 lowest 相同）就是开始过拟合的一步
+    best_step, best_val = min(val, key=lambda p: p[1])
+    later = [v for s, v in val if s > best_step]
+    near_best = next(v for s, v in smooth if s >= best_step)  # 训练损失（10 步平均）在最低点那里
+    label_y = Y(best_val) - 40  # 标签写在两条曲线上方，竖的虚线从标签经过红点落到横轴
+    body.append(
+        f'<line x1="{X(best_step):.1f}" y1="{label_y - 4:.1f}" x2="{X(best_step):.1f}" y2="{height - bottom}" '
+        'stroke="#8c2f1b" stroke-dasharray="3 3"/>'
+    )
+    body.append(_dot(X(best_step), Y(best_val)))
+    label = f"验证最低 {best_val:.3f}（第 {best_step} 步）"
+    body.append(_text(X(best_step) - 6, label_y, label, 11, "end", "#8c2f1b", "bold"))
     steps = [
         f"横轴是训练步数，纵轴是交叉熵（奈特/字）。训练损失从第 1 步的 {train[0][1]:.1f} 开始快速下降。",
         f"验证损失从第 {val[0][0]} 步的 {val[0][1]:.2f} 降到第 {val[-1][0]} 步的 {val[-1][1]:.2f}。",
+        f"红点是验证损失最低的一次：第 {best_step} 步，{best_val:.3f}。之后的 {len(later)} 次验证没有一次更低"
+        f"（最后一次是 {val[-1][1]:.3f}），训练损失（10 步平均）却从 {near_best:.2f} 降到 {smooth[-1][1]:.2f}："
+        f"按本课的定义，第 {best_step} 步就是开始过拟合的一步。",
         f"训练损失最后 10 步平均 {smooth[-1][1]:.2f}；两条线靠得越近，过拟合越轻。",
     ]
     return Chart("发布模型的损失曲线", _svg(width, height, "训练与验证损失曲线", body), steps)

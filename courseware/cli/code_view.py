@@ -14,12 +14,32 @@ from rich.text import Text
 from .display import Prose, console
 
 
-def fold_spans(line: str, width: int, later: int | None = None) -> list[tuple[int, int]]:
+def comment_start(line: str) -> int:
+    """一行代码里注释（#）开始的下标；没有注释时是 len(line)。引号里的 # 不算。"""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote and line[i - 1] != "\\" else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            return i
+    return len(line)
+
+
+def fold_spans(line: str, width: int, later: int | None = None, words: bool = False) -> list[tuple[int, int]]:
     """一行代码折成几段，第一段不超过 width 格、之后的每段不超过 later 格（默认也是 width），返回每段在 line 里的
     (开始, 结束)：只在空格、逗号或左括号之后折，不拆开一个名字或数；实在没有这样的位置（一个名字、一串汉字比
-    整行还长）才硬折。折开处两边的空格不算进段里。"""
+    整行还长）才硬折。折开处两边的空格不算进段里。
+
+    行尾的注释（# 之后）只在括号外的空格与中文标点之后折，“# 各 [B, T, C]”不会从括号中间断开；整条注释放得进下一段时，
+    就在 # 之前折，注释整条挪到下一段。words=True（文字图）时整行都像注释那样折：“[V, C]”不拆开。"""
     spans: list[tuple[int, int]] = []
     start = 0
+    hash_at = 0 if words else comment_start(line)
+    depth = [0] * (len(line) + 1)  # 注释里每个位置的括号深度
+    for i in range(hash_at, len(line)):
+        depth[i + 1] = max(0, depth[i] + (line[i] in "([") - (line[i] in ")]"))
     while cell_len(line[start:]) > (width if not spans or later is None else later):
         if spans and later is not None:
             width = later
@@ -28,10 +48,17 @@ def fold_spans(line: str, width: int, later: int | None = None) -> list[tuple[in
             (
                 i + 1
                 for i, ch in enumerate(rest)
-                if ch in " ,([" and cell_len(rest[: i + 1]) <= width and rest[: i + 1].strip()
+                if (ch in " ,([" if start + i < hash_at else ch in " ，。；：、" and depth[start + i] == 0)
+                and rest[i : i + 2] not in ("()", "[]")  # 不折开空的一对括号
+                and cell_len(rest[: i + 1]) <= width
+                and rest[: i + 1].strip()
             ),
             default=0,
         )
+        comment = line[hash_at:]
+        if start + cut > hash_at and start < hash_at and line[start:hash_at].strip():
+            if cell_len(comment) <= (later or width) and cell_len(line[start:hash_at].rstrip()) <= width:
+                cut = hash_at - start  # 代码放得下、注释也能整条放进下一段：在 # 之前折
         if not cut:
             cut = next(i for i in range(len(rest), 0, -1) if cell_len(rest[:i]) <= width)
         spans.append((start, start + len(rest[:cut].rstrip())))

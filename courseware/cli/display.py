@@ -10,6 +10,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -30,6 +31,7 @@ __all__ = [
     "stop_printing",
     "reader_gone",
     "busy",
+    "stages",
     "write_json",
     "write_text",
     "course_map",
@@ -104,6 +106,33 @@ def marks() -> tuple[str, str]:
 def busy(text: str):
     """一段等待时转着的提示（console.status）。写不出盲文点的终端用 | / - \\ 转。"""
     return console.status(text, spinner="dots" if _can_write("⠋") else "line")
+
+
+@contextmanager
+def stages(units: dict[str, str]):
+    """几个阶段的进度条（./poet eval）：每个阶段一行——做完几份 / 一共几份、已用的时间、估计还剩多久。
+    units 是阶段 → 份的单位（“批”“首”）。给出回调 report(阶段, 做完几份, 一共几份)，第一次报到的阶段添一行。
+    输出不是终端时（管道、写进文件）什么也不显示；结束后进度条留在屏幕上：看得到每一段用了多久。"""
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    from poetry_gpt.progress_bar import count_and_time
+
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(bar_width=20),
+        *count_and_time("{task.fields[unit]}  已用"),
+        console=console,
+        disable=not console.is_terminal,
+    )
+    rows: dict[str, int] = {}
+
+    def report(stage: str, done: int, total: int) -> None:
+        if stage not in rows:
+            rows[stage] = progress.add_task(stage, total=total, unit=units.get(stage, ""))
+        progress.update(rows[stage], completed=done, total=total)
+
+    with progress:
+        yield report
 
 
 def write_json(data) -> None:

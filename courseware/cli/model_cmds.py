@@ -171,7 +171,7 @@ def cmd_write(args) -> int:
 def cmd_eval(args) -> int:
     from poetry_gpt.checkpoint import SHIPPED_MODEL, CheckpointError, load_model
     from poetry_gpt.data import default_tokenizer
-    from poetry_gpt.evaluation import evaluate_model
+    from poetry_gpt.evaluation import CROSS_ENTROPY, POEMS, evaluate_model
 
     from .reader_table import reader_markdown
 
@@ -180,7 +180,9 @@ def cmd_eval(args) -> int:
         model, _ = load_model(args.checkpoint or SHIPPED_MODEL, tokenizer)
     except CheckpointError as e:
         raise refused(e, args.checkpoint) from None
-    with display.busy("正在评估（验证集交叉熵、二元基线、每个提示写两首诗，再写藏头与四个关键词的诗）…"):
+    if display.console.is_terminal:
+        display.console.print("正在评估：验证集的交叉熵与二元基线，再按提示写诗（含藏头与四个关键词）")
+    with display.stages({CROSS_ENTROPY: "批", POEMS: "首"}) as report:
         result = evaluate_model(
             model,
             tokenizer,
@@ -188,6 +190,7 @@ def cmd_eval(args) -> int:
             val_poems=args.val_poems,
             rules=PLAIN if args.plain else VERSE,
             drafts=args.drafts if args.drafts is not None else 1 if args.plain else DRAFTS,
+            progress=report,
         )
     if args.json:
         display.write_json(result)

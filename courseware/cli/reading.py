@@ -19,7 +19,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from uniseg.linebreak import line_break_units
 
-from .code_view import CONTINUED, fold_spans
+from .code_view import CONTINUED, comment_start, fold_spans
 from .display import console
 
 _DETAILS = re.compile(r"<details>\s*<summary>(.*?)</summary>(.*?)</details>", re.S)
@@ -62,8 +62,10 @@ def break_spans(plain: str, width: int, sealed: list[tuple[int, int]] = ()) -> l
 class Wrapped:
     """一段按 break_spans 折好行的正文（rich 的可渲染对象）。"""
 
-    def __init__(self, text: Text):
+    def __init__(self, text: Text, hanging: int = 0):
         self.text = text
+        self.hanging = hanging
+        """第二行起缩进几格（图下面编了号的批注：接下去的行与号后的字对齐）。"""
 
     def __rich_measure__(self, console, options) -> Measurement:
         return Measurement(min(8, options.max_width), min(cell_len(self.text.plain), options.max_width))
@@ -71,8 +73,8 @@ class Wrapped:
     def __rich_console__(self, console, options):
         code = console.get_style(INLINE_CODE, default=None)  # rich 给 span 的是解析好的 Style，不是样式名
         sealed = [(s.start, s.end) for s in self.text.spans if code is not None and s.style == code]
-        spans = break_spans(self.text.plain, max(1, options.max_width), sealed)
-        out = Text("\n", style=self.text.style).join(self.text[a:b] for a, b in spans)
+        spans = break_spans(self.text.plain, max(1, options.max_width - self.hanging), sealed)
+        out = Text("\n" + " " * self.hanging, style=self.text.style).join(self.text[a:b] for a, b in spans)
         out.no_wrap, out.overflow, out.end = True, "ignore", "\n"
         yield out
 
@@ -82,20 +84,75 @@ class ChineseParagraph(Paragraph):
         yield Wrapped(self.text)
 
 
+ARROW = "←"
+"""文字图里的批注以它开头：“3e-3 ┤  ●······   ← 第 100 步：峰值”。"""
+NOTE_MARKS = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+
+
+def _column(line: str, col: int) -> int:
+    """line 里从显示的第 col 格开始的字符下标（汉字占两格）。"""
+    i = 0
+    while i < len(line) and cell_len(line[: i + 1]) <= col:
+        i += 1
+    return i
+
+
+def notes_below(lines: list[str]) -> tuple[list[str], list[str]]:
+    """文字图右边的批注挪到图下面：“← 第 100 步：峰值……”换成“← ①”，图下面一条条列出“① 第 100 步：峰值……”。
+    批注接着写在下一行同一列上的（上一行的 ← 往右两格起，左边这两格空着）算同一条。图本身一格不动。"""
+    figure, notes = [], []
+    column = None  # 上一条批注的 ← 在第几格
+    for line in lines:
+        if ARROW in line and len(notes) < len(NOTE_MARKS):
+            at = line.index(ARROW)
+            column = cell_len(line[:at])
+            notes.append(line[at + 1 :].strip())
+            figure.append(f"{line[:at]}{ARROW} {NOTE_MARKS[len(notes) - 1]}")
+            continue
+        if column is not None and notes:
+            at = _column(line, column)
+            if line[at : _column(line, column + 2)].strip() == "" and line[_column(line, column + 2) :].strip():
+                notes[-1] += line[_column(line, column + 2) :].strip()
+                figure.append(line[:at].rstrip())
+                continue
+        column = None
+        figure.append(line)
+    return figure, [f"{NOTE_MARKS[i]} {note}" for i, note in enumerate(notes)]
+
+
 class FoldedCodeBlock(CodeBlock):
-    """代码块与文字图：上色，不在中间折行；比终端宽的行在名字的边界折开，下一行以 ↪ 开头、多缩进两格。"""
+    """代码块与文字图：上色，不在中间折行。放不下时：文字图右边的批注挪到图下面、编上号（notes_below），图一格不动；
+    代码行尾对齐用的一串空格缩成两个；还放不下的行在名字的边界折开，下一行以 ↪ 开头、多缩进两格。"""
 
     def __rich_console__(self, console, options):
         code = str(self.text).rstrip()
+        width = max(20, options.max_width)
+        notes: list[str] = []
+        if self.lexer_name == "text" and ARROW in code and any(cell_len(l) > width for l in code.split("\n")):
+            lines, notes = notes_below(code.split("\n"))
+            code = "\n".join(lines)
         highlighted = Syntax(code, self.lexer_name, theme=self.theme).highlight(code)
         highlighted.rstrip()
-        width = max(20, options.max_width)
         for line in highlighted.split("\n", allow_blank=True):
+            if self.lexer_name != "text":
+                line = _squeezed(line, width)
             indent = min(len(line.plain) - len(line.plain.lstrip(" ")) + 2, width - 20)
-            for i, (a, b) in enumerate(fold_spans(line.plain, width, width - indent - 2)):
+            for i, (a, b) in enumerate(fold_spans(line.plain, width, width - indent - 2, self.lexer_name == "text")):
                 piece = line[a:b] if i == 0 else Text(" " * indent + CONTINUED + " ", style="dim") + line[a:b]
                 piece.no_wrap, piece.overflow = True, "ignore"
                 yield piece
+        for note in notes:
+            yield Wrapped(Text(note), hanging=2)
+
+
+def _squeezed(line: Text, width: int) -> Text:
+    """放不下的一行代码：行尾注释前对齐用的一串空格（三个以上）缩成两个。"""
+    plain = line.plain
+    at = comment_start(plain)
+    gap = len(plain[:at]) - len(plain[:at].rstrip(" "))
+    if cell_len(plain) <= width or at == len(plain) or gap < 3 or not plain[:at].strip():
+        return line
+    return line[: at - gap + 2] + line[at:]
 
 
 class ChineseMarkdown(Markdown):

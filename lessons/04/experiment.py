@@ -33,11 +33,11 @@ for raw in records:
     try:
         poem = clean_record(raw)
         kept.append((raw, poem))
-        rows.append([to_simplified(raw["title"])[:12], original[:16], f"收入：{poem['form']}"])
+        rows.append([to_simplified(raw["title"])[:11], original[:16], f"收入：{poem['form']}"])
     except BadRecord as e:
         reasons[e.reason] += 1
-        rows.append([to_simplified(raw["title"])[:12], original[:16] or "（空）", e.reason])
-table(["题目（前 12 字）", "原文（前 16 字）", "原因 / 结果"], rows, title="clean_record 逐条检查")
+        rows.append([to_simplified(raw["title"])[:11], original[:16] or "（空）", e.reason])
+table(["题目（前 11 字）", "原文（前 16 字）", "原因 / 结果"], rows, title="clean_record 逐条检查")
 show("收入几条", len(kept))
 show("各原因条数", dict(reasons))
 

@@ -86,13 +86,13 @@ wt = layer0_weights(ids)[0, :, start:]  # [heads, 7, 12]：只看正文这 7 行
 for i in range(heads):
     heatmap(wt[i], list(line), labels, title=f"训练好的层 0、头 {i}（行：正文的字；列：它能看到的全部位置）")
 table(
-    ["位置", "字"] + [f"头 {i} 最看重" for i in range(heads)],
+    ["位置", "字"] + [f"头 {i}" for i in range(heads)],
     [
         [t, line[t]]
-        + [f"{labels[j]} {wt[i, t, j].item():.2f}" for i in range(heads) for j in [wt[i, t].argmax().item()]]
+        + [f"{labels[j]}\n{wt[i, t, j].item():.2f}" for i in range(heads) for j in [wt[i, t].argmax().item()]]
         for t in range(T)
     ],
-    title=f"同一个字，{heads} 个头各把最大的权重给了谁",
+    title=f"同一个字，{heads} 个头各把最大的权重给了谁（格子里：最看重的位置，它的权重）",
 )
 
 # 一句话不够下结论：在验证集前 1000 首诗的全部正文位置上平均

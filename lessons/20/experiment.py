@@ -8,7 +8,7 @@ import torch
 from poetry_gpt.checkpoint import CheckpointError, load_model
 from poetry_gpt.data import BOS, EOS, FIVE, SEP, SEVEN, default_tokenizer
 from poetry_gpt.generate import greedy_cached, write_one
-from poetry_gpt.labs import below, measured, setup_experiment, show, table
+from poetry_gpt.labs import below, measured, say, setup_experiment, show, table
 from poetry_gpt.model import KVCache
 from poetry_gpt.probes import next_token_logits
 from poetry_gpt.sampling import SamplingConfig
@@ -70,7 +70,7 @@ show("<eos> 在结果里吗", EOS in body)
 
 # 2. 贪心为什么会重复：一首诗说明不了谁更单调，所以在第 3 部分同样的 8 个提示上比
 print()
-print("2. 贪心为什么会重复：关键词 月春山雪 × 五言、七言，每个提示贪心 1 首、按概率采样 3 首（种子 0–2），都不加约束")
+say("2. 贪心为什么会重复：关键词 月春山雪 × 五言、七言，每个提示贪心 1 首、按概率采样 3 首（种子 0–2），都不加约束")
 
 
 def char_counts(text):

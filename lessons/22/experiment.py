@@ -38,7 +38,7 @@ for step, ch in enumerate("白日依山尽，黄河入海流。欲穷千里目�
     c.advance(tok.stoi[ch])
 rows.append([step + 1, "写完四句", int(c.allowed().sum()), names(c.allowed()), ""])
 table(
-    ["正文第几个编号", "位置（句、格都从 0 数）", "允许几个", "允许哪些", "这首诗写的是"],
+    ["正文第几个编号", "位置（从 0 数）", "允许几个", "允许哪些", "这首诗写的是"],
     rows,
     title="《登鹳雀楼》逐格的掩码",
 )

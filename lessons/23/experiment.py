@@ -17,7 +17,7 @@ from poetry_gpt.data import (
     split_lines,
 )
 from poetry_gpt.generate import GenerationError, check_characters, write_poems
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import say, setup_experiment, show, table
 from poetry_gpt.loss import mean_cross_entropy
 from poetry_gpt.probes import next_token_logits
 from poetry_gpt.settings import PLAIN
@@ -72,7 +72,7 @@ table(
 
 # 4. 正文要从训练时见过的位置开始：条件区有几个字
 print()
-print(
+say(
     "4. 条件区的长度：正文的下标是 3 + k（从 0 数：<bos>、体裁、k 个关键词、<sep>）；发布的模型训练时 k 是 0–4，base 预设是 1–3"
 )
 val = [p for p in load_poems("val", 300) if all(line[0] in tok for line in split_lines(p["text"]))][
@@ -90,7 +90,10 @@ for name, kws in (
     where = str(starts[0]) if starts[0] == starts[-1] else f"{starts[0]}–{starts[-1]}"
     rows.append([name, where, mean_cross_entropy(model, samples)])
 table(
-    ["条件区", "正文的下标（从 0 数）", "正文交叉熵（奈特/字）"], rows, title=f"同一批 {len(val)} 首 val 诗", digits=3
+    ["条件区", "正文的下标", "交叉熵"],
+    rows,
+    title=f"同一批 {len(val)} 首 val 诗（下标从 0 数；交叉熵只算正文，奈特/字）",
+    digits=3,
 )
 
 # 5. 强制字的日程：必含字与藏头字一起时，哪几格被强制

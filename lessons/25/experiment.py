@@ -17,7 +17,7 @@ from poetry_gpt.checkpoint import load_model
 from poetry_gpt.common import COURSE_SEED
 from poetry_gpt.data import default_tokenizer, encode_sample, load_poems, split_lines
 from poetry_gpt.generate import write_drafts, write_one
-from poetry_gpt.labs import setup_experiment, show, table
+from poetry_gpt.labs import say, setup_experiment, show, table
 from poetry_gpt.loss import mean_cross_entropy
 from poetry_gpt.metrics import (
     bigram_repeat,
@@ -54,7 +54,7 @@ show("模型 ÷ 基线", ce / bigram, digits=3)
 
 # 2. 写诗：./poet eval 的前 8 个提示，同样的种子（26 + 第几个），受约束（诗律解码）与不受约束各写一遍
 print()
-print("2. ./poet eval 的前 8 个提示，受约束与不受约束各写一首（一个线程，与 ./poet eval 相同）")
+say("2. ./poet eval 的前 8 个提示，受约束与不受约束各写一首（一个线程，与 ./poet eval 相同）")
 prompts = eval_prompts(8)
 torch.set_num_threads(1)
 fixed = [write_one(model, tok, kw, form=form, seed=COURSE_SEED + i) for i, (kw, form) in enumerate(prompts)]
@@ -96,7 +96,7 @@ show(
 
 # 3. 读者看得到的几行：模型的 8 首与 ./poet eval 用的 100 + 100 首人写的诗
 print()
-print("3. 押韵、平仄、重复：模型的 8 首与 val 里人写的诗（./poet eval 的“人”两列：同一个种子取的同一批）")
+say("3. 押韵、平仄、重复：模型的 8 首与 val 里人写的诗（./poet eval 的“人”两列：同一个种子取的同一批）")
 human5, human7 = human_poems(5, 100), human_poems(7, 100)
 columns = [
     reader_report([p.text for p in fixed]),
@@ -203,9 +203,9 @@ scores = [score_drafts(model, tok, b, "likelihood") for b in batches]
 kept = [b[best(s, list(range(len(b))))] for b, s in zip(batches, scores)]
 first, pmi = batches[0], line_pmi(model, tok, batches[0])
 table(
-    ["草稿", "诗", "每字平均对数概率", "后两句的 PMI", "留下"],
-    [[i, p.text, p.log_prob, x, "←" if p is kept[0] else ""] for i, (p, x) in enumerate(zip(first, pmi))],
-    title=f"“{prompts[0][0]}”·{prompts[0][1]} 言的 {DRAFTS} 份草稿（奈特/字）",
+    ["草稿", "诗", "对数概率", "PMI"],
+    [[f"{i} ←" if p is kept[0] else i, p.text, p.log_prob, x] for i, (p, x) in enumerate(zip(first, pmi))],
+    title=f"“{prompts[0][0]}”·{prompts[0][1]} 言的 {DRAFTS} 份草稿：每字平均对数概率（奈特/字）、后两句的 PMI，← 是留下的一份",
     digits=3,
 )
 table(

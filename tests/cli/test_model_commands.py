@@ -436,3 +436,31 @@ def test_write_says_it_joined_keywords_given_apart(poet):
     texts = [[p["text"] for p in json.loads(run.stdout)] for run in (apart, together)]
     assert texts[0] == texts[1] and "月" in texts[0][0] and "花" in texts[0][0]
     assert "合在一起" not in together.stderr
+
+
+# ---------- ./poet eval 的进度条 ----------
+
+
+def test_eval_progress_shows_counts_and_elapsed_time_only_on_a_terminal(monkeypatch):
+    """./poet eval 要几分钟：终端上每个阶段一行进度条——做完几批、几首 / 一共几份，已用的时间，还剩多久，80 列放得下；
+    输出接到管道或文件里时（--json > 文件）一个字也不多。"""
+    from rich.console import Console
+
+    from poetry_gpt.evaluation import CROSS_ENTROPY, POEMS
+
+    for terminal in (True, False):
+        buffer = io.StringIO()
+        monkeypatch.setattr(display, "console", Console(file=buffer, width=80, force_terminal=terminal))
+        with display.stages({CROSS_ENTROPY: "批", POEMS: "首"}) as report:
+            for done in range(8):
+                report(CROSS_ENTROPY, done, 7)
+            for done in range(3):
+                report(POEMS, done, 520)
+        shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", buffer.getvalue())
+        if not terminal:
+            assert shown == ""
+            continue
+        final = [line for line in shown.splitlines() if line.strip()][-2:]
+        assert re.search(r"交叉熵 ━+ +7/7 +批  已用 0:00:0\d 剩", final[0]), final
+        assert re.search(r"写诗 +━+ +2/520 首  已用 0:00:0\d 剩", final[1]), final
+        assert all(cell_len(line) <= 80 for line in shown.splitlines())

@@ -245,6 +245,74 @@ def test_read_wraps_chinese_like_chinese_and_keeps_code_whole(poet, number):
         assert any(line.lstrip().startswith("↪") for line in lines)  # 文字图里那行“（再 softmax，和为 1）”
 
 
+def fenced_blocks(readme: str, language: str) -> list[list[str]]:
+    return [block.splitlines() for block in re.findall(rf"^```{language}\n(.*?)^```", readme, re.S | re.M)]
+
+
+def test_read_moves_figure_notes_below_the_figure_at_80_columns(poet):
+    """第 16 课的学习率图右边写着批注（← 第 100 步：峰值……），整行比 80 列宽：--read 在 80 列里图一格不动，
+    批注换成编号、挪到图下面一条条列出（接着写在下一行的批注并进同一条），没有一行折开。"""
+    readme = (BY_NUMBER[16].folder / "README.md").read_text(encoding="utf-8")
+    annotated = [
+        line for block in fenced_blocks(readme, "text") if any(cell_len(l) > 80 for l in block) for line in block
+    ]
+    drawings = [line.split("←")[0] for line in annotated if "←" in line]  # 连同 ← 前的空格：箭头还在原来那一列
+    assert len(drawings) >= 3  # 课文里确有这样一张图
+    run = poet("lesson", "16", "--read", env={"COLUMNS": "80", "NO_COLOR": "1"})
+    lines = run.stdout.splitlines()
+    assert run.returncode == 0 and all(cell_len(line) <= 80 for line in lines), [l for l in lines if cell_len(l) > 80]
+    for n, drawing in enumerate(drawings):
+        mark = "①②③④⑤⑥⑦⑧⑨⑩"[n]
+        assert f"{drawing}← {mark}" in lines, drawing
+        note = next(line for line in lines if line.startswith(f"{mark} "))
+        assert note.split()[1] in next(l for l in annotated if l.split("←")[0] == drawing), note
+    notes = "".join(line.strip() for line in lines if re.match(r"^([①-⑩] |  \S)", line))
+    for line in annotated:  # 每一条批注的字都在图下面，一个也没丢；只有图留在图里
+        if "←" in line:
+            assert "".join(line.split("←")[1].split()) in "".join(notes.split()), line
+        elif line.rstrip() not in lines:  # 接着上一条写的批注：图的部分留下，字挪到了下面
+            text = re.split(r"\s{2,}", line.rstrip())[-1]
+            drawing = line.rstrip()[: -len(text)]
+            assert drawing.rstrip() in lines and "".join(text.split()) in "".join(notes.split()), line
+    figure = lines[lines.index(f"{drawings[0]}← ①") : lines.index(next(l for l in lines if l.startswith("① ")))]
+    assert not any("↪" in line for line in figure)
+
+
+def test_read_keeps_code_comments_whole_at_80_columns(poet):
+    """第 11 课的代码行尾注释对齐在第 80 列之后：--read 在 80 列里把对齐用的空格缩成两个，放得下就整行不折；
+    还放不下时在 # 之前折，注释整条挪到 ↪ 的下一行——不会从“[B, T, C]”的括号中间断开。"""
+    readme = (BY_NUMBER[11].folder / "README.md").read_text(encoding="utf-8")
+    run = poet("lesson", "11", "--read", env={"COLUMNS": "80", "NO_COLOR": "1"})
+    lines = run.stdout.splitlines()
+    assert run.returncode == 0 and all(cell_len(line) <= 80 for line in lines)
+    commented = [l for block in fenced_blocks(readme, "python") for l in block if re.search(r"\S {3,}# ", l)]
+    squeezed = [re.sub(r"(\S) {3,}# ", r"\1  # ", line) for line in commented if cell_len(line) > 80]
+    assert squeezed  # 课文里确有对齐到 80 列之外的注释
+    for line in squeezed:
+        if cell_len(line) <= 80:
+            assert line in lines, line
+        else:
+            code, comment = line.split("  # ", 1)
+            assert code in lines and any(l.strip() == f"↪ # {comment}" for l in lines), line
+    for line in lines:  # 行尾注释里的括号成对：没有从括号中间折开
+        comment = line.split("# ", 1)[1] if "# " in line else ""
+        assert comment.count("[") == comment.count("]") and comment.count("(") == comment.count(")"), line
+
+
+def test_fold_spans_breaks_before_a_comment_not_inside_its_brackets():
+    line = "    q, k, v = self.qkv(x).split(x.shape[-1], dim=2)                       # 各 [B, T, C]"
+    assert [line[a:b] for a, b in code_view.fold_spans(line, 80, 74)] == [
+        "    q, k, v = self.qkv(x).split(x.shape[-1], dim=2)",
+        "# 各 [B, T, C]",
+    ]
+    long_comment = "x = 1  # 形状 [B, H, T, C/H]：每个头一张表，" + "再说几句话，" * 8
+    pieces = [long_comment[a:b] for a, b in code_view.fold_spans(long_comment, 40)]
+    assert all(cell_len(p) <= 40 for p in pieces) and pieces[0] == "x = 1  # 形状 [B, H, T, C/H]："
+    assert all(p.endswith("，") for p in pieces[1:-1]) and "".join(pieces) == long_comment.replace("：", "：", 1)
+    assert code_view.fold_code("val = f(p, keywords=()) for p in val", 24)[0] == "val = f(p, keywords=())"
+    assert code_view.comment_start('s = "#不是注释"  # 是') == len('s = "#不是注释"  ')
+
+
 def test_spinner_shows_elapsed_time_while_the_experiment_is_quiet(monkeypatch):
     """实验停下来算的时候转提示，新的输出来时先擦掉提示；输出的字节原样转过去。"""
     out = io.BytesIO()

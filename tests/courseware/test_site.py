@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 import torch
+from rich.cells import cell_len
 
 from courseware import site
 from courseware.catalogue import BY_NUMBER, CATALOGUE
@@ -35,6 +36,7 @@ from courseware.charts import (
     lesson16,
     lesson17,
     lesson18,
+    lesson19,
     lesson20,
     lesson21,
     lesson22,
@@ -304,9 +306,18 @@ def test_cli_site_builds_and_refuses_foreign_folders(built, tmp_path):
 
 
 def recorded(number: int) -> str:
-    """第 number 课实验记下的输出（去掉开头的 # 说明行）。"""
+    """第 number 课实验记下的输出（去掉开头的 # 说明行）。实验把超过 80 列的一行折开、接下去的行缩进两格
+    （labs.say）：这里接回一行，正则照整行找。折在分句处的不加空格，折在空格或“, ”处的补回那个空格。"""
     text = (BY_NUMBER[number].folder / "output.txt").read_text(encoding="utf-8")
-    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        if lines and re.match(r"^  \S", line) and cell_len(lines[-1]) >= 40:  # 折开的一行：缩进正好两格
+            lines[-1] += ("" if lines[-1][-1] in "，。；：、！？" else " ") + line[2:]
+        else:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def test_every_figure_is_an_svg_with_steps(built):
@@ -672,6 +683,18 @@ def test_lesson_17_figure_has_the_step_of_the_experiment():
     assert clipped["每个梯度乘的数（最小）"] == clipped["每个梯度乘的数（最大）"]
     step0 = re.search(r"第 0、20、40、79 步的损失：\[([0-9.]+),", text).group(1)
     assert contains(figure.steps[5], f"第 0 步（损失 {step0}）")
+
+
+def test_lesson_19_figure_marks_where_validation_was_lowest():
+    """本课的要点在图上：验证损失最低的一次（哪一步、多少）标成红点，文字说出它与最后一次验证，都与实验的记录相同。"""
+    text = recorded(19)
+    figure = lesson19()
+    step = re.search(r"验证损失最低的一步（共 \d+ 步）：\[(\d+), [0-9.]+\]", text).group(1)
+    lowest = re.search(rf"│\s*{step} │\s*([0-9.]+) │", text).group(1)  # 日志的验证损失表（三位小数）
+    last = re.search(r"第 \d+ 步的验证损失：\[[0-9.]+, ([0-9.]+)\]", text).group(1)
+    assert contains(figure.svg, f">验证最低 {lowest}（第 {step} 步）<"), figure.svg[-600:]
+    assert contains(figure.steps[2], f"第 {step} 步，{lowest}。") and contains(figure.steps[2], f"最后一次是 {last}")
+    assert figure.svg.count("<circle") == 1 and "开始过拟合的一步" in figure.steps[2]
 
 
 def test_lesson_18_figure_has_the_runs_of_the_experiment():

@@ -6,10 +6,14 @@
 """
 
 import pytest
+from rich.cells import cell_len
 
 from courseware.catalogue import CATALOGUE, LESSON_FILES, LESSONS_DIR
+from courseware.figures import HEADER
+from courseware.record import OUTPUT
 from courseware.starters import starter_text
 from courseware.verify import readme_problem, stray_folders, verify
+from poetry_gpt.labs import WIDTH
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
 ids = [lesson.code for lesson in AVAILABLE]
@@ -62,6 +66,16 @@ def test_output_matches_the_recording(lesson, verified):
 def test_solution_passes_and_starter_is_not_filled_in(lesson, verified):
     problems = verified[lesson.code].problems
     assert (problems["solution"], problems["starter"]) == (None, None)
+
+
+@pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
+def test_recorded_output_fits_80_columns(lesson):
+    """实验印的每一行不超过 80 列（汉字占两格）：记录是在 120 列里跑的（record.RUN_ENV），记录里不超过 80 列的行
+    在 80 列的终端上原样印出——表不会被 rich 挤窄、在格子里折开数，长行也不会被终端从中间截断。
+    不重跑实验：记录与实验现在印的相同由 test_output_matches_the_recording 保证。"""
+    text = (lesson.folder / OUTPUT).read_text(encoding="utf-8")
+    wide = [line for line in text.splitlines() if not line.startswith(HEADER) and cell_len(line) > WIDTH]
+    assert not wide, f"{len(wide)} 行超过 {WIDTH} 列，第一行：{wide[0]}"
 
 
 @pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)

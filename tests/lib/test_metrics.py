@@ -74,3 +74,21 @@ def test_loss_curves_of_the_shipped_model_match_its_log():
     # 从列表读也一样；eval_poems 这时不知道
     from_list = loss_curves(state["log"])
     assert from_list["val"] == curves["val"] and from_list["eval_poems"] is None
+
+
+def test_eval_reports_progress_batch_by_batch_and_poem_by_poem(model):
+    """./poet eval 的进度条靠这个回调：交叉熵按批（三种条件区各一遍，加二元基线），诗按首，一份不多一份不少，
+    数一直往上走，每个阶段最后报到的正是总数。"""
+    from poetry_gpt.evaluation import CE_BATCH, CROSS_ENTROPY, POEMS, evaluate_model
+
+    calls = []
+    result = evaluate_model(
+        model, TOK, n_prompts=2, val_poems=CE_BATCH + 1, progress=lambda *call: calls.append(call), drafts=2
+    )
+    ce = [(done, total) for stage, done, total in calls if stage == CROSS_ENTROPY]
+    poems = [(done, total) for stage, done, total in calls if stage == POEMS]
+    assert ce == [(i, 3 * 2 + 1) for i in range(3 * 2 + 2)]  # 129 首是两批
+    groups = result["reader"]
+    written = 2 * result["prompts"] + groups["藏头"]["poems"] + 2 * groups["四个关键词"]["poems"]
+    assert poems == [(i, written) for i in range(written + 1)] and written == 2 * 2 + 2 + 2 * 2
+    assert calls.index((POEMS, 0, written)) > calls.index((CROSS_ENTROPY, 7, 7))
