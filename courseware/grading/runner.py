@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import traceback
+import types
 import warnings
 
 import torch
@@ -50,7 +51,9 @@ def load(path, name):
 def learner_traceback(exc, learner_path):
     """只保留学习者自己文件里的栈帧，一帧一行写成“文件 第 N 行（在 solve 里）：源码”，外加最后的错误行
     （异常的类名是 Python 的名字，保留原样；消息是谁写的就是什么语言）。批改程序把临时副本的路径换成学习者的文件名。"""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+    # 不预先读每一帧的源码行（lookup_lines=False）：只读学习者文件的，torch 里绊线所在的源码文件不碰
+    stack = traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)
+    frames = [f for f in stack if f.filename == learner_path]
     lines = [
         f"  {learner_path} 第 {f.lineno} 行（{'顶层代码' if f.name == '<module>' else f'在 {f.name} 里'}）："
         f"{(f.line or '').strip()}"
@@ -99,41 +102,144 @@ def _resolve(dotted: str):
     return None
 
 
+# 在 CPU 上真正算出一个算子的分派键（稠密、稀疏、嵌套、量化张量），以及替它们算的复合键：Autograd、
+# Functionalize、vmap 这些键只是转手，最后都落到这里面的一个上
+_KERNEL_KEYS = (
+    "CPU",
+    "SparseCPU",
+    "SparseCsrCPU",
+    "QuantizedCPU",
+    "NestedTensorCPU",
+    "CompositeExplicitAutograd",
+    "CompositeExplicitAutogradNonFunctional",
+    "CompositeImplicitAutograd",
+    "CompositeImplicitAutogradNestedTensor",
+    "FuncTorchBatchedDecomposition",
+)
+
+
+def _op_kernels(op: str) -> list[tuple[str, str]]:
+    """ "_softmax" → [("_softmax", "CPU"), ("_softmax.out", "CPU"), …]：这个算子的每个重载在每个有实现的键上。"""
+    packet = getattr(torch.ops.aten, op, None)
+    if packet is None:  # 这个版本的 torch 没有这个算子：源码规则仍在
+        return []
+    found = []
+    for overload in packet.overloads():
+        qualified = op if overload == "default" else f"{op}.{overload}"
+        for key in _KERNEL_KEYS:
+            k = getattr(torch._C.DispatchKey, key, None)
+            if k is not None and torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{qualified}", k):
+                found.append((qualified, key))
+    return found
+
+
+def _python_functions(obj) -> list:
+    """obj 背后的 Python 函数：函数本身与它一层层包着的（__wrapped__）；类则是类里定义的每个方法
+    （连同 staticmethod、classmethod、property 里的）。C 写的函数没有：它们由算子的绊线管。"""
+    if isinstance(obj, type):
+        inner = []
+        for value in vars(obj).values():
+            for part in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
+                inner += _python_functions(part) if isinstance(part, types.FunctionType) else []
+        return inner
+    chain = []
+    while isinstance(obj, types.FunctionType) and obj not in chain:
+        chain.append(obj)
+        obj = getattr(obj, "__wrapped__", None)
+    return chain
+
+
+def _tripwire_code(n_free: int, trip) -> types.CodeType:
+    """一段调用 trip() 的代码，自由变量的个数是 n_free：换进原函数的 __code__（个数必须相同）。"""
+    cells = [f"_{i}" for i in range(n_free)]
+    source = "def outer():\n"
+    source += f"    {' = '.join(cells)} = None\n" if cells else ""
+    source += "    def tripwire(*args, **kwargs):\n"
+    source += f"        ({', '.join(cells)},)\n" if cells else ""
+    source += "        (0.5)()\n    return tripwire\n"  # 常量 0.5 稍后换成 trip
+    with warnings.catch_warnings():  # “'float' object is not callable”的提示
+        warnings.simplefilter("ignore")
+        module = compile(source, "<绊线>", "exec")
+    outer = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
+    return inner.replace(co_consts=tuple(trip if type(c) is float else c for c in inner.co_consts))
+
+
+def _watch_sources(files: dict[str, str], trip_with) -> None:
+    """绊线所在的源码文件（路径 → 绊线名）再被读、编译或执行，就碰上绊线：importlib.reload、删掉 sys.modules
+    里的项再导入、spec_from_file_location 载入、读出源码或 .pyc 自己编译，都会得到一份没换过的新函数。
+    用审计钩子（sys.addaudithook）查 open、compile、exec 与新建代码对象：钩子装上就拆不掉。
+    相对路径（经打开的文件夹描述符 dir_fd 打开）按文件名比。"""
+    paths = {}
+    for path, name in files.items():
+        for p in (path, importlib.util.cache_from_source(path)):
+            paths[os.path.realpath(p)] = name
+    names = {os.path.basename(p): name for p, name in paths.items()}
+    realpath, basename, isabs, fsdecode = os.path.realpath, os.path.basename, os.path.isabs, os.fsdecode
+    field = {"open": 0, "compile": 1, "code.__new__": 1}
+
+    def hook(event, args):
+        if event == "exec":
+            target = getattr(args[0], "co_filename", None)
+        elif event in field:
+            target = args[field[event]]
+        else:
+            return
+        try:
+            if type(target) not in (str, bytes):
+                return
+            target = fsdecode(target)
+            name = paths.get(realpath(target)) if isabs(target) else names.get(basename(target))
+        except Exception:  # 奇怪的路径（含 NUL……）：不是绊线所在的文件
+            return
+        if name is not None:
+            trip_with(name)
+
+    sys.addaudithook(hook)
+
+
 def install_tripwires(names, trip_fd: int) -> None:
     """把本课 check.py 的 TRIPWIRES 换成绊线：一碰就把名字写进 trip_fd，再以 SIGKILL 结束本进程（接不住、躲不开）。
 
-    "aten::算子" 换掉算子在 CPU 上的实现（torch.library）：不论从哪个名字、哪条路（F.cross_entropy 里面、
-    torch._C 里的原函数、Tensor 的方法）走到这个算子都会碰上；"torch.…" 这样的 Python 名字换掉这个名字，
-    并换掉已载入的 torch 模块里指向同一个对象的每个别名（如 torch.nn.utils.clip_grad_norm_ 与
-    torch.nn.utils.clip_grad.clip_grad_norm_）。绊线不留原来的函数：从它身上取不回原物。"""
+    "aten::算子" 按算子换，不按名字：这个算子的每个重载（_softmax 与 _softmax.out，_fused_adamw_ 与
+    _fused_adamw_.tensor_lr）在每个 CPU 上真正算它的分派键上的实现（torch.library）。不论从哪个名字、哪条路
+    （F.cross_entropy 里面、torch._C 里的原函数、Tensor 的方法、TorchScript、vmap）走到这个算子都会碰上。
+    "torch.…" 这样的 Python 名字：名字本身与已载入的 torch 模块里指向同一个对象的每个别名换成绊线；
+    它背后的 Python 函数（类则是类里的每个方法）原地换掉代码（__code__），所以谁手里拿着它（类、字典、闭包、
+    __wrapped__）、拿它的代码新建函数（types.FunctionType），碰到的都是绊线；它所在的源码文件再被读、编译、
+    执行（reload、重新导入），也碰上绊线（_watch_sources）。C 写的函数改不了代码：check.py 同时列出它落到的算子。
+    绊线不留原来的函数：从它身上取不回原物。"""
     write, kill, getpid = os.write, os.kill, os.getpid
 
-    def wire(name):
-        data = name.encode("utf-8")
+    def trip_with(name):
+        try:
+            write(trip_fd, name.encode("utf-8"))
+        finally:
+            kill(getpid(), signal.SIGKILL)
 
+    def wire(name):
         def tripwire(*args, **kwargs):
-            try:
-                write(trip_fd, data)
-            finally:
-                kill(getpid(), signal.SIGKILL)
+            trip_with(name)
 
         return tripwire
 
     library = None
     originals = {}
+    sources = {}
     for name in names:
         if name.startswith("aten::"):
-            if library is None:
-                library = torch.library.Library("aten", "IMPL")
-                _wires.append(library)
-            with warnings.catch_warnings():  # “覆盖了已注册的实现”的提示：正是我们要的
-                warnings.simplefilter("ignore")
-                try:
-                    library.impl(name.removeprefix("aten::"), wire(name), "CPU")
-                except (RuntimeError, ValueError):  # 这个版本的 torch 没有这个算子：源码规则仍在
-                    pass
+            for qualified, key in _op_kernels(name.removeprefix("aten::")):
+                if library is None:
+                    library = torch.library.Library("aten", "IMPL")
+                    _wires.append(library)
+                with warnings.catch_warnings():  # “覆盖了已注册的实现”的提示：正是我们要的
+                    warnings.simplefilter("ignore")
+                    library.impl(qualified, wire(name), key)
         elif found := _resolve(name):
             owner, attr, original = found
+            for function in _python_functions(original):
+                sources.setdefault(function.__code__.co_filename, name)
+                function.__code__ = _tripwire_code(len(function.__code__.co_freevars), wire(name))
             setattr(owner, attr, wire(name))
             originals[id(original)] = (original, name)
     for module in [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "torch" and m is not None]:
@@ -141,6 +247,8 @@ def install_tripwires(names, trip_fd: int) -> None:
             hit = originals.get(id(value))
             if hit is not None and hit[0] is value:
                 setattr(module, attr, wire(hit[1]))
+    if sources:
+        _watch_sources(sources, trip_with)
 
 
 def _tensors(value):
