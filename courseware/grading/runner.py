@@ -20,6 +20,7 @@
 
 import builtins
 import errno
+import gc
 import importlib
 import importlib.util
 import os
@@ -251,30 +252,57 @@ def install_tripwires(names, trip_fd: int) -> None:
         _watch_sources(sources, trip_with)
 
 
+_Base = torch._C.TensorBase  # C 写的类型，改不了：学习者换掉 torch.Tensor 上的方法，这里用的还是原来的
+_detach, _stride, _offset, _numel = _Base.detach, _Base.stride, _Base.storage_offset, _Base.numel
+_is_float, _shape, _dtype = _Base.is_floating_point, _Base.shape.__get__, _Base.dtype.__get__
+_as_strided, _not_, _mul_, _add_ = torch.as_strided, _Base.logical_not_, _Base.mul_, _Base.add_
+
+
 def _tensors(value):
-    """value 本身或它顶层列表、元组里的张量。"""
-    items = value if isinstance(value, (list, tuple)) else [value]
-    return [t for t in items if isinstance(t, Tensor)]
+    """value 本身或它顶层列表、元组里的张量。只认确切的类型：子类的 __iter__ 是学习者的代码。"""
+    items = value if type(value) in (list, tuple) else [value]
+    return [t for t in items if type(t) is Tensor]
 
 
 def _overwrite(value) -> None:
-    """改写结果里每个张量用到的那段存储（FRESH_RESULT 的课，第一次调用之后）：结果要是与某个输入共用内存，
-    这个输入就跟着变了，第二次调用的结果也就不对了——由父进程比较输出查出来。"""
+    """改写结果里每个张量用到的那段存储（FRESH_RESULT 的课，每次调用之后）：结果要是与某个输入共用内存，
+    这个输入就跟着变了——紧接着给参数拍的快照里看得出来，由父进程对照它发出的用例查出。"""
     for t in _tensors(value):
         try:
-            t = t.detach()
-            span = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
-            if not span or any(s < 0 for s in t.stride()):
+            t = _detach(t)
+            shape, stride = _shape(t), _stride(t)
+            span = 1 + sum((n - 1) * s for n, s in zip(shape, stride)) if _numel(t) else 0
+            if not span or any(s < 0 for s in stride):
                 continue
-            flat = torch.as_strided(t, (span,), (1,), t.storage_offset())
-            if flat.dtype == torch.bool:
-                flat.logical_not_()
-            elif flat.is_floating_point():
-                flat.mul_(-1.5).add_(0.25)
+            flat = _as_strided(t, (span,), (1,), _offset(t))
+            if _dtype(flat) == torch.bool:
+                _not_(flat)
+            elif _is_float(flat):
+                _add_(_mul_(flat, -1.5), 0.25)
             else:
-                flat.add_(1)
+                _add_(flat, 1)
         except BaseException:  # 古怪的张量（只读、meta……）：不改，交回时自有判定
             pass
+
+
+def _quiet():
+    """拍快照之前：收起学习者留下的 torch 函数模式与分派模式、跟踪与性能分析函数，让垃圾回收暂停——这些都能在
+    runner 的代码中间运行学习者的代码（把输入改回去、伪造快照）。返回恢复垃圾回收的函数。"""
+    pop_function, pop_dispatch = torch._C._pop_torch_function_stack, torch._C._pop_torch_dispatch_stack
+    function_depth, dispatch_depth = torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack
+    settrace, setprofile, gc_disable, gc_enable = sys.settrace, sys.setprofile, gc.disable, gc.enable
+
+    def quiet():
+        settrace(None)
+        setprofile(None)
+        gc_disable()
+        while function_depth():
+            pop_function()
+        while dispatch_depth():
+            pop_dispatch()
+        return gc_enable
+
+    return quiet
 
 
 def _call(solve, args, expected_errors, learner_py, i):
@@ -301,13 +329,18 @@ def visible_check(learner_py):
     return None
 
 
-def differential(learner_py, setup, snapshot, call, overwrite):
-    """导入学习者的文件，逐个用例调用 solve，每 AGAIN_EVERY 个里的第一个调用两次（别的用例“第二次”就是第一次）。
-    返回要交回的 {"status": ..., "message": ...} 或
-    {"status": "ok", "calls": [每个用例的 [第一次, 第二次, 调用之后的参数]]}；每次是 [RETURNED, 值] 或 [RAISED, 异常名]。
-    snapshot(值) 把第一次的结果定格（编码再解码）：第二次调用、改写都碰不到已经记下的第一次结果；
-    call 与 overwrite 是 _call 与 _overwrite（main 在学习者的代码运行之前取下的）。"""
+def differential(learner_py, setup, encode, decode, call, overwrite, quiet):
+    """导入学习者的文件，逐个用例调用 solve，每 AGAIN_EVERY 个里的第一个调用两次。
+    返回要交回的 {"status": ..., "message": ...} 或 {"status": "ok", "calls": [每个用例的 [第一次, 第二次, 快照]]}；
+    每次调用是 [RETURNED, 值] 或 [RAISED, 异常名]，“第二次”在只调用一次的用例里就是第一次。
+
+    “不改输入、不与输入共用内存”由父进程对照它发出的用例判定：每次调用的参数都从用例的字节新建（上一次调用
+    留下的对象与这一次无关，在下一次调用开头把输入改回去也就没有用），调用一返回、学习者的代码还没有机会再运行，
+    就给参数拍快照（encode 再 decode）；FRESH_RESULT 的课接着改写结果里的张量（overwrite），再拍一张。
+    快照是每次调用的 [调用之后的参数, 改写结果之后的参数或 None]。
+    encode、decode、call、overwrite、quiet 由 main 在学习者的代码运行之前取下。"""
     expected_errors = [(name, getattr(builtins, name)) for name in setup["raises"]]
+    sent = [encode(args) for args in setup["cases"]]  # 学习者的代码运行之前编好
     try:
         solve = getattr(load(learner_py, "learner_exercise"), "solve", None)
     except BaseException as e:
@@ -316,19 +349,26 @@ def differential(learner_py, setup, snapshot, call, overwrite):
     if not callable(solve):
         return {"status": "not_implemented", "message": "文件里没有 solve 函数"}
     calls = []
-    for i, args in enumerate(setup["cases"]):
-        first = call(solve, args, expected_errors, learner_py, i)
-        if type(first) is tuple:
-            return {"status": first[0], "message": first[1]}
-        kept = [first[0], snapshot(first[1])]
-        second = kept
-        if i % AGAIN_EVERY == 0:
-            if setup["fresh"] and first[0] == RETURNED:
-                overwrite(first[1])
-            second = call(solve, args, expected_errors, learner_py, i)
-            if type(second) is tuple:
-                return {"status": second[0], "message": second[1]}
-        calls.append([kept, second, args])
+    for i, data in enumerate(sent):
+        made, shots = [], []
+        for _ in range(2 if i % AGAIN_EVERY == 0 else 1):
+            args = decode(data)
+            got = call(solve, args, expected_errors, learner_py, i)
+            if type(got) is tuple:
+                return {"status": got[0], "message": got[1]}
+            resume = quiet()
+            try:
+                after = decode(encode(args))
+                kept = [got[0], decode(encode(got[1]))]  # 定格：改写结果、再调用都碰不到已经记下的
+                touched = None
+                if setup["fresh"] and got[0] == RETURNED:
+                    overwrite(got[1])
+                    touched = decode(encode(args))
+            finally:
+                resume()
+            made.append(kept)
+            shots.append([after, touched])
+        calls.append([made[0], made[-1], shots])
     return {"status": "ok", "calls": calls}
 
 
@@ -340,7 +380,7 @@ def run(learner_py, cases, raises=(), fresh=False):
     if failed is not None:
         return failed
     setup = {"cases": cases, "raises": list(raises), "fresh": fresh}
-    return differential(learner_py, setup, lambda value: wire.decode(wire.encode(value)), _call, _overwrite)
+    return differential(learner_py, setup, wire.encode, wire.decode, _call, _overwrite, _quiet())
 
 
 def _clean_slate(sandboxed: bool) -> None:
@@ -373,7 +413,7 @@ def main():
     # 学习者的代码运行之前就记下要用的函数：它换掉 os.write、wire.encode 或这个文件里的 _overwrite、differential
     # 也只换掉了模块里的名字，这里用的还是原来的
     encode, decode, write, exit_now = wire.encode, wire.decode, os.write, os._exit
-    run_cases, overwrite, call = differential, _overwrite, _call
+    run_cases, overwrite, call, quiet = differential, _overwrite, _call, _quiet()
     setup = decode(sys.stdin.buffer.read())
     sys.stdin = open(os.devnull, encoding="utf-8")
 
@@ -418,11 +458,7 @@ def main():
         send(result)
         exit_now(0)
     install_tripwires(setup["tripwires"], trip_fd)
-
-    def snapshot(value):
-        return decode(encode(value))
-
-    send(run_cases(learner_py, setup, snapshot, call, overwrite))
+    send(run_cases(learner_py, setup, encode, decode, call, overwrite, quiet))
     exit_now(0)
 
 

@@ -341,7 +341,7 @@ def assert_third_round(got: dict, sandboxed: bool = True) -> None:
     assert {n: got[n]["label"] for n in THIRD_ROUND if n in got} == {n: expected[n] for n in THIRD_ROUND if n in got}
     assert "应当 raise ValueError" in message("09_returns_raised_record") or "09_returns_raised_record" not in got
     for name, words in (
-        ("09_patch_runner_inplace", "再调用一次 solve，结果就不同了"),
+        ("09_patch_runner_inplace", "改动了传进来的第 1 个参数"),
         ("20_patch_runner_alias", "共用内存"),
         ("01_softmin", "绊线"),
         ("01_categorical_probs", "distributions"),
