@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 
 import torch
@@ -172,7 +173,7 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
                 else "用同样的参数再调用一次 solve，结果就不同了：solve 在两次调用之间留下了状态（全局变量、缓存）？"
                 "同样的输入要得到同样的结果"
             )
-        reason = reason or _argument_problem(args, shots)
+        reason = reason or _argument_problem(args, shots) or _saved_problem(check, args, shots)
         if reason:
             return "wrong", (
                 f"第 {i + 1}/{len(cases)} 个用例不对：{reason}\n"
@@ -184,7 +185,7 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
 def _argument_problem(args, shots) -> str | None:
     """每次调用之后的快照与批改程序发出的参数对照（快照见 runner.differential）：调用之后就不同，是 solve 改了输入；
     改写了结果之后才不同，是结果与这个参数共用内存。都相同时为 None。"""
-    for after, touched in shots:
+    for after, touched, _ in shots:
         if (k := changed_argument(args, after)) is not None:
             return (
                 f"solve 改动了传进来的第 {k + 1} 个参数（原地的 +=、x[...] = …）："
@@ -197,6 +198,31 @@ def _argument_problem(args, shots) -> str | None:
                 f"不然调用者改动结果时会连输入一起改掉"
             )
     return None
+
+
+def _saved_problem(check, args, shots) -> str | None:
+    """check.py 的 saved_problem(用例, 存档列表)：runner 交回每次调用经 torch.save 存下的字节（runner._capture_saves），
+    这里——另一个进程——用 torch.load(..., weights_only=True) 读回来交给它；读不回来的是 wire.Unsupported。
+    没有 saved_problem 的课为 None。"""
+    judge_saves = getattr(check, "saved_problem", None)
+    if judge_saves is None:
+        return None
+    for _, _, saved in shots:
+        loaded = [_load_saved(data) for data in saved] if isinstance(saved, list) else []
+        if problem := judge_saves(args, loaded):
+            return problem
+    return None
+
+
+def _load_saved(data):
+    """一份存档的字节（一维 uint8 张量）读回来的对象：只认 weights_only=True 读得回来的（张量、数、字符串、
+    列表、字典），别的什么也不执行；读不回来时是 wire.Unsupported（写明原因）。"""
+    if not isinstance(data, torch.Tensor) or data.dtype != torch.uint8 or data.dim() != 1:
+        return wire.Unsupported("不是存档的字节")
+    try:
+        return torch.load(io.BytesIO(data.numpy().tobytes()), weights_only=True)
+    except Exception as e:  # 存档是学习者的进程写的：读不回来只是它的问题
+        return wire.Unsupported(f"weights_only=True 读不回来的存档（{type(e).__name__}）")
 
 
 def _difference(cmp, want, got) -> str | None:

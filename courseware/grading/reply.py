@@ -25,7 +25,7 @@ def read_answers(fd: int, n_cases: int, raises: tuple[str, ...] = ()) -> dict | 
     Returns:
         None：什么也没交回；str：交回的东西不合格式（中文原因）；
         dict：{"status": "ok", "calls": [n_cases 个 (第一次, 第二次, 快照)]}，每次调用是 wire.Raised(异常名)
-        或返回的值（RETURNED 的内容）；快照是每次调用的 [调用之后的参数, 改写结果之后的参数或 None]（见 runner.differential）；
+        或返回的值（RETURNED 的内容）；快照是每次调用的 [调用之后的参数, 改写结果之后的参数或 None, 存档或 None]（见 runner.differential）；
         或 {"status": 失败判定, "message": str}。
     """
     size = os.fstat(fd).st_size
@@ -56,7 +56,7 @@ def checked(result, n_cases: int, raises: tuple[str, ...] = ()) -> dict | str:
             and _call_ok(c[1], raises)
             and type(c[2]) is list
             and 1 <= len(c[2]) <= 2
-            and all(type(shot) is list and len(shot) == 2 for shot in c[2])
+            and all(type(shot) is list and len(shot) == 3 for shot in c[2])
             for c in calls
         ):
             return "程序交回的结果不合格式：每个用例应是“返回了值”或“raise 了本课的异常”"

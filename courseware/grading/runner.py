@@ -23,6 +23,7 @@ import errno
 import gc
 import importlib
 import importlib.util
+import io
 import os
 import runpy
 import signal
@@ -329,6 +330,21 @@ def visible_check(learner_py):
     return None
 
 
+def _capture_saves(captured: list) -> None:
+    """check.py 有 saved_problem 的课（第 18 课）：换掉 torch.save，每次存档另用原来的 torch.save 存一份字节，
+    放进 captured（uint8 张量），随这次调用交回；批改程序在自己的进程里用 weights_only=True 读回来，看存档里
+    真有该存的东西。绕开它（只在内存里复制、存一份空的）的存档，交回的字节里就没有。"""
+    save, bytes_io, frombuffer, uint8 = torch.serialization.save, io.BytesIO, torch.frombuffer, torch.uint8
+
+    def saving(obj, f, *args, **kwargs):
+        kept = bytes_io()
+        save(obj, kept)
+        captured.append(frombuffer(bytearray(kept.getvalue()), dtype=uint8))
+        return save(obj, f, *args, **kwargs)
+
+    torch.save = torch.serialization.save = saving
+
+
 def differential(learner_py, setup, encode, decode, call, overwrite, quiet):
     """导入学习者的文件，逐个用例调用 solve，每 AGAIN_EVERY 个里的第一个调用两次。
     返回要交回的 {"status": ..., "message": ...} 或 {"status": "ok", "calls": [每个用例的 [第一次, 第二次, 快照]]}；
@@ -337,10 +353,13 @@ def differential(learner_py, setup, encode, decode, call, overwrite, quiet):
     “不改输入、不与输入共用内存”由父进程对照它发出的用例判定：每次调用的参数都从用例的字节新建（上一次调用
     留下的对象与这一次无关，在下一次调用开头把输入改回去也就没有用），调用一返回、学习者的代码还没有机会再运行，
     就给参数拍快照（encode 再 decode）；FRESH_RESULT 的课接着改写结果里的张量（overwrite），再拍一张。
-    快照是每次调用的 [调用之后的参数, 改写结果之后的参数或 None]。
+    快照是每次调用的 [调用之后的参数, 改写结果之后的参数或 None, 这次调用存下的存档或 None]（存档见 _capture_saves）。
     encode、decode、call、overwrite、quiet 由 main 在学习者的代码运行之前取下。"""
     expected_errors = [(name, getattr(builtins, name)) for name in setup["raises"]]
     sent = [encode(args) for args in setup["cases"]]  # 学习者的代码运行之前编好
+    saves = [] if setup.get("saves") else None
+    if saves is not None:
+        _capture_saves(saves)
     try:
         solve = getattr(load(learner_py, "learner_exercise"), "solve", None)
     except BaseException as e:
@@ -353,6 +372,8 @@ def differential(learner_py, setup, encode, decode, call, overwrite, quiet):
         made, shots = [], []
         for _ in range(2 if i % AGAIN_EVERY == 0 else 1):
             args = decode(data)
+            if saves is not None:
+                saves.clear()
             got = call(solve, args, expected_errors, learner_py, i)
             if type(got) is tuple:
                 return {"status": got[0], "message": got[1]}
@@ -367,20 +388,51 @@ def differential(learner_py, setup, encode, decode, call, overwrite, quiet):
             finally:
                 resume()
             made.append(kept)
-            shots.append([after, touched])
+            shots.append([after, touched, None if saves is None else list(saves)])
         calls.append([made[0], made[-1], shots])
     return {"status": "ok", "calls": calls}
 
 
-def run(learner_py, cases, raises=(), fresh=False):
+def run(learner_py, cases, raises=(), fresh=False, saves=False):
     """在本进程里跑完可见检查与差分检查，返回要交回的结果（与子进程交回的相同，见 differential）：
-    不 fork、不换绊线，tests/lessons 的错解库用它省掉子进程。raises 是 RAISES，fresh 是 FRESH_RESULT。"""
+    不 fork、不换绊线，tests/lessons 的错解库用它省掉子进程。raises 是 RAISES，fresh 是 FRESH_RESULT，
+    saves：本课查存档（check.py 有 saved_problem；换掉的 torch.save 在返回前换回来）。"""
     wire = load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"), "wire")
     failed = visible_check(learner_py)
     if failed is not None:
         return failed
-    setup = {"cases": cases, "raises": list(raises), "fresh": fresh}
-    return differential(learner_py, setup, wire.encode, wire.decode, _call, _overwrite, _quiet())
+    setup = {"cases": cases, "raises": list(raises), "fresh": fresh, "saves": saves}
+    save = torch.save
+    try:
+        return differential(learner_py, setup, wire.encode, wire.decode, _call, _overwrite, _quiet())
+    finally:
+        torch.save = torch.serialization.save = save
+
+
+class _NoCompiler(types.ModuleType):
+    """torch._dynamo（torch.compile 的编译器）的替身，见 _without_compiler：只答 graph_break 与 disable，
+    两者在不编译时都什么也不做；问它别的，就换上真的 torch._dynamo 再答。"""
+
+    @staticmethod
+    def graph_break(msg=""):
+        return None
+
+    @staticmethod
+    def disable(fn=None, recursive=True, **kwargs):
+        return fn if fn is not None else (lambda f: f)
+
+    def __getattr__(self, name):
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), name)
+
+
+def _without_compiler() -> None:
+    """检查从不编译（torch.compile）；torch.optim 的优化器却在第一次新建、第一次 step 时导入编译器 torch._dynamo
+    （约 2 秒 CPU，可见检查与差分检查各一次），只为标明“这一段不要编译”（disable、graph_break：不编译时都是空操作）。
+    换上只答这两样的替身：第 18 课的参考答案因此少花约 4 秒 CPU。用到编译器别的东西时，替身换成真的。"""
+    if "torch._dynamo" not in sys.modules:
+        sys.modules["torch._dynamo"] = torch._dynamo = _NoCompiler("torch._dynamo")
 
 
 def _clean_slate(sandboxed: bool) -> None:
@@ -416,6 +468,7 @@ def main():
     run_cases, overwrite, call, quiet = differential, _overwrite, _call, _quiet()
     setup = decode(sys.stdin.buffer.read())
     sys.stdin = open(os.devnull, encoding="utf-8")
+    _without_compiler()
 
     def send(result, fd=answer_fd):
         if isinstance(result.get("message"), str) and len(result["message"]) > 8000:  # 父进程反正只显示前几 KiB

@@ -91,7 +91,12 @@ _Base = torch._C.TensorBase
 _layout, _device, _dtype, _shape = (getattr(_Base, n).__get__ for n in ("layout", "device", "dtype", "shape"))
 _detach, _cpu, _resolve_conj, _resolve_neg = _Base.detach, _Base.cpu, _Base.resolve_conj, _Base.resolve_neg
 _stride, _contiguous, _offset, _numel = _Base.stride, _Base.contiguous, _Base.storage_offset, _Base.numel
-_element_size, _data_ptr, _new_empty, _as_strided = _Base.element_size, _Base.data_ptr, _Base.new_empty, torch.as_strided
+_element_size, _data_ptr, _new_empty, _as_strided = (
+    _Base.element_size,
+    _Base.data_ptr,
+    _Base.new_empty,
+    torch.as_strided,
+)
 _TENSORS = (torch.Tensor, torch.nn.Parameter)
 
 
