@@ -360,3 +360,29 @@ def assert_third_round(got: dict, sandboxed: bool = True) -> None:
         inotify = int(found.rsplit("inotify 实例=", 1)[1].split()[0])  # 最后一行是报出来的数（前面是源码行）
         queued = int(found.rsplit("排队的实时信号=", 1)[1].split()[0].rstrip("│"))
         assert queued <= 64 and (inotify <= 8 or os.geteuid() != 0), found
+
+
+FOURTH_ROUND = {
+    "01_softmax_out_script": "aten::_softmax",
+    "15_logsumexp_out_script": "aten::logsumexp",
+    "15_nll_forward_output": "aten::nll_loss_forward",
+    "13_rms_norm_op": "aten::rms_norm",
+    "16_fused_adamw_tensor_lr": "aten::_fused_adamw_",
+    "17_reload_clip_grad": "torch.nn.utils.clip_grad_norm_",
+    "16_reload_adam_adamw": "torch.optim.Adam",
+    "09_restores_previous_input": "改动了传进来的第 1 个参数",
+    "20_repairs_shared_cache": "共用内存",
+    "08_dict_lookup_beside_product": "0 × inf = nan",
+    "18_clones_and_empty_save": "存档里缺了",
+}
+"""第四轮的几类 → 消息里必有的话：绊线按算子（别的重载、TorchScript、类上的原函数）、按代码（reload 出来的新函数）；
+“不改输入”“不共用内存”对照批改程序发出的用例（在下一次调用开头把输入改回去、修好被改写的缓存都没用）；
+第 08 课看乘没乘整张表、第 18 课看 torch.save 存下的字节。每一份不碰绊线、不被规则拦下时都会通过
+（tests/courseware/test_grading.py 在没有绊线的进程里查过绊线那几份）。"""
+
+
+def assert_fourth_round(got: dict) -> None:
+    """FOURTH_ROUND 的判定都是“答案错误”，消息里写明是哪一道关（只查 got 里有的）。"""
+    for name, words in FOURTH_ROUND.items():
+        if name in got:
+            assert got[name]["label"] == "答案错误" and words in got[name]["message"], (name, got[name])

@@ -24,6 +24,7 @@ from hostile_kit import (
     TOKEN,
     Listener,
     add_symlinks,
+    assert_fourth_round,
     assert_second_round,
     assert_third_round,
     build_class,
@@ -201,6 +202,11 @@ def test_second_round_in_grade(graded):
 @needs_sandbox
 def test_third_round_in_grade(graded):
     assert_third_round(verdicts(graded))
+
+
+@needs_sandbox
+def test_fourth_round_in_grade(graded):
+    assert_fourth_round(verdicts(graded))
 
 
 def test_listing_is_bounded_and_never_goes_through_links(tmp_path):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from hostile_kit import (
+    FOURTH_ROUND,
     JOBS,
     ROOT,
     SECOND_ROUND,
@@ -23,6 +24,7 @@ from hostile_kit import (
     TIMEOUT,
     TOKEN,
     Listener,
+    assert_fourth_round,
     assert_second_round,
     assert_third_round,
     build_class,
@@ -409,5 +411,49 @@ def test_sandbox_as_an_ordinary_user():
         assert_second_round(cells, kind_in(run.stdout))
         if prefix:  # root 跑的测试里，普通用户这一趟确实没有 root 的 cgroup 可用，也确实不是 root
             assert f"uid {os.geteuid()}" not in run.stdout
+    finally:
+        shutil.rmtree(share, ignore_errors=True)
+
+
+@needs_sandbox
+def test_fourth_round_through_check(tmp_path):
+    """第四轮的几份一份一份交给 ./poet check：判定与 grade 里一样。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(FOURTH_ROUND))
+    assert_fourth_round(check_each(list(FOURTH_ROUND), root, tmp_path))
+
+
+@needs_sandbox
+def test_fourth_round_as_an_ordinary_user():
+    """第四轮的几份以普通用户交给 ./poet grade（以 root 运行测试时换成 ORDINARY）：绊线、快照与存档的判定不看身份。"""
+    share = Path(tempfile.mkdtemp(prefix="poet-ordinary-", dir="/tmp"))
+    try:
+        share.chmod(0o755)
+        workspace = share / "ws"
+        workspace.mkdir(mode=0o777)
+        workspace.chmod(0o777)
+        root = share / "class"
+        build_class(root, share / "outside.txt", 9, kinds=set(FOURTH_ROUND))
+        report = workspace / "r.json"
+        run = subprocess.run(
+            [*as_ordinary_user(share), sys.executable, "-m", "courseware.cli", "grade", str(root)]
+            + ["--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS), "--json", str(report)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=600,
+            env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"},
+        )
+        assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr
+        cells = {
+            v["learner"]: v
+            for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"]
+            if v["kind"] != "missing"
+        }
+        assert set(FOURTH_ROUND) <= set(cells)
+        assert_fourth_round(cells)
+        assert all(cells[n]["label"] == "通过" for n in ("honest_05", "honest_09", "honest_bom", "honest_crlf"))
     finally:
         shutil.rmtree(share, ignore_errors=True)
