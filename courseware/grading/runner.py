@@ -345,7 +345,13 @@ def _capture_saves(captured: list) -> None:
     torch.save = torch.serialization.save = saving
 
 
-def differential(learner_py, setup, encode, decode, call, overwrite, quiet):
+_THREADS = (
+    "差分检查时练习文件开了线程，solve 返回时它还在运行：线程能在 solve 返回之后再去改动输入、伪造结果，"
+    "批改程序要 solve 在返回之前做完全部的事。练习用不着线程"
+)
+
+
+def differential(learner_py, setup, encode, decode, call, overwrite, quiet, alone=None):
     """导入学习者的文件，逐个用例调用 solve，每 AGAIN_EVERY 个里的第一个调用两次。
     返回要交回的 {"status": ..., "message": ...} 或 {"status": "ok", "calls": [每个用例的 [第一次, 第二次, 快照]]}；
     每次调用是 [RETURNED, 值] 或 [RAISED, 异常名]，“第二次”在只调用一次的用例里就是第一次。
@@ -354,7 +360,8 @@ def differential(learner_py, setup, encode, decode, call, overwrite, quiet):
     留下的对象与这一次无关，在下一次调用开头把输入改回去也就没有用），调用一返回、学习者的代码还没有机会再运行，
     就给参数拍快照（encode 再 decode）；FRESH_RESULT 的课接着改写结果里的张量（overwrite），再拍一张。
     快照是每次调用的 [调用之后的参数, 改写结果之后的参数或 None, 这次调用存下的存档或 None]（存档见 _capture_saves）。
-    encode、decode、call、overwrite、quiet 由 main 在学习者的代码运行之前取下。"""
+    encode、decode、call、overwrite、quiet 由 main 在学习者的代码运行之前取下；alone() 说本进程是不是只剩
+    一个 Python 线程（调用返回时、拍完快照时各查一次，不然是“答案错误”），在本进程里跑的 run 不查（None）。"""
     expected_errors = [(name, getattr(builtins, name)) for name in setup["raises"]]
     sent = [encode(args) for args in setup["cases"]]  # 学习者的代码运行之前编好
     saves = [] if setup.get("saves") else None
@@ -379,12 +386,16 @@ def differential(learner_py, setup, encode, decode, call, overwrite, quiet):
                 return {"status": got[0], "message": got[1]}
             resume = quiet()
             try:
+                if alone is not None and not alone():
+                    return {"status": "wrong", "message": _THREADS}
                 after = decode(encode(args))
                 kept = [got[0], decode(encode(got[1]))]  # 定格：改写结果、再调用都碰不到已经记下的
                 touched = None
                 if setup["fresh"] and got[0] == RETURNED:
                     overwrite(got[1])
                     touched = decode(encode(args))
+                if alone is not None and not alone():
+                    return {"status": "wrong", "message": _THREADS}
             finally:
                 resume()
             made.append(kept)
@@ -511,7 +522,12 @@ def main():
         send(result)
         exit_now(0)
     install_tripwires(setup["tripwires"], trip_fd)
-    send(run_cases(learner_py, setup, encode, decode, call, overwrite, quiet))
+    current_frames = sys._current_frames  # 每个有 Python 线程状态的线程一项，连 _thread 直接开的也算
+
+    def alone():
+        return len(current_frames()) == 1
+
+    send(run_cases(learner_py, setup, encode, decode, call, overwrite, quiet, alone))
     exit_now(0)
 
 

@@ -371,6 +371,7 @@ FOURTH_ROUND = {
     "17_reload_clip_grad": "torch.nn.utils.clip_grad_norm_",
     "16_reload_adam_adamw": "torch.optim.Adam",
     "09_restores_previous_input": "改动了传进来的第 1 个参数",
+    "09_thread_restores_input": "开了线程",
     "20_repairs_shared_cache": "共用内存",
     "08_dict_lookup_beside_product": "0 × inf = nan",
     "18_clones_and_empty_save": "存档里缺了",
