@@ -250,7 +250,10 @@ def test_positions_are_written_one_way_in_every_message():
     assert compare(table, wrong) == "结果[9]应为 '字9'，实际是 '错'（下标从 0 数）"
     assert compare([[1, 2], [3, 4]], [[1, 2], [3, 5]]) == "结果[1][1]应为 4，实际是 5（下标从 0 数）"
     cases = [(["春风"], 1, ["<pad>"])] * 3
-    result = {"status": "ok", "calls": [(out, out, [[args, None]]) for out, args in zip([table, table, wrong], cases)]}
+    result = {
+        "status": "ok",
+        "calls": [(out, out, [[args, None, None]]) for out, args in zip([table, table, wrong], cases)],
+    }
     verdict, message = judge(BY_NUMBER[5], cases, [table] * 3, result)
     assert verdict == "wrong" and message.startswith("第 3/3 个用例不对：结果[9]应为"), message
     for text in (message, tensor_difference(want, got)):
