@@ -139,6 +139,42 @@ BUILT = {
         "语法错误",
     ),
 }
+
+
+def _lesson_18_with_solve(body: str) -> bytes:
+    """第 18 课的参考答案，solve 的函数体换成 body：模拟断电的 simulated_run、TinyModel 必须与起始文件一字不差
+    （源码规则），所以从参考答案里取，不抄一份。"""
+    text = solution("18").decode("utf-8")
+    start = text.index("    new_run, train = simulated_run(setup, stop, total)\n")
+    return (text[:start] + body + text[text.index("\n\n\nclass TinyModel") :]).encode("utf-8")
+
+
+# 状态留在内存里的副本（.clone()）里，另存一份空的存档、读回来：源码里有 torch.save 与
+# torch.load(..., weights_only=True)，旧的规则只看有没有这两个调用。现在批改程序在自己的进程里读回 solve 经
+# torch.save 存下的字节，做完第 stop 步时的参数、优化器状态与随机数状态不在里面就不通过。
+BUILT["18_clones_and_empty_save"] = (
+    _lesson_18_with_solve(
+        """    new_run, train = simulated_run(setup, stop, total)
+    model, optimizer = new_run()
+    losses = train(model, optimizer, 0, stop)
+    saved = optimizer.state_dict()
+    kept = {
+        "weights": {k: v.clone() for k, v in model.state_dict().items()},
+        "state": {k: {n: v.clone() if torch.is_tensor(v) else v for n, v in s.items()} for k, s in saved["state"].items()},
+        "rng": torch.get_rng_state().clone(),
+    }
+    buffer = io.BytesIO()
+    torch.save({"step": stop}, buffer)
+    buffer.seek(0)
+    step = torch.load(buffer, weights_only=True)["step"]
+    model, optimizer = new_run()
+    model.load_state_dict(kept["weights"])
+    optimizer.load_state_dict({"state": kept["state"], "param_groups": saved["param_groups"]})
+    torch.set_rng_state(kept["rng"])
+    return losses + train(model, optimizer, step, total - step)"""
+    ),
+    "答案错误",
+)
 """按字节造的捣乱文件：名字 → (内容, 期望)。"""
 
 
