@@ -75,21 +75,28 @@ def cases(gen):
 
 
 def compare(expected, got):
-    """与默认的比较相同（形状、dtype、allclose），另外 nan 的位置要一模一样：表里没被查到的一行有 inf 时，
+    """形状、dtype 一样，数值 allclose（rtol=1e-4, atol=1e-5），nan 的位置一模一样：表里没被查到的一行有 inf 时，
     one-hot 乘整张表得到的这一列全是 nan（0 × inf），按编号取行得到的是有限的数。"""
-    from courseware.grading.answers import compare as same
-
-    if not (isinstance(expected, torch.Tensor) and isinstance(got, torch.Tensor) and expected.isnan().any()):
-        return same(expected, got)
-    if got.shape != expected.shape or got.dtype != expected.dtype:
-        return same(expected, got)
+    if not isinstance(got, torch.Tensor):
+        return f"结果应是张量，实际是 {type(got).__name__}"
+    if tuple(got.shape) != tuple(expected.shape):
+        return f"结果的形状应为 {list(expected.shape)}，实际是 {list(got.shape)}"
+    if got.dtype != expected.dtype:
+        return f"结果的 dtype 应为 {expected.dtype}，实际是 {got.dtype}"
     if not torch.equal(got.isnan(), expected.isnan()):
         return (
             "表里没被查到的一行有 inf：one-hot 乘整张表时，0 × inf = nan，结果里这一列每一格都是 nan；"
             f"你的结果有 {int((got.isnan() != expected.isnan()).sum())} 格与此不同——结果不是 one-hot 乘整张表得来的"
             f"（按编号取了行？）。{_WHY}"
         )
-    return same(expected.nan_to_num(0.0), got.nan_to_num(0.0))
+    if torch.allclose(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True):
+        return None
+    gap = (got - expected).abs().nan_to_num(0.0)
+    where = [int(i) for i in torch.unravel_index(gap.argmax(), gap.shape)]
+    return (
+        f"结果的数值不对：最大相差 {gap.max().item():.4g}，在 {where}（下标从 0 数）："
+        f"应为 {expected[tuple(where)].item():.4g}、实际是 {got[tuple(where)].item():.4g}"
+    )
 
 
 # 课文点到的每一种情形（tests/lessons/test_case_kinds.py 查任何种子生成的用例都覆盖到）：判断函数收到 (用例, 参考输出)
