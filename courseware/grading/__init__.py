@@ -35,6 +35,9 @@
   由两次的输出查出来）；
 - ``TRIPWIRES = ("torch.nn.functional.cross_entropy", "aten::_log_softmax", …)``：差分检查时 runner 把这些 torch
   函数与算子换成绊线（见 runner.install_tripwires），碰上就是“答案错误”——源码规则之外不看拼写的第二道关。
+- ``saved_problem(case, saved)``：这一课的 solve 要经 torch.save 存档（第 18 课）。runner 换掉 torch.save，交回每次调用
+  存下的字节；批改程序在自己的进程里用 torch.load(..., weights_only=True) 读回来，saved 是读回来的对象的列表
+  （读不回来的是 wire.Unsupported）；存档里有该存的东西时为 None，否则是中文原因；
 - ``KINDS = {种类: 判断函数(case, expected)}``：课文点到的每一种情形（每个标点、并列、空输入、-100、参数的特殊值……），
   判断一个用例（及参考输出）是不是这一种。批改时不用它：uncovered_kinds（tests/lessons/test_case_kinds.py 逐课调用）
   查任何种子生成的用例都覆盖了每一种，语料里碰巧没有的情形也要由 cases 专门造出来。

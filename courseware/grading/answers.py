@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import struct
 
@@ -242,12 +243,13 @@ def compare(expected, got, where: str = "结果") -> str | None:
 def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[str, str]:
     """由子进程交回、已核对过格式的 result 作出判定：(判定, 中文说明)。
 
-    result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "calls": [(第一次, 第二次, 之后的参数)]}
+    result 是 {"status": 失败判定, "message": ...}，或 {"status": "ok", "calls": [(第一次, 第二次, 快照)]}
     （见 reply.read_answers；每四个用例里的第一个调用了两次）。每次调用的结果都要与参考输出相同（本课 check.py 有 compare 时用它；
-    该 raise 的用例要 raise 同一种异常）：原地改动了输入的 solve 第二次就算错了；check.py 的 FRESH_RESULT 为真时，
-    runner 在第二次之前改写第一次结果里的张量，与输入共用内存的结果也就让第二次算错。这两条只看交回的输出，
-    学习者的进程改写 runner 也换不来“通过”。调用之后的参数与调用之前逐个比较是另一道、给诚实的学习者看的提示
-    （进程自己报的，改写 runner 就能瞒过）。子进程失败时，check.py 的 explain(消息) 可以在前面补一句说明错在哪里。
+    该 raise 的用例要 raise 同一种异常）。“不改输入、不与输入共用内存”由这里对照发出的用例判定：runner 每次调用都从
+    用例的字节新建参数，调用一返回就给参数拍快照（FRESH_RESULT 的课改写结果之后再拍一张），快照与用例不同就不通过
+    （_argument_problem）。这些快照是学习者的进程拍的：专门在自己的进程里拆 runner 的代码能伪造它（见 docs/sandbox.md），
+    普通的 solve——哪怕在下一次调用开头把上一次的输入改回去——瞒不过。子进程失败时，check.py 的 explain(消息)
+    可以在前面补一句说明错在哪里。
     """
     check = lesson_check(lesson)
     if result["status"] != "ok":
@@ -259,21 +261,17 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
         return result["status"], (f"{hint}\n{message}" if hint else message)
     cmp = getattr(check, "compare", compare)
     fresh = getattr(check, "FRESH_RESULT", False)
-    for i, (args, want, (got, again, after)) in enumerate(zip(cases, expected, result["calls"])):
+    for i, (args, want, (got, again, shots)) in enumerate(zip(cases, expected, result["calls"])):
         reason = _difference(cmp, want, got)
-        changed = changed_argument(args, after)
         if not reason and _difference(cmp, want, again):
-            which = f"传进来的第 {changed + 1} 个参数" if changed is not None else "传进来的参数"
             reason = (
-                f"返回的张量与{which}共用内存（返回了它本身或它的视图）：批改程序改写了第一次调用的结果，"
-                f"再用同样的参数调用一次，结果就变了。要返回一个新张量（比如 torch.zeros_like 新建，或 .clone()），"
-                f"不然调用者改动结果时会连输入一起改掉"
+                "返回的张量与上一次调用的结果共用内存（返回了缓存里的同一个张量？）：批改程序改写了第一次调用的结果，"
+                "再用同样的参数调用一次，结果就变了。每次都要返回一个新张量"
                 if fresh
-                else f"用同样的参数再调用一次 solve，结果就不同了：solve 改动了{which}（原地的 +=、x[...] = …）？"
-                f"要返回新的结果，输入保持原样（后面的代码还要用它）"
+                else "用同样的参数再调用一次 solve，结果就不同了：solve 在两次调用之间留下了状态（全局变量、缓存）？"
+                "同样的输入要得到同样的结果"
             )
-        if not reason and changed is not None:
-            reason = f"solve 改动了传进来的第 {changed + 1} 个参数；要返回新的结果，输入保持原样（后面的代码还要用它）"
+        reason = reason or _argument_problem(args, shots) or _saved_problem(check, args, shots)
         if reason:
             shown_want, shown_got = previews(want, got)
             return "wrong", (
@@ -281,6 +279,49 @@ def judge(lesson: Lesson, cases: list, expected: list, result: dict) -> tuple[st
                 f"  输入：{_short(args)}\n  应为：{shown_want}\n  实际：{shown_got}"
             )
     return "passed", f"可见检查与 {len(cases)} 个随机用例的差分检查全部通过"
+
+
+def _argument_problem(args, shots) -> str | None:
+    """每次调用之后的快照与批改程序发出的参数对照（快照见 runner.differential）：调用之后就不同，是 solve 改了输入；
+    改写了结果之后才不同，是结果与这个参数共用内存。都相同时为 None。"""
+    for after, touched, _ in shots:
+        if (k := changed_argument(args, after)) is not None:
+            return (
+                f"solve 改动了传进来的第 {k + 1} 个参数（原地的 +=、x[...] = …）："
+                f"要返回新的结果，输入保持原样（后面的代码还要用它）"
+            )
+        if touched is not None and (k := changed_argument(args, touched)) is not None:
+            return (
+                f"返回的张量与传进来的第 {k + 1} 个参数共用内存（返回了它本身或它的视图）：批改程序改写了结果，"
+                f"这个参数跟着变了。要返回一个新张量（比如 torch.zeros_like 新建，或 .clone()），"
+                f"不然调用者改动结果时会连输入一起改掉"
+            )
+    return None
+
+
+def _saved_problem(check, args, shots) -> str | None:
+    """check.py 的 saved_problem(用例, 存档列表)：runner 交回每次调用经 torch.save 存下的字节（runner._capture_saves），
+    这里——另一个进程——用 torch.load(..., weights_only=True) 读回来交给它；读不回来的是 wire.Unsupported。
+    没有 saved_problem 的课为 None。"""
+    judge_saves = getattr(check, "saved_problem", None)
+    if judge_saves is None:
+        return None
+    for _, _, saved in shots:
+        loaded = [_load_saved(data) for data in saved] if isinstance(saved, list) else []
+        if problem := judge_saves(args, loaded):
+            return problem
+    return None
+
+
+def _load_saved(data):
+    """一份存档的字节（一维 uint8 张量）读回来的对象：只认 weights_only=True 读得回来的（张量、数、字符串、
+    列表、字典），别的什么也不执行；读不回来时是 wire.Unsupported（写明原因）。"""
+    if not isinstance(data, torch.Tensor) or data.dtype != torch.uint8 or data.dim() != 1:
+        return wire.Unsupported("不是存档的字节")
+    try:
+        return torch.load(io.BytesIO(data.numpy().tobytes()), weights_only=True)
+    except Exception as e:  # 存档是学习者的进程写的：读不回来只是它的问题
+        return wire.Unsupported(f"weights_only=True 读不回来的存档（{type(e).__name__}）")
 
 
 def _difference(cmp, want, got) -> str | None:

@@ -90,12 +90,19 @@ def _run_here(lesson: Lesson, path: Path, cases: list) -> tuple[Run, dict | str,
     from . import runner  # 批改程序自己从不在本进程里运行练习：只有这条路要导入它
 
     raises = expected_errors(lesson)
-    answers = runner.run(str(path), wire.decode(wire.encode(cases)), raises, fresh_result(lesson))
+    answers = runner.run(
+        str(path), wire.decode(wire.encode(cases)), raises, fresh_result(lesson), _checks_saves(lesson)
+    )
     try:
         result = checked(wire.decode(wire.encode(answers)), len(cases), raises)
     except wire.WireError as e:
         result = str(e)
     return Run(0, ""), result, str(path), None
+
+
+def _checks_saves(lesson: Lesson) -> bool:
+    """本课的 check.py 有 saved_problem：runner 要交回每次调用经 torch.save 存下的字节（见 runner._capture_saves）。"""
+    return callable(getattr(lesson_check(lesson), "saved_problem", None))
 
 
 def _tripped(lesson: Lesson, data: bytes) -> str | None:
@@ -172,6 +179,7 @@ def check_file(
                 "raises": list(expected_errors(lesson)),
                 "fresh": fresh_result(lesson),
                 "tripwires": list(tripwires(lesson)),
+                "saves": _checks_saves(lesson),
                 "sandboxed": limits.sandbox and sandbox.unavailable_reason() is None,
             }
             setup_data = wire.encode(setup, limit=OUTPUT_LIMIT)

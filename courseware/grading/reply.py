@@ -24,8 +24,8 @@ def read_answers(fd: int, n_cases: int, raises: tuple[str, ...] = ()) -> dict | 
 
     Returns:
         None：什么也没交回；str：交回的东西不合格式（中文原因）；
-        dict：{"status": "ok", "calls": [n_cases 个 (第一次, 第二次, 调用之后的参数列表)]}，
-        每次调用是 wire.Raised(异常名) 或返回的值（RETURNED 的内容）；
+        dict：{"status": "ok", "calls": [n_cases 个 (第一次, 第二次, 快照)]}，每次调用是 wire.Raised(异常名)
+        或返回的值（RETURNED 的内容）；快照是每次调用的 [调用之后的参数, 改写结果之后的参数或 None, 存档或 None]（见 runner.differential）；
         或 {"status": 失败判定, "message": str}。
     """
     size = os.fstat(fd).st_size
@@ -50,11 +50,18 @@ def checked(result, n_cases: int, raises: tuple[str, ...] = ()) -> dict | str:
         if set(result) != {"status", "calls"} or type(calls) is not list or len(calls) != n_cases:
             return f"程序交回的结果不合格式：应有 {n_cases} 个用例的结果"
         if not all(
-            type(c) is list and len(c) == 3 and _call_ok(c[0], raises) and _call_ok(c[1], raises) for c in calls
+            type(c) is list
+            and len(c) == 3
+            and _call_ok(c[0], raises)
+            and _call_ok(c[1], raises)
+            and type(c[2]) is list
+            and 1 <= len(c[2]) <= 2
+            and all(type(shot) is list and len(shot) == 3 for shot in c[2])
+            for c in calls
         ):
             return "程序交回的结果不合格式：每个用例应是“返回了值”或“raise 了本课的异常”"
         unpack = lambda call: wire.Raised(call[1]) if call[0] == wire.RAISED else call[1]  # noqa: E731
-        return {"status": "ok", "calls": [(unpack(first), unpack(second), after) for first, second, after in calls]}
+        return {"status": "ok", "calls": [(unpack(first), unpack(second), shots) for first, second, shots in calls]}
     if status in CHILD_STATUSES and set(result) == {"status", "message"} and type(result["message"]) is str:
         result["message"] = capped(result["message"])
         return result

@@ -85,13 +85,28 @@ def type_name(value) -> str:
     return t.__qualname__ if module == "builtins" else f"{module}.{t.__qualname__}"
 
 
+# 编码张量只经 C 写的 TensorBase 上的方法（改不了）：学习者的进程换掉 torch.Tensor 上的方法（detach、data_ptr……），
+# 也改不了 runner 给参数与结果拍的快照。这些在 wire 载入时就取下
+_Base = torch._C.TensorBase
+_layout, _device, _dtype, _shape = (getattr(_Base, n).__get__ for n in ("layout", "device", "dtype", "shape"))
+_detach, _cpu, _resolve_conj, _resolve_neg = _Base.detach, _Base.cpu, _Base.resolve_conj, _Base.resolve_neg
+_stride, _contiguous, _offset, _numel = _Base.stride, _Base.contiguous, _Base.storage_offset, _Base.numel
+_element_size, _data_ptr, _new_empty, _as_strided = (
+    _Base.element_size,
+    _Base.data_ptr,
+    _Base.new_empty,
+    torch.as_strided,
+)
+_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
 def _tensor_problem(t: torch.Tensor) -> str | None:
-    if t.layout != torch.strided:
-        return f"{t.layout} 布局的张量（请返回普通的稠密张量）"
-    if t.device.type == "meta":
-        return f"meta 张量（只有形状 {list(t.shape)}，没有数值）"
-    if str(t.dtype).removeprefix("torch.") not in DTYPES:
-        return f"dtype 为 {t.dtype} 的张量（只认浮点、整数与布尔张量）"
+    if _layout(t) != torch.strided:
+        return f"{_layout(t)} 布局的张量（请返回普通的稠密张量）"
+    if _device(t).type == "meta":
+        return f"meta 张量（只有形状 {list(_shape(t))}，没有数值）"
+    if str(_dtype(t)).removeprefix("torch.") not in DTYPES:
+        return f"dtype 为 {_dtype(t)} 的张量（只认浮点、整数与布尔张量）"
     return None
 
 
@@ -116,9 +131,7 @@ class _Encoder:
         if type(value) is float:
             return value  # nan 与 inf 也照写（JSON 扩展写法 NaN、Infinity）
         if isinstance(value, torch.Tensor):
-            if isinstance(value, torch.nn.Parameter):
-                value = value.detach()
-            if type(value) is not torch.Tensor:
+            if type(value) not in _TENSORS:
                 return {"u": f"张量子类 {type_name(value)}（请返回普通的 torch.Tensor）"}
             problem = _tensor_problem(value)
             if problem:
@@ -144,23 +157,22 @@ class _Encoder:
 
     def tensor(self, t: torch.Tensor):
         """写下张量的形状、步长和它用到的那一段存储：转置出来的不连续张量到了对面也还是不连续的。"""
-        t = t.detach().cpu().resolve_conj().resolve_neg()
-        if any(s < 0 for s in t.stride()):
-            t = t.contiguous()
-        span = _span(list(t.shape), list(t.stride()))
-        flat = torch.as_strided(t, (span,), (1,), t.storage_offset()) if span else t.new_empty(0)
-        logical = t.numel() * t.element_size()  # 与 decode 一样按逻辑大小算：步长为 0 的巨型视图也算“太大”
+        t = _resolve_neg(_resolve_conj(_cpu(_detach(t))))
+        if any(s < 0 for s in _stride(t)):
+            t = _contiguous(t)
+        shape, stride = list(_shape(t)), list(_stride(t))
+        span = _span(shape, stride)
+        flat = _as_strided(t, (span,), (1,), _offset(t)) if span else _new_empty(t, 0)
+        logical = _numel(t) * _element_size(t)  # 与 decode 一样按逻辑大小算：步长为 0 的巨型视图也算“太大”
         if self.size + logical > self.limit:
-            raise WireError(
-                f"张量 {list(t.shape)} 太大（{logical / 2**20:.1f} MiB，交回的总量上限 {self.limit >> 20} MiB）"
-            )
-        flat = flat.contiguous()
-        data = ctypes.string_at(flat.data_ptr(), span * flat.element_size()) if span else b""  # 不依赖 numpy
+            raise WireError(f"张量 {shape} 太大（{logical / 2**20:.1f} MiB，交回的总量上限 {self.limit >> 20} MiB）")
+        flat = _contiguous(flat)
+        data = ctypes.string_at(_data_ptr(flat), span * _element_size(flat)) if span else b""  # 不依赖 numpy
         offset = self.blob_size
         self.blobs.append(data)
         self.size += logical
         self.blob_size += len(data)
-        return [str(t.dtype).removeprefix("torch."), list(t.shape), list(t.stride()), offset]
+        return [str(_dtype(t)).removeprefix("torch."), shape, stride, offset]
 
 
 def _span(shape: list[int], stride: list[int]) -> int:

@@ -21,6 +21,8 @@ FORBIDDEN.update({name: FORBIDDEN["softmax"] for name in ("distributions", "cate
 TRIPWIRES = (
     "aten::_softmax",
     "aten::_log_softmax",
+    "aten::_masked_softmax",
+    "aten::_scaled_dot_product_flash_attention_for_cpu",  # 注意力权重就是 softmax：q·k 凑成 logits 即可
     "torch.softmax",
     "torch.nn.functional.softmax",
     "torch.Tensor.softmax",

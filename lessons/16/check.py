@@ -18,6 +18,10 @@ TRIPWIRES = (
     "torch._fused_adam_",
     "torch.optim.AdamW",
     "torch.optim.Adam",
+    "torch.optim.adam.adam",  # 函数式的一步（AdamW 也走它：decoupled_weight_decay=True）
+    "torch.optim.adamw.adamw",
+    "torch.optim.adam._single_tensor_adam",
+    "torch.optim.adam._multi_tensor_adam",
 )
 
 

@@ -9,6 +9,8 @@
 """
 
 import ast
+import importlib.util
+import threading
 from pathlib import Path
 
 import torch
@@ -100,6 +102,69 @@ def compare(expected, got):
                 "读档时在 new_run() 之后放回（新进程的种子不同，新建模型也会用掉随机数）；再查别的状态少存、放错了没有"
                 "（优化器的动量、步数）；最后才是精度（存档里的数存成了 half、bfloat16）"
             )
+    return None
+
+
+_STATES = {}  # (种子、设置、stop) → 第一个进程做完第 stop 步时该存的张量
+_STATES_LOCK = threading.Lock()  # ./poet grade 多线程判定：重算用全局随机数，一次只算一个
+
+
+def _state_at_stop(setup, stop, total):
+    """照练习里模拟断电的规则（参考答案的 simulated_run），第一个进程做完第 stop 步时续训要的全部张量：
+    模型的参数、优化器的状态（动量、步数）与全局随机数的状态。在批改程序自己的进程里重算，算完放回随机数。"""
+    key = tuple(setup[k] for k in ("seed", "vocab", "width", "dropout", "optimizer", "lr", "warmup", "batch_size"))
+    key += (stop, total)
+    with _STATES_LOCK:
+        if key not in _STATES:
+            spec = importlib.util.spec_from_file_location("solution_18_rules", Path(__file__).with_name("solution.py"))
+            solution = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(solution)
+            with torch.random.fork_rng():
+                new_run, train = solution.simulated_run(setup, stop, total)
+                model, optimizer = new_run()
+                train(model, optimizer, 0, stop)
+                state = optimizer.state_dict()["state"].values()
+                tensors = [*model.state_dict().values(), *(v for s in state for v in s.values() if torch.is_tensor(v))]
+                _STATES[key] = [t.detach().clone() for t in tensors] + [torch.get_rng_state()]
+        return _STATES[key]
+
+
+def _saved_tensors(value, found, depth=0):
+    """存档读回来的对象里的每个张量（字典的值、列表与元组的项，最多 16 层）。"""
+    if isinstance(value, torch.Tensor):
+        found.append(value)
+    elif depth < 16 and isinstance(value, (dict, list, tuple)):
+        for item in value.values() if isinstance(value, dict) else value:
+            _saved_tensors(item, found, depth + 1)
+    return found
+
+
+def saved_problem(case, saved):
+    """存档真的经过 torch.save：批改程序在自己的进程里读回学习者每次调用存下的存档（weights_only=True），
+    第一个进程做完第 stop 步时续训要的每个张量（参数、优化器状态、随机数状态）都要在里面，一模一样。
+    只在内存里留一份（.clone()、列表）再存一份空的存档，读回来的字节里就什么也没有。"""
+    setup, stop, total = case
+    if not saved:
+        return (
+            "solve 一次也没有调用 torch.save：存档要真的写成字节（torch.save 写进 io.BytesIO），"
+            "只在内存里留着对象，断电之后什么也没有"
+        )
+    found = []
+    for value in saved:
+        _saved_tensors(value, found)
+    missing = [
+        t
+        for t in _state_at_stop(setup, stop, total)
+        if not any(g.dtype == t.dtype and g.shape == t.shape and torch.equal(g, t) for g in found)
+    ]
+    if missing:
+        unreadable = [str(v) for v in saved if not isinstance(v, (dict, list, tuple, torch.Tensor))]
+        return (
+            f"torch.save 存下的存档里缺了做完第 {stop} 步时续训要的 {len(missing)} 个张量（模型参数、优化器状态、"
+            f"随机数状态）：批改程序在另一个进程里读回你存下的字节，里面没有它们"
+            + (f"（读不回来的：{'、'.join(unreadable[:3])}）" if unreadable else "")
+            + "。续训要的东西都要写进存档：只在内存里留一份（.clone()、列表），新进程读不到"
+        )
     return None
 
 

@@ -2,7 +2,11 @@
 批改程序自己的开销有上界。"""
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from textwrap import indent
 
@@ -316,7 +320,10 @@ def test_positions_are_written_one_way_in_every_message():
     assert compare(table, wrong) == "结果[9]应为 '字9'，实际是 '错'（下标从 0 数）"
     assert compare([[1, 2], [3, 4]], [[1, 2], [3, 5]]) == "结果[1][1]应为 4，实际是 5（下标从 0 数）"
     cases = [(["春风"], 1, ["<pad>"])] * 3
-    result = {"status": "ok", "calls": [(out, out, args) for out, args in zip([table, table, wrong], cases)]}
+    result = {
+        "status": "ok",
+        "calls": [(out, out, [[args, None, None]]) for out, args in zip([table, table, wrong], cases)],
+    }
     verdict, message = judge(BY_NUMBER[5], cases, [table] * 3, result)
     assert verdict == "wrong" and message.startswith("第 3/3 个用例不对：结果[9]应为"), message
     for text in (message, tensor_difference(want, got)):
@@ -401,3 +408,107 @@ def test_capabilities_not_just_spellings():
         BY_NUMBER[13], "import torch\ndef solve(x, w, b, e):\n    return torch.group_norm(x, 1)\n"
     )
     assert "adam" in rule_problem(BY_NUMBER[16], "import torch\ndef solve(*a):\n    return torch._fused_adamw_(*a)\n")
+
+
+_TRIPWIRE_ROUTES = {
+    "另一个重载：_softmax.out": (
+        1,
+        "x = torch.randn(5)\ntorch._softmax(x, 0, False, out=torch.empty(5))",
+        "aten::_softmax",
+    ),
+    "学习率是张量：_fused_adamw_.tensor_lr": (
+        16,
+        "p, g, m, v = ([torch.randn(3)] for _ in range(4))\n"
+        "torch.ops.aten._fused_adamw_.tensor_lr(p, g, m, v, [], [torch.tensor(1.0)], lr=torch.tensor(0.1), "
+        "beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)",
+        "aten::_fused_adamw_",
+    ),
+    "类上的原函数：torch._C._VariableFunctions.rms_norm": (
+        13,
+        "torch._C._VariableFunctions.rms_norm(torch.randn(2, 4, requires_grad=True), [4])",
+        "aten::rms_norm",
+    ),
+    "vmap 里的 rms_norm": (
+        13,
+        "torch.vmap(lambda x: torch.ops.aten.rms_norm(x, [4]))(torch.randn(3, 4))",
+        "aten::rms_norm",
+    ),
+    "reload 出来的新 clip_grad_norm_": (
+        17,
+        "import importlib, sys\nm = importlib.reload(sys.modules['torch.nn.utils.clip_grad'])\n"
+        "p = torch.nn.Parameter(torch.ones(3))\np.grad = torch.ones(3)\nm.clip_grad_norm_([p], 0.1)",
+        "torch.nn.utils.clip_grad_norm_",
+    ),
+    "spec_from_file_location 另载一份": (
+        17,
+        "import importlib.util, os\npath = os.path.join(os.path.dirname(torch.nn.utils.__file__), 'clip_grad.py')\n"
+        "spec = importlib.util.spec_from_file_location('fresh', path)\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))",
+        "torch.nn.utils.clip_grad_norm_",
+    ),
+    "经文件夹描述符读源码": (
+        17,
+        "import os\nd = os.open(os.path.dirname(torch.nn.utils.__file__), os.O_RDONLY)\n"
+        "os.read(os.open('clip_grad.py', os.O_RDONLY, dir_fd=d), 100)",
+        "torch.nn.utils.clip_grad_norm_",
+    ),
+    "reload adam 再 reload adamw": (
+        16,
+        "import importlib, sys\nimportlib.reload(sys.modules['torch.optim.adam'])\n"
+        "m = importlib.reload(sys.modules['torch.optim.adamw'])\n"
+        "p = torch.nn.Parameter(torch.ones(3))\np.grad = torch.ones(3)\nm.AdamW([p]).step()",
+        "torch.optim.Adam",
+    ),
+    "types.FunctionType 套在原函数的代码上": (
+        16,
+        "import types\nadam = [c for c in torch.optim.Optimizer.__subclasses__() if c.__name__ == 'Adam'][0]\n"
+        "types.FunctionType(adam.step.__code__, {}, 'step', None, adam.step.__closure__)(None)",
+        "torch.optim.Adam",
+    ),
+    "没碰绊线的层归一化": (
+        13,
+        "x = torch.randn(2, 4, requires_grad=True)\n"
+        "((x - x.mean(-1, keepdim=True)) / (x.var(-1, unbiased=False, keepdim=True) + 1e-5).sqrt()).sum().backward()",
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("route", list(_TRIPWIRE_ROUTES))
+def test_tripwires_hold_by_op_by_code_and_against_fresh_copies(route, tmp_path):
+    """runner 换上本课的绊线之后（不经源码规则，直接在换了绊线的进程里运行）：算子的别的重载、类上的原函数、
+    vmap、reload 或另载出来的新函数、读绊线所在的源码、拿原函数的代码新建函数，都碰上绊线、进程被 SIGKILL；
+    没碰绊线的代码照常跑完。"""
+    number, code, name = _TRIPWIRE_ROUTES[route]
+    from courseware.grading import tripwires
+
+    attack = tmp_path / "attack.py"
+    attack.write_text("import torch\n" + code + "\nprint('跑完了')\n", encoding="utf-8")
+    runner_py = ROOT / "courseware" / "grading" / "runner.py"
+    read, write = os.pipe()
+    script = (
+        "import sys, runpy\nsys.path.insert(0, sys.argv[1])\nimport runner\n"
+        "runner.install_tripwires(sys.argv[3].split('|'), int(sys.argv[4]))\nrunpy.run_path(sys.argv[2])\n"
+    )
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            str(runner_py.parent),
+            str(attack),
+            "|".join(tripwires(BY_NUMBER[number])),
+            str(write),
+        ],
+        pass_fds=(write,),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    os.close(write)
+    tripped = os.read(read, 200).decode("utf-8")
+    os.close(read)
+    if name is None:
+        assert run.returncode == 0 and tripped == "" and "跑完了" in run.stdout, run.stderr[-2000:]
+    else:
+        assert run.returncode == -signal.SIGKILL and tripped == name, (run.returncode, tripped, run.stderr[-2000:])

@@ -152,6 +152,42 @@ BUILT = {
         "语法错误",
     ),
 }
+
+
+def _lesson_18_with_solve(body: str) -> bytes:
+    """第 18 课的参考答案，solve 的函数体换成 body：模拟断电的 simulated_run、TinyModel 必须与起始文件一字不差
+    （源码规则），所以从参考答案里取，不抄一份。"""
+    text = solution("18").decode("utf-8")
+    start = text.index("    new_run, train = simulated_run(setup, stop, total)\n")
+    return (text[:start] + body + text[text.index("\n\n\nclass TinyModel") :]).encode("utf-8")
+
+
+# 状态留在内存里的副本（.clone()）里，另存一份空的存档、读回来：源码里有 torch.save 与
+# torch.load(..., weights_only=True)，旧的规则只看有没有这两个调用。现在批改程序在自己的进程里读回 solve 经
+# torch.save 存下的字节，做完第 stop 步时的参数、优化器状态与随机数状态不在里面就不通过。
+BUILT["18_clones_and_empty_save"] = (
+    _lesson_18_with_solve(
+        """    new_run, train = simulated_run(setup, stop, total)
+    model, optimizer = new_run()
+    losses = train(model, optimizer, 0, stop)
+    saved = optimizer.state_dict()
+    kept = {
+        "weights": {k: v.clone() for k, v in model.state_dict().items()},
+        "state": {k: {n: v.clone() if torch.is_tensor(v) else v for n, v in s.items()} for k, s in saved["state"].items()},
+        "rng": torch.get_rng_state().clone(),
+    }
+    buffer = io.BytesIO()
+    torch.save({"step": stop}, buffer)
+    buffer.seek(0)
+    step = torch.load(buffer, weights_only=True)["step"]
+    model, optimizer = new_run()
+    model.load_state_dict(kept["weights"])
+    optimizer.load_state_dict({"state": kept["state"], "param_groups": saved["param_groups"]})
+    torch.set_rng_state(kept["rng"])
+    return losses + train(model, optimizer, step, total - step)"""
+    ),
+    "答案错误",
+)
 """按字节造的捣乱文件：名字 → (内容, 期望)。"""
 
 
@@ -354,7 +390,7 @@ def assert_third_round(got: dict, sandboxed: bool = True) -> None:
     assert {n: got[n]["label"] for n in THIRD_ROUND if n in got} == {n: expected[n] for n in THIRD_ROUND if n in got}
     assert "应当 raise ValueError" in message("09_returns_raised_record") or "09_returns_raised_record" not in got
     for name, words in (
-        ("09_patch_runner_inplace", "再调用一次 solve，结果就不同了"),
+        ("09_patch_runner_inplace", "改动了传进来的第 1 个参数"),
         ("20_patch_runner_alias", "共用内存"),
         ("01_softmin", "绊线"),
         ("01_categorical_probs", "distributions"),
@@ -388,22 +424,22 @@ CHILD_ENV = (
 )
 """沙箱里学习者的进程看得到的全部环境变量（limited.py 给的，PWD 是 bwrap 设的）。"""
 
-FOURTH_ROUND = (
+GRADER_SIDE = (
     "05_keyring_quota",
     "05_reads_environment",
     "05_warnings_small",
     "05_warnings_medium",
     "05_warnings_flood",
 )
-"""第四轮里落在一份练习上的几类：放满用户的密钥环配额、让批改程序自己的编译印几万行警告、花十几秒 CPU。
+"""第四轮里落在批改程序自己这一边的几类：放满用户的密钥环配额、让批改程序自己的编译印几万行警告、花十几秒 CPU。
 报告文件与名字的几类在 test_hostile_reports.py。"""
 
 
-def assert_fourth_round(got: dict, output: str) -> None:
-    """FOURTH_ROUND 的判定与原因（只查 got 里有的）；output 是 ./poet grade 或 check 印到终端的全部文字。"""
-    expected = {name: expectation(HOSTILE / f"{name}.py") for name in FOURTH_ROUND if name not in BUILT}
-    expected.update({name: BUILT[name][1] for name in FOURTH_ROUND if name in BUILT})
-    assert {n: got[n]["label"] for n in FOURTH_ROUND if n in got} == {n: expected[n] for n in FOURTH_ROUND if n in got}
+def assert_grader_side(got: dict, output: str) -> None:
+    """GRADER_SIDE 的判定与原因（只查 got 里有的）；output 是 ./poet grade 或 check 印到终端的全部文字。"""
+    expected = {name: expectation(HOSTILE / f"{name}.py") for name in GRADER_SIDE if name not in BUILT}
+    expected.update({name: BUILT[name][1] for name in GRADER_SIDE if name in BUILT})
+    assert {n: got[n]["label"] for n in GRADER_SIDE if n in got} == {n: expected[n] for n in GRADER_SIDE if n in got}
     assert "SyntaxWarning" not in output and "assert (1, 2)" not in output  # 编译器的警告与它引的源码行
     if "05_keyring_quota" in got:  # 沙箱里密钥环的系统调用一律 ENOSYS（38）：一把也放不进去，老师的配额不受影响
         assert "放进去的钥匙=0 errno=38" in got["05_keyring_quota"]["message"], got["05_keyring_quota"]
@@ -412,3 +448,30 @@ def assert_fourth_round(got: dict, output: str) -> None:
         assert found.startswith(f"/usr/local/bin:/usr/bin:/bin 变量={sorted(CHILD_ENV)}"), found
     if "05_warnings_flood" in got:
         assert "太长或太复杂" in got["05_warnings_flood"]["message"], got["05_warnings_flood"]
+
+
+FOURTH_ROUND = {
+    "01_softmax_out_script": "aten::_softmax",
+    "15_logsumexp_out_script": "aten::logsumexp",
+    "15_nll_forward_output": "aten::nll_loss_forward",
+    "13_rms_norm_op": "aten::rms_norm",
+    "16_fused_adamw_tensor_lr": "aten::_fused_adamw_",
+    "17_reload_clip_grad": "torch.nn.utils.clip_grad_norm_",
+    "16_reload_adam_adamw": "torch.optim.Adam",
+    "09_restores_previous_input": "改动了传进来的第 1 个参数",
+    "09_thread_restores_input": "开了线程",
+    "20_repairs_shared_cache": "共用内存",
+    "08_dict_lookup_beside_product": "0 × inf = nan",
+    "18_clones_and_empty_save": "存档里缺了",
+}
+"""第四轮的几类 → 消息里必有的话：绊线按算子（别的重载、TorchScript、类上的原函数）、按代码（reload 出来的新函数）；
+“不改输入”“不共用内存”对照批改程序发出的用例（在下一次调用开头把输入改回去、修好被改写的缓存都没用）；
+第 08 课看乘没乘整张表、第 18 课看 torch.save 存下的字节。每一份不碰绊线、不被规则拦下时都会通过
+（tests/courseware/test_grading.py 在没有绊线的进程里查过绊线那几份）。"""
+
+
+def assert_fourth_round(got: dict) -> None:
+    """FOURTH_ROUND 的判定都是“答案错误”，消息里写明是哪一道关（只查 got 里有的）。"""
+    for name, words in FOURTH_ROUND.items():
+        if name in got:
+            assert got[name]["label"] == "答案错误" and words in got[name]["message"], (name, got[name])

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hostile_kit import (
     FOURTH_ROUND,
+    GRADER_SIDE,
     JOBS,
     ROOT,
     SECOND_ROUND,
@@ -25,6 +26,7 @@ from hostile_kit import (
     TOKEN,
     Listener,
     assert_fourth_round,
+    assert_grader_side,
     assert_second_round,
     assert_third_round,
     build_class,
@@ -55,12 +57,12 @@ def test_second_round_through_check(tmp_path):
 
 
 @needs_sandbox
-def test_fourth_round_through_check(tmp_path):
-    """第四轮落在一份练习上的几类一份一份交给 ./poet check：判定与 grade 里一样，终端上没有编译器的警告。"""
+def test_grader_side_through_check(tmp_path):
+    """第四轮落在批改程序自己这一边的几类一份一份交给 ./poet check：判定与 grade 里一样，终端上没有编译器的警告。"""
     root = tmp_path / "class"
-    build_class(root, tmp_path / "outside.txt", 9, kinds=set(FOURTH_ROUND))
-    got = check_each(FOURTH_ROUND, root, tmp_path)
-    assert_fourth_round(got, "".join(v["stdout"] for v in got.values()))
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(GRADER_SIDE))
+    got = check_each(GRADER_SIDE, root, tmp_path)
+    assert_grader_side(got, "".join(v["stdout"] for v in got.values()))
 
 
 @needs_sandbox
@@ -419,8 +421,52 @@ def test_sandbox_as_an_ordinary_user():
         assert honest and all(cells[n]["label"] == "通过" for n in honest), {n: cells[n] for n in honest}
         assert not [n for n, e in expected.items() if e != "通过" and cells[n]["label"] == "通过"]
         assert_second_round(cells, kind_in(run.stdout))
-        assert_fourth_round(cells, run.stdout + run.stderr)  # 普通用户的密钥环配额也没被占去一把
+        assert_grader_side(cells, run.stdout + run.stderr)  # 普通用户的密钥环配额也没被占去一把
         if prefix:  # root 跑的测试里，普通用户这一趟确实没有 root 的 cgroup 可用，也确实不是 root
             assert f"uid {os.geteuid()}" not in run.stdout
+    finally:
+        shutil.rmtree(share, ignore_errors=True)
+
+
+@needs_sandbox
+def test_fourth_round_through_check(tmp_path):
+    """第四轮的几份一份一份交给 ./poet check：判定与 grade 里一样。"""
+    root = tmp_path / "class"
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(FOURTH_ROUND))
+    assert_fourth_round(check_each(list(FOURTH_ROUND), root, tmp_path))
+
+
+@needs_sandbox
+def test_fourth_round_as_an_ordinary_user():
+    """第四轮的几份以普通用户交给 ./poet grade（以 root 运行测试时换成 ORDINARY）：绊线、快照与存档的判定不看身份。"""
+    share = Path(tempfile.mkdtemp(prefix="poet-ordinary-", dir="/tmp"))
+    try:
+        share.chmod(0o755)
+        workspace = share / "ws"
+        workspace.mkdir(mode=0o777)
+        workspace.chmod(0o777)
+        root = share / "class"
+        build_class(root, share / "outside.txt", 9, kinds=set(FOURTH_ROUND))
+        report = workspace / "r.json"
+        run = subprocess.run(
+            [*as_ordinary_user(share), sys.executable, "-m", "courseware.cli", "grade", str(root)]
+            + ["--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS), "--json", str(report)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=600,
+            env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"},
+        )
+        assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr
+        cells = {
+            v["learner"]: v
+            for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"]
+            if v["kind"] != "missing"
+        }
+        assert set(FOURTH_ROUND) <= set(cells)
+        assert_fourth_round(cells)
+        assert all(cells[n]["label"] == "通过" for n in ("honest_05", "honest_09", "honest_bom", "honest_crlf"))
     finally:
         shutil.rmtree(share, ignore_errors=True)

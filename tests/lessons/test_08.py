@@ -3,7 +3,7 @@
 照课文做 one-hot 乘法的正确写法不被源码规则误伤。"""
 
 import pytest
-from lesson_bank import assert_bank_entry_fails, wrong_verdict
+from lesson_bank import assert_bank_entry_fails, verdict_of, wrong_file, wrong_verdict
 
 BANK = {
     "捷径：直接下标查表": """
@@ -43,6 +43,13 @@ BANK = {
                     rows.append(row)
         return torch.stack(rows).view(*ids.shape, weight.shape[1])
         """,
+    # 不用下标，代码里也有一个 @：旧的规则只看有没有矩阵乘法。表里没被查到的一行有 inf 时，乘整张表的结果
+    # 这一列全是 nan，查出来的是有限的数
+    "捷径：dict.get 查表，外加一次无关的 @": """
+        rows = dict(zip(range(weight.shape[0]), weight))
+        gram = weight @ weight.T  # noqa: F841
+        picked = [rows.get(k) for k in ids.flatten().tolist()]
+        return torch.stack(picked).view(*ids.shape, weight.shape[1])""",
 }
 
 
@@ -80,3 +87,12 @@ RIGHT_08 = {
 def test_lesson_08_rule_passes_other_correct_one_hot_solutions(name, tmp_path):
     verdict = wrong_verdict(8, RIGHT_08[name], tmp_path)
     assert verdict.passed, f"正确的写法“{name}”得到了“{verdict.label}”：{verdict.message}"
+
+
+def test_lesson_08_a_lookup_beside_an_unrelated_product_is_told_what_happened(tmp_path):
+    """查表再随手乘一个无关的 @：结果与参考答案在没有 inf 的用例上一样，判的是表里有 inf 的那一列。"""
+    path = wrong_file(8, BANK["捷径：dict.get 查表，外加一次无关的 @"], tmp_path)
+    source = path.read_text(encoding="utf-8")
+    path.write_text(source[: source.index('if __name__ == "__main__":')], encoding="utf-8")  # 删掉底部的可见检查
+    verdict = verdict_of(8, path)
+    assert verdict.kind == "wrong" and "0 × inf = nan" in verdict.message, verdict.message

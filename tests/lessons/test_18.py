@@ -190,6 +190,28 @@ model, optimizer = new_run()
 optimizer.load_state_dict(state["optimizer"])
 torch.set_rng_state(state["rng"])
 return train(model, optimizer, 0, total)""",
+    # 源码里有 torch.save 与 torch.load(..., weights_only=True)，存下的却是一份空的存档：状态留在内存里的副本里。
+    # 批改程序在自己的进程里读回 torch.save 存下的字节，里面没有第 stop 步的参数
+    "状态留在内存的副本里，另存一份空的存档": _RUN
+    + """losses = train(model, optimizer, 0, stop)
+saved = optimizer.state_dict()
+kept = {
+    "weights": {k: v.clone() for k, v in model.state_dict().items()},
+    "optimizer": {
+        "state": {k: {n: v.clone() if torch.is_tensor(v) else v for n, v in s.items()} for k, s in saved["state"].items()},
+        "param_groups": saved["param_groups"],
+    },
+    "rng": torch.get_rng_state().clone(),
+}
+buffer = io.BytesIO()
+torch.save({"step": stop}, buffer)
+model, optimizer = new_run()
+"""
+    + _LOAD
+    + """model.load_state_dict(kept["weights"])
+optimizer.load_state_dict(kept["optimizer"])
+torch.set_rng_state(kept["rng"])
+return losses + train(model, optimizer, state["step"], total - state["step"])""",
 }
 
 
@@ -264,3 +286,13 @@ def test_lesson_18_mirrors_the_package_checkpoint(tmp_path):
     resumed = train(config, tmp_path / "b", resume=True, progress=False)
     assert [e["loss"] for e in resumed.log] == [e["loss"] for e in straight.log]
     assert resumed.log[-1]["val"] == straight.log[-1]["val"]
+
+
+def test_lesson_18_checkpoint_is_judged_by_the_saved_bytes(tmp_path):
+    """状态留在内存的副本里、另存一份空的存档：续训的损失逐位都对，源码里也有 torch.save 与 weights_only=True，
+    判的是存下的字节里缺了第 stop 步的参数（批改程序在自己的进程里读回来）。"""
+    path = wrong_file(18, BANK["状态留在内存的副本里，另存一份空的存档"], tmp_path)
+    source = path.read_text(encoding="utf-8")
+    path.write_text(source[: source.index('if __name__ == "__main__":')], encoding="utf-8")  # 删掉底部的可见检查
+    verdict = verdict_of(18, path)
+    assert verdict.kind == "wrong" and "存档里缺了做完第 0 步时续训要的" in verdict.message, verdict.message
