@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import fcntl
 import io
 import json
 import os
@@ -259,6 +258,8 @@ def _lock(report: Path) -> tuple[int, str, int]:
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise ClassroomError(f"锁不了报告 {report}：{report}.lock 不是普通文件，请删掉它")
+            import fcntl  # 只有 Unix 有：在用到时才导入，Windows 上别的命令照样能导入这个模块
+
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

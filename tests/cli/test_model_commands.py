@@ -228,14 +228,16 @@ def test_write_command_takes_a_variant_character(poet):
 
 
 def test_a_short_real_minutes_run_says_how_many_steps_it_planned(poet, tmp_path):
-    """真的训练 3 秒：进度里写出排定的步数，存档走完了这些步。"""
+    """真的训练 3 秒：进度里写出排定的步数，存档走完了最后排定的步数（与最后说出的相差不到一成：小的重排只改进度条）。"""
     done = poet("train", "--minutes", "0.05", "--out", str(tmp_path / "run"), "--device", "cpu")
     assert done.returncode == 0, done.stdout + done.stderr
-    planned = int(re.findall(r"分钟(?:重新)?排定 (\d+) 步", done.stdout)[-1])  # 每次验证后可能重排：看最后一次
+    said = int(re.findall(r"分钟(?:重新)?排定 (\d+) 步", done.stdout)[-1])
     state = read_checkpoint(tmp_path / "run")
-    assert planned > PLAN_AT and state["step"] == state["train_config"]["steps"] == planned
-    # 机器忙时 3 秒只够很少几步，谷底由上面假钟的测试保证；这里看的是日程按排定的步数走
-    assert state["log"][-1]["lr"] == learning_rate(planned - 1, replace(PRESETS["tiny"], steps=planned))
+    planned, warmup = state["train_config"]["steps"], state["train_config"]["warmup"]
+    assert said > PLAN_AT and state["step"] == planned and abs(planned - said) < 0.1 * said + 1
+    # 机器忙时 3 秒只够很少几步，谷底由上面假钟的测试保证；这里看的是日程按排定的步数与预热走
+    config = replace(PRESETS["tiny"], steps=planned, warmup=warmup)
+    assert state["log"][-1]["lr"] == learning_rate(planned - 1, config)
     done = poet("train", "--minutes", "1", "--steps", "5", "--out", str(tmp_path / "b"))
     assert done.returncode == 2 and "只能选一个" in done.stderr and "Traceback" not in done.stderr
 

@@ -416,6 +416,7 @@ CHILD_ENV = (
     "LANG",
     "NO_COLOR",
     "OMP_NUM_THREADS",
+    "OMP_WAIT_POLICY",
     "PATH",
     "PWD",
     "PYTHONDONTWRITEBYTECODE",
