@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -347,18 +348,63 @@ def as_ordinary_user(share: Path) -> list[str]:
     return view + ["--", switch, f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
 
 
-@needs_sandbox
-def test_sandbox_as_an_ordinary_user():
-    """以普通用户批改（bwrap --unshare-user 那条路）：/proc/sys 一样写不进去、内存盘一样有上限、进程一样收干净，
-    诚实的学习者照样通过；输出说明学习者的代码以 uid 65534 运行、用的是哪种上限。
-    只走 ./poet grade 一趟：check 与 grade 把学习者的代码放进沙箱的是同一个 run_limited，逐份 check 那条路
-    由 test_second_round_through_check 走（再以普通用户逐份 check 一遍，整套测试要多四十秒，查到的还是同一件事）。"""
+@contextmanager
+def ordinary_share():
+    """/tmp 下一个普通用户也进得去的文件夹 (share, share/ws)：班级文件夹放在 share 里，ws 是普通用户可写的工作区。"""
     share = Path(tempfile.mkdtemp(prefix="poet-ordinary-", dir="/tmp"))
     try:
         share.chmod(0o755)
         workspace = share / "ws"
         workspace.mkdir(mode=0o777)
         workspace.chmod(0o777)
+        yield share, workspace
+    finally:
+        shutil.rmtree(share, ignore_errors=True)
+
+
+def poet_as_ordinary_user(share: Path, workspace: Path, *args: str) -> subprocess.CompletedProcess:
+    """以普通用户运行 ./poet（以 root 运行测试时经 as_ordinary_user 换成 ORDINARY），工作区与 HOME 都是 workspace。"""
+    return subprocess.run(
+        [*as_ordinary_user(share), sys.executable, "-m", "courseware.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=600,
+        env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"},
+    )
+
+
+def grade_args(root: Path, report: Path) -> list[str]:
+    """./poet grade 班级文件夹，上限与这个文件里别的批改相同，JSON 报告写到 report。"""
+    return [
+        "grade",
+        str(root),
+        "--timeout",
+        str(TIMEOUT),
+        "--memory",
+        "1024",
+        "--jobs",
+        str(JOBS),
+        "--json",
+        str(report),
+    ]
+
+
+def graded_cells(report: Path) -> dict:
+    """JSON 报告里交了的每一份：学习者名 → 判定。"""
+    verdicts = json.loads(report.read_text(encoding="utf-8"))["verdicts"]
+    return {v["learner"]: v for v in verdicts if v["kind"] != "missing"}
+
+
+@needs_sandbox
+def test_sandbox_as_an_ordinary_user():
+    """以普通用户批改（bwrap --unshare-user 那条路）：/proc/sys 一样写不进去、内存盘一样有上限、进程一样收干净，
+    诚实的学习者照样通过；输出说明学习者的代码以 uid 65534 运行、用的是哪种上限。
+    只走 ./poet grade 一趟：check 与 grade 把学习者的代码放进沙箱的是同一个 run_limited，逐份 check 那条路
+    由 test_second_round_through_check 走（再以普通用户逐份 check 一遍，整套测试要多四十秒，查到的还是同一件事）。"""
+    with ordinary_share() as (share, workspace):
         root = share / "class"
         kinds = (
             "05_writes_proc_sys",
@@ -371,61 +417,21 @@ def test_sandbox_as_an_ordinary_user():
             "09_forge_huge_stride",
         )
         expected = build_class(root, share / "outside.txt", 9, kinds=set(kinds))
-        prefix = as_ordinary_user(share)
-        doctor = subprocess.run(  # ./poet check 不谈沙箱：身份与上限的种类看 doctor（同一个普通用户）
-            [*prefix, sys.executable, "-m", "courseware.cli", "doctor"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"},
-        )
+        doctor = poet_as_ordinary_user(share, workspace, "doctor")  # ./poet check 不谈沙箱：身份与上限的种类看 doctor
         assert "uid 65534（nobody）" in doctor.stdout, doctor.stdout
-        report = share / "ws" / "r.json"
-        run = subprocess.run(
-            [
-                *prefix,
-                sys.executable,
-                "-m",
-                "courseware.cli",
-                "grade",
-                str(root),
-                "--timeout",
-                str(TIMEOUT),
-                "--memory",
-                "1024",
-                "--jobs",
-                str(JOBS),
-                "--json",
-                str(report),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=600,
-            env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"},
-        )
+        run = poet_as_ordinary_user(share, workspace, *grade_args(root, workspace / "r.json"))
         assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, (
             run.stdout[-3000:] + run.stderr[-3000:]
         )
         assert leftover_processes() == []
-        cells = {
-            v["learner"]: v
-            for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"]
-            if v["kind"] != "missing"
-        }
+        cells = graded_cells(workspace / "r.json")
         honest = [n for n, e in expected.items() if e == "通过"]
         assert honest and all(cells[n]["label"] == "通过" for n in honest), {n: cells[n] for n in honest}
         assert not [n for n, e in expected.items() if e != "通过" and cells[n]["label"] == "通过"]
         assert_second_round(cells, kind_in(run.stdout))
         assert_grader_side(cells, run.stdout + run.stderr)  # 普通用户的密钥环配额也没被占去一把
-        if prefix:  # root 跑的测试里，普通用户这一趟确实没有 root 的 cgroup 可用，也确实不是 root
+        if as_ordinary_user(share):  # root 跑的测试里，普通用户这一趟确实没有 root 的 cgroup 可用，也确实不是 root
             assert f"uid {os.geteuid()}" not in run.stdout
-    finally:
-        shutil.rmtree(share, ignore_errors=True)
 
 
 @needs_sandbox
@@ -439,34 +445,12 @@ def test_fourth_round_through_check(tmp_path):
 @needs_sandbox
 def test_fourth_round_as_an_ordinary_user():
     """第四轮的几份以普通用户交给 ./poet grade（以 root 运行测试时换成 ORDINARY）：绊线、快照与存档的判定不看身份。"""
-    share = Path(tempfile.mkdtemp(prefix="poet-ordinary-", dir="/tmp"))
-    try:
-        share.chmod(0o755)
-        workspace = share / "ws"
-        workspace.mkdir(mode=0o777)
-        workspace.chmod(0o777)
+    with ordinary_share() as (share, workspace):
         root = share / "class"
         build_class(root, share / "outside.txt", 9, kinds=set(FOURTH_ROUND))
-        report = workspace / "r.json"
-        run = subprocess.run(
-            [*as_ordinary_user(share), sys.executable, "-m", "courseware.cli", "grade", str(root)]
-            + ["--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", str(JOBS), "--json", str(report)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=600,
-            env={**os.environ, "TMPDIR": str(workspace), "HOME": str(workspace), "COLUMNS": "400"},
-        )
+        run = poet_as_ordinary_user(share, workspace, *grade_args(root, workspace / "r.json"))
         assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr
-        cells = {
-            v["learner"]: v
-            for v in json.loads(report.read_text(encoding="utf-8"))["verdicts"]
-            if v["kind"] != "missing"
-        }
+        cells = graded_cells(workspace / "r.json")
         assert set(FOURTH_ROUND) <= set(cells)
         assert_fourth_round(cells)
         assert all(cells[n]["label"] == "通过" for n in ("honest_05", "honest_09", "honest_bom", "honest_crlf"))
-    finally:
-        shutil.rmtree(share, ignore_errors=True)
