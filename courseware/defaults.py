@@ -8,7 +8,7 @@
 
 EXPERIMENT_THREADS = 1
 """实验用几个计算线程：./poet lesson、./poet verify 与 --record 都是一个。记录是这样录的，换了线程数，第 07、15、17 课
-印出的数或图就差在最后一位上（见 courseware/record.py）；两核的笔记本同时在做别的事时，两个线程互相空等，
+印出的数或图就差在最后一位上（见 courseware/selfcheck/record.py）；两核的笔记本同时在做别的事时，两个线程互相空等，
 反倒比一个线程慢好几倍。"""
 
 # ---------- 检查练习（./poet check、./poet grade） ----------

@@ -1,6 +1,6 @@
 """给学习者看的 Python 报错：把编译器的英文 SyntaxError 消息配上中文说明（原文留在括号里，可以拿去搜索）。
 
-./poet check、./poet grade（grading.source_problem）与 ./poet diff 都用它；只收常见的几种，
+./poet check、./poet grade（grading.submission.file_problem）与 ./poet diff 都用它；只收常见的几种，
 认不出的消息原样返回。消息的原文以 Python 3.10–3.13 的写法为准。
 """
 

@@ -66,11 +66,11 @@ LINE_ENDS = "，。？！"
 PUNCT_MAP = str.maketrans(
     {",": "，", ".": "。", "?": "？", "!": "！", ";": "，", "；": "，", ":": "，", "：": "，", "、": "，"}
 )
-"""半角标点和不作句读用的全角标点，统一成绝句里用的四种（clean_record 与建语料的 courseware/corpus.py 共用）。"""
+"""半角标点和不作句读用的全角标点，统一成绝句里用的四种（clean_record 与建语料的 courseware/corpus/build.py 共用）。"""
 _MISSING_GLYPHS = set("□■○●◎〇�")
 _BRACKETS = set("()（）[]【】〔〕《》〈〉<>{}「」『』")
 LINE_PATTERN = re.compile(f"[^{LINE_ENDS}]+[{LINE_ENDS}]")
-"""一句诗：不是句末标点的字，接一个句末标点（clean_record、split_lines 与建语料的 courseware/corpus.py 共用）。"""
+"""一句诗：不是句末标点的字，接一个句末标点（clean_record、split_lines 与建语料的 courseware/corpus/build.py 共用）。"""
 
 # 选关键词时跳过的虚字与过于常见的字：它们说不出一首诗在写什么
 FUNCTION_CHARS = set("不之而其以于与也乃亦且所为者何此彼矣焉哉兮乎无有一是在自已来去得上下中")

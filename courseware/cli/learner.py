@@ -18,7 +18,7 @@ from ..catalogue import CATALOGUE, EXERCISE, SECTIONS, LessonNumberError, parse_
 from ..defaults import CHECK_MEMORY_MB, CHECK_TIMEOUT_S, EXPERIMENT_THREADS, WALL_EXTRA_S, WALL_FACTOR
 from ..lesson_progress import STATUS_LABEL, load_progress, next_lesson, record_progress, status_of
 from ..messages import not_utf8, safe_text, syntax_message
-from . import code_view, display, reading
+from . import code_view, display, typeset
 from .display import console, shown
 from .parser import CliError, seconds
 
@@ -108,7 +108,7 @@ def cmd_lesson(args) -> int:
         raise CliError("--answers 只在 --read（在终端里读课文）时有用：./poet lesson N --read --answers")
     lesson = lesson_arg(args.lesson)
     if args.read:
-        reading.lesson_text((lesson.folder / "README.md").read_text(encoding="utf-8"), lesson.number, args.answers)
+        typeset.lesson_text((lesson.folder / "README.md").read_text(encoding="utf-8"), lesson.number, args.answers)
         return 0
     display.lesson_banner(lesson)
     console.print(f"[dim]运行 lessons/{lesson.code}/experiment.py …[/dim]")

@@ -14,15 +14,15 @@ from .parser import CliError, jobs, port, seconds
 
 
 def cmd_verify(args) -> int:
-    from ..excerpts import check_excerpts
-    from ..figures import OTHER_TEXTS, FiguresError, check_text
-    from ..teaching import guide_problem
-    from ..verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
+    from ..selfcheck.excerpts import check_excerpts
+    from ..selfcheck.figures import OTHER_TEXTS, FiguresError, check_text
+    from ..selfcheck.teaching import guide_problem
+    from ..selfcheck.verify import CACHE_FILE, CHECK_TITLES, CHECKS, verify
 
     started = time.monotonic()
     if args.starters:
         from ..catalogue import CATALOGUE
-        from ..starters import write_starters
+        from ..selfcheck.starters import write_starters
 
         changed = write_starters([lesson for lesson in CATALOGUE if (lesson.folder / "solution.py").is_file()])
         console.print(
@@ -31,7 +31,7 @@ def cmd_verify(args) -> int:
         )
         return 0
     if args.docs:
-        from ..teaching import GUIDE, GuideError, write_guide
+        from ..selfcheck.teaching import GUIDE, GuideError, write_guide
 
         try:
             changed = write_guide()
@@ -43,7 +43,7 @@ def cmd_verify(args) -> int:
         )
         return 0
     if args.record:
-        from ..verify import record_all
+        from ..selfcheck.verify import record_all
 
         with display.busy("正在重新运行每一课的实验" + ("与 ./poet eval（要几分钟）" if args.eval else "") + " …"):
             try:
@@ -67,7 +67,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_site(args) -> int:
-    from ..site import SiteError, build, serve
+    from ..site.build import SiteError, build, serve
 
     try:
         result = build(Path(args.out) if args.out else None)

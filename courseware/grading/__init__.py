@@ -1,7 +1,7 @@
 """批改学习者的练习：./poet check、./poet grade 与 ./poet verify 共用这里，模块按批改的阶段分：
 
-- 读：classroom.py（./poet grade 的班级文件夹、并行批改全班）、reading.py（一份练习文件）、course.py（check.py 与参考答案）、
-  rules.py（源码规则）；
+- 读：classroom.py（./poet grade 的班级文件夹、并行批改全班）、submission.py（一份练习文件）、course.py（check.py 与参考答案）、
+  shortcuts.py（源码规则：不许用的捷径）；
 - 运行：limited.py（受限的子进程）、sandbox.py（bwrap 沙箱；Machine 记下这次批改用上的隔离）、confine.py（cgroup）、
   runner.py（子进程里运行练习的程序）、wire.py（它交回答案的格式）；
 - 判定：reply.py、answers.py、verdict.py；checking.py 的 check_file 把一份练习的读、运行、判定串起来；
@@ -9,8 +9,8 @@
 
 每份练习的检查分三处：
 
-1. 这里（父进程，可信）：读文件（reading.py：大小上限、NUL、UTF-8、语法），用 ast 查本课 check.py 里的源码规则
-   （rules.py：不许用的捷径），用 check.py 生成随机用例，用参考答案 solution.py 算出应有的输出（course.py）；
+1. 这里（父进程，可信）：读文件（submission.py：大小上限、NUL、UTF-8、语法），用 ast 查本课 check.py 里的源码规则
+   （shortcuts.py：不许用的捷径），用 check.py 生成随机用例，用参考答案 solution.py 算出应有的输出（course.py）；
 2. 子进程 runner.py（不可信，从工作文件夹里的副本运行；能用 bwrap 时关在 sandbox.py 的沙箱里，
    沙箱里没有 poetry_gpt 包；另有时间、内存、输出上限，limited.py）：
    先把文件当脚本运行（可见检查），再逐个用例调用学习者的 solve，把结果写回一个只有它拿到的文件描述符；
@@ -26,7 +26,7 @@
 - ``compare(expected, got)``：代替默认的 answers.compare 比较一个用例的参考输出与学习者的输出，
   相同时为 None，否则是中文原因；
 - ``explain(message)``：子进程崩溃时，看错误消息补一句说明错在哪里（中文），没什么可补时为 None；
-- ``FORBIDDEN = {片段: 原因}``：学习者代码用到的名字（不分大小写）含有这个片段就不通过（见 rules.rule_problem）；
+- ``FORBIDDEN = {片段: 原因}``：学习者代码用到的名字（不分大小写）含有这个片段就不通过（见 shortcuts.rule_problem）；
 - ``FORBIDDEN_NAMES = {名字: 原因}``：只拦一模一样的名字；
 - ``source_problem(code)``：收到学习者代码的 ast.Module（不含底部 if __name__ == "__main__": 那一段的可见检查），查名字以外的源码规则，
   合规时为 None，否则是中文原因；
@@ -50,8 +50,8 @@ from .answers import judge
 from .checking import check_file
 from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires, uncovered_kinds
 from .limited import cancel_all, interruptible, probe, sweep_stale_scratch
-from .reading import SYMLINK, read_at, read_inside, read_source, through_symlink
-from .rules import rule_problem
+from .shortcuts import rule_problem
+from .submission import SYMLINK, read_at, read_inside, read_source, through_symlink
 from .verdict import MIN_MEMORY_MB, VERDICTS, Limits, Verdict, wall_seconds
 
 __all__ = [

@@ -16,9 +16,9 @@ from . import sandbox, wire
 from .answers import judge
 from .course import default_seed, expected_errors, fresh_result, lesson_check, reference, tripwires
 from .limited import Run, interruptible, run_limited, scratch
-from .reading import read_source, source_problem
 from .reply import checked, classify_failure, read_answers
-from .rules import rule_problem
+from .shortcuts import rule_problem
+from .submission import file_problem, read_source
 from .verdict import MAX_FILE_BYTES, MESSAGE_CHARS, OUTPUT_LIMIT, Limits, Verdict, wall_seconds
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -33,7 +33,7 @@ def _static_problem(lesson: Lesson, data: bytes | str) -> tuple[str, str] | None
         return "syntax", data
     if len(data) > MAX_FILE_BYTES:
         return "syntax", f"文件超过 {MAX_FILE_BYTES >> 20} MiB，不像是一份练习，没有检查"
-    if problem := source_problem(data):
+    if problem := file_problem(data):
         return "syntax", problem
     try:
         problem = rule_problem(lesson, data.decode("utf-8-sig"))

@@ -30,7 +30,7 @@ from .checking import check_file
 from .confine import memory_available_mb, sweep_stale
 from .course import default_seed, lesson_check, reference
 from .limited import cancel_all, interruptible, sweep_stale_scratch
-from .reading import SYMLINK, read_at
+from .submission import SYMLINK, read_at
 from .verdict import MIN_MEMORY_MB, Limits, Verdict
 
 SHOWN_PATH = 200

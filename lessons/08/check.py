@@ -30,7 +30,7 @@ FORBIDDEN = {
 def source_problem(code):
     """用变量做下标就是按编号查表：weight[ids]、换了名字的 table[ids]、weight.data[ids]、循环里的 weight[i]
     都拦下。下标里只有常数的不算（weight.shape[0]、ids[..., None]、x[:, -1]）。
-    类型注解（list[int]、dict[str, int]）不取数，不算。code 是学习者代码的 ast.Module（不含底部的可见检查，见 grading.rules.learner_code）。
+    类型注解（list[int]、dict[str, int]）不取数，不算。code 是学习者代码的 ast.Module（不含底部的可见检查，见 grading.shortcuts.learner_code）。
     “真的乘了整张表”不看代码里有没有 @，看结果（见 cases 与 compare：表里没被查到的一行有 inf）。"""
     hints = [
         getattr(node, field)

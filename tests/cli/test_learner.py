@@ -305,14 +305,14 @@ def test_launcher_works_from_any_folder(tmp_path):
 
 def test_reading_a_lesson_folds_the_answers_unless_asked(capsys):
     """--read：网页上折起来的答案在终端里也折起来，只说怎样打开；--answers 时照印，前面有一行标记。"""
-    from courseware.cli import reading
+    from courseware.cli import typeset
 
     text = "1. 题目？\n\n   <details><summary>查看答案</summary>\n\n   答案在这里。\n\n   </details>\n\n2. 下一题？\n"
-    reading.lesson_text(text, 21)
+    typeset.lesson_text(text, 21)
     shown = capsys.readouterr().out
     assert "答案在这里" not in shown and "./poet lesson 21 --read --answers" in shown and "下一题" in shown
     assert "details" not in shown
-    reading.lesson_text(text, 21, answers=True)
+    typeset.lesson_text(text, 21, answers=True)
     shown = capsys.readouterr().out
     assert "【查看答案】往下就是答案" in shown and "details" not in shown
     assert shown.index("往下就是答案") < shown.index("答案在这里")
@@ -461,7 +461,7 @@ def test_lesson_runs_the_experiment_with_one_thread_as_it_was_recorded(monkeypat
     """./poet lesson 用录下记录时的线程数（一个）跑实验：印出的数与课文一致，忙的两核笔记本上也不互相空等；
     学习者自己设了 OMP_NUM_THREADS 时听他的。"""
     from courseware.cli import learner
-    from courseware.verify import THREADS
+    from courseware.selfcheck.verify import THREADS
 
     seen = []
     monkeypatch.setattr(learner.subprocess, "call", lambda command, cwd, env: seen.append(env) or 0)

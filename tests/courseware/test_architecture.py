@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from courseware.catalogue import LESSONS_DIR
-from courseware.imports import imports_of, modules
+from courseware.selfcheck.imports import imports_of, modules
 from poetry_gpt.common import ROOT
 
 MODULES = modules()
@@ -18,7 +18,7 @@ GRAPH = {name: {m for m in imports_of(path) if m in MODULES and m != name} for n
 
 def test_the_graph_is_read():
     assert "poetry_gpt.model" in GRAPH["poetry_gpt.generate"]
-    assert "courseware.catalogue" in GRAPH["courseware.verify"]
+    assert "courseware.catalogue" in GRAPH["courseware.selfcheck.verify"]
     assert GRAPH["poetry_gpt.model"] == set()  # 模型只依赖 torch
 
 
@@ -47,7 +47,7 @@ def test_the_model_library_never_imports_the_courseware():
     """poetry_gpt 的每个文件（连同函数里的延迟导入）都不导入 courseware 的任何东西。"""
     library = [n for n in MODULES if n.split(".")[0] == "poetry_gpt"]
     assert "poetry_gpt.train" in library and "poetry_gpt.checkpoint" in library
-    assert "courseware.verify" in MODULES and not any(courseware(n) for n in library)
+    assert "courseware.selfcheck.verify" in MODULES and not any(courseware(n) for n in library)
     for name in library:
         wrong = {m for m in imports_of(MODULES[name]) if courseware(m)}
         assert not wrong, f"{name} 导入了课件：{wrong}"

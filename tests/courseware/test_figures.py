@@ -6,8 +6,8 @@ tests/lessons/test_all_lessons.py 里 verify 跑实验时一并比较（test_out
 
 import pytest
 
-from courseware.excerpts import SKETCH, check_excerpts, python_blocks
-from courseware.figures import (
+from courseware.selfcheck.excerpts import SKETCH, check_excerpts, python_blocks
+from courseware.selfcheck.figures import (
     Number,
     Source,
     check_text,
@@ -19,7 +19,7 @@ from courseware.figures import (
     shown,
     text_files,
 )
-from courseware.record import body
+from courseware.selfcheck.record import body
 from poetry_gpt.common import ROOT
 
 TEXTS = text_files()
@@ -175,7 +175,7 @@ def test_a_human_poem_is_allowed_only_where_the_config_says():
 
 
 def test_a_block_marked_simplified_must_name_code_that_exists(tmp_path):
-    from courseware import excerpts
+    from courseware.selfcheck import excerpts
 
     text = (
         "（简化自 poetry_gpt/model.py 的 NoSuchThing）\n```python\nx = 1\n```\n\n"
@@ -201,7 +201,7 @@ def test_shown_writes_a_candidate_like_the_text():
 
 
 def test_outputs_compare_with_the_stated_tolerance():
-    from courseware.figures import same_line
+    from courseware.selfcheck.figures import same_line
 
     # 1 个与 2 个线程时第 07 课印的困惑度（见 figures.RELATIVE）
     assert same_line("│ 一元：只看字频 │ 6.5639 │ 709.0126 │", "│  一元：只看字频 │  6.5639 │ 709.0129 │")
@@ -232,13 +232,13 @@ def test_outputs_compare_with_the_stated_tolerance():
     ],
 )
 def test_a_recomputed_number_agrees_within_the_printed_precision(recorded, now, ok):
-    from courseware.figures import agrees
+    from courseware.selfcheck.figures import agrees
 
     assert agrees(recorded, now) is ok
 
 
 def test_contains_finds_the_sentence_with_numbers_that_agree():
-    from courseware.figures import contains
+    from courseware.selfcheck.figures import contains
 
     step = "第 10 步起就岔开（7.17915，不中断是 7.17274），第 16 步 6.97675。"
     assert contains(step, "第 10 步起就岔开（7.17915，不中断是 7.17275）")
@@ -253,7 +253,7 @@ def test_recordings_are_of_the_shipped_model():
     训练日志的记录就是现在从存档里读出来的样子；./poet eval 的三份记录要跑几分钟，只比 sha256。"""
     import json
 
-    from courseware.record import MODEL_LOG, RECORDS, model_log_text, model_sha256
+    from courseware.selfcheck.record import MODEL_LOG, RECORDS, model_log_text, model_sha256
 
     now = model_sha256()
     assert MODEL_LOG.read_text(encoding="utf-8") == model_log_text()

@@ -348,14 +348,14 @@ def test_a_torch_error_reaches_the_learner_after_a_chinese_sentence(tmp_path):
 
 def test_only_utf8_source_is_accepted():
     """声明了 UTF-8 以外编码的文件不运行（utf-7 里，UTF-8 读来是注释的一行可以是代码）；声明 UTF-8 的照常。"""
-    from courseware.grading.reading import source_problem
+    from courseware.grading.submission import file_problem
 
     code = b"import torch\n\ndef solve(x):\n    return x\n"
     for cookie in (b"# -*- coding: utf-7 -*-\n", b"#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\n"):
-        problem = source_problem(cookie + code)
+        problem = file_problem(cookie + code)
         assert problem is not None and "只接受 UTF-8" in problem, problem
     for cookie in (b"# -*- coding: utf-8 -*-\n", b"# coding=UTF8\n", b"# coding: utf_8\n", b""):
-        assert source_problem(cookie + code) is None
+        assert file_problem(cookie + code) is None
 
 
 def test_the_graders_own_compile_is_quiet_and_bounded(capfd, tmp_path, monkeypatch):
@@ -363,18 +363,18 @@ def test_the_graders_own_compile_is_quiet_and_bounded(capfd, tmp_path, monkeypat
     子进程里编译，语法错误照样报出行号，太长太复杂的只花批改程序几十毫秒、子进程至多 COMPILE_CPU_S 秒 CPU。"""
     import time
 
-    from courseware.grading.reading import COMPILE_CPU_S, QUICK_BYTES, source_problem
+    from courseware.grading.submission import COMPILE_CPU_S, QUICK_BYTES, file_problem
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "<练习文件>").write_text("老师自己的文件\n" * 5, encoding="utf-8")
     small = b"assert (1, 2)\nx = 1 is 1\n" * 100
-    assert source_problem(small) is None
+    assert file_problem(small) is None
     medium = b"assert (1, 2)\n" * (QUICK_BYTES // 14 + 100)
-    assert source_problem(medium) is None
-    assert source_problem(medium + b"def f(:\n") == "第 4782 行：语法错误（invalid syntax）\ndef f(:"
+    assert file_problem(medium) is None
+    assert file_problem(medium + b"def f(:\n") == "第 4782 行：语法错误（invalid syntax）\ndef f(:"
     flood = b"assert (1, 2)\n" * ((1 << 20) // 14 - 10)
     cpu, wall = time.process_time(), time.monotonic()
-    problem = source_problem(flood)
+    problem = file_problem(flood)
     assert problem is not None and "太长或太复杂" in problem, problem
     assert time.process_time() - cpu < 1 and time.monotonic() - wall < 3 * COMPILE_CPU_S + 10 + 5
     captured = capfd.readouterr()

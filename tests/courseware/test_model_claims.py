@@ -15,7 +15,7 @@ from dataclasses import fields
 import pytest
 import torch
 
-from courseware.names import texts
+from courseware.selfcheck.names import texts
 from poetry_gpt.common import DEFAULT_DATA, ROOT
 from poetry_gpt.settings import OPTIMIZERS
 from poetry_gpt.train import PRESETS, TrainConfig

@@ -1,10 +1,10 @@
-"""文字里点到的名字要真有（courseware/names.py）：整个仓库的说明都过得去，改错一个名字就查得出。"""
+"""文字里点到的名字要真有（courseware/selfcheck/names.py）：整个仓库的说明都过得去，改错一个名字就查得出。"""
 
 import re
 
 import pytest
 
-from courseware.names import OLD_NAMES, _tracked, problem, texts, unknown_names
+from courseware.selfcheck.names import OLD_NAMES, _tracked, problem, texts, unknown_names
 from poetry_gpt.common import ROOT
 
 TRACKER = re.compile(r"议题\s*#?\s*\d|\bissues?\b(?:\s*#?\s*\d)?", re.IGNORECASE)
@@ -25,12 +25,21 @@ def test_every_name_the_texts_mention_exists():
         ("settings.STOCK_OPENINGS", None),
         ("train.make_optimiser()", "poetry_gpt.train 里没有 make_optimiser"),
         ("train.make_optimizer()", None),
-        ("grading.rules.NOPE", "courseware.grading.rules 里没有 NOPE"),
-        ("evaluation.evaluate_model", None),  # 两个模块叫 evaluation：有一个对得上就行
+        ("grading.shortcuts.NOPE", "courseware.grading.shortcuts 里没有 NOPE"),
+        ("evaluation.evaluate_model", None),
+        (
+            "build.SiteError",
+            "build 可以指 courseware.corpus.build、courseware.site.build：写出上一级的包，只指其中一个",
+        ),
+        ("site.build.SiteError", None),
+        ("corpus.build.SiteError", "courseware.corpus.build 里没有 SiteError"),  # 只在它指的那一个模块里找
         ("model.eval()", None),  # 模型实例的方法
         ("verse.condition", "poetry_gpt.verse 里没有 condition"),  # 挪到 data 以后；generate.Poem 有同名字段也不算
         ("data.condition()", None),
-        ("rules.rhyme", "courseware.grading.rules 里没有 rhyme"),  # settings.Rules 的字段不在 grading.rules 里
+        (
+            "shortcuts.rhyme",
+            "courseware.grading.shortcuts 里没有 rhyme",
+        ),  # settings.Rules 的字段不在 grading.shortcuts 里
         ("loss.item()", None),  # 张量的方法到处都算
         ("nn.GELU", None),
         ("nn.Gelu", "torch.nn 里没有 Gelu"),
@@ -55,7 +64,7 @@ def test_a_wrong_name_is_caught(name, why):
 def test_markdown_commands_in_bash_blocks_and_inline_code_are_checked(tmp_path, monkeypatch):
     text = "先运行 `./poet lesson 9`，再看 `verse_rules.STOCK`。\n\n```bash\n./poet train --preset tiny --fast\n```\n"
     (tmp_path / "x.md").write_text(text, encoding="utf-8")
-    monkeypatch.setattr("courseware.names.ROOT", tmp_path)
+    monkeypatch.setattr("courseware.selfcheck.names.ROOT", tmp_path)
     assert unknown_names("x.md") == [
         "x.md:1: `verse_rules.STOCK`：课程包里没有叫 verse_rules 的模块",
         "x.md:4: `./poet train --preset tiny --fast`：./poet train 没有 --fast 这个选项",

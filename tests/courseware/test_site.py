@@ -14,9 +14,10 @@ import pytest
 import torch
 from rich.cells import cell_len
 
-from courseware import site
 from courseware.catalogue import BY_NUMBER, CATALOGUE
-from courseware.charts import (
+from courseware.selfcheck.figures import agrees, contains
+from courseware.site import build as site
+from courseware.site.charts import (
     CHARTS,
     lesson01,
     lesson02,
@@ -45,7 +46,6 @@ from courseware.charts import (
     lesson25,
     lesson26,
 )
-from courseware.figures import agrees, contains
 from poetry_gpt.common import ROOT
 
 

@@ -15,9 +15,9 @@ import re
 import pytest
 from conftest import CHROMEDRIVER, CHROMIUM
 
-from courseware import site
 from courseware.catalogue import BY_NUMBER, CATALOGUE
-from courseware.charts import CHARTS
+from courseware.site import build as site
+from courseware.site.charts import CHARTS
 from poetry_gpt.common import ROOT
 
 SCREENSHOTS = ROOT / "runs" / "site-screenshots"

@@ -9,8 +9,17 @@ from courseware.grading import VERDICTS, Limits, Verdict
 from courseware.grading.classroom import Roster
 from courseware.grading.gradebook import MISSING, NOT_GRADED, PARTIAL, RATE_ROWS, report_csv, report_json
 from courseware.grading.sandbox import Machine
-from courseware.names import _commands
-from courseware.teaching import BEGIN, END, GUIDE, GuideError, guide_problem, guide_text, lesson_rules, rules_section
+from courseware.selfcheck.names import _commands
+from courseware.selfcheck.teaching import (
+    BEGIN,
+    END,
+    GUIDE,
+    GuideError,
+    guide_problem,
+    guide_text,
+    lesson_rules,
+    rules_section,
+)
 
 TEXT = GUIDE.read_text(encoding="utf-8")
 

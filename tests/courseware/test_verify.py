@@ -5,9 +5,9 @@ import re
 import shutil
 
 from courseware import catalogue as course
-from courseware import imports, verify
 from courseware.catalogue import BY_NUMBER
 from courseware.cli import tables
+from courseware.selfcheck import imports, verify
 
 JOBS = 2
 

@@ -1,7 +1,7 @@
 """每一课（CI 里唯一的一道课程关）：实验能跑通、输出与记录下来的 output.txt 相同，参考答案通过全部检查，起始文件得到“未完成”，
 课文小节齐全、标题与前后课的链接和课表一致，起始文件与参考答案除了 solve 的函数体一字不差。
 
-检查本身都是 courseware.verify 里的函数（./poet verify 用的同一套），这里只是逐课调用；
+检查本身都是 courseware.selfcheck.verify 里的函数（./poet verify 用的同一套），这里只是逐课调用；
 实验与两次检查由 verify 两份同时跑（每份一个线程），比一项一项跑快约四成。
 """
 
@@ -9,10 +9,10 @@ import pytest
 from rich.cells import cell_len
 
 from courseware.catalogue import CATALOGUE, LESSON_FILES, LESSONS_DIR
-from courseware.figures import HEADER
-from courseware.record import OUTPUT
-from courseware.starters import starter_text
-from courseware.verify import readme_problem, stray_folders, verify
+from courseware.selfcheck.figures import HEADER
+from courseware.selfcheck.record import OUTPUT
+from courseware.selfcheck.starters import starter_text
+from courseware.selfcheck.verify import readme_problem, stray_folders, verify
 from poetry_gpt.labs import WIDTH
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
@@ -80,7 +80,7 @@ def test_recorded_output_fits_80_columns(lesson):
 
 @pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
 def test_starter_is_generated_from_the_solution(lesson):
-    """starter.py 由 solution.py 生成（courseware/starters.py）：改了答案要运行 ./poet verify --starters。"""
+    """starter.py 由 solution.py 生成（courseware/selfcheck/starters.py）：改了答案要运行 ./poet verify --starters。"""
     starter = (lesson.folder / "starter.py").read_text(encoding="utf-8")
     assert starter == starter_text(lesson), "运行 ./poet verify --starters 重新生成"
     assert "raise NotImplementedError(" in starter and "./poet check" in starter and "./poet hint" in starter

@@ -8,7 +8,7 @@ from lesson_bank import verdict_of
 
 from courseware.catalogue import CATALOGUE
 from courseware.grading import default_seed, lesson_check, rule_problem, uncovered_kinds
-from courseware.starters import NAMES_IN_SOLVE
+from courseware.selfcheck.starters import NAMES_IN_SOLVE
 
 AVAILABLE = [lesson for lesson in CATALOGUE if lesson.available]
 

@@ -27,7 +27,7 @@ import torch
 from conftest import ROOT
 
 from courseware.catalogue import BY_NUMBER
-from courseware.record import RUN_ENV, output_problem
+from courseware.selfcheck.record import RUN_ENV, output_problem
 
 KERNEL_LESSONS = (7, 13, 15, 17, 18)
 

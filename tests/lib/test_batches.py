@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from courseware.corpus import clean_regulated, held_out_lines, shares_held_out
+from courseware.corpus.build import clean_regulated, held_out_lines, shares_held_out
 from poetry_gpt import batches
 from poetry_gpt.batches import (
     KEYWORD_COUNTS,

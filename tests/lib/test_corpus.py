@@ -2,7 +2,7 @@
 
 import pytest
 
-from courseware.corpus import T2S_KEEP, build_records, build_t2s, in_gb2312
+from courseware.corpus.build import T2S_KEEP, build_records, build_t2s, in_gb2312
 from poetry_gpt.data import SPECIAL, Tokenizer, load_poems, split_of
 
 

@@ -143,7 +143,7 @@ def test_one_form_type_found_by_any_of_its_fields():
 
 
 def test_corpus_has_no_replaced_variants_and_the_rhyme_table_knows_common_characters(poems):
-    from courseware.corpus_tables import PINGSHUI_ERRATA, VARIANTS
+    from courseware.corpus.tables import PINGSHUI_ERRATA, VARIANTS
     from poetry_gpt import prosody, rhyme_book
 
     text = "".join(p["text"] for p in poems)

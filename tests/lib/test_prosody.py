@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from courseware.corpus import prosody_report
+from courseware.corpus.build import prosody_report
 from poetry_gpt import prosody, rhyme_book
 from poetry_gpt.common import DEFAULT_DATA, read_json
 from poetry_gpt.data import load_poems
@@ -193,7 +193,7 @@ def test_prosody_needs_no_maintainer_packages_nor_courseware():
 
 
 def test_build_rhymes_labels_traditional_text_and_unions_variants():
-    from courseware.corpus import build_rhymes, variant_lookup
+    from courseware.corpus.build import build_rhymes, variant_lookup
 
     yang, zhi, zhi_qu, dong = "下平声七阳", "上平声四支", "去声四寘", "上平声二冬"
     pingshui = {
@@ -313,7 +313,7 @@ def test_ao_jiu_repairs():
 
 
 def test_struck_readings_are_backed_by_the_corpus():
-    from courseware.corpus_tables import PINGSHUI_STRIKE
+    from courseware.corpus.tables import PINGSHUI_STRIKE
 
     table = prosody.load_table()
     assert set(PINGSHUI_STRIKE) == {ch for ch, e in table.items() if "struck" in e}
@@ -338,7 +338,7 @@ def test_struck_readings_are_backed_by_the_corpus():
 def test_line_tone_is_derived_from_the_corpus():
     from collections import Counter
 
-    from courseware.corpus import LINE_VOTES_MIN, LINE_VOTES_SHARE, _line_tone
+    from courseware.corpus.build import LINE_VOTES_MIN, LINE_VOTES_SHARE, _line_tone
 
     table = prosody.load_table()
     for ch, e in table.items():
@@ -357,8 +357,8 @@ def test_line_tone_is_derived_from_the_corpus():
 
 def test_line_votes_recomputed_from_data_match_the_file():
     # rhymes.json 的 line_votes 由建语料的代码算出（在简体正文上、按去掉读音之前的表）；这里用 data/ 重算几个字
-    from courseware.corpus import line_tone_votes
-    from courseware.corpus_tables import PINGSHUI_STRIKE
+    from courseware.corpus.build import line_tone_votes
+    from courseware.corpus.tables import PINGSHUI_STRIKE
 
     table = prosody.load_table()
     union = {}

@@ -12,14 +12,14 @@ import ast
 
 from poetry_gpt.common import atomic_write_text
 
-from .catalogue import Lesson
+from ..catalogue import Lesson
 
 NAMES_IN_SOLVE = """\
     tree = ast.parse(inspect.getsource(solve))  # 读语法树：注释不在里面，文档字符串与字符串只是常量，不是名字
     used = [getattr(n, k) for n in ast.walk(tree) for k in ("attr", "id", "name") if isinstance(getattr(n, k, 0), str)]
 """
 """可见检查看 solve 用了哪些名字（本课不许用的捷径）时，一律用这两行：读语法树，注释、文档字符串与字符串都不算，
-和批改程序的源码规则（grading/rules.py）一样。起始文件要能单独下载，沙箱里也没有 poetry_gpt，所以这两行
+和批改程序的源码规则（grading/shortcuts.py）一样。起始文件要能单独下载，沙箱里也没有 poetry_gpt，所以这两行
 原样写在各课 solution.py 的底部（由它生成进 starter.py）；tests/lessons/test_case_kinds.py 查每一份都与这里一字不差。"""
 
 

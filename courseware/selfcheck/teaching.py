@@ -11,8 +11,8 @@ from pathlib import Path
 
 from poetry_gpt.common import ROOT, atomic_write_text, os_reason
 
-from .catalogue import CATALOGUE, Lesson
-from .grading import lesson_check
+from ..catalogue import CATALOGUE, Lesson
+from ..grading import lesson_check
 
 GUIDE = ROOT / "docs" / "teaching.md"
 BEGIN = "<!-- 以下由 ./poet verify --docs 从各课的 check.py 生成，不要手改 -->"

@@ -5,7 +5,8 @@
 
 - 仓库里的路径 ``poetry_gpt/x.py``、``lessons/24/README.md``：文件或文件夹要在（写 ``NN``、``*`` 的是泛指，不查）；
 - ``x.py``：仓库里要有叫这个名字的 Python 文件；
-- ``模块.名字``、``模块.名字()``：模块是课程包里的（按最后一段认，如 ``verse``、``grading.rules``），名字要在模块里，
+- ``模块.名字``、``模块.名字()``：模块是课程包里的（按最后一段认，如 ``verse``、``grading.shortcuts``；最后一段有两个模块同名时
+  要写出上一级，如 ``site.build``），名字要在这一个模块里，
   或是这个模块里哪个类的方法、字段（``model.eval()`` 这样的实例调用；别的模块的类有同名字段不算）；``nn.GELU`` 这样的 torch 名字也查；
   不认识的模块后面跟一个全大写的常量（``verse_rules.STOCK_OPENINGS``）算写错了模块；
 - ``./poet 命令 --选项``：命令要有，选项要是这个命令的。
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from poetry_gpt.common import ROOT
 
-from .catalogue import EXERCISE
+from ..catalogue import EXERCISE
 from .imports import PACKAGES
 
 _SPAN = re.compile(r"``([^`\n]+)``|`([^`\n]+)`")
@@ -32,7 +33,7 @@ _PATH = re.compile(r"(poetry_gpt|courseware|lessons|bench|tests|results|figures|
 _DOTTED = re.compile(r"([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(?:\(.*\))?")
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9_]+")
 _DATA_FILE = re.compile(r"\w+\.(pt|toml|txt|gz|json|jsonl|md|csv|html|svg)(\.gz)?")
-_SELF = "courseware/names.py"
+_SELF = "courseware/selfcheck/names.py"
 OUTSIDE = {"nn": "torch.nn", "F": "torch.nn.functional", "torch": "torch"}
 """课文里常用的外部模块简称 → 模块：``nn.GELU``、``F.cross_entropy``、``torch.multinomial`` 也要真有。"""
 
@@ -53,14 +54,15 @@ def _tracked() -> tuple[str, ...]:
 
 @cache
 def _modules() -> dict[str, list[str]]:
-    """课程包里每个模块的最后一段（以及最后两段）→ 模块的全名，如 ``rules`` → ``courseware.grading.rules``。"""
+    """课程包里每个模块的最后一段（以及最后两段）→ 叫这个名字的模块的全名，如 ``shortcuts`` → ``[courseware.grading.shortcuts]``。"""
     found: dict[str, list[str]] = {p: [p] for p in PACKAGES}
     for f in _tracked():
         if f.split("/")[0] in PACKAGES and f.endswith(".py"):
             dotted = f[:-3].replace("/", ".").removesuffix(".__init__")
             parts = dotted.split(".")
-            for short in (parts[-1], ".".join(parts[-2:])):
-                found.setdefault(short, []).append(dotted)
+            for short in {parts[-1], ".".join(parts[-2:])}:
+                if dotted not in found.setdefault(short, []):
+                    found[short].append(dotted)
     return found
 
 
@@ -112,7 +114,7 @@ def _commands() -> dict[str, frozenset[str]]:
     """./poet 的每个命令 → 它收的选项（如 ``--resume``）。"""
     import argparse
 
-    from .cli.main import build_parser
+    from ..cli.main import build_parser
 
     actions = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     return {name: frozenset(p._option_string_actions) for name, p in actions[0].choices.items()}
@@ -144,17 +146,14 @@ def problem(name: str) -> str | None:
     if dotted is None:
         return None
     head, attrs = dotted.group(1), dotted.group(2).split(".")[1:]
-    # 最后两段也认：grading.rules.X 的 grading.rules
-    candidates = _modules().get(f"{head}.{attrs[0]}") if len(attrs) > 1 else None
-    if candidates:
-        return (
-            None
-            if any(_resolves(m, attrs[1:]) for m in candidates)
-            else f"{candidates[0]} 里没有 {'.'.join(attrs[1:])}"
-        )
+    # 最后两段也认：grading.shortcuts.X 的 grading.shortcuts；一个名字只在它指的那一个模块里找
+    if len(attrs) > 1 and f"{head}.{attrs[0]}" in _modules():
+        head, attrs = f"{head}.{attrs[0]}", attrs[1:]
     candidates = _modules().get(head) or ([OUTSIDE[head]] if head in OUTSIDE else None)
+    if candidates and len(candidates) > 1:
+        return f"{head} 可以指 {'、'.join(candidates)}：写出上一级的包，只指其中一个"
     if candidates:
-        return None if any(_resolves(m, attrs) for m in candidates) else f"{candidates[0]} 里没有 {'.'.join(attrs)}"
+        return None if _resolves(candidates[0], attrs) else f"{candidates[0]} 里没有 {'.'.join(attrs)}"
     if len(attrs) == 1 and _CONSTANT.fullmatch(attrs[0]) and head.islower():
         return f"课程包里没有叫 {head} 的模块"
     return None

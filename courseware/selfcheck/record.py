@@ -25,7 +25,7 @@ from pathlib import Path
 
 from poetry_gpt.common import ROOT, atomic_write_text
 
-from .catalogue import Lesson
+from ..catalogue import Lesson
 from .figures import HEADER, MEASURED, RECORDS, same_line
 
 RUN_ENV = {"NO_COLOR": "1", "COLUMNS": "120", "POET_MEASURED": "1"}

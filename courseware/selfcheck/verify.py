@@ -26,9 +26,9 @@ from pathlib import Path
 
 from poetry_gpt.common import DEFAULT_DATA, ROOT, atomic_write_text
 
-from . import catalogue
-from .catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
-from .defaults import EXPERIMENT_THREADS
+from .. import catalogue
+from ..catalogue import BY_NUMBER, CATALOGUE, LESSON_FILES, README_SECTIONS, Lesson
+from ..defaults import EXPERIMENT_THREADS
 from .imports import module_file, modules, package_imports
 
 CACHE_FILE = ROOT / "runs" / "verify-cache.json"
@@ -132,14 +132,14 @@ def figures_problem(lesson: Lesson) -> str | None:
 
 
 def solution_problem(lesson: Lesson, limits) -> str | None:
-    from .grading import check_file  # 导入 torch 要一两秒：全部沿用缓存时不导入
+    from ..grading import check_file  # 导入 torch 要一两秒：全部沿用缓存时不导入
 
     v = check_file(lesson, lesson.folder / "solution.py", limits)
     return None if v.passed else f"{v.label}：{v.message}"
 
 
 def starter_problem(lesson: Lesson, limits) -> str | None:
-    from .grading import check_file
+    from ..grading import check_file
 
     v = check_file(lesson, lesson.folder / "starter.py", limits)
     return None if v.kind == "not_implemented" else f"应为“未完成”，实际是{v.label}：{v.message}"
@@ -275,7 +275,7 @@ def verify(
     Returns:
         (各课的报告, 课表之外的文件夹名)。
     """
-    from .grading import Limits
+    from ..grading import Limits
 
     limits = Limits(timeout=timeout, threads=1 if jobs > 1 else 2)
     cache = _load_cache(cache_path) if cache_path else {}

@@ -147,7 +147,7 @@ def cookie_problem(data: bytes) -> str | None:
     return None
 
 
-def source_problem(data: bytes) -> str | None:
+def file_problem(data: bytes) -> str | None:
     """文件内容能不能当 Python 运行：NUL、编码（只接受 UTF-8，见 cookie_problem）、语法。
     能时为 None，否则是中文原因（带行号）。开头的 BOM（Windows 记事本存的“UTF-8 带 BOM”）照常接受。"""
     if b"\0" in data:

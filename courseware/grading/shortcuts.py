@@ -9,7 +9,7 @@ import re
 
 from ..catalogue import Lesson
 from .course import lesson_check
-from .reading import parse_learner
+from .submission import parse_learner
 
 _MAIN_GUARD = ast.dump(ast.parse('__name__ == "__main__"', mode="eval").body)
 

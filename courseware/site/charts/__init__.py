@@ -1,6 +1,6 @@
 """课程网站的图（charts）：在构建网站时用仓库里的代码现算，画成内嵌 SVG，并配一段逐步的文字解读。
 
-chart 在仓库里只指网站上的这些 SVG 图；figures 指课文里的数（courseware/figures.py、results/、每课的 figures.toml）。
+chart 在仓库里只指网站上的这些 SVG 图；figures 指课文里的数（courseware/selfcheck/figures.py、results/、每课的 figures.toml）。
 
 每张图的数和实验打印的数出自同一段计算：
 - 第 01 课：张继《枫桥夜泊》按实验的取法（条件区加上最后一个汉字之前的正文）送进 base 预设尺寸的新建模型，每一段的形状；
@@ -44,7 +44,7 @@ from .blocks import lesson12, lesson13, lesson14
 from .data_prep import lesson04, lesson05, lesson06, lesson07
 from .draw import Chart
 from .embedding import lesson08, lesson09
-from .evaluation import lesson25, lesson26
+from .scores import lesson25, lesson26
 from .resume import lesson18
 from .start import lesson01, lesson02, lesson03
 from .training import lesson15, lesson16, lesson17, lesson19

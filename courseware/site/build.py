@@ -29,11 +29,11 @@ from markdown_it.token import Token
 
 from poetry_gpt.common import ROOT
 
-from .catalogue import CATALOGUE, LESSONS_DIR, SECTIONS, Lesson
+from ..catalogue import CATALOGUE, LESSONS_DIR, SECTIONS, Lesson
 from .charts import CHARTS, Chart
-from .site_render import Glossary, code_css, highlight, make_markdown, parse, rewrite_links, split_sections
+from .render import Glossary, code_css, highlight, make_markdown, parse, rewrite_links, split_sections
 
-ASSETS = Path(__file__).with_name("site_assets")
+ASSETS = Path(__file__).with_name("assets")
 GLOSSARY_FILE = LESSONS_DIR / "GLOSSARY.md"
 MARKER = ".poet-site"
 """生成的网站文件夹里放这个空文件：以后重新生成时，只删除带这个标记的文件夹，不会误删别的东西。"""

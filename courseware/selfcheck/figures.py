@@ -4,7 +4,7 @@
 data/ 里的两篇说明）里的每一个“数”——带小数点的数、百分数、有效数字三位以上的整数（8192、6,024）——
 必须出现在这篇课文的来源里：第 NN 课默认是 lessons/NN/output.txt（./poet verify --record 写的实验输出），
 别的来源（./poet eval 的记录 results/eval.json、模型的训练日志 results/model-log.txt、另一课的输出、
-data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/figures.toml，别的课文是 results/<文件名>.toml）。
+data/MODEL.md……）写在课文旁的配置里（第 NN 课是 lessons/NN/figures.toml，别的课文是 docs/figures/<文件名>.toml）。
 
 “出现”的意思：来源里有一个数，四舍五入到课文写的小数位数后等于课文的数（课文的 0.97 对得上输出的 0.9702；
 课文写的位数不能比输出多）；百分数与小数互认（88.5% 对得上 0.885）；带负号的数要负号也对上。
@@ -34,10 +34,10 @@ from pathlib import Path
 
 from poetry_gpt.common import ROOT, DataFileError, read_toml
 
-from .catalogue import CATALOGUE
+from ..catalogue import CATALOGUE
 
 RECORDS = ROOT / "results"
-"""课文之外的记录：./poet eval 的输出、训练日志，以及 OTHER_TEXTS 各自的配置（results/<文件名>.toml）。"""
+"""课文之外、测试对照的记录：./poet eval 的输出与训练日志（早先模型的记录在 results/history/，只供 data/MODEL.md 引用）。"""
 OTHER_TEXTS = ("README.md", "docs/teaching.md", "docs/sandbox.md", "CONTRIBUTING.md", "data/MODEL.md", "data/SOURCE.md")
 MEASURED = re.compile(r"⟨[^⟩]*⟩")
 """记录里随机器而变的量（计时）写成 ⟨0.327⟩：比较输出时不看它，课文也不能引它。"""
@@ -266,7 +266,7 @@ def config_for(text: str) -> TextConfig:
     if path.parent.parent.name == "lessons":  # lessons/NN/README.md（测试里也可以是别处的一份拷贝）
         config, sources = path.parent / "figures.toml", [str(path.parent / "output.txt")]
     else:
-        config, sources = Path("results") / f"{path.name}.toml", []
+        config, sources = Path("docs") / "figures" / f"{path.name}.toml", []
     data = {}
     if (ROOT / config).is_file():
         try:
