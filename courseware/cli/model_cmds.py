@@ -215,7 +215,7 @@ def _register_train(sub) -> None:
         "--preset",
         choices=PRESET_NAMES,
         default="tiny",
-        help="tiny：几十秒的小模型；base：课上训练的模型；regulated：加上律诗材料（随课程发布的模型用它训练，见 data/MODEL.md）",
+        help="默认 tiny：几十秒的小模型；base：课上训练的模型；regulated：加上律诗材料（随课程发布的模型用它训练，见 data/MODEL.md）",
     )
     p.add_argument(
         "--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）"

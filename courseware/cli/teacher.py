@@ -6,6 +6,7 @@ import contextlib
 import os
 import secrets
 import time
+from datetime import datetime
 from pathlib import Path
 
 from ..catalogue import EXERCISE
@@ -94,7 +95,7 @@ def grade_class(args, roster, columns, limits, machine, n_jobs, seed, log) -> tu
     Ctrl-C 时先写出已经批改的（部分报告，write_partial），再让 KeyboardInterrupt 照常传上去。"""
     from ..grading import classroom
 
-    started, graded_at = time.monotonic(), time.strftime("%Y-%m-%d %H:%M:%S")
+    started, graded_at = time.monotonic(), datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")
     graded: dict = {}  # 批改完一份记一份
     with tables.grading_progress(len(roster.submissions)) as done:
 

@@ -127,7 +127,7 @@ def _failure(run: Run, result: dict | str | None, limits: Limits, named) -> tupl
         why = "是不是有死循环？"
         if limits.timeout < 5:  # 上限很短时，对的答案也可能死在导入 torch 上
             why += "上限这么短，光是导入 torch 就要一两秒，对的答案也可能来不及：可以把 --timeout 调大"
-        return "timeout", f"CPU 时间用完：学习者的进程算了超过 {limits.timeout:g} 秒还没结束（{why}）"
+        return "timeout", f"CPU 时间用完：练习的代码算了超过 {limits.timeout:g} 秒还没结束（{why}）"
     if run.ran_out == "wall":
         return "timeout", (
             f"墙上时间超过 {wall_seconds(limits.timeout):g} 秒还没结束，CPU 时间却没用完"

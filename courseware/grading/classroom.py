@@ -275,9 +275,9 @@ def find_submissions(class_dir: Path, lessons: list[Lesson]) -> Roster:
                 found = _learner_files(fd, learner, wanted, roster)
             finally:
                 os.close(fd)
-            if found:
-                roster.learners.append(learner)
-            else:
+            # 没有认得出的文件的人照样在名单上（每课都是“缺”，算进全班通过率）：文件名写错了的人不该从成绩表上消失
+            roster.learners.append(learner)
+            if not found:
                 roster.ignored.append(f"{learner}/：里面没有认得出的练习文件")
     finally:
         os.close(class_fd)
@@ -500,9 +500,9 @@ def columns_of(roster: Roster, lessons: list[Lesson], lessons_text: str | None, 
     """成绩表的列：写了 --lessons 时是这些课，否则是班里有人交了的课。
 
     Raises:
-        ClassroomError: 班级文件夹里没有学习者，或找到的文件都不在所选的课里。
+        ClassroomError: 班级文件夹里没有一份认得出的练习（文件夹都是空的、放错了地方），或找到的文件都不在所选的课里。
     """
-    if not roster.learners:
+    if not roster.found and not roster.skipped:
         raise ClassroomError(
             f"{shown_name(class_dir, SHOWN_PATH)} 里没有找到学习者：每个学习者一个文件夹，"
             f"放 NN.py 或 lessons/NN/{EXERCISE}。"

@@ -79,7 +79,7 @@ def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path)
     (root / "amy" / "lessons" / "10").mkdir()
     (root / "amy" / "lessons" / "08").symlink_to(root / "amy" / "notes")
     found = find_submissions(root, [BY_NUMBER[9]])
-    assert found.learners == ["amy", "b\tc", "d\\ne"] and found.hidden == 2  # __MACOSX 与 .DS_Store；换行写成 \n
+    assert found.learners == ["amy", "b\tc", "d\\ne", "zed"] and found.hidden == 2  # __MACOSX 与 .DS_Store；换行写成 \n
     assert found.ignored == [
         "amy/lessons/08：符号链接，不批改",
         "amy/lessons/09/README.md：不是 NN.py 或 lessons/NN/my_exercise.py",
@@ -92,18 +92,25 @@ def test_grade_lists_every_ignored_entry_and_escapes_tabs(monkeypatch, tmp_path)
         "名单.txt：不是学习者文件夹",
     ]
     results = {(name, "09"): Verdict("passed", "") for name in found.learners[:2]}
-    assert pass_rates(found.learners, [BY_NUMBER[9]], results) == {"09": (2, 2, 3)}
+    assert pass_rates(found.learners, [BY_NUMBER[9]], results) == {"09": (2, 2, 4)}  # zed 没有认得出的文件：也在全班里
 
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(display.console, "_width", 200)  # 长路径不折行
     tables.roster(str(root), found, None, "my_exercise.py")
-    tables.grade_table(found.learners, [BY_NUMBER[9]], results, {"09": (2, 2, 3)}, {"通过": 2}, 20, "缺", 1.0)
+    tables.grade_table(found.learners, [BY_NUMBER[9]], results, {"09": (2, 2, 4)}, {"通过": 2}, 20, "缺", 1.0)
     text = out.buffer.getvalue().decode("utf-8")
-    assert "\t" not in text and "找到 3 名学习者：amy、b\\tc、d\\ne" in text
+    assert "\t" not in text and "找到 4 名学习者：amy、b\\tc、d\\ne、zed" in text
     assert "忽略 9 项" in text and "名单.txt：不是学习者文件夹" in text and "另有 2 个隐藏的文件或文件夹" in text
     rows = [line for line in text.splitlines() if line.startswith("│")]
-    assert [row.split("│")[1].strip() for row in rows] == ["amy", "b\\tc", "d\\ne", "交了的通过率", "全班通过率"], text
+    assert [row.split("│")[1].strip() for row in rows] == [
+        "amy",
+        "b\\tc",
+        "d\\ne",
+        "zed",
+        "交了的通过率",
+        "全班通过率",
+    ], text
 
 
 def test_the_header_counts_every_file_found_in_each_layout(monkeypatch, tmp_path):
