@@ -177,9 +177,10 @@ def main() -> None:
     }
     print(f"课文正文 {result['paragraphs']} 段")
     for width, r in result["widths"].items():
-        print(f"\n宽 {width} 列（要折的 {r['folded_paragraphs']} 段）    手写规则   UAX #14   UAX #14、行内代码不折")
+        print(f"\n宽 {width} 列（要折的 {r['folded_paragraphs']} 段）：手写规则 / UAX #14 / UAX #14 且行内代码不折")
         for key, label in names.items():
-            print(f"  {label:<14}{r['hand'][key]:>10}{r['uax14'][key]:>10}{r['uax14_sealed'][key]:>10}")
+            pad = " " * (22 - cell_len(label))  # 汉字占两格：按格数补齐
+            print(f"  {label}{pad}{r['hand'][key]:>8}{r['uax14'][key]:>8}{r['uax14_sealed'][key]:>8}")
 
 
 if __name__ == "__main__":
