@@ -22,9 +22,11 @@ EXERCISE = "my_exercise.py"
 MANIFEST = LESSONS_DIR / "manifest.toml"
 MANIFEST_FORMAT = 1
 """manifest.toml 的格式版本；改了字段的含义就加一，这里同时改读法。"""
-LESSON_FIELDS = ("number", "section", "title", "goal", "exercise", "hint")
-OPTIONAL_FIELDS = ("more",)
-"""more：完整的做法，./poet hint N --more 才显示；hint 只是第一步的点拨（看哪里、想什么）。"""
+LESSON_FIELDS = {"number": int, "section": str, "title": str, "goal": str, "exercise": str, "hint": str}
+"""每个 [[lesson]] 必须有的字段与类型。"""
+OPTIONAL_FIELDS = {"more": str, "chart": str, "kernel_sensitive": bool}
+"""可以不写的字段（含义见 Lesson 的同名字段）。"""
+_CHART_NAME = re.compile(r"[a-z][a-z_]*")
 
 
 @functools.cache
@@ -49,6 +51,11 @@ class Lesson:
     exercise: str
     hint: str
     more: str = ""
+    """完整的做法，./poet hint N --more 才显示；hint 只是第一步的点拨（看哪里、想什么）。"""
+    chart: str = ""
+    """网页上的图由 courseware/site/charts/ 里的哪个模块画（模块里的 lessonNN 函数）；空的就没有图。"""
+    kernel_sensitive: bool = False
+    """实验印的数出自换了 CPU 内核会变的浮点求和：tests/lessons/test_kernels.py 在每一种内核下重跑它。"""
 
     @property
     def code(self) -> str:
@@ -94,11 +101,16 @@ def load_manifest(path: Path = MANIFEST) -> tuple[dict[str, str], list[Lesson]]:
         sections[row["code"]] = row["title"]
     lessons = []
     for i, row in enumerate(data.get("lesson", []), start=1):
-        wrong = [k for k in LESSON_FIELDS if not isinstance(row.get(k), int if k == "number" else str)]
-        wrong += [k for k in OPTIONAL_FIELDS if k in row and not isinstance(row[k], str)]
+        wrong = [k for k, kind in LESSON_FIELDS.items() if type(row.get(k)) is not kind]  # bool 不算 int
+        wrong += [k for k, kind in OPTIONAL_FIELDS.items() if k in row and type(row[k]) is not kind]
         extra = sorted(set(row) - set(LESSON_FIELDS) - set(OPTIONAL_FIELDS))
         if wrong or extra:
             raise ManifestError(f"课表 {path} 第 {i} 个 [[lesson]]：缺少或写错 {wrong}，多出 {extra}。")
+        if "chart" in row and not _CHART_NAME.fullmatch(row["chart"]):
+            raise ManifestError(
+                f"课表 {path} 第 {i} 课的 chart {row['chart']!r}：要写 courseware/site/charts/ 里一个模块的名字，"
+                '如 "attention"。'
+            )
         if row["number"] != i:
             raise ManifestError(
                 f"课表 {path} 第 {i} 个 [[lesson]] 的 number 是 {row['number']}：课号要从 1 起按顺序连续。"
@@ -109,7 +121,7 @@ def load_manifest(path: Path = MANIFEST) -> tuple[dict[str, str], list[Lesson]]:
             Lesson(
                 **{
                     k: row[k].strip() if isinstance(row[k], str) else row[k]
-                    for k in LESSON_FIELDS + OPTIONAL_FIELDS
+                    for k in (*LESSON_FIELDS, *OPTIONAL_FIELDS)
                     if k in row
                 }
             )

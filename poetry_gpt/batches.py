@@ -26,10 +26,7 @@ import torch
 
 from .common import DEFAULT_DATA, DataFileError
 from .data import (
-    BOS,
-    EOS,
     FUNCTION_CHARS,
-    SEP,
     UNK,
     Tokenizer,
     drops_keywords,
@@ -137,14 +134,14 @@ class TrainingSamples:
         windows = [
             self._prepare(w) for text in (load_regulated() if config.regulated else ()) for w in regulated_windows(text)
         ]
-        self.windows = [w for w in windows if UNK not in w[1]]  # 窗口里有表外的字就不用：模型不该学着写 <unk>
+        # 窗口里有表外的字就不用：模型不该学着写 <unk>
+        self.windows = [w for w in windows if UNK not in tokenizer.encode(w[0]["text"])]
         # 绝句在一轮里重复 quatrain_repeats 遍：窗口是绝句的 8 倍多，不重复时绝句只占一成，val 上的损失降得慢
         self.everything = self.quatrains * config.quatrain_repeats + self.windows
 
     def _prepare(self, text: str):
-        body = self.tokenizer.encode(text)
-        form = form_of(line_length=len(split_lines(text)[0])).token
-        return (form, body, *keyword_candidates(text, self.tokenizer))
+        record = {"form": form_of(line_length=len(split_lines(text)[0])).name, "text": text}
+        return (record, *keyword_candidates(text, self.tokenizer))
 
     def finetune_from(self, config) -> int:
         """从第几步起只用绝句（没有律诗窗口或 finetune_share 为 0 时是 config.steps）。"""
@@ -162,7 +159,7 @@ class TrainingSamples:
         rng = random.Random(f"{config.seed}:{step}")
         out = []
         for i in ids:
-            form, body, cand, weights = pool[i]
+            record, cand, weights = pool[i]
             kws = draw_keywords(cand, weights, rng.choice(KEYWORD_COUNTS), rng)
-            out.append([BOS, form, *kws, SEP, *body, EOS])
+            out.append(encode_sample(record, self.tokenizer, keywords=self.tokenizer.decode(kws)))
         return out

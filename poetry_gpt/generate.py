@@ -22,11 +22,14 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
 
 import torch
 
+from .common import DEFAULT_DATA, DataFileError, read_json
 from .constraints import Constraint
-from .data import EOS, Tokenizer, condition, condition_ids, form_of, is_hanzi, to_simplified
+from .data import EOS, FORMS, Tokenizer, condition, condition_ids, form_of, is_hanzi, to_simplified
 from .model import KVCache, PoetryGPT
 from .rerank import best, score_drafts
 from .sampling import SAMPLING, SamplingConfig, sample_next
@@ -34,9 +37,24 @@ from .settings import MAX_DRAFTS, MAX_SEED, SCORE, SCORES, VERSE, Rules
 
 MAX_KEYWORDS = 4
 """关键词最多几个字。"""
-FORM_SHARE = {5: 15137 / 89485, 7: 74348 / 89485}
-"""不指定体裁时五言、七言各抽中的概率：train 里两种体裁的首数之比（七言约 83%）。
-<bos> 之后那一格（体裁）从不计入损失，模型在那里的 logits 没训练过，不能拿来抽。"""
+
+
+@lru_cache(maxsize=1)
+def form_shares(path: str | Path = DEFAULT_DATA / "stats.json") -> dict[int, float]:
+    """不指定体裁时五言、七言各抽中的概率（句长 → 概率）：train 里两种体裁的首数之比（七言约 83%），
+    首数是建语料时记在 data/stats.json 的 "train_forms"。
+    <bos> 之后那一格（体裁）从不计入损失，模型在那里的 logits 没训练过，不能拿来抽。
+
+    Raises:
+        DataFileError: 文件缺失、不是 JSON，或没有两种体裁的首数。
+    """
+    counts = read_json(path).get("train_forms", {})
+    if {f.name for f in FORMS} - counts.keys():
+        raise DataFileError(f'{path} 里没有 train 各体裁的首数（"train_forms"）：请重建语料')
+    total = sum(counts[f.name] for f in FORMS)
+    return {f.line_length: counts[f.name] / total for f in FORMS}
+
+
 DRAFT_SEED_STRIDE = 1_000_000
 """相邻两份草稿的种子之差（:func:`draft_seed`）：种子 26 的草稿用 26、1000026、2000026……
 -n 的几首（连同写重了换的种子，至多 20 × 100 个）用 seed、seed + 1……，./poet eval 的 200 个提示用 26 + i：
@@ -216,7 +234,7 @@ def write_drafts(
     每一行有自己的种子（:func:`draft_seed`）、随机数发生器与约束状态（:class:`Draft`），
     所以第 i 份与单独用它的种子写的那一首相同（tests/lib/test_generate.py 逐字检查）。
     先写完的行之后送 <eos> 占位，不计入它的诗。
-    form 为 None 时每份草稿按 :data:`FORM_SHARE` 在 5、7 之间抽一个（受约束时只在前文长度放得下的体裁里抽）。
+    form 为 None 时每份草稿按 :func:`form_shares` 在 5、7 之间抽一个（受约束时只在前文长度放得下的体裁里抽）。
     sampling：温度、top-k、top-p（poetry_gpt.sampling）。
     rules：诗律解码的设置（poetry_gpt.verse）；rules.seen_condition 时条件区只放至多 3 个字。
 
@@ -267,9 +285,9 @@ def write_drafts(
 
 
 def draw_form(fits: list[int], generator: torch.Generator) -> int:
-    """不指定体裁时抽一个：在放得下的体裁 fits（如 [5, 7]）里按 :data:`FORM_SHARE` 的比例抽。
+    """不指定体裁时抽一个：在放得下的体裁 fits（如 [5, 7]）里按 :func:`form_shares` 的比例抽。
     每份草稿（:class:`Draft`）用它做种子的第一次抽取，所以同一个种子总是同一种体裁。"""
-    shares = torch.tensor([FORM_SHARE[f] for f in fits])
+    shares = torch.tensor([form_shares()[f] for f in fits])
     return fits[int(torch.multinomial(shares, 1, generator=generator))]
 
 
@@ -355,7 +373,7 @@ def iter_poems(
 
     Args:
         keywords: 要写进诗里的字（1–4 个，可以是繁体）；为空时用藏头字作条件。
-        form: 5、7 或 None（按 train 里两种体裁的比例抽，见 :data:`FORM_SHARE`）。acrostic: 藏头字，必须正好 4 个（每句一个）。
+        form: 5、7 或 None（按 train 里两种体裁的比例抽，见 :func:`form_shares`）。acrostic: 藏头字，必须正好 4 个（每句一个）。
         sampling: 温度、top-k、top-p（poetry_gpt.sampling.SamplingConfig，建的时候已查过范围）。
         seed: 第一首的种子，0 ≤ seed < 2**63；None 时随机取一个。
         rules: 诗律解码的设置（poetry_gpt.settings.Rules；默认 VERSE，PLAIN 只守格式）。

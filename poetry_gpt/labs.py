@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
+from uniseg.linebreak import line_break_units
 
 from .common import COURSE_SEED, seed_everything
 
@@ -28,83 +29,57 @@ def line_width() -> int:
     return min(console.width, WIDTH)
 
 
-# ---------- 在窄终端里折行：只在词与短语的边界（./poet 的面板、表格也用） ----------
+# ---------- 折行：Unicode 的断行规则 UAX #14（./poet 的面板、表格与课文排版也用） ----------
 
-_CLOSING = set("，。、；：！？）》」』”’…,.;:!?)]}%")
-"""不放在一行开头的标点：折行时跟着前一个字走。"""
-_OPENING = set("（《「『“‘([{")
-"""不放在一行末尾的标点：跟着后一个字走。"""
 _PHRASE_END = set("，。、；：！？ ·/")
+"""phrase=True（标题、课名、实验的长句）时只在这些字之后折。"""
 
 
-def fold_atoms(line: str, phrase: bool) -> list[tuple[int, int]]:
-    """一行文字 → 不可拆开的小段 [(开始, 结束), …]（字符下标），一个空格也是一段。
+def fold_atoms(line: str, phrase: bool = False, sealed: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """一行文字 → 不在中间折开的小段 [(开始, 结束), …]（字符下标，段尾的空格属于这一段）。
 
-    不拆的：连在一起的拉丁字母、数字与符号（first_line、groups.get(g)、0.893、--top-k）；标点跟着它该跟的字。
-    phrase=False（正文）：相邻的两个汉字之间可以折行；phrase=True（标题、课名）：只在标点与空格后折行。
+    断点是 UAX #14（uniseg）允许的地方：任意两个汉字之间，句号、逗号、右引号不放到行首，左引号不留在行尾，
+    数与拉丁词（first_line、0.893、smoothed.sum(dim=1,）不拆开。sealed 里的每一段（如行内代码）中间不折；
+    phrase=True（标题、课名）时只在标点与空格之后折。bench/line_breaking.py 在课文上把它与手写的规则比过。
     """
     atoms: list[tuple[int, int]] = []
-    start = None
-    for i, ch in enumerate(line):
-        if ch == " ":
-            if start is not None:
-                atoms.append((start, i))
-            atoms.append((i, i + 1))
-            start = None
-            continue
-        if start is None:
-            start = i
-            continue
-        prev = line[i - 1]
-        if ch in _CLOSING or prev in _OPENING:
-            glue = True
-        elif phrase:
-            glue = prev not in _PHRASE_END
+    at = 0
+    for unit in line_break_units(line) if line else ():
+        end = at + len(unit)
+        if atoms and (any(a < at < b for a, b in sealed) or phrase and line[at - 1] not in _PHRASE_END):
+            atoms[-1] = (atoms[-1][0], end)  # 这个断点不用：接到前一段上
         else:
-            glue = cell_len(ch) == 1 and cell_len(prev) == 1  # 同一段拉丁字符：smoothed.sum(dim=1,
-        if not glue:
-            atoms.append((start, i))
-            start = i
-    if start is not None:
-        atoms.append((start, len(line)))
+            atoms.append((at, end))
+        at = end
     return atoms
 
 
-def fold_lines(text: str, width: int, phrase: bool = False) -> list[tuple[int, int]]:
-    """把 text 折成每行不超过 width 格，返回每一行在 text 里的 (开始, 结束)。
+def fold_lines(
+    text: str, width: int, phrase: bool = False, sealed: Sequence[tuple[int, int]] = ()
+) -> list[tuple[int, int]]:
+    """把 text 折成每行不超过 width 格，返回每一行在 text 里的 (开始, 结束)（行尾的空格不算）。
 
-    只在 fold_atoms 的边界折行，折行处的空格去掉；一段本身比 width 还长（很长的路径）时才在段里硬折。"""
+    只在 :func:`fold_atoms` 的边界折（sealed 的下标对整个 text），原有的换行照旧；
+    一段本身比 width 还宽（很长的路径）时才在段里硬折。"""
     lines: list[tuple[int, int]] = []
     offset = 0
-    for raw in text.split("\n"):
-        start = end = offset
-        used = 0
-        for a, b in fold_atoms(raw, phrase):
+    for segment in text.split("\n"):
+        start = offset
+        inside = [(a - offset, b - offset) for a, b in sealed]
+        for a, b in fold_atoms(segment, phrase, inside):
             a, b = a + offset, b + offset
-            w = cell_len(text[a:b])
-            if used + w <= width or (text[a:b] == " " and used == 0 and end == start):
-                used, end = used + w, b
-                continue
-            if text[a:b] == " ":  # 折行处的空格不要
-                lines.append((start, end))
-                start = end = b
-                used = 0
-                continue
-            if end > start:
-                lines.append((start, end))
-            start = end = a
-            used = 0
-            while w > width:  # 硬折：只有一段比整行还宽时
-                cut = a
-                while cut < b and cell_len(text[a : cut + 1]) <= width:
+            if a > start and cell_len(text[start:b].rstrip(" ")) > width:
+                lines.append((start, a))
+                start = a
+            while cell_len(text[start:b].rstrip(" ")) > width:  # 硬折：只有一段比整行还宽时
+                cut = start + 1
+                while cut < b and cell_len(text[start : cut + 1]) <= width:
                     cut += 1
-                lines.append((a, cut))
-                a = start = end = cut
-                w = cell_len(text[a:b])
-            used, end = w, b
-        lines.append((start, end))
-        offset += len(raw) + 1
-    return lines
+                lines.append((start, cut))
+                start = cut
+        lines.append((start, offset + len(segment)))
+        offset += len(segment) + 1
+    return [(a, a + len(text[a:b].rstrip(" "))) for a, b in lines]
 
 
 def _print_titled(t: Table, title: str | None) -> None:

@@ -169,7 +169,7 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-# ---------- 在窄终端里折行：只在词与短语的边界 ----------
+# ---------- 在窄终端里折行：按 UAX #14，不拆开词（poetry_gpt.labs.fold_lines） ----------
 
 
 class Prose:
@@ -185,7 +185,8 @@ class Prose:
     def __rich_measure__(self, console, options) -> Measurement:
         plain = self.text.plain
         widest = max(
-            (cell_len(plain[a:b]) for line in plain.split("\n") for a, b in fold_atoms(line, self.phrase)), default=1
+            (cell_len(line[a:b].rstrip(" ")) for line in plain.split("\n") for a, b in fold_atoms(line, self.phrase)),
+            default=1,
         )
         longest = max((cell_len(line) for line in plain.split("\n")), default=1)
         return Measurement(min(widest, options.max_width), min(longest, options.max_width))

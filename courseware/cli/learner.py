@@ -274,7 +274,17 @@ def cmd_doctor(args) -> int:
     rows.append(
         ("内存与进程数上限", True, describe(available_kind(), CHECK_MEMORY_MB) + f"（--memory 默认 {CHECK_MEMORY_MB}）")
     )
-    for name in ("tones.json", "rhymes.json", "t2s.json", "regulated.txt.gz", "model.pt", "SOURCE.md", "MODEL.md"):
+    shipped = (
+        "tones.json",
+        "rhymes.json",
+        "t2s.json",
+        "stats.json",
+        "regulated.txt.gz",
+        "model.pt",
+        "SOURCE.md",
+        "MODEL.md",
+    )
+    for name in shipped:
         path = DEFAULT_DATA / name
         rows.append((f"data/{name}", path.is_file(), "在" if path.is_file() else "缺失"))
     # 没有沙箱（macOS、精简容器）课程照样能学：只提醒，不算“有问题”；老师批改全班前应当看到这一行

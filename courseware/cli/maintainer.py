@@ -67,11 +67,12 @@ def cmd_verify(args) -> int:
 
 
 def cmd_site(args) -> int:
+    from ..catalogue import ManifestError
     from ..site.build import SiteError, build, serve
 
     try:
         result = build(Path(args.out) if args.out else None)
-    except SiteError as e:
+    except (SiteError, ManifestError) as e:  # 课表里的 chart 写错了：中文的一句，不是错误栈
         raise CliError(str(e), code=1) from None
     console.print(
         f"已生成 {len(result.lessons)} 课的网页（用时 {result.seconds:.1f} 秒）：{shown(result.out / 'index.html')}"

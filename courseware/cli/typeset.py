@@ -1,8 +1,8 @@
 """./poet lesson N --read：在终端里排出整篇课文（rich 的 Markdown，换掉三样东西）。
 
-- 正文按 Unicode 的断行规则（UAX #14，uniseg 实现）折行：任意两个汉字之间都能折，句号、逗号、右引号不放到
-  行首，左引号不留在行尾，数与英文词不拆开；行内代码（`…`）里不折。rich 自己只在空格处折，“第 20”之后
-  的一长串汉字会整个挪到下一行。
+- 正文按 Unicode 的断行规则 UAX #14 折行（poetry_gpt.labs.fold_lines，实验的输出也用它）：任意两个汉字之间都能折，
+  句号、逗号、右引号不放到行首，左引号不留在行尾，数与英文词不拆开；行内代码（`…`）里不折。rich 自己只在空格处折，
+  “第 20”之后的一长串汉字会整个挪到下一行。
 - 代码块与文字图不折进去乱排：放得下的行原样不动，太长的行在名字的边界折开，接下去的行以 ↪ 开头
   （与 ./poet solution 相同，code_view.fold_spans）。
 - 网页上折起来的答案（<details>）在终端里也折起来，只留一行怎样打开；--answers 时照印，前面加一行醒目的标记。
@@ -17,7 +17,8 @@ from rich.markdown import CodeBlock, Markdown, Paragraph
 from rich.measure import Measurement
 from rich.syntax import Syntax
 from rich.text import Text
-from uniseg.linebreak import line_break_units
+
+from poetry_gpt.labs import fold_lines
 
 from .code_view import CONTINUED, comment_start, fold_spans
 from .display import console
@@ -27,40 +28,8 @@ INLINE_CODE = "markdown.code"
 """rich 给行内代码的样式名：这样的一段里不折行。"""
 
 
-def break_spans(plain: str, width: int, sealed: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
-    """把一段正文折成每行不超过 width 格，返回每行在 plain 里的 (开始, 结束)（行尾的空格不算）。
-
-    只在 UAX #14 允许的地方折，sealed 里的每一段（行内代码的 (开始, 结束)）中间不折；原有的换行照旧；
-    一段本身比 width 还宽（很长的路径）时才硬折。"""
-    lines: list[tuple[int, int]] = []
-    offset = 0
-    for segment in plain.split("\n"):
-        units: list[tuple[int, int]] = []
-        at = offset
-        for unit in line_break_units(segment) if segment else ():
-            if units and any(a < at < b for a, b in sealed):  # 行内代码里的断点不算：接到前一段上
-                units[-1] = (units[-1][0], at + len(unit))
-            else:
-                units.append((at, at + len(unit)))
-            at += len(unit)
-        start = offset
-        for a, b in units:
-            if a > start and cell_len(plain[start:b].rstrip(" ")) > width:
-                lines.append((start, a))
-                start = a
-            while cell_len(plain[start:b].rstrip(" ")) > width:  # 硬折：只有一段比整行还宽时
-                cut = start + 1
-                while cut < b and cell_len(plain[start : cut + 1]) <= width:
-                    cut += 1
-                lines.append((start, cut))
-                start = cut
-        lines.append((start, offset + len(segment)))
-        offset += len(segment) + 1
-    return [(a, a + len(plain[a:b].rstrip(" "))) for a, b in lines]
-
-
 class Wrapped:
-    """一段按 break_spans 折好行的正文（rich 的可渲染对象）。"""
+    """一段按 labs.fold_lines 折好行的正文（rich 的可渲染对象）。"""
 
     def __init__(self, text: Text, hanging: int = 0):
         self.text = text
@@ -73,7 +42,7 @@ class Wrapped:
     def __rich_console__(self, console, options):
         code = console.get_style(INLINE_CODE, default=None)  # rich 给 span 的是解析好的 Style，不是样式名
         sealed = [(s.start, s.end) for s in self.text.spans if code is not None and s.style == code]
-        spans = break_spans(self.text.plain, max(1, options.max_width - self.hanging), sealed)
+        spans = fold_lines(self.text.plain, max(1, options.max_width - self.hanging), sealed=sealed)
         out = Text("\n" + " " * self.hanging, style=self.text.style).join(self.text[a:b] for a, b in spans)
         out.no_wrap, out.overflow, out.end = True, "ignore", "\n"
         yield out

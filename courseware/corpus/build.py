@@ -544,6 +544,7 @@ def summarize(records, rejected, tokenizer) -> dict:
     """SOURCE.md 与测试用到的数字。"""
     splits = Counter(r["split"] for r in records)
     forms = Counter(r["form"] for r in records)
+    train_forms = Counter(r["form"] for r in records if r["split"] == "train")
     dynasties = Counter(r["dynasty"] for r in records)
     val_text = "".join(r["text"] for r in records if r["split"] == "val")
     unk = sum(ch not in tokenizer for ch in val_text)
@@ -556,6 +557,7 @@ def summarize(records, rejected, tokenizer) -> dict:
         "splits": dict(sorted(splits.items())),
         "near_twins_moved": sum(r["split"] != split_of(r["id"]) for r in records),
         "forms": dict(sorted(forms.items())),
+        "train_forms": dict(sorted(train_forms.items())),  # 不指定体裁时写诗按它抽（generate.form_shares）
         "dynasties": dict(sorted(dynasties.items())),
         "rejected": dict(rejected.most_common()),
     }

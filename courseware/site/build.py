@@ -30,7 +30,7 @@ from markdown_it.token import Token
 from poetry_gpt.common import ROOT
 
 from ..catalogue import CATALOGUE, LESSONS_DIR, SECTIONS, Lesson
-from .charts import CHARTS, Chart
+from .charts import Chart, chart_drawer
 from .render import Glossary, code_css, highlight, make_markdown, parse, rewrite_links, split_sections
 
 ASSETS = Path(__file__).with_name("assets")
@@ -316,7 +316,8 @@ def build(out: Path | None = None) -> BuildResult:
         )
         sources = {"index.html": ROOT / "courseware/catalogue.py", "glossary.html": GLOSSARY_FILE}
         for lesson in lessons:
-            chart = CHARTS[lesson.number]() if lesson.number in CHARTS else None
+            draw = chart_drawer(lesson)
+            chart = draw() if draw else None
             (tmp / lesson_page(lesson)).write_text(lesson_html(lesson, glossary, chart), encoding="utf-8")
             sources[lesson_page(lesson)] = lesson.folder / "README.md"
             (tmp / lesson.code).mkdir()

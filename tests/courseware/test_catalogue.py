@@ -49,6 +49,9 @@ hint = "h"
         (GOOD.replace('section = "01"', 'section = "09"'), "section"),
         (GOOD + 'colour = "red"\n', "colour"),
         (GOOD + "more = 3\n", "more"),
+        (GOOD + 'kernel_sensitive = "yes"\n', "kernel_sensitive"),
+        (GOOD + "chart = 1\n", "chart"),
+        (GOOD + 'chart = "../grading"\n', "模块的名字"),
         (GOOD.replace("[[lesson]]", "[[lesson]"), "读不了"),
         ("format = 1\n", "一课也没有"),
     ],
@@ -66,6 +69,26 @@ def test_a_good_manifest_round_trips(tmp_path):
     sections, lessons = load_manifest(path)
     assert sections == {"01": "起步"}
     assert [(l.number, l.title, l.hint, l.code) for l in lessons] == [(1, "t", "h", "01")]
+
+
+def test_per_lesson_facts_come_from_the_manifest(tmp_path):
+    """网页的图与内核测试的课都写在课表里：不写时没有图、不在内核测试里；写错的 chart 由画图的一侧用中文说出来。"""
+    from dataclasses import replace
+
+    from courseware.site.charts import chart_drawer
+    from courseware.site.charts.attention import lesson10
+
+    path = tmp_path / "manifest.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    (plain,) = load_manifest(path)[1]
+    assert (plain.chart, plain.kernel_sensitive) == ("", False) and chart_drawer(plain) is None
+    assert chart_drawer(BY_NUMBER[10]) is lesson10
+    assert all(chart_drawer(lesson) for lesson in CATALOGUE if lesson.available)
+    assert [l.number for l in CATALOGUE if l.kernel_sensitive] == [7, 13, 15, 17, 18]
+    with pytest.raises(ManifestError, match="没有这个模块"):
+        chart_drawer(replace(BY_NUMBER[10], chart="nowhere"))
+    with pytest.raises(ManifestError, match="没有 lesson10"):
+        chart_drawer(replace(BY_NUMBER[10], chart="scores"))
 
 
 def test_the_readme_map_agrees_with_the_manifest():

@@ -17,7 +17,6 @@ from conftest import CHROMEDRIVER, CHROMIUM
 
 from courseware.catalogue import BY_NUMBER, CATALOGUE
 from courseware.site import build as site
-from courseware.site.charts import CHARTS
 from poetry_gpt.common import ROOT
 
 SCREENSHOTS = ROOT / "runs" / "site-screenshots"
@@ -112,7 +111,7 @@ def test_every_lesson_page_fits(browser, built, width):
             problems.append(f"第 {lesson.code} 课：页面横向滚动（{page['scroll']} > {width}）{page['out']}")
         if width >= 1280 and page["wide"]:
             problems.append(f"第 {lesson.code} 课：1280 像素下文字图放不下：{page['wide']}")
-        expected = 1 if lesson.number in CHARTS else 0
+        expected = 1 if lesson.chart else 0
         if len(page["figures"]) < expected:
             problems.append(f"第 {lesson.code} 课：缺插图")
         for w, h in page["figures"]:

@@ -7,7 +7,7 @@
 直接运行 python lessons/NN/experiment.py 时是两个，这条路只在这台 CPU 自己的内核上再跑一次（2 个线程时求和分成两半，
 与内核无关；每种内核再各跑一次 2 个线程，整套测试要多一分半钟，查到的还是同一件事）。
 
-挑的是数出自不同种类浮点运算、换了内核印出的数真的会变的几课：07 大量的求和（困惑度）、13 层归一化、15 交叉熵与梯度、
+挑的是数出自不同种类浮点运算、换了内核印出的数真的会变的几课（课表 lessons/manifest.toml 里 kernel_sensitive = true）：07 大量的求和（困惑度）、13 层归一化、15 交叉熵与梯度、
 17 训练循环与梯度范数、18 带 dropout 的训练与续训。第 21 课（温度与截断采样）原先也在：2026-12-07 在 AVX2 的机器上
 量过，default 与 avx2 内核、1 与 2 个线程下它印的一字不差（这几处求和的差别到不了它印的位数），重跑查不出什么，就不再跑；
 其余几课在 default 内核下印的与这台机器自己的内核印的不是一字一字相同。几课合起来每种组合两分钟上下的 CPU 时间。
@@ -26,10 +26,11 @@ import pytest
 import torch
 from conftest import ROOT
 
-from courseware.catalogue import BY_NUMBER
+from courseware.catalogue import BY_NUMBER, CATALOGUE
 from courseware.selfcheck.record import RUN_ENV, output_problem
 
-KERNEL_LESSONS = (7, 13, 15, 17, 18)
+KERNEL_LESSONS = tuple(lesson.number for lesson in CATALOGUE if lesson.kernel_sensitive)
+"""课表里 kernel_sensitive = true 的几课。"""
 
 
 def capability(env_value: str | None) -> str:

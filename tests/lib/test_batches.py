@@ -1,5 +1,6 @@
 """训练的批（poetry_gpt.batches）与律诗材料（data/regulated.txt.gz、corpus.clean_regulated）。"""
 
+import hashlib
 import random
 from dataclasses import replace
 
@@ -131,6 +132,23 @@ def test_regulated_windows_join_the_pool_until_the_finetune_share(monkeypatch):
     }  # noqa: E731
     assert True in set().union(*(seen(s) for s in range(0, 40, 3)))
     assert set().union(*(seen(s) for s in range(40, 50))) == {False}
+
+
+SHIPPED_LAYOUT_SHA256 = "c9aa595679d117e1e9e16a7add08fa80b551c799b6417ae47bacf29a80664437"
+"""下面这 100 步的批在样本排布改由 data.encode_sample 一处排出之前的哈希：随课程发布的模型就是按那时的排布训练的。"""
+
+
+def test_fresh_batches_are_token_for_token_those_the_shipped_model_trained_on(monkeypatch):
+    some = load_regulated()[:1000]
+    monkeypatch.setattr(batches, "load_regulated", lambda: some)
+    config = replace(PRESETS["regulated"], train_poems=2000, steps=100, batch_size=32)
+    pool = TrainingSamples(config, default_tokenizer())
+    assert len(pool.everything) == 12291 and pool.finetune_from(config) == 80  # 律诗窗口与只用绝句的两段都在里面
+    digest = hashlib.sha256()
+    for step in range(config.steps):
+        for ids in pool.batch(step, config):
+            digest.update(repr(ids).encode())
+    assert digest.hexdigest() == SHIPPED_LAYOUT_SHA256
 
 
 def test_classroom_presets_keep_their_fixed_keywords():

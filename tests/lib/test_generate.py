@@ -3,6 +3,8 @@
 约束的保证不依赖模型好坏，所以这里大多用一个随机初始化的小模型：它最不守规矩，最能考验约束。
 """
 
+import json
+
 import pytest
 import torch
 
@@ -156,15 +158,19 @@ def test_traditional_and_variant_forms_are_written_in_simplified(model):
     assert [line[0] for line in poem.text[:-1].replace("。", "，").replace("？", "，").split("，")] == list("妆檐隐它")
 
 
-def test_unspecified_form_is_drawn_by_the_corpus_share(model):
+def test_unspecified_form_is_drawn_by_the_corpus_share(model, tmp_path):
     from collections import Counter
 
+    from poetry_gpt.common import DataFileError
     from poetry_gpt.data import load_poems
-    from poetry_gpt.generate import FORM_SHARE
+    from poetry_gpt.generate import form_shares
 
     counts = Counter(p["form"] for p in load_poems("train"))
     total = sum(counts.values())
-    assert FORM_SHARE == {5: counts["五言绝句"] / total, 7: counts["七言绝句"] / total}
+    assert form_shares() == {5: counts["五言绝句"] / total, 7: counts["七言绝句"] / total}
+    with pytest.raises(DataFileError, match="train_forms"):  # 旧的 stats.json：中文的错误，不是 KeyError
+        (tmp_path / "stats.json").write_text(json.dumps({"forms": counts}, ensure_ascii=False), encoding="utf-8")
+        form_shares.__wrapped__(tmp_path / "stats.json")
     # 与模型的 logits 无关：2000 个种子里七言约占 83%（均匀地抽只有一半）；只放得下一种时总是它
     forms = [draw_form([5, 7], torch.Generator().manual_seed(s)) for s in range(2000)]
     assert 1600 <= forms.count(7) <= 1720, forms.count(7)

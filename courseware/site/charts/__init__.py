@@ -31,51 +31,38 @@ chart 在仓库里只指网站上的这些 SVG 图；figures 指课文里的数�
 - 第 25 课：记下的 ./poet eval（results/eval.json、eval-plain.json）里押韵、平仄、粘对、重复几行，模型对照人写；
 - 第 26 课：每个参数预算选出的宽度，参数分成字向量表、位置表与 Block（在 meta 设备上建模型数参数）。
 
-画图函数按课程的各部分分在几个模块里（start、data_prep、embedding、attention、blocks、training、resume、
-writing、evaluation），共用的画法在 draw。
+画图函数按课程的各部分分在几个模块里，共用的画法在 draw；一课的图由哪个模块画，写在课表
+lessons/manifest.toml 这一课的 chart 里（函数叫 lessonNN），:func:`chart_drawer` 按它找。
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
-from .attention import lesson10, lesson11
-from .blocks import lesson12, lesson13, lesson14
-from .data_prep import lesson04, lesson05, lesson06, lesson07
-from .draw import Chart
-from .embedding import lesson08, lesson09
-from .scores import lesson25, lesson26
-from .resume import lesson18
-from .start import lesson01, lesson02, lesson03
-from .training import lesson15, lesson16, lesson17, lesson19
-from .writing import lesson20, lesson21, lesson22, lesson23, lesson24
+from courseware.catalogue import Lesson, ManifestError
 
-CHARTS: dict[int, Callable[[], Chart]] = {
-    1: lesson01,
-    2: lesson02,
-    3: lesson03,
-    4: lesson04,
-    5: lesson05,
-    6: lesson06,
-    7: lesson07,
-    8: lesson08,
-    9: lesson09,
-    10: lesson10,
-    11: lesson11,
-    12: lesson12,
-    13: lesson13,
-    14: lesson14,
-    15: lesson15,
-    16: lesson16,
-    17: lesson17,
-    18: lesson18,
-    19: lesson19,
-    20: lesson20,
-    21: lesson21,
-    22: lesson22,
-    23: lesson23,
-    24: lesson24,
-    25: lesson25,
-    26: lesson26,
-}
-"""课号 → 画图函数。只有写好的课才会调用它的画图函数。"""
+from .draw import Chart
+
+
+def chart_drawer(lesson: Lesson) -> Callable[[], Chart] | None:
+    """画这一课网页上那张图的函数：课表里 chart 指的模块里的 lessonNN；课表没写 chart 时为 None。
+
+    Raises:
+        ManifestError: chart 指的模块不在这里，或模块里没有这一课的函数。
+    """
+    if not lesson.chart:
+        return None
+    name = f"{__name__}.{lesson.chart}"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name:
+            raise
+        raise ManifestError(f"课表里第 {lesson.code} 课的 chart 是 {lesson.chart!r}：courseware/site/charts/ 里没有这个模块。")
+    draw = getattr(module, f"lesson{lesson.code}", None)
+    if not callable(draw):
+        raise ManifestError(
+            f"课表里第 {lesson.code} 课的 chart 是 {lesson.chart!r}：courseware/site/charts/{lesson.chart}.py 里没有 lesson{lesson.code}。"
+        )
+    return draw
