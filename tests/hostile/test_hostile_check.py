@@ -128,7 +128,7 @@ def test_cpu_time_not_wall_clock(tmp_path):
     assert time.monotonic() - started < wall_seconds(4) + 60  # 后备上限结束它，不等到别的上限；60 秒是启动与负载的余量
 
 
-def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
+def test_check_caps_size_and_explains_nul_and_bom(tmp_path, poet_here):
     honest = solution("05")
     cases = {
         "nul.py": (honest.replace(b"import torch", b"import\0torch"), "空字符（NUL"),
@@ -137,13 +137,13 @@ def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
     }
     for name, (data, words) in cases.items():
         (tmp_path / name).write_bytes(data)
-        run = poet("check", "5", str(tmp_path / name), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+        run = poet_here("check", "5", str(tmp_path / name))
         assert run.returncode == 1 and words in run.stdout and "Traceback" not in run.stdout + run.stderr, run.stdout
     bom = tmp_path / "bom.py"
     bom.write_bytes(b"\xef\xbb\xbf" + honest)
-    run = poet("check", "5", str(bom), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    run = poet_here("check", "5", str(bom))
     assert run.returncode == 0 and "通过" in run.stdout, run.stdout + run.stderr
-    run = poet("diff", "5", str(bom), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    run = poet_here("diff", "5", str(bom))
     assert run.returncode == 0 and "一字不差" in run.stdout, run.stdout + run.stderr
 
 
