@@ -73,23 +73,26 @@ def poet_here(workspace, monkeypatch, request):
     """与 poet 一样的 poet(*args) → CompletedProcess，只是在本进程里运行（courseware.cli.main）：省掉一次子进程
     （启动 Python、导入课程包；check 之类还要导入 torch）。给不测进程边界（信号、管道、终端、环境）的测试用：参数、消息、退出码。"""
     from courseware import catalogue
-    from courseware.cli import main
 
     monkeypatch.setenv("POET_WORKSPACE", str(workspace))
     monkeypatch.delenv("NO_COLOR", raising=False)
     catalogue.workspace.cache_clear()  # workspace() 第一次调用时读环境变量，之后不变
     request.addfinalizer(catalogue.workspace.cache_clear)
+    return poet_in_process
 
-    def run(*args):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(args))
-            except SystemExit as e:  # argparse：--help（0）或参数写错（2）
-                code = e.code if isinstance(e.code, int) else int(e.code is not None)
-        return subprocess.CompletedProcess(["poet", *args], code, out.getvalue(), err.getvalue())
 
-    return run
+def poet_in_process(*args: str) -> subprocess.CompletedProcess:
+    """在本进程里运行 poet *args（courseware.cli.main），接走标准输出与标准错误。环境（POET_WORKSPACE 之类）由调用的人
+    先设好，catalogue.workspace 的缓存也由调用的人清掉（见 poet_here）。"""
+    from courseware.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as e:  # argparse：--help（0）或参数写错（2）
+            code = e.code if isinstance(e.code, int) else int(e.code is not None)
+    return subprocess.CompletedProcess(["poet", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="session")

@@ -141,10 +141,10 @@ def test_check_records_progress(poet_here, workspace):
         (b"\xff\xfe\x00bad", "语法错误", "UTF-8"),
     ],
 )
-def test_check_verdicts(poet, tmp_path, body, verdict, detail):
+def test_check_verdicts(poet_here, tmp_path, body, verdict, detail):
     path = tmp_path / "learner.py"
     path.write_bytes(body if isinstance(body, bytes) else body.encode("utf-8"))
-    run = poet("check", "9", str(path))
+    run = poet_here("check", "9", str(path))
     assert run.returncode == 1
     assert verdict in run.stdout and detail in run.stdout, run.stdout
     assert ("提示：./poet hint 9" in run.stdout) == (verdict == "答案错误"), run.stdout  # 答错了，提示在哪里
@@ -166,18 +166,18 @@ def test_check_says_one_short_line_before_the_verdict(poet, tmp_path, bwrap):
         assert word not in run.stdout + run.stderr, word
 
 
-def test_check_by_path_records_progress_only_for_the_learners_own_file(poet, workspace, tmp_path_factory):
+def test_check_by_path_records_progress_only_for_the_learners_own_file(poet_here, workspace, tmp_path_factory):
     """./poet check 9 文件：文件就是工作区里的 lessons/09/my_exercise.py（怎样写路径都行）时记进度；
     别的文件照样检查，但说一句没有记进度。"""
-    poet("start", "9")
+    poet_here("start", "9")
     mine = workspace / "lessons" / "09" / "my_exercise.py"
     mine.write_text("def solve(words, positions, past):\n" + GOOD + "\n", encoding="utf-8")
     elsewhere = tmp_path_factory.mktemp("other") / "copy.py"
     elsewhere.write_bytes(mine.read_bytes())
-    other = poet("check", "9", str(elsewhere))
+    other = poet_here("check", "9", str(elsewhere))
     assert other.returncode == 0 and "没有记进度" in other.stderr, other.stderr
     assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["09"]["status"] == "started"
-    own = poet("check", "9", str(workspace / "lessons" / ".." / "lessons" / "09" / "my_exercise.py"))
+    own = poet_here("check", "9", str(workspace / "lessons" / ".." / "lessons" / "09" / "my_exercise.py"))
     assert own.returncode == 0 and "没有记进度" not in own.stderr
     assert json.loads((workspace / ".progress.json").read_text(encoding="utf-8"))["09"]["status"] == "passed"
 
@@ -271,24 +271,24 @@ def test_force_twice_in_one_second_keeps_every_backup(poet, workspace):
     assert kept == ["# 第一版\n", "# 第二版\n"]
 
 
-def test_files_from_windows_and_files_that_delete_their_folder(poet, tmp_path):
+def test_files_from_windows_and_files_that_delete_their_folder(poet_here, tmp_path):
     bom = tmp_path / "bom.py"  # 记事本的“UTF-8 带 BOM”，换行是 CRLF
     bom.write_bytes(
         b"\xef\xbb\xbfimport torch\r\ndef solve(words, positions, past):\r\n    if past + words.shape[1] > positions.shape[0]:\r\n"
         b"        raise ValueError('too long')\r\n    return words + positions[past:past + words.shape[1]]\r\n"
     )
-    assert poet("check", "9", str(bom)).returncode == 0
+    assert poet_here("check", "9", str(bom)).returncode == 0
     wiper = tmp_path / "wiper.py"
     wiper.write_text(
         "import os\nfor f in os.listdir('.'):\n    os.remove(f)\n"
         "def solve(words, positions, past):\n    return words - positions[past:past + words.shape[1]]\n",
         encoding="utf-8",
     )
-    run = poet("check", "9", str(wiper))
+    run = poet_here("check", "9", str(wiper))
     # 删掉自己所在文件夹的练习：判为不通过（答案错误，或在沙箱里删掉了被检查的文件而崩溃），不会因此通过
     assert run.returncode == 1 and ("答案错误" in run.stdout or "崩溃" in run.stdout)
     assert "Traceback" not in run.stdout + run.stderr
-    folder = poet("check", "9", str(tmp_path))
+    folder = poet_here("check", "9", str(tmp_path))
     assert folder.returncode == 2 and "是一个文件夹" in folder.stderr
 
 

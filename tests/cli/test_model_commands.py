@@ -39,25 +39,25 @@ def checkpoint(model, tmp_path_factory):
     return path
 
 
-def test_write_command(poet, checkpoint):
-    done = poet("write", "月", "--checkpoint", str(checkpoint), "--seed", "4", "--form", "5")
+def test_write_command(poet_here, checkpoint):
+    done = poet_here("write", "月", "--checkpoint", str(checkpoint), "--seed", "4", "--form", "5")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()[:4]
     assert all(len(line) == 6 for line in lines) and "月" in "".join(lines)
-    done = poet("write", "雪", "-n", "2", "--json", "--checkpoint", str(checkpoint), "--acrostic", "春夏秋冬")
+    done = poet_here("write", "雪", "-n", "2", "--json", "--checkpoint", str(checkpoint), "--acrostic", "春夏秋冬")
     poems = json.loads(done.stdout)
     assert len(poems) == 2 and all(format_ok(p["text"]) and "雪" in p["text"] for p in poems)
     assert all(p["prosody"]["rhyme"]["rhymes"] and not p["prosody"]["rhyme"]["same_character"] for p in poems)
     assert all(p["condition"] == "冬夏雪" for p in poems)  # 五个字里 IDF 高（少见）的三个
 
 
-def test_write_keeps_the_best_of_its_drafts_and_lists_them(poet, checkpoint):
+def test_write_keeps_the_best_of_its_drafts_and_lists_them(poet_here, checkpoint):
     """--drafts 8 写 8 份草稿、留下分数最高的一份；--json 列出每份与它的分数，标出留下的那份；
     默认（settings.DRAFTS = 1）只写一份，正是第一份草稿；-n 2 两首各有自己的草稿。"""
     from poetry_gpt.settings import DRAFTS
 
     def write(*flags):
-        done = poet("write", "月", "--checkpoint", str(checkpoint), "--seed", "8", "--json", *flags)
+        done = poet_here("write", "月", "--checkpoint", str(checkpoint), "--seed", "8", "--json", *flags)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
@@ -76,15 +76,15 @@ def test_write_keeps_the_best_of_its_drafts_and_lists_them(poet, checkpoint):
     assert two[1]["drafts"][0]["seed"] == 9  # 第二首的草稿从种子 8 + 1 起
     coherent = write("--drafts", "3", "--score", "coherence")[0]
     assert all(d["score"] != d["log_prob"] for d in coherent["drafts"])
-    done = poet("write", "月", "--checkpoint", str(checkpoint), "--drafts", "0")
+    done = poet_here("write", "月", "--checkpoint", str(checkpoint), "--drafts", "0")
     assert done.returncode == 2 and "Traceback" not in done.stderr and "--drafts" in done.stderr
 
 
-def test_write_command_rhyme_and_tones_flags(poet, checkpoint):
+def test_write_command_rhyme_and_tones_flags(poet_here, checkpoint):
     """同一个种子：--no-rhyme --tones off 写出的随机模型的诗不押韵，默认的押韵；--tones strict 每字都合格式。"""
 
     def write(*flags):
-        done = poet(
+        done = poet_here(
             "write", "山", "--checkpoint", str(checkpoint), "--seed", "3", "--form", "7", "-n", "3", "--json", *flags
         )
         assert done.returncode == 0, done.stderr
@@ -94,7 +94,7 @@ def test_write_command_rhyme_and_tones_flags(poet, checkpoint):
     loose = write("--no-rhyme", "--tones", "off")
     assert not all(r["rhyme"]["rhymes"] for r in loose) and min(r["tones"]["score"] for r in loose) < 0.9
     assert all(r["tones_strict"]["score"] == 1.0 and r["rhyme"]["rhymes"] for r in write("--tones", "strict"))
-    done = poet("write", "山", "--checkpoint", str(checkpoint), "--tones", "loose")
+    done = poet_here("write", "山", "--checkpoint", str(checkpoint), "--tones", "loose")
     assert done.returncode == 2 and "Traceback" not in done.stderr and "strict" in done.stderr
 
 
@@ -107,16 +107,16 @@ def test_write_command_rhyme_and_tones_flags(poet, checkpoint):
         (["月", "--acrostic", "春夏"], "正好 4 个"),
     ],
 )
-def test_write_command_errors(poet, checkpoint, args, message):
-    done = poet("write", *args, "--checkpoint", str(checkpoint))
+def test_write_command_errors(poet_here, checkpoint, args, message):
+    done = poet_here("write", *args, "--checkpoint", str(checkpoint))
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stdout + done.stderr
 
 
-def test_write_command_checkpoint_errors(poet, tmp_path, checkpoint):
+def test_write_command_checkpoint_errors(poet_here, tmp_path, checkpoint):
     cut = tmp_path / "cut.pt"
     cut.write_bytes(checkpoint.read_bytes()[:1000])
     for path, message in ((tmp_path / "none.pt", "找不到模型存档"), (cut, "不是完整的模型存档")):
-        done = poet("write", "月", "--checkpoint", str(path))
+        done = poet_here("write", "月", "--checkpoint", str(path))
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 
 
@@ -180,8 +180,8 @@ def test_eval_command_json(poet, checkpoint):
         (["-n", "1000"], "最多 100"),
     ],
 )
-def test_write_command_refuses_bad_numbers(poet, checkpoint, args, message):
-    done = poet("write", "月", *args, "--checkpoint", str(checkpoint))
+def test_write_command_refuses_bad_numbers(poet_here, checkpoint, args, message):
+    done = poet_here("write", "月", *args, "--checkpoint", str(checkpoint))
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stdout + done.stderr
 
 
@@ -220,8 +220,8 @@ def test_eval_table_fits_80_columns(poet, checkpoint):
     assert "（第07课）" in re.sub(r"[\s│]", "", done.stdout)  # 折行可以，截掉不行
 
 
-def test_write_command_takes_a_variant_character(poet):
-    done = poet("write", "鎗", "--json", "--seed", "1")
+def test_write_command_takes_a_variant_character(poet_here):
+    done = poet_here("write", "鎗", "--json", "--seed", "1")
     assert done.returncode == 0, done.stderr
     poem = json.loads(done.stdout)[0]
     assert "枪" in poem["text"] and "鎗" not in poem["text"]
@@ -430,10 +430,10 @@ def test_eval_tables_read_well_at_80_columns(monkeypatch):
     assert "床前明月光，疑是地上霜。" in lines
 
 
-def test_write_says_it_joined_keywords_given_apart(poet):
+def test_write_says_it_joined_keywords_given_apart(poet_here):
     """./poet write 月 花：合成“月花”，在标准错误上说出来（--json 的输出里没有这句），诗与 ./poet write 月花 相同。"""
-    apart = poet("write", "月", "花", "--seed", "3", "--json")
-    together = poet("write", "月花", "--seed", "3", "--json")
+    apart = poet_here("write", "月", "花", "--seed", "3", "--json")
+    together = poet_here("write", "月花", "--seed", "3", "--json")
     assert apart.returncode == 0 and "合在一起：“月花”" in apart.stderr, apart.stderr
     texts = [[p["text"] for p in json.loads(run.stdout)] for run in (apart, together)]
     assert texts[0] == texts[1] and "月" in texts[0][0] and "花" in texts[0][0]

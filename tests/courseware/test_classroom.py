@@ -370,7 +370,7 @@ def test_grade_does_not_follow_symlinks(tmp_path):
     assert not [line for line in roster.ignored if "elsewhere" in line or "09/my_exercise" in line]
 
 
-def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path):
+def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet_here, tmp_path):
     """把 ./poet check 的固定用例的答案抄成一张表：check 判通过，grade（每次新的随机种子）判答案错误；
     给回 check 的种子（--seed）就重现出“通过”——种子印在输出与 JSON 里。"""
     from courseware.grading import default_seed, reference
@@ -384,13 +384,13 @@ def test_grade_draws_new_cases_so_a_harvested_answer_table_fails(poet, tmp_path)
     (learner / "14.py").write_text(
         f"ANSWERS = iter({answers!r})\n\n\ndef solve(*args):\n    return next(ANSWERS)\n", encoding="utf-8"
     )
-    assert poet("check", "14", str(learner / "14.py")).returncode == 0
+    assert poet_here("check", "14", str(learner / "14.py")).returncode == 0
     report = tmp_path / "g.json"
-    done = poet("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1")
+    done = poet_here("grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1")
     data = json.loads(report.read_text(encoding="utf-8"))
     assert done.returncode == 0 and data["verdicts"][0]["kind"] == "wrong", done.stdout
     assert f"--seed {data['seed']}" in done.stdout
-    done = poet(
+    done = poet_here(
         "grade", str(tmp_path / "klass"), "--json", str(report), "--jobs", "1", "--seed", str(default_seed(lesson))
     )
     assert json.loads(report.read_text(encoding="utf-8"))["verdicts"][0]["kind"] == "passed", done.stdout
@@ -410,13 +410,13 @@ def test_report_paths_are_tried_before_grading(tmp_path):
         assert not missing.parent.exists()
 
 
-def test_grade_details_and_csv_say_why_a_learner_failed(poet, tmp_path):
+def test_grade_details_and_csv_say_why_a_learner_failed(poet_here, tmp_path):
     """老师不用翻 JSON：--details 在成绩表之后逐份列出原因，CSV 每课一列原因；CSV 里有种子、批改时间与课名。"""
     for name, text in (("甲", RIGHT), ("乙", exercise(GUARD + "return words + positions[: words.shape[1]]"))):
         (tmp_path / "klass" / name).mkdir(parents=True)
         (tmp_path / "klass" / name / "09.py").write_text(text, encoding="utf-8")
     report = tmp_path / "成绩.csv"
-    done = poet("grade", str(tmp_path / "klass"), "--csv", str(report), "--jobs", "1", "--details", "--seed", "5")
+    done = poet_here("grade", str(tmp_path / "klass"), "--csv", str(report), "--jobs", "1", "--details", "--seed", "5")
     assert done.returncode == 0, done.stdout + done.stderr
     details = re.sub(r"[\s│┃]", "", done.stdout[done.stdout.index("没通过的原因") :])  # 折行、边框不算
     assert "乙" in details and "答案错误" in details and "个用例不对" in details and "甲" not in details

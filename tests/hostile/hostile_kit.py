@@ -10,11 +10,13 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from conftest import poet_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent  # 捣乱的文件都以课号开头，这个测试文件本身不算
@@ -317,47 +319,49 @@ SECOND_ROUND = (
 )
 
 
-def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, env=None) -> dict[str, dict]:
+def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, separate: bool = False) -> dict[str, dict]:
     """把 root 里每份攻击文件（build_class 造的）各交给一次 ./poet check，按给的顺序（密钥环那两份先写后读）。
-    返回 learner → {"label", "message", "stdout"}。"""
+    返回 learner → {"label", "message", "stdout"}。
+
+    ./poet check 在本测试进程里运行（courseware.cli.main，与命令行同一条路：读文件、在沙箱里的子进程里运行学习者的代码、
+    判定、印出判定框）：每份省掉一次启动 Python、导入 torch，几十份就是两分多钟的 CPU 时间。学习者的代码照样在
+    沙箱的子进程里运行。separate 为真时每份另开一个 poet 进程：要看批改程序自己往标准错误印了什么时（pytest 在
+    本进程里接走 warnings 的警告，编译器的警告就到不了标准错误）。"""
+    env = {
+        "POET_WORKSPACE": str(workspace),
+        "TMPDIR": str(workspace),
+        "HOME": str(workspace),
+        "COLUMNS": "3000",  # 判定框不折行：消息里的一句话按原样找得到
+        "NO_COLOR": "1",
+    }
     got = {}
-    for kind in kinds:
-        path = root / kind / f"{kind[:2]}.py"
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "courseware.cli",
-                "check",
-                kind[:2],
-                str(path),
-                "--timeout",
-                str(timeout),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=300,
-            env={
-                **os.environ,
-                "POET_WORKSPACE": str(workspace),
-                "TMPDIR": str(workspace),
-                "HOME": str(workspace),
-                "COLUMNS": "3000",
-                "NO_COLOR": "1",
-                **(env or {}),
-            },
-        )
-        assert "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout, run.stdout + run.stderr
-        assert leftover_processes() == [], kind  # 判定给出的那一刻，这次检查的进程已经一个不剩
-        head, _, body = run.stdout.partition("╮")
-        label = next(
-            l for l in ("通过", "未完成", "答案错误", "崩溃", "超时", "语法错误", "批改出错") if f"：{l}（" in head
-        )
-        lines = [line.strip().strip("│").strip() for line in body.split("╰")[0].splitlines()]
-        got[kind] = {"label": label, "message": "\n".join(l for l in lines if l), "stdout": run.stdout}
+    with pytest.MonkeyPatch.context() as patch:
+        if not separate:
+            from courseware import catalogue
+
+            for name, value in env.items():
+                patch.setenv(name, value)
+            patch.setattr(tempfile, "tempdir", None)  # 工作文件夹照 TMPDIR 建：gettempdir() 重新读环境变量
+            catalogue.workspace.cache_clear()  # workspace() 也重新读 POET_WORKSPACE
+        try:
+            for kind in kinds:
+                args = ("check", kind[:2], str(root / kind / f"{kind[:2]}.py"), "--timeout", str(timeout))
+                run = poet(*args, env=env, timeout=300) if separate else poet_in_process(*args)
+                assert "Traceback" not in run.stdout + run.stderr and "\x1b" not in run.stdout, run.stdout + run.stderr
+                assert leftover_processes() == [], kind  # 判定给出的那一刻，这次检查的进程已经一个不剩
+                head, _, body = run.stdout.partition("╮")
+                label = next(
+                    l
+                    for l in ("通过", "未完成", "答案错误", "崩溃", "超时", "语法错误", "批改出错")
+                    if f"：{l}（" in head
+                )
+                lines = [line.strip().strip("│").strip() for line in body.split("╰")[0].splitlines()]
+                got[kind] = {"label": label, "message": "\n".join(l for l in lines if l), "stdout": run.stdout}
+        finally:
+            if not separate:
+                from courseware import catalogue
+
+                catalogue.workspace.cache_clear()
     return got
 
 

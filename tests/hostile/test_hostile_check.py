@@ -47,10 +47,13 @@ from courseware.grading import sandbox, wall_seconds
 
 @needs_sandbox
 def test_second_round_through_check(tmp_path):
-    """同样的攻击文件一份一份交给 ./poet check（第二份密钥环文件在第一份之后）：判定与 grade 里一样。"""
+    """同样的攻击文件一份一份交给 ./poet check（第二份密钥环文件在第一份之后）：判定与 grade 里一样。
+    死循环的 05_spins_in_children 不在这里等满 TIMEOUT 秒：经 ./poet check 用完 CPU 时间的判定由
+    test_cpu_time_not_wall_clock 以 3 秒的上限查（查得更严：写明超过几秒）。"""
+    kinds = [kind for kind in SECOND_ROUND if kind != "05_spins_in_children"]
     root = tmp_path / "class"
-    build_class(root, tmp_path / "outside.txt", 9, kinds=set(SECOND_ROUND))
-    got = check_each(SECOND_ROUND, root, tmp_path)
+    build_class(root, tmp_path / "outside.txt", 9, kinds=set(kinds))
+    got = check_each(kinds, root, tmp_path)
     out = got["05_writes_proc_sys"]["stdout"]
     before = out[: out.index("╭")]  # 判定之前：学习者检查自己的文件时不谈沙箱（在 doctor 与 grade 里说）
     assert "uid" not in before and "cgroup" not in before, before
@@ -62,7 +65,7 @@ def test_grader_side_through_check(tmp_path):
     """第四轮落在批改程序自己这一边的几类一份一份交给 ./poet check：判定与 grade 里一样，终端上没有编译器的警告。"""
     root = tmp_path / "class"
     build_class(root, tmp_path / "outside.txt", 9, kinds=set(GRADER_SIDE))
-    got = check_each(GRADER_SIDE, root, tmp_path)
+    got = check_each(GRADER_SIDE, root, tmp_path, separate=True)  # 看的是 poet 进程自己的标准错误
     assert_grader_side(got, "".join(v["stdout"] for v in got.values()))
 
 
@@ -125,7 +128,7 @@ def test_cpu_time_not_wall_clock(tmp_path):
     assert time.monotonic() - started < wall_seconds(4) + 60  # 后备上限结束它，不等到别的上限；60 秒是启动与负载的余量
 
 
-def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
+def test_check_caps_size_and_explains_nul_and_bom(tmp_path, poet_here):
     honest = solution("05")
     cases = {
         "nul.py": (honest.replace(b"import torch", b"import\0torch"), "空字符（NUL"),
@@ -134,13 +137,13 @@ def test_check_caps_size_and_explains_nul_and_bom(tmp_path):
     }
     for name, (data, words) in cases.items():
         (tmp_path / name).write_bytes(data)
-        run = poet("check", "5", str(tmp_path / name), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+        run = poet_here("check", "5", str(tmp_path / name))
         assert run.returncode == 1 and words in run.stdout and "Traceback" not in run.stdout + run.stderr, run.stdout
     bom = tmp_path / "bom.py"
     bom.write_bytes(b"\xef\xbb\xbf" + honest)
-    run = poet("check", "5", str(bom), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    run = poet_here("check", "5", str(bom))
     assert run.returncode == 0 and "通过" in run.stdout, run.stdout + run.stderr
-    run = poet("diff", "5", str(bom), env={"POET_WORKSPACE": str(tmp_path)}, timeout=120)
+    run = poet_here("diff", "5", str(bom))
     assert run.returncode == 0 and "一字不差" in run.stdout, run.stdout + run.stderr
 
 
@@ -401,9 +404,12 @@ def graded_cells(report: Path) -> dict:
 @needs_sandbox
 def test_sandbox_as_an_ordinary_user():
     """以普通用户批改（bwrap --unshare-user 那条路）：/proc/sys 一样写不进去、内存盘一样有上限、进程一样收干净，
-    诚实的学习者照样通过；输出说明学习者的代码以 uid 65534 运行、用的是哪种上限。
-    只走 ./poet grade 一趟：check 与 grade 把学习者的代码放进沙箱的是同一个 run_limited，逐份 check 那条路
-    由 test_second_round_through_check 走（再以普通用户逐份 check 一遍，整套测试要多四十秒，查到的还是同一件事）。"""
+    诚实的学习者照样通过；第四轮的绊线、快照与存档的判定不看身份；输出说明学习者的代码以 uid 65534 运行、
+    用的是哪种上限。
+    只走 ./poet grade 一趟，第二轮与第四轮的几份同在一个班里：check 与 grade 把学习者的代码放进沙箱的是同一个
+    run_limited，逐份 check 那条路由 test_second_round_through_check 走（再以普通用户逐份 check 一遍，整套测试要多
+    四十秒，查到的还是同一件事）。死循环的 05_spins_in_children 另以 ./poet check、3 秒的上限交一次：普通用户多半
+    没有 cgroup，五个进程各自用满 --timeout，在班里等满 TIMEOUT 就是五十秒的 CPU 时间。"""
     with ordinary_share() as (share, workspace):
         root = share / "class"
         kinds = (
@@ -413,12 +419,21 @@ def test_sandbox_as_an_ordinary_user():
             "05_keyring_reader",
             "05_keyring_quota",
             "05_fork_sleepers",
-            "05_spins_in_children",
             "09_forge_huge_stride",
+            *FOURTH_ROUND,
         )
-        expected = build_class(root, share / "outside.txt", 9, kinds=set(kinds))
+        expected = build_class(root, share / "outside.txt", 9, kinds={*kinds, "05_spins_in_children"})
         doctor = poet_as_ordinary_user(share, workspace, "doctor")  # ./poet check 不谈沙箱：身份与上限的种类看 doctor
         assert "uid 65534（nobody）" in doctor.stdout, doctor.stdout
+        spin = poet_as_ordinary_user(
+            share, workspace, "check", "05", str(root / "05_spins_in_children" / "05.py"), "--timeout", "3"
+        )
+        assert spin.returncode == 1 and "超时（" in spin.stdout and "Traceback" not in spin.stdout + spin.stderr, (
+            spin.stdout[-3000:] + spin.stderr[-3000:]
+        )
+        assert "CPU 时间用完" in spin.stdout or "墙上时间" in spin.stdout, spin.stdout  # 写明是哪一个上限到了
+        shutil.rmtree(root / "05_spins_in_children")
+        del expected["05_spins_in_children"]
         run = poet_as_ordinary_user(share, workspace, *grade_args(root, workspace / "r.json"))
         assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, (
             run.stdout[-3000:] + run.stderr[-3000:]
@@ -426,10 +441,13 @@ def test_sandbox_as_an_ordinary_user():
         assert leftover_processes() == []
         cells = graded_cells(workspace / "r.json")
         honest = [n for n, e in expected.items() if e == "通过"]
-        assert honest and all(cells[n]["label"] == "通过" for n in honest), {n: cells[n] for n in honest}
+        assert set(honest) == {"honest_05", "honest_09", "honest_bom", "honest_crlf"}
+        assert all(cells[n]["label"] == "通过" for n in honest), {n: cells[n] for n in honest}
         assert not [n for n, e in expected.items() if e != "通过" and cells[n]["label"] == "通过"]
+        assert set(kinds) <= set(cells)
         assert_second_round(cells, kind_in(run.stdout))
         assert_grader_side(cells, run.stdout + run.stderr)  # 普通用户的密钥环配额也没被占去一把
+        assert_fourth_round(cells)
         if as_ordinary_user(share):  # root 跑的测试里，普通用户这一趟确实没有 root 的 cgroup 可用，也确实不是 root
             assert f"uid {os.geteuid()}" not in run.stdout
 
@@ -440,17 +458,3 @@ def test_fourth_round_through_check(tmp_path):
     root = tmp_path / "class"
     build_class(root, tmp_path / "outside.txt", 9, kinds=set(FOURTH_ROUND))
     assert_fourth_round(check_each(list(FOURTH_ROUND), root, tmp_path))
-
-
-@needs_sandbox
-def test_fourth_round_as_an_ordinary_user():
-    """第四轮的几份以普通用户交给 ./poet grade（以 root 运行测试时换成 ORDINARY）：绊线、快照与存档的判定不看身份。"""
-    with ordinary_share() as (share, workspace):
-        root = share / "class"
-        build_class(root, share / "outside.txt", 9, kinds=set(FOURTH_ROUND))
-        run = poet_as_ordinary_user(share, workspace, *grade_args(root, workspace / "r.json"))
-        assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr
-        cells = graded_cells(workspace / "r.json")
-        assert set(FOURTH_ROUND) <= set(cells)
-        assert_fourth_round(cells)
-        assert all(cells[n]["label"] == "通过" for n in ("honest_05", "honest_09", "honest_bom", "honest_crlf"))
