@@ -73,7 +73,7 @@ def test_option_choices_come_from_settings(command, flag, choices):
 
 
 def test_preset_names_are_the_presets():
-    from poetry_gpt.train import PRESETS, TrainConfig
+    from poetry_gpt.train_config import PRESETS, TrainConfig
 
     assert settings.PRESET_NAMES == tuple(PRESETS)
     assert TrainConfig.__dataclass_fields__["precision"].default in settings.PRECISIONS

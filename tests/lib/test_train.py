@@ -13,28 +13,16 @@ import torch
 from conftest import ROOT
 
 import poetry_gpt.train as train_module
-import poetry_gpt.trainer as trainer_module
+from poetry_gpt.batches import TrainingSamples, batch_indices
 from poetry_gpt.checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.devices import fast_bf16, resolve_precision
 from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.muon import Muon, MuonWithAdamW, orthogonalize
 from poetry_gpt.sittings import LOG_NAME, snapshot_name
 from poetry_gpt.time_budget import TooShort
-from poetry_gpt.train import (
-    LEARNS_AFTER,
-    PRESETS,
-    Muon,
-    MuonWithAdamW,
-    TrainConfig,
-    batch_indices,
-    decay_start,
-    learning_rate,
-    make_optimizer,
-    orthogonalize,
-    resume_without,
-    resumed_config,
-    train,
-)
+from poetry_gpt.train import decay_start, learning_rate, make_optimizer, resume_without, resumed_config, train
+from poetry_gpt.train_config import LEARNS_AFTER, PRESETS, TrainConfig
 
 # 比 tiny 更小的数据量，让每个测试只花几秒
 QUICK = replace(PRESETS["tiny"], steps=30, eval_every=10, train_poems=1500, eval_poems=64)
@@ -221,17 +209,17 @@ def slowing_down(step: int) -> float:
 
 
 def fake_clock(monkeypatch, seconds_per_step):
-    """把 train 里的钟换成假的：Trainer 每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。
+    """把 train 里的钟换成假的：训练循环每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。
     seconds_per_step 也可以是函数：第 n 步（从 1 数）走几秒。"""
     now, taken = [0.0], [0]
-    real_batch = trainer_module.make_batch
+    real_batch = TrainingSamples.batch
 
-    def make_batch(samples):
+    def batch(self, step, config):
         taken[0] += 1
         now[0] += seconds_per_step(taken[0]) if callable(seconds_per_step) else seconds_per_step
-        return real_batch(samples)
+        return real_batch(self, step, config)
 
-    monkeypatch.setattr(trainer_module, "make_batch", make_batch)
+    monkeypatch.setattr(TrainingSamples, "batch", batch)
     monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
     return now
 
@@ -391,8 +379,8 @@ def test_minutes_scales_the_warmup_to_the_planned_steps(tmp_path, monkeypatch):
 
 
 def test_keyword_dropout_leaves_a_fixed_tenth_of_train_without_keywords():
+    from poetry_gpt.batches import encode_split
     from poetry_gpt.data import SEP, drops_keywords, load_poems
-    from poetry_gpt.train import encode_split
 
     poems = load_poems("train", 4000)
     dropped = [drops_keywords(p, 0.1) for p in poems]
