@@ -1,4 +1,4 @@
-"""Muon：随课程发布的模型用的优化器（``--optimizer muon``；第 16 课先讲 AdamW，再讲这个变体）。
+"""Muon：第 16 课在 AdamW 之后讲的变体（``--optimizer muon``），随课程发布的模型用它训练。
 
 Block 里的矩阵（注意力与 MLP 的权重）交给 :class:`Muon`：Nesterov 动量先正交化（:func:`orthogonalize`）再更新；
 字表、位置表、偏置与 LayerNorm 仍交给 AdamW。:class:`MuonWithAdamW` 让两个优化器在训练循环与存档眼里是一个。
