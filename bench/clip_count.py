@@ -1,7 +1,7 @@
 """梯度裁剪有多常用：按一个预设从头训练前 N 步，数梯度总范数超过上限（grad_clip = 1.0）的步数。
 
 第 17 课与 data/MODEL.md 引用它的结果。训练走的就是 ``poetry_gpt.train.train``（取批、学习率、
-scored_loss、裁剪、AdamW 一步都不变），只把 ``clip_grad_norm_`` 包一层，记下它返回的裁剪之前的总范数；
+train_step 里的损失、裁剪、AdamW 一步都不变），只把 ``clip_grad_norm_`` 包一层，记下它返回的裁剪之前的总范数；
 存档写在临时目录里，跑完就删。前 100 步都在预热里，学习率与总步数无关。
 
     .venv/bin/python bench/clip_count.py [--preset base] [--steps 100] [--threads 2] [--json]
@@ -16,7 +16,8 @@ import time
 import torch
 
 from courseware.cli.parser import ChineseParser, positive_int
-from poetry_gpt import train as training
+from poetry_gpt.train import train
+from poetry_gpt.train_config import PRESETS
 
 
 def main() -> None:
@@ -27,7 +28,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="只输出 JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    config = training.PRESETS[args.preset]
+    config = PRESETS[args.preset]
     norms: list[float] = []
     clip = torch.nn.utils.clip_grad_norm_
 
@@ -39,7 +40,7 @@ def main() -> None:
     torch.nn.utils.clip_grad_norm_ = recording
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="clip-count-") as out:
-        training.train(config, out, stop_at=args.steps, progress=False)
+        train(config, out, stop_at=args.steps, progress=False)
     result = {
         "preset": args.preset,
         "steps": len(norms),

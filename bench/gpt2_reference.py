@@ -20,7 +20,7 @@ import torch
 
 from poetry_gpt.data import EOS, Tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import TrainConfig
+from poetry_gpt.train_config import TrainConfig
 
 BLOCK = 64
 """参考的一段有多少字：输入 64 个编号、预测后 64 个。"""

@@ -28,10 +28,9 @@ from courseware.cli.parser import ChineseParser, positive_int
 from poetry_gpt.batches import TrainingSamples
 from poetry_gpt.common import atomic_write_text
 from poetry_gpt.data import default_tokenizer
-from poetry_gpt.devices import Workers
 from poetry_gpt.model import ModelConfig
-from poetry_gpt.train import PRESETS, TrainConfig, build_model, train
-from poetry_gpt.trainer import Trainer
+from poetry_gpt.train import build_model, train, train_step
+from poetry_gpt.train_config import PRESETS, TrainConfig
 
 REGULATED, BASE = PRESETS["regulated"], PRESETS["base"]
 
@@ -64,23 +63,21 @@ def time_steps(names: list[str], rounds: int, steps: int, threads: int) -> dict[
     """交替计时：每轮每种配方走 steps 步，取全部轮的平均每步秒数（第一次调用前各走两步预热）。"""
     torch.set_num_threads(threads)
     tok = default_tokenizer()
-    workers = Workers.start(torch.device("cpu"))
     runs = {}
     for name in names:
         config = RECIPES[name]
-        model, optimizer = build_model(ModelConfig(vocab_size=len(tok), **config.model), config, workers.device)
-        trainer = Trainer(model, optimizer, workers, "fp32", tok, Path("/dev/null"), sittings=None)
+        model, optimizer = build_model(ModelConfig(vocab_size=len(tok), **config.model), config, torch.device("cpu"))
         samples = TrainingSamples(config, tok)
         for s in range(2):
-            trainer.step(samples.batch(s, config), config.lr, config.grad_clip)
-        runs[name] = (config, trainer, samples)
+            train_step(model, optimizer, samples.batch(s, config), config.lr, config.grad_clip)
+        runs[name] = (config, model, optimizer, samples)
     seconds = dict.fromkeys(names, 0.0)
     step = 2
     for _ in range(rounds):
-        for name, (config, trainer, samples) in runs.items():
+        for name, (config, model, optimizer, samples) in runs.items():
             started = time.perf_counter()
             for s in range(step, step + steps):
-                trainer.step(samples.batch(s, config), config.lr, config.grad_clip)
+                train_step(model, optimizer, samples.batch(s, config), config.lr, config.grad_clip)
             seconds[name] += time.perf_counter() - started
         step += steps
     return {name: total / (rounds * steps) for name, total in seconds.items()}

@@ -46,6 +46,7 @@ import torch
 from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model, reference_optimizer, reference_step
 
 from courseware.cli.parser import ChineseParser, Number, minutes, positive_int, seed
+from poetry_gpt.batches import batch_indices
 from poetry_gpt.bigram import BigramModel, scored_pairs
 from poetry_gpt.checkpoint import load_model
 from poetry_gpt.data import EOS, PAD, Tokenizer, default_tokenizer, encode_sample, load_poems, loss_mask_for
@@ -53,7 +54,8 @@ from poetry_gpt.devices import fast_bf16
 from poetry_gpt.loss import mean_cross_entropy
 from poetry_gpt.model import IGNORE_INDEX, PoetryGPT
 from poetry_gpt.time_budget import MinutesPlanner
-from poetry_gpt.train import PRESETS, TrainConfig, batch_indices, learning_rate, train
+from poetry_gpt.train import learning_rate, train
+from poetry_gpt.train_config import PRESETS, TrainConfig
 
 
 def cpu_name() -> str:

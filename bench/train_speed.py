@@ -35,12 +35,14 @@ from gpt2_reference import BLOCK, body_stream, reference_batch, reference_model,
 
 from courseware.cli.model_cmds import SIZE_OPTIONS
 from courseware.cli.parser import ChineseParser, positive_int
+from poetry_gpt.batches import batch_indices, encode_split
 from poetry_gpt.data import default_tokenizer, load_poems, make_batch
 from poetry_gpt.devices import resolve_precision
 from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.settings import OPTIMIZERS, PRECISIONS
-from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer
+from poetry_gpt.train import make_optimizer
+from poetry_gpt.train_config import PRESETS
 
 
 def matmul_gflops(n: int = 2048, dtype=torch.float32, repeat: int = 5) -> float:

@@ -36,6 +36,7 @@ from .data import (
     poem_body,
     split_lines,
 )
+from .train_config import TrainConfig
 
 KEYWORD_COUNTS = (0, 1, 1, 2, 2, 3, 4)
 """每步重抽时，一首诗的关键词个数从这里等可能地取：0 就是不带关键词（模型也学会只凭体裁写诗），
@@ -123,7 +124,7 @@ class TrainingSamples:
         tokenizer: 汉字表。
     """
 
-    def __init__(self, config, tokenizer: Tokenizer):
+    def __init__(self, config: TrainConfig, tokenizer: Tokenizer):
         self.tokenizer = tokenizer
         if not config.fresh_keywords:
             self.fixed = encode_split("train", tokenizer, config.train_poems, config.keyword_dropout)
@@ -143,13 +144,13 @@ class TrainingSamples:
         record = {"form": form_of(line_length=len(split_lines(text)[0])).name, "text": text}
         return (record, *keyword_candidates(text, self.tokenizer))
 
-    def finetune_from(self, config) -> int:
+    def finetune_from(self, config: TrainConfig) -> int:
         """从第几步起只用绝句（没有律诗窗口或 finetune_share 为 0 时是 config.steps）。"""
         if self.everything is self.quatrains:
             return config.steps
         return config.steps - round(config.finetune_share * config.steps)
 
-    def batch(self, step: int, config) -> list[list[int]]:
+    def batch(self, step: int, config: TrainConfig) -> list[list[int]]:
         """第 step 步的 config.batch_size 条样本；只由 step 与 config 决定（续训接得上）。"""
         switch = self.finetune_from(config)
         pool, at = (self.everything, step) if step < switch else (self.quatrains, step - switch)

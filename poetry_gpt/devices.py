@@ -1,16 +1,20 @@
 """训练在哪里跑：设备（CPU 或 CUDA）、精度（fp32 或 bf16，第 17 课）与 torchrun 下的多进程。
 
 :func:`poetry_gpt.train.train` 用这里的三样东西：``resolve_device`` 选设备，``resolve_precision`` 选精度，
-:class:`Workers` 管进程组——单进程时它的方法什么也不做，训练循环因此不必到处写 ``if world > 1``。
+:class:`Workers` 管进程组——单进程时它的方法什么也不做。训练的一步（``train.train_step``）本身不知道 bf16 与
+多进程：:meth:`Workers.loss_function` 从旁边换掉它算损失的那一个函数。
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 
+from .data import make_batch
+from .loss import ScoredLoss, batch_loss
 from .settings import PRECISIONS
 
 
@@ -68,6 +72,31 @@ class Workers:
 
             dist.all_reduce(t, op=dist.ReduceOp.MIN if op == "min" else dist.ReduceOp.SUM)
         return t
+
+    def loss_function(
+        self, model: torch.nn.Module, precision: str
+    ) -> Callable[[torch.nn.Module, Sequence[Sequence[int]]], torch.Tensor]:
+        """``train_step`` 用来算一批损失的函数。单进程、fp32 时就是 :func:`poetry_gpt.loss.batch_loss`。
+
+        bf16 时前向在 ``torch.autocast`` 里算（第 17 课）。多进程时每个进程只算这一批里属于自己的一份
+        （``batch[rank::world]``），经 DistributedDataParallel 前向，反向时各进程的梯度自动平均；返回的是本进程
+        这一份的平均损失，它的梯度却按计分的字数加权，所以平均下来与单进程算整批相同。
+        """
+        if self.world == 1 and precision == "fp32":
+            return batch_loss
+        scored = self.wrap(ScoredLoss(model))
+
+        def loss_fn(_model: torch.nn.Module, batch: Sequence[Sequence[int]]) -> torch.Tensor:  # 模型已在 scored 里
+            ids, targets, mask = (t.to(self.device) for t in make_batch(batch[self.rank :: self.world]))
+            n_mine = mask.sum()
+            n_all = self.all_reduce(n_mine.clone())
+            with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=precision == "bf16"):
+                loss = scored(ids, targets, mask)
+            # 各进程的平均损失按字数加权：DDP 再对进程取平均后，恰好是整批的平均（单进程时权重是 1）
+            loss.register_hook(lambda grad: grad * (n_mine * self.world / n_all))
+            return loss
+
+        return loss_fn
 
     def wrap(self, module: torch.nn.Module) -> torch.nn.Module:
         """多进程时包进 DistributedDataParallel：反向时各进程的梯度自动平均。"""

@@ -3,7 +3,8 @@
 ``PoetryGPT.forward(ids, targets)`` 是教科书的写法：整块算出 logits [B, T, V]，再按 ignore_index 跳过
 不计分的格子。训练步用这里的 :func:`scored_loss`：先取最后的表示 hidden，只挑出计分的位置
 （正文与 <eos>，约占 84%），再交给 :func:`chunked_cross_entropy`。两者的损失相同（tests/lib/test_loss.py 验证），
-后者更快、更省内存。
+后者更快、更省内存。训练的一步（poetry_gpt/train.py 的 ``train_step``）用 :func:`batch_loss`：一批编号序列排成张量，
+再交给 :func:`scored_loss`。
 
 训练时一步大约有 N ≈ 4,000 个计分的位置，汉字表 V = 6,672：logits [N, V] 有 2,700 万个数。按常规写法
 （``F.cross_entropy(hidden @ weight.T, targets)``），它先整块写进内存，log softmax 再读写一遍整块，
@@ -20,7 +21,7 @@ Hsu et al., "Liger Kernel: Efficient Triton Kernels for LLM Training", 2024（Fu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
@@ -42,6 +43,13 @@ def scored_loss(
     """
     hidden = model.hidden_states(ids)  # [B, T, C]
     return chunked_cross_entropy(hidden[loss_mask], model.head.weight, targets[loss_mask], chunk_size)
+
+
+def batch_loss(model: nn.Module, batch: Sequence[Sequence[int]]) -> torch.Tensor:
+    """一批样本（编号序列，排布见 ``data.encode_sample``）的平均损失：排成 [B, T]（:func:`poetry_gpt.data.make_batch`），
+    放到模型所在的设备上，只在正文与 <eos> 上算（:func:`scored_loss`）。"""
+    ids, targets, mask = (t.to(model.head.weight.device) for t in make_batch(batch))
+    return scored_loss(model, ids, targets, mask)
 
 
 @torch.no_grad()

@@ -1,4 +1,5 @@
-"""训练时终端里的进度条（:func:`poetry_gpt.train.train` 用）：步数、用时、损失、验证损失、学习率、每秒的字数。
+"""训练时终端里的进度条（:func:`poetry_gpt.train.train` 用）：步数、用时、损失、验证损失、学习率、每秒的字数；
+进度条上方不时写一首示例诗（:func:`sample_line`）。
 
 rich 只在真要画进度条时才导入；``enabled`` 为假（不要进度、或不是第 0 个进程）时各方法什么也不做。
 """
@@ -65,3 +66,16 @@ class ProgressBar:
     def print(self, text: str) -> None:
         if self.enabled:
             self.progress.console.print(text)
+
+
+def sample_line(model, tokenizer, step: int) -> str:
+    """进度条上方的一首示例诗（关键词“月”），写完切回训练模式。"""
+    try:
+        from .generate import write_poems  # 只在需要示例诗时导入
+
+        poem = write_poems(model, tokenizer, "月", seed=step)[0]
+        return f"第 {step} 步的示例（关键词“月”）：{poem.text}"
+    except Exception as e:  # 示例诗只是给人看的，写不成也不能打断几十分钟的训练
+        return f"第 {step} 步的示例没写成：{e}"
+    finally:
+        model.train()

@@ -115,7 +115,7 @@ DISTINCT_POEMS = 40
 # ---------- 训练 ----------
 
 PRESET_NAMES = ("tiny", "base", "regulated")
-"""train.PRESETS 的键（同样的次序）：./poet train --preset 的可选项。"""
+"""train_config.PRESETS 的键（同样的次序）：./poet train --preset 的可选项。"""
 PRECISIONS = ("auto", "fp32", "bf16")
 """矩阵乘法的精度（第一个是 TrainConfig 的默认值）：auto 在 bf16 更快的设备上用 bf16（devices.resolve_precision）。"""
 DEVICES = ("auto", "cpu", "cuda")

@@ -4,12 +4,13 @@
 ``--resume`` 从存档接着走，总步数与学习率日程在第一次开始时就定好，存在存档里，每一次都照它走。
 这里只记账：每一次（sitting）从第几步到第几步、用了多少秒、验证损失到了多少——记进存档（原子写入），
 也一行一行追加到存档目录里的 ``sittings.txt``，人读得懂；每次开始时先说这次训练走到了哪里、还要几次。
-不碰模型：时刻与步数都由训练循环给。
+不碰模型：时刻与步数都由 ``./poet train``（poetry_gpt/train.py 的 ``train``）给。
 """
 
 from __future__ import annotations
 
 import math
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,3 +123,11 @@ class Sittings:
 def snapshot_name(step: int) -> str:
     """每一次结束时另存一份的存档名：丢了 checkpoint.pt 也能从最近一次结束时接着训练。"""
     return f"sitting-step-{step:06d}.pt"
+
+
+def keep_snapshot(checkpoint: Path, step: int) -> None:
+    """把刚写好的存档另存一份 :func:`snapshot_name`，放在同一个目录（先复制成临时文件再改名）。"""
+    name = snapshot_name(step)
+    tmp = checkpoint.with_name(name + ".tmp")
+    shutil.copyfile(checkpoint, tmp)
+    tmp.replace(checkpoint.with_name(name))

@@ -1,13 +1,16 @@
-"""训练 PoetryGPT（第 15–19 课）：AdamW 或 Muon、预热加余弦衰减的学习率、梯度裁剪、只在正文上算损失、
-定期在 val 上验证、原子写入的存档与断点续训、分几次训练完（--stop-after）、torchrun 下的多进程数据并行。
+"""训练 PoetryGPT（第 16–18 课读这个文件）：学习率日程与 AdamW（第 16 课），训练的一步 :func:`train_step` 与训练循环
+:func:`train_loop`（第 17 课），存档与续训（第 18 课）。
+
+一步和循环只写最朴素的做法：取一批 → 损失 → 反向 → 裁剪 → 更新，隔一段验证一次。``./poet train`` 的 :func:`train`
+从旁边包住它们，每一样都在以自己命名的模块里：``--minutes`` 的日程（poetry_gpt/time_budget.py）、分几次训练完
+（poetry_gpt/sittings.py）、bf16 与 torchrun 下的多进程（poetry_gpt/devices.py）、进度条（poetry_gpt/progress_bar.py）。
+更快的变体也在旁边，并且验证过与朴素的做法相同：分块的交叉熵（poetry_gpt/loss.py）、Muon（poetry_gpt/muon.py）。
 
 用法：``./poet train --preset tiny``（几十秒）、``./poet train --preset base``（课上训练的预设）；随课程发布的模型怎样训练的见 data/MODEL.md。
 
 参考：Loshchilov & Hutter, "Decoupled Weight Decay Regularization" (AdamW), 2019；
 Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"（余弦衰减）, 2017；
-Hägele et al., "Scaling Laws and Compute-Optimal Training Beyond Fixed Training Durations"（wsd 日程）, 2024；
-Jordan et al., "Muon: An optimizer for hidden layers in neural networks"（muon）, 2024；
-Liu et al., "Muon is Scalable for LLM Training"（Muon 的更新幅度与权重衰减）, 2025。
+Hägele et al., "Scaling Laws and Compute-Optimal Training Beyond Fixed Training Durations"（wsd 日程）, 2024。
 """
 
 from __future__ import annotations
@@ -16,136 +19,27 @@ import math
 import random
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
 
-from .batches import TrainingSamples, batch_indices, encode_split  # noqa: F401  课程与测试从 train 取后两个
-from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint
-from .common import COURSE_SEED, os_reason
-from .data import Tokenizer, default_tokenizer
+from .batches import TrainingSamples, encode_split
+from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
+from .common import os_reason
+from .data import Tokenizer, default_tokenizer, loss_mask_for
 from .devices import Workers, resolve_device, resolve_precision
-from .loss import mean_cross_entropy
+from .loss import batch_loss, mean_cross_entropy
 from .model import ModelConfig, PoetryGPT
-from .progress_bar import ProgressBar
-from .settings import DEVICES, OPTIMIZERS, PRECISIONS, SCHEDULES
-from .sittings import Sittings, snapshot_name
+from .muon import Muon, MuonWithAdamW, block_matrices
+from .progress_bar import ProgressBar, sample_line
+from .settings import DEVICES
+from .sittings import Sittings, keep_snapshot
 from .time_budget import PLAN_AT, VALIDATION_COST, MinutesPlanner, TooShort, scaled_warmup
-from .trainer import Trainer
+from .train_config import TrainConfig
 
-
-@dataclass
-class TrainConfig:
-    """一次训练的全部设置。
-
-    Attributes:
-        model: ModelConfig 的尺寸（vocab_size 由汉字表决定，不写在这里）。
-        steps: 总步数；学习率的余弦衰减按它排好。给了 ``--minutes`` 时由量出的每步用时算出
-            （见 :func:`poetry_gpt.time_budget.planned_steps`），和别的设置一起存进存档，续训按同一张表走完。
-        batch_size: 每步的诗数（多进程时是所有进程合起来的数目）。
-        lr: 预热结束时的峰值学习率；min_lr_ratio: 衰减到的最低值占峰值的比例。
-        warmup: 预热步数（第 0 步的学习率是 lr/warmup，线性升到第 warmup−1 步的 lr；第 16 课）。
-        weight_decay: 只加在矩阵（二维以上的参数）上，偏置和 LayerNorm 不衰减。
-        grad_clip: 梯度总范数的上限。
-        eval_every: 每多少步在 val 上验证一次；eval_poems: 验证用 val 里等距取的多少首（data.load_poems）。
-        train_poems: 只用 train 里等距取的多少首（None 表示全部；tiny 用一小部分，好在几秒内备好数据）。
-        keyword_dropout: train 里不带关键词（条件区空着）的诗的比例（第 06 课），由每首诗的 id 定
-            （data.drops_keywords）。模型因此也学会只凭体裁写诗；验证照常带关键词。两个预设都是 0，
-            bench/time_to_quality.py 用 0.1（计分时不给关键词）。
-        seed: 固定的随机种子（初始化、取批顺序、dropout）。
-        sample_every_s: 每隔多少秒在进度条上方写一首示例诗（0 表示不写）。
-        precision: ``"fp32"``、``"bf16"`` 或 ``"auto"``。bf16 是 bfloat16 自动混合精度（``torch.autocast``）：
-            前向与反向里的矩阵乘法用 bf16，权重、优化器、softmax、注意力与损失仍是 fp32（第 17 课）。auto 在 bf16 矩阵乘法
-            确实更快的设备上选 bf16（支持 bf16 的 CUDA 显卡；带 AMX 的 Intel CPU，bf16 矩阵乘法约快 5 倍），
-            其他设备上选 fp32——普通笔记本的 CPU 上 bf16 反而更慢。验证损失始终用 fp32 计算。
-        fresh_keywords: 每一步为这一批诗重新抽关键词（按 IDF 加权，个数见 batches.KEYWORD_COUNTS），
-            不用第 06 课固定的 TF-IDF 关键词；此时 keyword_dropout 不用（个数 0 就是不带关键词）。
-        regulated: 也用 data/regulated.txt.gz 的律诗、排律切成的四句窗口（batches.regulated_windows；要 fresh_keywords）。
-        quatrain_repeats: 有 regulated 时，每一轮里绝句重复几遍（窗口是绝句的 8 倍多，不重复时绝句只占约一成）。
-        finetune_share: 有 regulated 时，最后这一份步数只用绝句（先在全部近体诗上训练，再在绝句上微调）。
-        schedule: 学习率日程，``"cosine"``（预热后余弦衰减）或 ``"wsd"``（预热、持平、最后 decay_share 的步数线性衰减：
-            衰减开始之前改大总步数不改变已经走过的学习率，分几次训练时可以到最后一次再定何时结束）。
-        decay_share: wsd 衰减段占总步数的比例。
-        optimizer: ``"adamw"``（第 16 课）或 ``"muon"``：Block 里的矩阵用 :class:`Muon`（动量先正交化再更新），
-            字表、位置表、偏置与 LayerNorm 仍用 AdamW；两者用同一个学习率（Muon 按 AdamW 的更新幅度换算）。
-        min_steps: 给了 ``--minutes`` 时，排定的步数少于它就不训练，先说明怎么办（见
-            :meth:`poetry_gpt.time_budget.MinutesPlanner.too_short`）：这么短的训练学不到什么。
-    """
-
-    model: dict = field(default_factory=dict)
-    steps: int = 1000
-    batch_size: int = 64
-    lr: float = 2e-3
-    min_lr_ratio: float = 0.1
-    warmup: int = 100
-    weight_decay: float = 0.1
-    grad_clip: float = 1.0
-    eval_every: int = 200
-    eval_poems: int = 512
-    train_poems: int | None = None
-    keyword_dropout: float = 0.0
-    seed: int = COURSE_SEED
-    sample_every_s: float = 180.0
-    precision: str = PRECISIONS[0]
-    fresh_keywords: bool = False
-    regulated: bool = False
-    quatrain_repeats: int = 1
-    finetune_share: float = 0.0
-    schedule: str = SCHEDULES[0]
-    decay_share: float = 0.2
-    optimizer: str = OPTIMIZERS[0]
-    min_steps: int = 0
-
-
-LEARNS_AFTER = 200
-"""base 的验证损失走到第 200 步才低于二元基线（5.491 对 5.627，results/history/model-log-ship3.txt）：
-按时间排定的步数少于它时，训练完仍写不出像样的诗，base 与 regulated 因此不开始训练。"""
-
-PRESETS = {
-    # 测试与课程用：一层、宽 32，2 个核上几十秒以内，损失明显下降
-    "tiny": TrainConfig(
-        model=dict(context_length=48, width=32, n_layers=1, n_heads=2),
-        steps=120,
-        batch_size=32,
-        lr=1e-2,
-        warmup=10,
-        eval_every=40,
-        eval_poems=128,
-        train_poems=4000,
-        sample_every_s=0,
-        precision="fp32",
-    ),
-    # 课上训练的预设（上一版随课程发布的模型就是它，一次 55 分钟）：前文长度 64、宽 128、6 层、4 头（比 ModelConfig
-    # 默认的 4 层多两层：同样训练 55 分钟，验证损失更低，见 data/MODEL.md），约 205 万个参数，fp16 存下约 4.4 MB；
-    # 每步 128 首诗（比 64 首时矩阵乘法更饱满，每字更快：bench/train_speed.py --batch-size 64 对照），2800 步约为 train 的 4 轮
-    "base": TrainConfig(
-        model=dict(context_length=64, width=128, n_layers=6, n_heads=4),
-        steps=2800,
-        batch_size=128,
-        lr=3e-3,
-        warmup=100,
-        eval_every=200,
-        eval_poems=512,
-        min_steps=LEARNS_AFTER,
-    ),
-    # 更多的诗：绝句（每轮 4 遍）加上律诗、排律切成的四句窗口，关键词每步重抽，最后两成步数只用绝句；宽 192、6 层、6 头
-    # （约 396 万个参数）。随课程发布的模型用的就是它，换成宽 224、7 头与 Muon，分几次训练了约八个小时（data/MODEL.md）
-    "regulated": TrainConfig(
-        model=dict(context_length=64, width=192, n_layers=6, n_heads=6),
-        steps=2800,
-        batch_size=128,
-        lr=3e-3,
-        warmup=200,
-        eval_every=200,
-        eval_poems=512,
-        fresh_keywords=True,
-        regulated=True,
-        quatrain_repeats=4,
-        finetune_share=0.2,
-        min_steps=LEARNS_AFTER,
-    ),
-}
+# ---------- 学习率与优化器（第 16 课） ----------
 
 
 def learning_rate(step: int, config: TrainConfig) -> float:
@@ -153,18 +47,26 @@ def learning_rate(step: int, config: TrainConfig) -> float:
 
     预热：第 step 步（step < warmup）是 lr × (step + 1) / warmup，所以第 0 步是 lr/warmup（不是 0），
     第 warmup − 1 步正好是 lr。之后按余弦从 lr 降到 lr × min_lr_ratio：第 steps 步到达最低值，
-    超过 steps 的步一直是最低值（续训按存档里的同一张表）。schedule 是 ``"wsd"`` 时预热之后持平在 lr，
-    到 :func:`decay_start` 才线性降下来，同样在第 steps 步到达最低值。
+    超过 steps 的步一直是最低值（续训按存档里的同一张表）。schedule 是 ``"wsd"`` 时预热之后见 :func:`wsd_rate`。
     """
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
-    low = config.lr * config.min_lr_ratio
     if config.schedule == "wsd":
-        start = decay_start(config)
-        progress = min(1.0, max(0, step - start) / max(1, config.steps - start))
-        return config.lr - (config.lr - low) * progress
+        return wsd_rate(step, config)
     progress = min(1.0, (step - config.warmup) / max(1, config.steps - config.warmup))
+    low = config.lr * config.min_lr_ratio
     return low + 0.5 * (config.lr - low) * (1 + math.cos(math.pi * progress))
+
+
+def wsd_rate(step: int, config: TrainConfig) -> float:
+    """wsd 日程预热之后的学习率：持平在 lr，到 :func:`decay_start` 才线性降下来，同样在第 steps 步到达最低值。
+
+    衰减开始之前改大总步数不改变已经走过的学习率：分几次训练时可以到最后一次再定何时结束。
+    """
+    low = config.lr * config.min_lr_ratio
+    start = decay_start(config)
+    progress = min(1.0, max(0, step - start) / max(1, config.steps - start))
+    return config.lr - (config.lr - low) * progress
 
 
 def decay_start(config: TrainConfig) -> int:
@@ -172,100 +74,92 @@ def decay_start(config: TrainConfig) -> int:
     return max(config.warmup, config.steps - round(config.steps * config.decay_share))
 
 
-def make_optimizer(model: torch.nn.Module, config: TrainConfig):
+def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer | MuonWithAdamW:
+    """模型的优化器：:func:`adamw`（第 16 课）。
+
+    config.optimizer 是 ``"muon"`` 时返回 :class:`poetry_gpt.muon.MuonWithAdamW`：Block 里的矩阵交给 Muon，
+    其余照旧交给 AdamW（随课程发布的模型这样训练，data/MODEL.md）。
+    """
+    if config.optimizer == "muon":
+        hidden = block_matrices(model)
+        taken = {id(p) for p in hidden}
+        rest = [p for p in model.parameters() if id(p) not in taken]
+        return MuonWithAdamW(Muon(hidden, lr=config.lr, weight_decay=config.weight_decay), adamw(rest, config))
+    return adamw(model.parameters(), config)
+
+
+def adamw(parameters: Iterable[torch.nn.Parameter], config: TrainConfig) -> torch.optim.AdamW:
     """AdamW：矩阵（字表、位置表、各线性层的权重）做权重衰减，偏置与 LayerNorm 的参数不做。
 
     ``fused=True`` 让一次更新在一个循环里算完所有参数（CPU 与 CUDA 都支持），结果与逐个张量更新相同。
-    config.optimizer 是 ``"muon"`` 时返回 :class:`MuonWithAdamW`：Block 里的矩阵交给 Muon，其余照旧交给 AdamW。
     """
-    hidden = [
-        p
-        for n, p in model.named_parameters()
-        if config.optimizer == "muon" and n.startswith("blocks.") and p.dim() == 2
-    ]
-    taken = {id(p) for p in hidden}
-    decay = [p for p in model.parameters() if p.dim() >= 2 and id(p) not in taken]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    params = list(parameters)
+    decay = [p for p in params if p.dim() >= 2]
+    no_decay = [p for p in params if p.dim() < 2]
     groups = [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-    adamw = torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
-    if not hidden:
-        return adamw
-    return MuonWithAdamW(Muon(hidden, lr=config.lr, weight_decay=config.weight_decay), adamw)
+    return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95), fused=True)
 
 
-NEWTON_SCHULZ = (3.4445, -4.7750, 2.0315)
-"""五次多项式牛顿–舒尔茨迭代的系数 (a, b, c)：让零附近的斜率尽量大，五步就把奇异值推到 0.7–1.2 一带（Jordan 2024）。"""
+# ---------- 训练的一步与训练循环（第 17 课） ----------
 
 
-def orthogonalize(g: torch.Tensor, steps: int = 5) -> torch.Tensor:
-    """把矩阵 g ``[m, n]`` 换成奇异向量相同、奇异值都接近 1 的矩阵（近似 U·Vᵀ，其中 g = U·S·Vᵀ），形状不变。
+def train_step(
+    model: PoetryGPT,
+    optimizer: torch.optim.Optimizer,
+    batch: list[list[int]],
+    lr: float,
+    grad_clip: float,
+    loss_fn: Callable[[PoetryGPT, list[list[int]]], torch.Tensor] = batch_loss,
+) -> torch.Tensor:
+    """训练的一步：学习率写进优化器 → 这一批的平均损失 → 反向 → 按总范数裁剪到 grad_clip → 更新 → 清零梯度。
 
-    先除以 Frobenius 范数让所有奇异值 ≤ 1，再做 steps 次 ``X ← aX + (bA + cA²)X``（A = X·Xᵀ）。
-    一直用 fp32：torch.optim.Muon 在 bfloat16 里算，没有 AMX 的 CPU 上慢好几倍。
+    loss_fn 默认是 :func:`poetry_gpt.loss.batch_loss`（只在正文与 <eos> 上算，第 15 课）；bf16 与多进程时
+    :func:`train` 换成 :meth:`poetry_gpt.devices.Workers.loss_function` 给的，这一步照样这么走。
+
+    Returns:
+        这一批的平均损失（标量张量，奈特/字）。
     """
-    a, b, c = NEWTON_SCHULZ
-    x = g / (g.norm() + 1e-7)
-    tall = x.size(0) > x.size(1)
-    if tall:  # 在短的那一边上算 X·Xᵀ，矩阵小
-        x = x.T
-    for _ in range(steps):
-        gram = x @ x.T
-        x = a * x + (b * gram + c * gram @ gram) @ x
-    return x.T if tall else x
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    loss = loss_fn(model, batch)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss
 
 
-class Muon(torch.optim.Optimizer):
-    """Muon：二维的权重矩阵用 Nesterov 动量，更新前先正交化（:func:`orthogonalize`），再加解耦的权重衰减。
+def train_loop(
+    model: PoetryGPT,
+    optimizer: torch.optim.Optimizer,
+    config: TrainConfig,
+    samples: TrainingSamples,
+    val_samples: list[list[int]],
+    step: int,
+    log: list[dict],
+    step_fn: Callable[..., torch.Tensor] = train_step,
+) -> Iterator[dict]:
+    """训练循环：从第 step 步（从头训练时是 0，续训时接着存档，第 18 课）走到第 config.steps 步。
 
-    更新乘 ``0.2·√max(m, n)``，让它的均方根与 AdamW 的更新相近，两个优化器就能共用一张学习率表
-    （Liu et al., "Muon is Scalable for LLM Training", 2025）。只收二维参数；存档里每个参数一个 ``momentum_buffer``。
-    参考：Jordan et al., "Muon: An optimizer for hidden layers in neural networks", 2024。
+    每一步按日程表定学习率，取这一步的一批（只由 step 定），交给 step_fn（默认 :func:`train_step`）；在 log 里记一条
+    ``{step, loss, lr}``（step 是走完了几步），每 eval_every 步和最后一步再在 val_samples 上验证，加上 val。
+    每走完一步把这一条交出来（yield）：:func:`train` 在这时画进度条、存档，也可以不再要下一条，就此停下；
+    ``--minutes`` 还会在两步之间改 config.steps，循环每一步都重读它。
     """
-
-    def __init__(self, params, lr: float, weight_decay: float, momentum: float = 0.95):
-        super().__init__(params, {"lr": lr, "weight_decay": weight_decay, "momentum": momentum})
-
-    @torch.no_grad()
-    def step(self) -> None:
-        for group in self.param_groups:
-            lr, momentum = group["lr"], group["momentum"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["momentum_buffer"] = torch.zeros_like(p)
-                buf = state["momentum_buffer"]
-                buf.lerp_(p.grad, 1 - momentum)
-                update = orthogonalize(p.grad.lerp(buf, momentum))  # Nesterov：沿动量再往前看一步
-                p.mul_(1 - lr * group["weight_decay"])
-                p.add_(update, alpha=-lr * 0.2 * math.sqrt(max(p.shape)))
+    device = next(model.parameters()).device
+    model.train()
+    while step < config.steps:
+        lr = learning_rate(step, config)
+        loss = step_fn(model, optimizer, samples.batch(step, config), lr, config.grad_clip)
+        step += 1
+        entry = {"step": step, "loss": round(loss.item(), 5), "lr": lr}
+        log.append(entry)
+        if step % config.eval_every == 0 or step == config.steps:
+            entry["val"] = round(mean_cross_entropy(model, val_samples, device), 5)
+        yield entry
 
 
-class MuonWithAdamW:
-    """两个优化器当一个用：训练循环只调 param_groups、step、zero_grad，存档只调 state_dict 与 load_state_dict。"""
-
-    def __init__(self, muon: torch.optim.Optimizer, adamw: torch.optim.AdamW):
-        self.parts = {"muon": muon, "adamw": adamw}
-
-    @property
-    def param_groups(self) -> list[dict]:
-        return [g for part in self.parts.values() for g in part.param_groups]
-
-    def step(self) -> None:
-        for part in self.parts.values():
-            part.step()
-
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        for part in self.parts.values():
-            part.zero_grad(set_to_none=set_to_none)
-
-    def state_dict(self) -> dict:
-        return {name: part.state_dict() for name, part in self.parts.items()}
-
-    def load_state_dict(self, state: dict) -> None:
-        for name, part in self.parts.items():
-            part.load_state_dict(state[name])
+# ---------- ./poet train：准备、续训（第 18 课）、按时间排日程、分几次训练完、多进程 ----------
 
 
 @dataclass
@@ -326,7 +220,7 @@ def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainCo
 
 def build_model(
     model_config: ModelConfig, config: TrainConfig, device: torch.device, state: dict | None = None
-) -> tuple[PoetryGPT, torch.optim.AdamW]:
+) -> tuple[PoetryGPT, torch.optim.Optimizer | MuonWithAdamW]:
     """按种子新建模型与优化器；给了存档 state（续训）时放回权重、优化器与随机数状态。
 
     随机数状态最后才放回：新建模型和优化器会用掉随机数，放回之后接下来的取批、dropout 与没停过的一样（第 18 课）。
@@ -358,8 +252,9 @@ def train(
 ) -> Run:
     """训练并在 ``out/checkpoint.pt`` 写存档。
 
-    每步见 :meth:`poetry_gpt.trainer.Trainer.step`。在 torchrun 下（环境变量 WORLD_SIZE > 1）每个进程取这一批中属于自己的一份，
-    用 DistributedDataParallel 把梯度平均；损失按全批的计分字数加权，所以结果与单进程算整批相同。
+    走的是 :func:`train_loop` 与 :func:`train_step`；这里从旁边加上存档、进度条与示例诗，以及下面几样。
+    在 torchrun 下（环境变量 WORLD_SIZE > 1）每个进程取这一批中属于自己的一份，用 DistributedDataParallel 把梯度平均；
+    损失按全批的计分字数加权，所以结果与单进程算整批相同（:meth:`poetry_gpt.devices.Workers.loss_function`）。
 
     Args:
         resume: 从 out 里的存档接着训练；日志、优化器、随机数状态与总步数都接上，损失与没停过的一样。
@@ -396,16 +291,66 @@ def train(
     workers = Workers.start(dev)
     state = read_checkpoint(ckpt_path, tokenizer) if resume else None
     config = resumed_config(state, ckpt_path, config) if resume else config
-    config = replace(config, steps=steps) if steps is not None else config
+    # 这次训练自己的一份设置：--minutes 排定总步数时就地改它，训练循环与存档看到的都是改过的
+    config = replace(config, steps=config.steps if steps is None else steps)
     step, log = (state["step"], state["log"]) if resume else (0, [])
     if step >= config.steps:
         raise ValueError(f"存档已经训练到第 {step} 步，达到了总步数 {config.steps}；要多训练，请给更大的 --steps")
     model, optimizer = build_model(model_config, config, workers.device, state)  # 存档的尺寸上面已确认相同
     sittings = Sittings(Path(out), step, list(state.get("sittings", [])) if resume else [])
-    trainer = Trainer(model, optimizer, workers, precision, tokenizer, ckpt_path, sittings)
-    samples = _samples(config, tokenizer, announce=progress and workers.rank == 0)
+    main = workers.rank == 0  # 只有第 0 个进程写存档、画进度条、写示例诗
+    train_samples, val_samples = _samples(config, tokenizer, announce=progress and main)
+    meter = _Meter(workers.loss_function(model, precision))
+    entries = train_loop(model, optimizer, config, train_samples, val_samples, step, log, meter.step)
+
+    def save(step: int) -> None:
+        if main:
+            record = sittings.record(step, time.monotonic(), log)
+            save_checkpoint(
+                ckpt_path, model, tokenizer, optimizer=optimizer, step=step, config=config, log=log, sittings=record
+            )
+
     stops = Stops(stop_at, stop_after, minutes)
-    return _loop(trainer, config, step, log, samples, stops, progress=progress and workers.rank == 0)
+    last = stops.last_step(config.steps)
+    bar = ProgressBar(step, last, enabled=progress and main)
+    started = last_sample = sittings.begin(time.monotonic(), config.steps, minutes)
+    planner = _planner(config, stops, started)
+    interrupted = False
+    try:
+        with bar:
+            for line in _start_text(config, step, last, stops, log, workers, precision, sittings):
+                bar.print(line)
+            while step < last and not stops.time_is_up(started, time.monotonic()):
+                if planner is not None and (plan := planner.replan(step, time.monotonic())) is not None:
+                    last = _reschedule(plan, step, config, stops, planner, workers, bar)
+                entry = next(entries)
+                step = entry["step"]
+                speed = meter.chars / max(time.monotonic() - started, 1e-9)
+                bar.update(step, entry, speed)
+                if "val" in entry:  # 验证的结果留在进度条上方，并顺手存一次档
+                    bar.print(
+                        f"第 {step} 步：损失 {entry['loss']:.3f}，验证 {entry['val']:.3f} 奈特/字，"
+                        f"学习率 {entry['lr']:.2e}，{speed:,.0f} 字/秒，已用 {(time.monotonic() - started) / 60:.1f} 分钟"
+                    )
+                    save(step)
+                    if planner is not None:
+                        planner.paused(time.monotonic() - meter.stepped)
+                if main and config.sample_every_s and time.monotonic() - last_sample > config.sample_every_s:
+                    last_sample = time.monotonic()
+                    bar.print(sample_line(model, tokenizer, step))
+    except KeyboardInterrupt:
+        interrupted = True
+        step = log[-1]["step"] if log else step  # Ctrl-C 打在验证里时，这一步已经走完、记进了日志
+    except TooShort:
+        sittings.note(f"没有训练：量完前 {PLAN_AT} 步，{minutes:g} 分钟排不出足够的步数，没有写存档")
+        raise
+    save(step)
+    if main and step < config.steps and stop_after is not None and not interrupted:
+        keep_snapshot(ckpt_path, step)
+    if main:
+        sittings.end(step, time.monotonic(), config.steps, log, interrupted)
+    workers.barrier()
+    return Run(step=step, log=log, total=config.steps, interrupted=interrupted, checkpoint=ckpt_path)
 
 
 LEFT_OUT = ("optimizer", "rng")
@@ -462,93 +407,56 @@ def _samples(config: TrainConfig, tokenizer: Tokenizer, announce: bool) -> tuple
     return TrainingSamples(config, tokenizer), encode_split("val", tokenizer, config.eval_poems)
 
 
-def _loop(
-    trainer: Trainer,
+class _Meter:
+    """:func:`train` 交给训练循环的 step_fn：照样走 :func:`train_step`（用 loss_fn 算损失），另外数这一次走过的
+    计分字数（进度条的字/秒），记下最近一步走完的时刻（--minutes 不把之后的验证与存档算进每步用时）。"""
+
+    def __init__(self, loss_fn: Callable[[PoetryGPT, list[list[int]]], torch.Tensor]):
+        self.loss_fn, self.chars, self.stepped = loss_fn, 0, 0.0
+
+    def step(
+        self, model: PoetryGPT, optimizer: torch.optim.Optimizer, batch: list[list[int]], lr: float, grad_clip: float
+    ) -> torch.Tensor:
+        loss = train_step(model, optimizer, batch, lr, grad_clip, self.loss_fn)
+        self.chars += sum(sum(loss_mask_for(s)) for s in batch)
+        self.stepped = time.monotonic()
+        return loss
+
+
+def _planner(config: TrainConfig, stops: Stops, started: float) -> MinutesPlanner | None:
+    """给了 --minutes 时排日程的 MinutesPlanner，否则 None。分几次训练完时只量一次：总步数从第一次起就定下，以后每次照它走。"""
+    if stops.minutes is None:
+        return None
+    return MinutesPlanner(
+        stops.minutes,
+        started,
+        config.eval_every,
+        validation_steps=VALIDATION_COST * math.ceil(config.eval_poems / config.batch_size),
+        once=stops.stop_after is not None,
+    )
+
+
+def _start_text(
     config: TrainConfig,
     step: int,
-    log: list,
-    samples: tuple[TrainingSamples, list[list[int]]],
+    last: int,
     stops: Stops,
-    *,
-    progress: bool,
-) -> Run:
-    """训练循环：从第 step 步走到总步数（或 stops 说的那一步、那一刻），每 eval_every 步验证并存档；
-    Ctrl-C 时存好档返回。"""
-    train_samples, val_samples = samples
-    dev = trainer.workers.device
-    last = stops.last_step(config.steps)
-    bar = ProgressBar(step, last, enabled=progress)
-    started = last_sample = trainer.sittings.begin(time.monotonic(), config.steps, stops.minutes)
-    planner = None
-    if stops.minutes is not None:  # 分几次训练完时只量一次：总步数从第一次起就定下，以后每次照它走
-        planner = MinutesPlanner(
-            stops.minutes,
-            started,
-            config.eval_every,
-            validation_steps=VALIDATION_COST * math.ceil(config.eval_poems / config.batch_size),
-            once=stops.stop_after is not None,
-        )
-    chars, interrupted = 0, False
-    trainer.model.train()
-    try:
-        with bar:
-            for line in _start_text(trainer, config, step, last, stops, log):
-                bar.print(line)
-            while step < last and not stops.time_is_up(started, time.monotonic()):
-                if planner is not None and (plan := planner.replan(step, time.monotonic())) is not None:
-                    config, last = _reschedule(plan, step, config, stops, planner, trainer.workers, bar)
-                lr = learning_rate(step, config)
-                loss, n_chars = trainer.step(train_samples.batch(step, config), lr, config.grad_clip)
-                step += 1
-                chars += n_chars
-                stepped = time.monotonic()  # 之后的验证与存档不算进每步用时（--minutes 另算它们）
-                entry = {"step": step, "loss": round(loss.item(), 5), "lr": lr}
-                validate = step % config.eval_every == 0 or step == config.steps
-                if validate:
-                    entry["val"] = round(mean_cross_entropy(trainer.model, val_samples, dev), 5)
-                log.append(entry)
-                speed = chars / max(time.monotonic() - started, 1e-9)
-                bar.update(step, entry, speed)
-                if validate:  # 验证的结果留在进度条上方，并顺手存一次档
-                    bar.print(
-                        f"第 {step} 步：损失 {entry['loss']:.3f}，验证 {entry['val']:.3f} 奈特/字，"
-                        f"学习率 {lr:.2e}，{speed:,.0f} 字/秒，已用 {(time.monotonic() - started) / 60:.1f} 分钟"
-                    )
-                    trainer.save(step, config, log, time.monotonic())
-                    if planner is not None:
-                        planner.paused(time.monotonic() - stepped)
-                if (
-                    trainer.workers.rank == 0
-                    and config.sample_every_s
-                    and time.monotonic() - last_sample > config.sample_every_s
-                ):
-                    last_sample = time.monotonic()
-                    bar.print(trainer.sample_line(step))
-    except KeyboardInterrupt:
-        interrupted = True
-    except TooShort:
-        trainer.sittings.note(f"没有训练：量完前 {PLAN_AT} 步，{stops.minutes:g} 分钟排不出足够的步数，没有写存档")
-        raise
-    trainer.save(step, config, log, time.monotonic())
-    if step < config.steps and stops.stop_after is not None and not interrupted:
-        trainer.snapshot(snapshot_name(step))
-    trainer.end_sitting(step, config.steps, log, interrupted, time.monotonic())
-    trainer.workers.barrier()
-    return Run(step=step, log=log, total=config.steps, interrupted=interrupted, checkpoint=trainer.ckpt_path)
-
-
-def _start_text(trainer: Trainer, config: TrainConfig, step: int, last: int, stops: Stops, log: list) -> list[str]:
+    log: list,
+    workers: Workers,
+    precision: str,
+    sittings: Sittings,
+) -> list[str]:
     """开始时留在进度条上方的几行：在哪里、怎样训练；续训时还有走到了哪里；分几次时这一次训练多久。"""
     if stops.minutes is None:
         plan = f"第 {step} → {last} 步"
     else:
         plan = f"先量前 {PLAN_AT} 步的用时，再按 {stops.minutes:g} 分钟排定总步数"
     lines = [
-        f"在 {trainer.workers.device.type.upper()} 上训练（{trainer.workers.world} 个进程），精度 {trainer.precision}，"
+        f"在 {workers.device.type.upper()} 上训练（{workers.world} 个进程），精度 {precision}，"
         f"每步 {config.batch_size} 首诗，{plan}"
     ]
     if step > 0:
-        lines.append(trainer.sittings.where_we_stand(config.steps, log, stops.stop_after))
+        lines.append(sittings.where_we_stand(config.steps, log, stops.stop_after))
     if stops.stop_after is not None:
         lines.append(f"这一次训练 {stops.stop_after:g} 分钟，到时写好存档停下；之后加 --resume 接着训练")
     return lines
@@ -562,8 +470,8 @@ def _reschedule(
     planner: MinutesPlanner,
     workers: Workers,
     bar: ProgressBar,
-) -> tuple[TrainConfig, int]:
-    """按 planner 排定的总步数改 config.steps，返回 (新的 config, 循环停在第几步)。各进程量出的时间略有不同，
+) -> int:
+    """按 planner 排定的总步数就地改 config.steps（训练循环每一步都重读它），返回循环停在第几步。各进程量出的时间略有不同，
     步数却必须一样：取最少的。第一次排定时也按步数定预热（:func:`scaled_warmup`），步数太少就不训练；
     之后只有与上一次说的相差一成以上才在进度条上方再说一遍（:meth:`MinutesPlanner.worth_saying`）。
 
@@ -575,8 +483,8 @@ def _reschedule(
     if step == PLAN_AT:
         if (why := planner.too_short(total, per_step, config.min_steps)) is not None:
             raise TooShort(why)
-        config = replace(config, warmup=scaled_warmup(total, config.warmup))
-    config = replace(config, steps=total)
+        config.warmup = scaled_warmup(total, config.warmup)
+    config.steps = total
     said = planner.describe(step, per_step, total, config.warmup) if planner.worth_saying(total) else None
     bar.plan(stops.last_step(total), said)
-    return config, stops.last_step(total)
+    return stops.last_step(total)

@@ -55,7 +55,8 @@ RECIPE_OPTIONS = ("lr", "schedule", "optimizer")
 
 def cmd_train(args) -> int:
     from poetry_gpt.checkpoint import CHECKPOINT_NAME, CheckpointError
-    from poetry_gpt.train import PRESETS, train  # 导入 torch 较慢，只在需要时导入
+    from poetry_gpt.train import train  # 导入 torch 较慢，只在需要时导入
+    from poetry_gpt.train_config import PRESETS
 
     config = PRESETS[args.preset]
     sizes = {k: v for k in SIZE_OPTIONS if (v := getattr(args, k)) is not None}

@@ -10,7 +10,8 @@ from poetry_gpt.labs import line_plot, setup_experiment, show, table
 from poetry_gpt.loss import scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.time_budget import PLAN_AT, planned_steps
-from poetry_gpt.train import PRESETS, learning_rate, make_optimizer
+from poetry_gpt.train import learning_rate, make_optimizer
+from poetry_gpt.train_config import PRESETS
 
 setup_experiment()
 

@@ -2,12 +2,14 @@
 
 import torch
 
+from poetry_gpt.batches import batch_indices, encode_split
 from poetry_gpt.data import default_tokenizer, make_batch
 from poetry_gpt.devices import resolve_precision
 from poetry_gpt.labs import line_plot, measured, setup_experiment, show, table
 from poetry_gpt.loss import mean_cross_entropy, scored_loss
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import PRESETS, batch_indices, encode_split, make_optimizer
+from poetry_gpt.train import make_optimizer
+from poetry_gpt.train_config import PRESETS
 
 setup_experiment()
 

@@ -9,11 +9,13 @@ from pathlib import Path
 import torch
 
 import poetry_gpt.common
+from poetry_gpt.batches import batch_indices
 from poetry_gpt.checkpoint import SHIPPED_MODEL, CheckpointError, load_model, read_checkpoint, stored_sizes
 from poetry_gpt.data import Tokenizer, default_tokenizer
 from poetry_gpt.labs import setup_experiment, show, table
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import PRESETS, batch_indices, resume_without, train
+from poetry_gpt.train import resume_without, train
+from poetry_gpt.train_config import PRESETS
 
 setup_experiment()
 

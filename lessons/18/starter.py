@@ -105,7 +105,7 @@ def simulated_run(setup, stop, total):
         for s in range(done, done + n):  # s 是已经做完的步数：这一轮做的是第 s + 1 步
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(s)
-            # 这一步用哪几对只由步数决定（像 poetry_gpt.train.batch_indices），不占用全局随机数
+            # 这一步用哪几对只由步数决定（像 poetry_gpt.batches.batch_indices），不占用全局随机数
             rows = torch.randint(0, len(prev), (setup["batch_size"],), generator=torch.Generator().manual_seed(s))
             loss = F.cross_entropy(model(prev[rows]), target[rows])  # dropout 用全局随机数
             optimizer.zero_grad()

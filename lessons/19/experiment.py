@@ -11,7 +11,8 @@ from poetry_gpt.data import default_tokenizer, load_poems
 from poetry_gpt.labs import line_plot, setup_experiment, show, table
 from poetry_gpt.metrics import loss_curves
 from poetry_gpt.model import ModelConfig
-from poetry_gpt.train import PRESETS, train
+from poetry_gpt.train import train
+from poetry_gpt.train_config import PRESETS
 
 setup_experiment()
 

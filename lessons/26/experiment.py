@@ -19,7 +19,8 @@ from poetry_gpt.labs import measured, setup_experiment, show, table
 from poetry_gpt.loss import ScoredLoss, mean_cross_entropy
 from poetry_gpt.metrics import format_ok, keyword_hit
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import PRESETS, train
+from poetry_gpt.train import train
+from poetry_gpt.train_config import PRESETS
 
 setup_experiment()
 

@@ -20,7 +20,7 @@ from time_to_quality import score_reference  # noqa: E402
 from poetry_gpt.data import EOS, default_tokenizer, load_poems  # noqa: E402
 from poetry_gpt.model import ModelConfig, PoetryGPT  # noqa: E402
 from poetry_gpt.time_budget import PLAN_AT  # noqa: E402
-from poetry_gpt.train import PRESETS  # noqa: E402
+from poetry_gpt.train_config import PRESETS  # noqa: E402
 
 
 def test_both_models_train_for_the_budget_and_are_scored_on_the_same_characters():

@@ -21,7 +21,8 @@ from poetry_gpt.data import default_tokenizer
 from poetry_gpt.metrics import format_ok
 from poetry_gpt.model import ModelConfig, PoetryGPT
 from poetry_gpt.time_budget import PLAN_AT
-from poetry_gpt.train import PRESETS, learning_rate
+from poetry_gpt.train import learning_rate
+from poetry_gpt.train_config import PRESETS
 
 TOK = default_tokenizer()
 

@@ -18,7 +18,7 @@ import torch
 from courseware.selfcheck.names import texts
 from poetry_gpt.common import DEFAULT_DATA, ROOT
 from poetry_gpt.settings import OPTIMIZERS
-from poetry_gpt.train import PRESETS, TrainConfig
+from poetry_gpt.train_config import PRESETS, TrainConfig
 
 SHIPPED = re.compile(r"(?:随课程|现在)?发布的(?:模型)?")
 PAST = re.compile(r"(?:上一版|以前|之前|换下来的|旧的?)\s*$")

@@ -314,7 +314,7 @@ def test_every_figure_is_an_svg_with_steps(built):
 def test_lesson_16_figure_marks_the_steps_of_the_experiment_table():
     printed = recorded(16)
     figure = lesson16()
-    from poetry_gpt.train import PRESETS
+    from poetry_gpt.train_config import PRESETS
 
     base = PRESETS["base"]
     middle = base.warmup + (base.steps - base.warmup) // 2

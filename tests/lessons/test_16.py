@@ -176,7 +176,8 @@ def test_lesson_16_solution_is_torch_adamw_with_the_courses_groups():
     """参考答案连走 5 步 = torch.optim.AdamW 按 train.make_optimizer 分组（矩阵衰减，偏置与 LayerNorm 不衰减）走 5 步，
     每一步的参数与 exp_avg、exp_avg_sq 都相同；学习率按 train.learning_rate 的日程变化。"""
     from poetry_gpt.model import ModelConfig, PoetryGPT
-    from poetry_gpt.train import TrainConfig, learning_rate, make_optimizer
+    from poetry_gpt.train import learning_rate, make_optimizer
+    from poetry_gpt.train_config import TrainConfig
 
     solution = load_solution(16)
     torch.manual_seed(0)

@@ -265,7 +265,8 @@ def test_lesson_18_resumed_losses_equal_the_uninterrupted_run():
 def test_lesson_18_mirrors_the_package_checkpoint(tmp_path):
     """包里的存档也存了练习里那四样（权重、优化器、步数、随机数），./poet train 断点续训的损失与不停下的一样。"""
     from poetry_gpt.checkpoint import read_checkpoint
-    from poetry_gpt.train import PRESETS, train
+    from poetry_gpt.train import train
+    from poetry_gpt.train_config import PRESETS
 
     tiny = PRESETS["tiny"]
     config = replace(

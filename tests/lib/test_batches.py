@@ -17,7 +17,7 @@ from poetry_gpt.batches import (
     regulated_windows,
 )
 from poetry_gpt.data import BOS, EOS, FUNCTION_CHARS, SEP, BadRecord, default_tokenizer, load_poems, split_lines
-from poetry_gpt.train import PRESETS
+from poetry_gpt.train_config import PRESETS
 
 LUSHI = "国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。烽火连三月，家书抵万金。白头搔更短，浑欲不胜簪。"
 
@@ -154,7 +154,7 @@ def test_fresh_batches_are_token_for_token_those_the_shipped_model_trained_on(mo
 def test_classroom_presets_keep_their_fixed_keywords():
     config = replace(PRESETS["tiny"], train_poems=300)
     pool = TrainingSamples(config, default_tokenizer())
-    from poetry_gpt.train import encode_split
+    from poetry_gpt.batches import encode_split
 
     assert pool.fixed == encode_split("train", default_tokenizer(), 300)
     assert pool.finetune_from(config) == config.steps

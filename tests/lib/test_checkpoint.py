@@ -19,7 +19,8 @@ from poetry_gpt.checkpoint import (
 )
 from poetry_gpt.data import SPECIAL, Tokenizer, default_tokenizer
 from poetry_gpt.model import ModelConfig, PoetryGPT
-from poetry_gpt.train import PRESETS, TrainConfig, make_optimizer, train
+from poetry_gpt.train import make_optimizer, train
+from poetry_gpt.train_config import PRESETS, TrainConfig
 
 # 比 tiny 更小的数据量，让每个测试只花几秒
 QUICK = replace(PRESETS["tiny"], steps=30, eval_every=10, train_poems=1500, eval_poems=64)

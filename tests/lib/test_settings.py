@@ -73,7 +73,7 @@ def test_option_choices_come_from_settings(command, flag, choices):
 
 
 def test_preset_names_are_the_presets():
-    from poetry_gpt.train import PRESETS, TrainConfig
+    from poetry_gpt.train_config import PRESETS, TrainConfig
 
     assert settings.PRESET_NAMES == tuple(PRESETS)
     assert TrainConfig.__dataclass_fields__["precision"].default in settings.PRECISIONS
@@ -97,11 +97,12 @@ def test_the_library_reads_the_other_defaults_from_settings():
 
     from courseware.grading import wall_seconds
     from poetry_gpt import evaluation, metrics, train
+    from poetry_gpt.train_config import TrainConfig
 
     assert inspect.signature(train.train).parameters["device"].default == settings.DEVICES[0]
-    assert train.TrainConfig.__dataclass_fields__["precision"].default == settings.PRECISIONS[0]
-    assert train.TrainConfig.__dataclass_fields__["schedule"].default == settings.SCHEDULES[0]
-    assert train.TrainConfig.__dataclass_fields__["optimizer"].default == settings.OPTIMIZERS[0]
+    assert TrainConfig.__dataclass_fields__["precision"].default == settings.PRECISIONS[0]
+    assert TrainConfig.__dataclass_fields__["schedule"].default == settings.SCHEDULES[0]
+    assert TrainConfig.__dataclass_fields__["optimizer"].default == settings.OPTIMIZERS[0]
     assert inspect.signature(evaluation.evaluate_model).parameters["n_prompts"].default == settings.EVAL_PROMPTS
     assert len(metrics.eval_prompts()) == settings.EVAL_PROMPTS
     for name, default in (("drafts", settings.DRAFTS), ("score", settings.SCORE)):  # eval 与 write 挑草稿的办法相同

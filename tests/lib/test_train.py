@@ -1,4 +1,4 @@
-"""训练：学习率表（余弦与 wsd）、AdamW 与 Muon、损失下降与续训、按时间分几次训练完、--minutes 照排定的步数训练、
+"""训练：学习率表（余弦与 wsd）、参数怎样分给 AdamW 与 Muon、./poet train 走的就是朴素的训练循环、损失下降与续训、按时间分几次训练完、--minutes 照排定的步数训练、
 拒绝不合的续训、混合精度、torchrun 下两进程与单进程一致、关键词的丢弃。"""
 
 import os
@@ -13,28 +13,25 @@ import torch
 from conftest import ROOT
 
 import poetry_gpt.train as train_module
-import poetry_gpt.trainer as trainer_module
+from poetry_gpt.batches import TrainingSamples, batch_indices, encode_split
 from poetry_gpt.checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
 from poetry_gpt.data import default_tokenizer
 from poetry_gpt.devices import fast_bf16, resolve_precision
 from poetry_gpt.model import ModelConfig, PoetryGPT
+from poetry_gpt.muon import MuonWithAdamW
 from poetry_gpt.sittings import LOG_NAME, snapshot_name
 from poetry_gpt.time_budget import TooShort
 from poetry_gpt.train import (
-    LEARNS_AFTER,
-    PRESETS,
-    Muon,
-    MuonWithAdamW,
-    TrainConfig,
-    batch_indices,
+    build_model,
     decay_start,
     learning_rate,
     make_optimizer,
-    orthogonalize,
     resume_without,
     resumed_config,
     train,
+    train_loop,
 )
+from poetry_gpt.train_config import LEARNS_AFTER, PRESETS, TrainConfig
 
 # 比 tiny 更小的数据量，让每个测试只花几秒
 QUICK = replace(PRESETS["tiny"], steps=30, eval_every=10, train_poems=1500, eval_poems=64)
@@ -77,36 +74,6 @@ def test_muon_takes_the_block_matrices_and_adamw_the_rest():
     assert all(g["lr"] == TrainConfig().lr for g in optimizer.param_groups)
 
 
-def test_orthogonalize_keeps_the_singular_vectors_and_brings_the_singular_values_near_one():
-    torch.manual_seed(0)
-    for shape in ((48, 144), (144, 48)):  # 宽的与高的矩阵
-        g = torch.randn(shape) * torch.logspace(-1, 1, shape[1])  # 奇异值跨两个数量级
-        q = orthogonalize(g)
-        assert q.shape == g.shape and q.dtype == torch.float32
-        s = torch.linalg.svdvals(q)
-        assert 0.6 < s.min() and s.max() < 1.25
-        u, _, vt = torch.linalg.svd(g, full_matrices=False)
-        assert torch.nn.functional.cosine_similarity(q.flatten(), (u @ vt).flatten(), dim=0) > 0.95
-
-
-def test_muon_steps_like_torch_muon_scaled_to_adamw():
-    """同一组梯度走三步，与 torch.optim.Muon（match_rms_adamw）只差它在 bfloat16 里算的舍入。"""
-    torch.manual_seed(0)
-    ours, theirs = torch.nn.Parameter(torch.randn(32, 96)), torch.nn.Parameter(torch.randn(32, 96))
-    theirs.data.copy_(ours.data)
-    a = Muon([ours], lr=0.02, weight_decay=0.1)
-    b = torch.optim.Muon([theirs], lr=0.02, weight_decay=0.1, adjust_lr_fn="match_rms_adamw")
-    start = ours.detach().clone()
-    for _ in range(3):
-        grad = torch.randn(32, 96)
-        ours.grad, theirs.grad = grad.clone(), grad.clone()
-        a.step()
-        b.step()
-    moved, gap = (ours - start).norm(), (ours - theirs).norm()
-    assert moved > 0.1 and gap < 0.03 * moved
-    assert set(a.state[ours]) == {"momentum_buffer"}
-
-
 def test_weight_decay_only_on_matrices():
     model = PoetryGPT(ModelConfig(vocab_size=50, width=16, n_layers=1, n_heads=2))
     decay, no_decay = make_optimizer(model, TrainConfig()).param_groups
@@ -137,6 +104,22 @@ def test_loss_falls_and_resume_gives_the_same_losses(tmp_path):
     a = read_checkpoint(tmp_path / "whole" / "checkpoint.pt")["weights"]
     b = read_checkpoint(tmp_path / "split" / "checkpoint.pt")["weights"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_train_runs_the_plain_loop_and_only_adds_what_is_beside_it(tmp_path):
+    """./poet train 的 train() 走的就是 train_loop 与 train_step：直接跑朴素的循环（默认的 train_step、batch_loss），
+    日志与最后的权重逐位相同；train() 多做的存档、进度条、计时都在循环外面。"""
+    torch.set_num_threads(1)
+    run = train(QUICK, tmp_path, progress=False)
+    tok = default_tokenizer()
+    model, optimizer = build_model(ModelConfig(vocab_size=len(tok), **QUICK.model), QUICK, torch.device("cpu"))
+    samples, val = TrainingSamples(QUICK, tok), encode_split("val", tok, QUICK.eval_poems)
+    log = []
+    entries = list(train_loop(model, optimizer, QUICK, samples, val, 0, log))
+    assert entries == log == run.log and len(log) == QUICK.steps
+    assert [e["step"] for e in log if "val" in e] == [10, 20, 30]
+    saved = read_checkpoint(tmp_path)["weights"]
+    assert all(torch.equal(saved[k], v) for k, v in model.state_dict().items())
 
 
 def test_resuming_without_the_optimizer_or_the_random_state_parts_from_the_straight_run(tmp_path):
@@ -221,17 +204,17 @@ def slowing_down(step: int) -> float:
 
 
 def fake_clock(monkeypatch, seconds_per_step):
-    """把 train 里的钟换成假的：Trainer 每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。
+    """把 train 里的钟换成假的：训练循环每取一批（每步一次）走 seconds_per_step 秒，别的时候不走。
     seconds_per_step 也可以是函数：第 n 步（从 1 数）走几秒。"""
     now, taken = [0.0], [0]
-    real_batch = trainer_module.make_batch
+    real_batch = TrainingSamples.batch
 
-    def make_batch(samples):
+    def batch(self, step, config):
         taken[0] += 1
         now[0] += seconds_per_step(taken[0]) if callable(seconds_per_step) else seconds_per_step
-        return real_batch(samples)
+        return real_batch(self, step, config)
 
-    monkeypatch.setattr(trainer_module, "make_batch", make_batch)
+    monkeypatch.setattr(TrainingSamples, "batch", batch)
     monkeypatch.setattr(train_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
     return now
 
@@ -391,8 +374,8 @@ def test_minutes_scales_the_warmup_to_the_planned_steps(tmp_path, monkeypatch):
 
 
 def test_keyword_dropout_leaves_a_fixed_tenth_of_train_without_keywords():
+    from poetry_gpt.batches import encode_split
     from poetry_gpt.data import SEP, drops_keywords, load_poems
-    from poetry_gpt.train import encode_split
 
     poems = load_poems("train", 4000)
     dropped = [drops_keywords(p, 0.1) for p in poems]

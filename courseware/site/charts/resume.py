@@ -28,7 +28,8 @@ def _resume_runs() -> dict:
     from pathlib import Path
 
     from poetry_gpt.checkpoint import read_checkpoint
-    from poetry_gpt.train import PRESETS, resume_without, train
+    from poetry_gpt.train import resume_without, train
+    from poetry_gpt.train_config import PRESETS
 
     tiny = PRESETS["tiny"]
     config = replace(

@@ -98,7 +98,7 @@ def lesson01() -> Chart:
     """第 01 课实验的那条流水线，换成语料里的一首真诗：张继《枫桥夜泊》、关键词“月”，前文是条件区加上
     最后一个汉字之前的正文（实验的取法）。每一段的形状是把它送进一个 base 预设尺寸的新建模型、
     像实验那样一段一段算出来的（没有读发布的模型：形状只由尺寸决定，与训练无关）。"""
-    from poetry_gpt.train import PRESETS
+    from poetry_gpt.train_config import PRESETS
 
     tok = default_tokenizer()
     poem = next(p for p in load_poems() if p["title"] == "枫桥夜泊" and p["author"] == "张继")

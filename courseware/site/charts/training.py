@@ -79,7 +79,8 @@ def lesson15() -> Chart:
 
 def lesson16() -> Chart:
     """base 预设的 learning_rate(step)：第 0–3000 步，标出实验表里的几个关键步。"""
-    from poetry_gpt.train import PRESETS, learning_rate
+    from poetry_gpt.train import learning_rate
+    from poetry_gpt.train_config import PRESETS
 
     base = PRESETS["base"]
     last = 3000  # 与实验的图一样画到第 3000 步
@@ -202,7 +203,7 @@ def _draw_first_step(
     bottom_run: tuple[dict, list[float]],
 ) -> tuple[int, int, list[str]]:
     """第 17 课的图：训练步的七段（pieces，见 _piece_rows），下面两组梯度范数横条。
-    tiny 是 train.PRESETS["tiny"]；top_run 是它的第 0 步（_first_step 的结果, 最大的几个 (参数, 范数)），
+    tiny 是 train_config.PRESETS["tiny"]；top_run 是它的第 0 步（_first_step 的结果, 最大的几个 (参数, 范数)），
     bottom_run 是实验第 3 部分的第 0 步（结果, 最大的几个范数）。返回 (宽, 高, SVG 片段)。"""
     (one, bars_a), (small, bars_b) = top_run, bottom_run
     clip = tiny.grad_clip
@@ -245,8 +246,10 @@ def _draw_first_step(
 def lesson17() -> Chart:
     """第 17 课实验的第 0 步：tiny 预设取第 0 批（batch_indices）、前向、反向、裁剪、更新，每一段的真实数；
     再对照实验第 3 部分（8 首诗、宽 64 的两层模型）第 0 步：单个参数的梯度范数都不到 1.0，总范数却超过 1.0 被裁剪。"""
+    from poetry_gpt.batches import batch_indices, encode_split
     from poetry_gpt.data import make_batch
-    from poetry_gpt.train import PRESETS, batch_indices, encode_split, learning_rate, make_optimizer
+    from poetry_gpt.train import learning_rate, make_optimizer
+    from poetry_gpt.train_config import PRESETS
 
     tok = default_tokenizer()
     tiny = PRESETS["tiny"]
