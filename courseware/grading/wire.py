@@ -192,7 +192,7 @@ _gc_enabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
 def _gc_paused():
     """编码、解码时暂停垃圾回收：一份大的用例（第 19 课的日志有 19478 条）要新建几十万个小对象，它们都活到最后，
     回收器却每新建几百个就扫一遍，导入了 torch 的进程里这要占编解码一半的 CPU。调用前本来就停着的（runner 拍快照时），
-    之后也停着。"""
+    之后也停着。开关是整个进程的：./poet grade 的几个线程同时编解码时，先做完的那个打开它，别的线程只是慢一些。"""
     enabled = _gc_enabled()
     _gc_disable()
     try:
