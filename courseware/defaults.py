@@ -15,6 +15,9 @@ EXPERIMENT_THREADS = 1
 
 CHECK_TIMEOUT_S = 20.0
 """每份练习的 CPU 时间上限（秒）；墙上时间另有下面的后备上限。"""
+REFERENCE_SHARE = 0.25
+"""每课参考答案的一次检查最多用掉 CHECK_TIMEOUT_S 的这么多（CPU 时间）：慢几倍的笔记本上、写法慢一些的对的答案
+也不会超时。tests/lessons/test_all_lessons.py 检查每一课，bench/check_cpu.py 印出每一课用了多少。"""
 WALL_FACTOR, WALL_EXTRA_S = 3, 10
 """墙上时间的后备上限是 CPU 时间上限的 WALL_FACTOR 倍再加 WALL_EXTRA_S 秒（grading.wall_seconds）。"""
 CHECK_MEMORY_MB = 2048

@@ -164,8 +164,9 @@ def check_file(
     seed = default_seed(lesson) if seed is None else seed
     shown = shown or str(path)
 
-    def verdict(kind: str, message: str) -> Verdict:
-        return Verdict(kind, safe_text(message, MESSAGE_CHARS), round(time.monotonic() - started, 2))
+    def verdict(kind: str, message: str, cpu: float | None = 0.0) -> Verdict:  # 没运行学习者的代码时 CPU 是 0
+        cpu = None if cpu is None else round(cpu, 2)
+        return Verdict(kind, safe_text(message, MESSAGE_CHARS), round(time.monotonic() - started, 2), cpu)
 
     data = read_source(Path(path)) if source is None else source
     if early := _static_problem(lesson, data):
@@ -198,8 +199,9 @@ def check_file(
             "wrong",
             f"差分检查时调用了 {tripped}：本课不许用它（源码里没写出它的名字，运行时碰上了批改程序换上的绊线）。"
             f"{_tripwire_reason(lesson)}",
+            run.cpu,
         )
     if failed := _failure(run, result, limits, named):
-        return verdict(*failed)
+        return verdict(*failed, run.cpu)
     kind, message = judge(lesson, cases, expected, result)
-    return verdict(kind, named(message))
+    return verdict(kind, named(message), run.cpu)

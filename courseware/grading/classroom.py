@@ -437,6 +437,7 @@ def _log_verdict(log, sub: Submission, verdict: Verdict) -> None:
         "label": verdict.label,
         "message": verdict.message,
         "seconds": verdict.seconds,
+        "cpu_seconds": verdict.cpu_seconds,
     }
     with contextlib.suppress(OSError):
         log.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -150,6 +150,7 @@ def report_json(
                     "label": label(v, (name, lesson.code) in pending),
                     "message": v.message if v else NOT_GRADED_REASON if (name, lesson.code) in pending else why,
                     "seconds": v.seconds if v else 0.0,
+                    "cpu_seconds": v.cpu_seconds if v else 0.0,
                 }
             )
     data = {

@@ -23,13 +23,16 @@ SHOWN_CHARS = 2000  # 判定消息里最多引用这么多字符的输出
 MIN_MEMORY_MB = 1024  # 检查进程内存上限的下限：导入 torch（约 640 MiB 地址空间）并跑完一课的参考答案都够
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
-    """一次检查的结果。kind 是 VERDICTS 的键；message 是给学习者看的中文；seconds 是用时（秒）。"""
+    """一次检查的结果。kind 是 VERDICTS 的键；message 是给学习者看的中文；seconds 是用时（墙上的秒数）；
+    cpu_seconds 是时间上限算的那个数：这次检查的全部进程用掉的 CPU 秒数（没有运行学习者的代码时为 0；
+    cgroup 记不了、上限只管每个进程各自时为 None）。不可改动：./poet grade 的几个线程共用判定。"""
 
     kind: str
     message: str
     seconds: float = 0.0
+    cpu_seconds: float | None = 0.0
 
     @property
     def passed(self) -> bool:

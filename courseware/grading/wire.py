@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import gc
 import json
 import math
 
@@ -182,11 +184,30 @@ def _span(shape: list[int], stride: list[int]) -> int:
     return 1 + sum((n - 1) * s for n, s in zip(shape, stride))
 
 
+# 载入时取下（与上面 TensorBase 的方法一样）：学习者的进程换掉 gc.disable，runner 拍快照时也不会运行它的代码
+_gc_enabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """编码、解码时暂停垃圾回收：一份大的用例（第 19 课的日志有 19478 条）要新建几十万个小对象，它们都活到最后，
+    回收器却每新建几百个就扫一遍，导入了 torch 的进程里这要占编解码一半的 CPU。调用前本来就停着的（runner 拍快照时），
+    之后也停着。开关是整个进程的：./poet grade 的几个线程同时编解码时，先做完的那个打开它，别的线程只是慢一些。"""
+    enabled = _gc_enabled()
+    _gc_disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            _gc_enable()
+
+
 def encode(value, limit: int = 24 << 20) -> bytes:
     """把 value 写成字节串。交不回来的部分写成 Unsupported；总字节数超过 limit 时，
     超出的那些张量写成“太大”的 Unsupported，而不是让整份结果作废。"""
     enc = _Encoder(limit)
-    head = json.dumps(enc.node(value, 0), allow_nan=True).encode("ascii")
+    with _gc_paused():
+        head = json.dumps(enc.node(value, 0), allow_nan=True).encode("ascii")
     return MAGIC + len(head).to_bytes(8, "big") + head + b"".join(enc.blobs)
 
 
@@ -202,15 +223,16 @@ def decode(data: bytes | bytearray, limit: int = 32 << 20):
         raise WireError("交回的数据不完整")
     if size > MAX_HEAD:
         raise WireError(f"交回的数据里文字部分太大（{size / 2**20:.1f} MiB，上限 {MAX_HEAD >> 20} MiB）")
-    try:
-        head = json.loads(bytes(data[start : start + size]).decode("utf-8"), object_pairs_hook=_one_key)
-    except RecursionError:
-        raise WireError("交回的数据嵌套太深") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise WireError(f"交回的数据不是合法的格式（{type(e).__name__}）") from None
-    blob = memoryview(bytearray(data[start + size :]))
-    counter = [0, 0, limit]  # 节点数、张量的逻辑字节数、字节数上限
-    return _build(head, blob, 0, counter)
+    with _gc_paused():
+        try:
+            head = json.loads(bytes(data[start : start + size]).decode("utf-8"), object_pairs_hook=_one_key)
+        except RecursionError:
+            raise WireError("交回的数据嵌套太深") from None
+        except (ValueError, UnicodeDecodeError) as e:
+            raise WireError(f"交回的数据不是合法的格式（{type(e).__name__}）") from None
+        blob = memoryview(bytearray(data[start + size :]))
+        counter = [0, 0, limit]  # 节点数、张量的逻辑字节数、字节数上限
+        return _build(head, blob, 0, counter)
 
 
 def _one_key(pairs):

@@ -6,7 +6,8 @@ Python 代码块是课程代码的原文或标明了简化（excerpts.py）；so
 “未完成”。另外，lessons/ 下不能有课表之外的文件夹。各课的实验与两次检查一起放进线程池并行跑（工作都在子进程里）。
 
 通过的课按“文件指纹”记在 runs/verify-cache.json：课程文件夹、它用到的课程模块（poetry_gpt、courseware）与 data/
-都没变时，下次直接记为通过（表里标“未变”），改了一两课后重跑只要几秒；--fresh 忽略缓存全部重跑。
+都没变时，下次直接记为通过（表里标“未变”，参考答案那次检查的 CPU 秒数也沿用记下的），改了一两课后重跑只要几秒；
+--fresh 忽略缓存全部重跑。
 """
 
 from __future__ import annotations
@@ -51,12 +52,14 @@ CACHED = ("readme", "experiment", "output", "solution", "starter")
 
 @dataclass
 class LessonReport:
-    """一课的检查结果：检查名 → 失败原因（通过时为 None）。"""
+    """一课的检查结果：检查名 → 失败原因（通过时为 None）。cpu_seconds 是参考答案那次检查用掉的 CPU 秒数
+    （Verdict.cpu_seconds：时间上限算的那个数）；沿用缓存时是上次通过时的，没检查或本机记不了时为 None。"""
 
     lesson: Lesson
     problems: dict[str, str | None] = field(default_factory=dict)
     seconds: float = 0.0  # 实验与两次检查各自用时之和
     cached: bool = False
+    cpu_seconds: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -131,11 +134,12 @@ def figures_problem(lesson: Lesson) -> str | None:
     return "\n".join(problems) or None
 
 
-def solution_problem(lesson: Lesson, limits) -> str | None:
+def solution_problem(lesson: Lesson, limits) -> tuple[str | None, float | None]:
+    """(参考答案的问题（通过全部检查时为 None）, 这次检查用掉的 CPU 秒数（Verdict.cpu_seconds）)。"""
     from ..grading import check_file  # 导入 torch 要一两秒：全部沿用缓存时不导入
 
     v = check_file(lesson, lesson.folder / "solution.py", limits)
-    return None if v.passed else f"{v.label}：{v.message}"
+    return None if v.passed else f"{v.label}：{v.message}", v.cpu_seconds
 
 
 def starter_problem(lesson: Lesson, limits) -> str | None:
@@ -253,9 +257,12 @@ def _quick_checks(lesson: Lesson, cache: dict, record: bool) -> tuple[LessonRepo
         key = None
     if not record:
         report.problems["figures"] = figures_problem(lesson)
-    if key and cache.get(lesson.code) == key and not record:
+    entry = cache.get(lesson.code)
+    if key and isinstance(entry, dict) and entry.get("key") == key and not record:
         report.problems.update(dict.fromkeys(CACHED))
         report.cached = True
+        cpu = entry.get("cpu_seconds")
+        report.cpu_seconds = cpu if isinstance(cpu, (int, float)) else None
         return report, key, False
     try:
         report.problems["readme"] = readme_problem(lesson)
@@ -296,6 +303,8 @@ def verify(
             problem = work()
         except Exception as e:  # 课程文件本身坏了（读不出、check.py 出错）：记为这一项不通过
             problem = f"检查时出错：{type(e).__name__}: {e}"
+        if name == "solution" and isinstance(problem, tuple):
+            problem, report.cpu_seconds = problem
         found = (
             dict(zip(("experiment", "output"), problem))
             if name == "experiment" and isinstance(problem, tuple)
@@ -307,7 +316,8 @@ def verify(
             report.problems.update(found)
             report.seconds += time.monotonic() - began
             if cache_path and key and not record and len(report.problems) == len(CHECKS) and report.ok:
-                cache[report.lesson.code] = key  # 每通过一课就记下：被外面的 timeout 打断也不白跑
+                # 每通过一课就记下：被外面的 timeout 打断也不白跑
+                cache[report.lesson.code] = {"key": key, "cpu_seconds": report.cpu_seconds}
                 atomic_write_text(cache_path, json.dumps(cache, indent=1, sort_keys=True) + "\n")
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

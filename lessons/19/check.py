@@ -72,10 +72,10 @@ def _shipped_log():
 
 
 def cases(gen):
-    """33 个用例，每个是 (log, window)：随课程发布的模型的日志、14 个定好的边界、5 段台阶（新低之前连着 2–6 次没有更低）、
-    13 条随机的 U 形曲线。"""
+    """33 个用例，每个是 (log, window)：14 个定好的边界（随课程发布的模型的日志插在第 2 个）、5 段台阶（新低之前
+    连着 2–6 次没有更低）、13 条随机的 U 形曲线。"""
     nan = float("nan")
-    out = [(_shipped_log(), 200)]
+    out = []
     fixed = [
         ([5.5, 5.2, 5.0, 5.0, 5.3], 10, 50),  # 两次并列最低：取早的
         ([5.1, 5.3, 5.1, 5.4], 5, 20),  # 第一次就是最低，后来又追平一次
@@ -95,6 +95,9 @@ def cases(gen):
     windows = [5, 1, 100, 3, 20, 10, 4, 2, 7, 15, 30, 12, 1, 15]  # 第 3 个比最低点之前的步数多；最后一个恰好等于它
     for (vals, every, steps), window in zip(fixed, windows):
         out.append((_log(vals, every, steps, gen), window))
+    # 发布的日志有 19478 条：不放在第 1 个——runner 把第 1、5、9……个用例调用两次，这一份每多调用一次，
+    # 检查进程就要多编码、解码几遍整份日志，多花一秒多的 CPU（时间上限算的就是它）
+    out.insert(1, (_shipped_log(), 200))
     for _ in range(5):  # 台阶：每次新低之前，有 2–6 次验证没有更低（早停的“耐心”到了也不能停）
         vals, level = [], 6.0
         for _ in range(int(torch.randint(2, 5, (1,), generator=gen))):

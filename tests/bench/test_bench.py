@@ -3,11 +3,15 @@
 基准都用最小的一次（最小的预设、一轮一步、几百首诗、小矩阵）：机器忙时也在几十秒内跑完。"""
 
 import json
+import os
 import subprocess
 import sys
 
 import torch
 from conftest import ROOT
+
+from courseware.defaults import CHECK_TIMEOUT_S, REFERENCE_SHARE
+from courseware.selfcheck.record import cpu_name
 
 
 def bench(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -64,6 +68,23 @@ def test_lesson_times_runs_like_poet_lesson_and_compares_threads():
     assert result["threads"] == 1 and row["exit_code"] == 0 and row["against"]["threads"] == 2
     assert row["against"]["exit_code"] == 0 and row["wall_seconds"] > 0
     assert abs(row["ratio"] - row["against"]["wall_seconds"] / row["wall_seconds"]) < 0.1
+
+
+def test_check_cpu_bench_reports_the_cpu_the_limit_counts():
+    """bench/check_cpu.py：参考答案在默认上限下通过，CPU 秒数是时间上限算的那个数（有 cgroup 时记得了），
+    比例是它占默认上限的；--lessons 写错时是中文的错误。"""
+    done = bench("bench/check_cpu.py", "--lessons", "5", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["timeout_seconds"] == CHECK_TIMEOUT_S and result["reference_share"] == REFERENCE_SHARE
+    assert result["cpu"] == cpu_name() and result["cores"] == os.cpu_count()
+    (row,) = result["lessons"]
+    assert row["lesson"] == "05" and row["verdict"] == "通过"
+    if row["cpu_seconds"] is not None:  # 没有 cgroup 时记不了合计
+        assert 0 < row["cpu_seconds"] < CHECK_TIMEOUT_S
+        assert row["share"] == row["cpu_seconds"] / CHECK_TIMEOUT_S
+    wrong = bench("bench/check_cpu.py", "--lessons", "5-x", timeout=120)
+    assert wrong.returncode == 2 and "写法不对" in wrong.stderr and "Traceback" not in wrong.stderr
 
 
 def test_bench_scripts_refuse_non_positive_counts_in_chinese():

@@ -159,6 +159,13 @@ def test_grade_a_hostile_class(poet, klass, tmp_path):
     assert {n: v["label"] for n, v in by_name.items()} == labels
     # --timeout 是 CPU 秒数：机器忙时一份检查的墙上时间可以更长，但不超过后备上限（60 秒是启动、参考答案与负载的余量）
     assert all(v["seconds"] <= wall_seconds(TIMEOUT) + 60 and v["message"] for v in by_name.values())
+    # cpu_seconds 是时间上限算的那个数：死循环的那份用完上限才停下，对的那份远在上限之下；没运行的（语法错误、
+    # 没交）是 0；没有 cgroup 时上限只管每个进程各自，合计记不了
+    if report["confinement"] == "none":
+        assert by_name["he"]["cpu_seconds"] is None
+    else:
+        assert by_name["he"]["cpu_seconds"] >= TIMEOUT and 0 < by_name["ada"]["cpu_seconds"] < TIMEOUT
+    assert by_name["jin"]["cpu_seconds"] == by_name["ou"]["cpu_seconds"] == 0
     assert "SIGSEGV" in by_name["lu"]["message"]
     assert "UTF-8" in by_name["ni"]["message"]
     assert by_name["ou"]["kind"] == "missing" and by_name["ou"]["message"] == "空文件，算作没交"

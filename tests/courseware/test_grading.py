@@ -88,6 +88,7 @@ def test_source_rules_hold_without_the_visible_checks(number, body, words, tmp_p
     path.write_text(text, encoding="utf-8")
     verdict = check_file(BY_NUMBER[number], path, Limits(timeout=60))
     assert verdict.kind == "wrong" and f"用了 {words}" in verdict.message, verdict.message
+    assert verdict.cpu_seconds == 0  # 没运行学习者的代码：时间上限一秒也没算
 
 
 def test_learner_errors_name_the_line_in_chinese(tmp_path):

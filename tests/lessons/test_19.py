@@ -157,7 +157,8 @@ def test_lesson_19_verdicts_name_the_part_that_is_wrong(tmp_path):
         return verdict_of(19, without_visible_checks(wrong_file(19, BANK[name], tmp_path))).message
 
     assert "开始过拟合的一步" in message("早停：连着 3 次没更低就停")
-    assert "差距 gap" in message("平均里没算这一步") and "第 18200 步" in message("平均里没算这一步")
+    # 第一个用例是 50 步的小日志（最低在第 30 步），不是近两万条的发布日志：输入的预览读得完
+    assert "差距 gap" in message("平均里没算这一步") and "第 30 步" in message("平均里没算这一步")
     assert "float" in message("差距返回了 0 维张量")
     assert "开始过拟合的一步" in message("返回序号而不是步数")
 

@@ -9,6 +9,7 @@ import pytest
 from rich.cells import cell_len
 
 from courseware.catalogue import CATALOGUE, LESSON_FILES, LESSONS_DIR
+from courseware.defaults import CHECK_TIMEOUT_S, REFERENCE_SHARE
 from courseware.selfcheck.figures import HEADER
 from courseware.selfcheck.record import OUTPUT
 from courseware.selfcheck.starters import starter_text
@@ -21,6 +22,7 @@ RUN_BY_VERIFY = (
     "test_experiment_runs",
     "test_output_matches_the_recording",
     "test_solution_passes_and_starter_is_not_filled_in",
+    "test_reference_check_leaves_room_under_the_limit",
 )
 
 
@@ -66,6 +68,18 @@ def test_output_matches_the_recording(lesson, verified):
 def test_solution_passes_and_starter_is_not_filled_in(lesson, verified):
     problems = verified[lesson.code].problems
     assert (problems["solution"], problems["starter"]) == (None, None)
+
+
+@pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
+def test_reference_check_leaves_room_under_the_limit(lesson, verified):
+    """参考答案的那次检查（verify 跑的）用掉的 CPU 秒数——时间上限算的那个数——不超过默认上限的 REFERENCE_SHARE：
+    慢几倍的笔记本上、写法慢一些的对的答案也不超时。verify 用一个计算线程检查，./poet check 默认两个：
+    两个线程下每课的数由 bench/check_cpu.py 印出（CONTRIBUTING.md 的表）。"""
+    used = verified[lesson.code].cpu_seconds
+    if used is None:
+        pytest.skip("本机记不了一次检查的 CPU 秒数（没有可用的 cgroup，见 ./poet doctor）")
+    limit = REFERENCE_SHARE * CHECK_TIMEOUT_S
+    assert used <= limit, f"参考答案的检查用了 {used:.1f} 秒 CPU，超过默认上限 {CHECK_TIMEOUT_S:g} 秒的 {limit:g} 秒"
 
 
 @pytest.mark.parametrize("lesson", AVAILABLE, ids=ids)
