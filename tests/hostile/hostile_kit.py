@@ -341,8 +341,12 @@ def check_each(kinds, root: Path, workspace: Path, timeout: int = TIMEOUT, separ
 
             for name, value in env.items():
                 patch.setenv(name, value)
+            from courseware.cli import display
+
             patch.setattr(tempfile, "tempdir", None)  # 工作文件夹照 TMPDIR 建：gettempdir() 重新读环境变量
             catalogue.workspace.cache_clear()  # workspace() 也重新读 POET_WORKSPACE
+            # poet 的 console 在导入时就读过 COLUMNS，本进程里改环境变量不算数：直接定宽
+            patch.setattr(display.console, "_width", int(env["COLUMNS"]))
         try:
             for kind in kinds:
                 args = ("check", kind[:2], str(root / kind / f"{kind[:2]}.py"), "--timeout", str(timeout))

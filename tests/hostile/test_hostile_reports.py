@@ -131,12 +131,13 @@ def test_names_that_print_alike_are_told_apart(graded):
 
 @needs_sandbox
 def test_only_ascii_digits_make_a_lesson_number(graded):
-    """𝟎𝟗.py、٠٩.py 不是第 09 课：真的 09.py 照常批改，它们列进“不批改”；只交了 𝟎𝟗.py 的人没有交练习。"""
+    """𝟎𝟗.py、٠٩.py 不是第 09 课：真的 09.py 照常批改，它们列进“不批改”；只交了 𝟎𝟗.py 的人在名单上，却没有交练习。"""
     got, ignored = labels(graded), graded["report"]["ignored"]
     assert got["digits"] == "通过"
     assert "digits/\U0001d7ce\U0001d7d7.py：不是 NN.py 或 lessons/NN/my_exercise.py" in ignored, ignored
     assert "digits/\u0660\u0669.py：不是 NN.py 或 lessons/NN/my_exercise.py" in ignored, ignored
-    assert "only_lookalike" not in graded["report"]["learners"]
+    assert "only_lookalike" in graded["report"]["learners"]
+    assert not [v for v in graded["report"]["verdicts"] if v["learner"] == "only_lookalike" and v["kind"] != "missing"]
 
 
 @needs_sandbox
