@@ -201,19 +201,7 @@ def test_fallback_without_bwrap_still_decides_alone(tmp_path):
     expected = build_class(root, tmp_path / "outside.txt", listener.port, kinds=FALLBACK_KINDS)
     listener.close()
     json_path = tmp_path / "r.json"
-    run = poet(
-        "grade",
-        str(root),
-        "--timeout",
-        str(TIMEOUT),
-        "--memory",
-        "1024",
-        "--jobs",
-        str(JOBS),
-        "--json",
-        str(json_path),
-        env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"},
-    )
+    run = poet(*grade_args(root, json_path), env={"PATH": str(tmp_path / "no-bin"), "COLUMNS": "400"})
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert run.stdout.count("没有 bubblewrap") == 1 and "按进程隔离" in run.stdout
     cells = {
