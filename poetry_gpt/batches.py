@@ -94,13 +94,17 @@ def draw_keywords(ids: Sequence[int], weights: Sequence[float], k: int, rng: ran
 
 
 def encode_split(
-    split: str, tokenizer: Tokenizer, limit: int | None = None, keyword_dropout: float = 0.0
+    split: str,
+    tokenizer: Tokenizer,
+    limit: int | None = None,
+    keyword_dropout: float = 0.0,
+    author: str | None = None,
 ) -> list[list[int]]:
-    """``load_poems(split, limit)`` 选出的每首诗的样本编号（排布见 data.encode_sample）；
+    """``load_poems(split, limit, author=author)`` 选出的每首诗的样本编号（排布见 data.encode_sample）；
     其中 keyword_dropout 那一份（data.drops_keywords）的条件区空着：``<bos> <体裁> <sep> 正文…``。"""
     return [
         encode_sample(p, tokenizer, keywords=() if drops_keywords(p, keyword_dropout) else None)
-        for p in load_poems(split, limit)
+        for p in load_poems(split, limit, author=author)
     ]
 
 
@@ -119,7 +123,7 @@ class TrainingSamples:
     """一次训练的样本：:meth:`batch` 给出第 step 步的一批编号序列（排布见 ``data.encode_sample``）。
 
     Args:
-        config: 读其中的 train_poems、keyword_dropout、fresh_keywords、regulated、quatrain_repeats、finetune_share、
+        config: 读其中的 train_poems、author、keyword_dropout、fresh_keywords、regulated、quatrain_repeats、finetune_share、
             batch_size、seed、steps。
         tokenizer: 汉字表。
     """
@@ -127,11 +131,13 @@ class TrainingSamples:
     def __init__(self, config: TrainConfig, tokenizer: Tokenizer):
         self.tokenizer = tokenizer
         if not config.fresh_keywords:
-            self.fixed = encode_split("train", tokenizer, config.train_poems, config.keyword_dropout)
+            self.fixed = encode_split("train", tokenizer, config.train_poems, config.keyword_dropout, config.author)
             self.quatrains, self.everything = self.fixed, self.fixed
             return
         self.fixed = None
-        self.quatrains = [self._prepare(p["text"]) for p in load_poems("train", config.train_poems)]
+        self.quatrains = [
+            self._prepare(p["text"]) for p in load_poems("train", config.train_poems, author=config.author)
+        ]
         windows = [
             self._prepare(w) for text in (load_regulated() if config.regulated else ()) for w in regulated_windows(text)
         ]

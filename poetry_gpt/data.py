@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import math
 import re
@@ -383,7 +384,10 @@ def _all_poems(path: Path) -> tuple[dict, ...]:
 
 @lru_cache(maxsize=16)
 def load_poems(
-    split: str | None = None, limit: int | None = None, path: str | Path = DEFAULT_DATA / "poems.jsonl"
+    split: str | None = None,
+    limit: int | None = None,
+    path: str | Path = DEFAULT_DATA / "poems.jsonl",
+    author: str | None = None,
 ) -> tuple[dict, ...]:
     """读语料（整个文件只读一次并缓存）：取一份诗的唯一办法。
 
@@ -391,6 +395,7 @@ def load_poems(
         split: ``"train"``、``"val"``、``"test"`` 只返回那一份；None 返回全部。
         limit: 给了时在这一份里等距取 limit 首（语料按朝代排列，唐在前；等距取的子集才像整份）。
             训练时的验证、``./poet eval`` 与各课实验用同一个子集。
+        author: 给了时只要这位诗人的诗（微调成一位诗人的口吻，第 26 课；名字先用 :func:`author_problem` 查过）。
 
     Raises:
         ValueError: split 不是 None 或 SPLITS 之一，或 limit 不是正数。
@@ -400,7 +405,39 @@ def load_poems(
         raise ValueError(f"split 应是 {'、'.join(SPLITS)} 之一，收到 {split!r}")
     if limit is not None and limit < 1:
         raise ValueError(f"limit 要是正整数，收到 {limit!r}")
-    poems = tuple(p for p in _all_poems(Path(path)) if split is None or p["split"] == split)
+    poems = tuple(
+        p
+        for p in _all_poems(Path(path))
+        if (split is None or p["split"] == split) and (author is None or p["author"] == author)
+    )
     if limit is not None and limit < len(poems):
         poems = poems[:: len(poems) // limit][:limit]
     return poems
+
+
+MIN_AUTHOR_POEMS = 100
+"""微调成一位诗人的口吻（``./poet train --author``，第 26 课）至少要这位诗人在 train 里有多少首绝句：
+再少，几分钟的微调只是把这几首背下来，val 里也留不出几首来验证。"""
+
+
+def author_problem(author: str) -> str | None:
+    """``--author`` 选的诗人为什么不能用来微调：语料里没有（说出名字相近的诗人），train 里的绝句少于
+    :data:`MIN_AUTHOR_POEMS` 首，或 val 里一首也没有（没有留出来验证的诗）。能用时返回 None。"""
+    counts = Counter(p["author"] for p in load_poems("train"))
+    enough = [a for a, n in counts.most_common() if n >= MIN_AUTHOR_POEMS]
+    examples = "、".join(f"{a}（{counts[a]:,} 首）" for a in enough[:5])
+    n = counts.get(author, 0)
+    if n == 0:
+        near = [a for a in enough if author in a or a in author]
+        near += difflib.get_close_matches(author, enough, n=5, cutoff=0.3)
+        near = list(dict.fromkeys(near))[:5]
+        hint = f"名字相近、诗够多的有：{'、'.join(near)}" if near else f"诗最多的几位：{examples}"
+        return f"语料里没有诗人“{author}”的绝句；{hint}"
+    if n < MIN_AUTHOR_POEMS:
+        return (
+            f"{author} 在 train 里只有 {n} 首绝句，少于 {MIN_AUTHOR_POEMS} 首：几分钟的微调只会把这几首背下来。"
+            f"绝句够多的诗人有 {len(enough)} 位，最多的几位：{examples}"
+        )
+    if not load_poems("val", author=author):
+        return f"{author} 的绝句没有一首分到 val，留不出验证的诗，看不出微调学到了多少；请换一位诗人"
+    return None

@@ -223,3 +223,28 @@ def _human_groups(reader: dict[str, dict], seed: int) -> dict[str, dict]:
         # 人写的诗没有“给定的字”：在每首里像训练时那样按 IDF 抽一个实字，看它出现两次以上的比例
         human[name]["keyword_twice"] = keyword_twice(texts, [drawn_keyword(t, seed + i) for i, t in enumerate(texts)])
     return human
+
+
+GENERAL_VAL = 512
+"""微调前后比较时，val 全部绝句里等距取多少首（与训练时的验证同一个子集）。"""
+
+
+def finetune_report(before, after, author: str, tokenizer: Tokenizer) -> dict[str, tuple[float, float]]:
+    """微调前后的验证交叉熵（奈特/字，诗自己的关键词，第 26 课）：这位诗人留在 val 里的诗学到了多少，
+    val 里别人的诗（等距取 :data:`GENERAL_VAL` 首全部绝句）忘了多少。
+
+    Returns:
+        ``{"author": (前, 后), "general": (前, 后)}``。
+    """
+    from .batches import encode_split
+    from .loss import mean_cross_entropy
+
+    sets = {
+        "author": encode_split("val", tokenizer, author=author),
+        "general": encode_split("val", tokenizer, GENERAL_VAL),
+    }
+    device = next(after.parameters()).device
+    return {
+        name: (round(mean_cross_entropy(before, s, device), 4), round(mean_cross_entropy(after, s, device), 4))
+        for name, s in sets.items()
+    }

@@ -26,9 +26,9 @@ from pathlib import Path
 import torch
 
 from .batches import TrainingSamples, encode_split
-from .checkpoint import CHECKPOINT_NAME, CheckpointError, read_checkpoint, save_checkpoint
+from .checkpoint import CHECKPOINT_NAME, CheckpointError, load_model, read_checkpoint, save_checkpoint
 from .common import os_reason
-from .data import Tokenizer, default_tokenizer, loss_mask_for
+from .data import Tokenizer, default_tokenizer, load_poems, loss_mask_for
 from .devices import Workers, resolve_device, resolve_precision
 from .loss import batch_loss, mean_cross_entropy
 from .model import ModelConfig, PoetryGPT
@@ -222,12 +222,23 @@ def build_model(
     model_config: ModelConfig, config: TrainConfig, device: torch.device, state: dict | None = None
 ) -> tuple[PoetryGPT, torch.optim.Optimizer | MuonWithAdamW]:
     """按种子新建模型与优化器；给了存档 state（续训）时放回权重、优化器与随机数状态。
+    不续训而 config.start_from 给了一个模型文件时（微调，第 26 课），权重换成那个模型的，优化器仍从零开始。
 
     随机数状态最后才放回：新建模型和优化器会用掉随机数，放回之后接下来的取批、dropout 与没停过的一样（第 18 课）。
+
+    Raises:
+        CheckpointError: config.start_from 读不了，或它的尺寸与 model_config 不同。
     """
     torch.manual_seed(config.seed)
     random.seed(config.seed)
     model = PoetryGPT(model_config).to(device)
+    if state is None and config.start_from is not None:
+        start, _ = load_model(config.start_from, device=device)
+        if start.config != model_config:
+            raise CheckpointError(
+                f"{config.start_from} 的模型尺寸是 {start.config.to_dict()}，与要训练的 {model_config.to_dict()} 不同"
+            )
+        model.load_state_dict(start.state_dict())
     optimizer = make_optimizer(model, config)
     if state is not None:
         model.load_state_dict(state["weights"])
@@ -404,7 +415,7 @@ def _samples(config: TrainConfig, tokenizer: Tokenizer, announce: bool) -> tuple
         from .labs import console
 
         console.print("准备训练样本：绝句与律诗、排律的四句窗口（data/regulated.txt.gz，约一分钟）…")
-    return TrainingSamples(config, tokenizer), encode_split("val", tokenizer, config.eval_poems)
+    return TrainingSamples(config, tokenizer), encode_split("val", tokenizer, config.eval_poems, author=config.author)
 
 
 class _Meter:
@@ -455,6 +466,12 @@ def _start_text(
         f"在 {workers.device.type.upper()} 上训练（{workers.world} 个进程），精度 {precision}，"
         f"每步 {config.batch_size} 首诗，{plan}"
     ]
+    if config.author is not None and step == 0:
+        lines.append(
+            f"微调：从 {config.start_from} 的权重开始，只用{config.author}在 train 里的 "
+            f"{len(load_poems('train', author=config.author)):,} 首绝句，验证用他留在 val 里的 "
+            f"{len(load_poems('val', author=config.author))} 首"
+        )
     if step > 0:
         lines.append(sittings.where_we_stand(config.steps, log, stops.stop_after))
     if stops.stop_after is not None:

@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 
 from .common import COURSE_SEED
 from .settings import OPTIMIZERS, PRECISIONS, SCHEDULES
@@ -47,6 +48,9 @@ class TrainConfig:
             字表、位置表、偏置与 LayerNorm 仍用 AdamW；两者用同一个学习率（Muon 按 AdamW 的更新幅度换算）。
         min_steps: 给了 ``--minutes`` 时，排定的步数少于它就不训练，先说明怎么办（见
             :meth:`poetry_gpt.time_budget.MinutesPlanner.too_short`）：这么短的训练学不到什么。
+        start_from: 微调（fine-tuning，第 26 课）：从这个模型文件的权重开始，而不是随机初始化；model 的尺寸要与它相同。
+            优化器的状态从零开始。None 表示从头训练。
+        author: 只用这位诗人的绝句：train 里的训练，val 里的验证（``data.load_poems`` 的 author）。
     """
 
     model: dict = field(default_factory=dict)
@@ -72,6 +76,8 @@ class TrainConfig:
     decay_share: float = 0.2
     optimizer: str = OPTIMIZERS[0]
     min_steps: int = 0
+    start_from: str | None = None
+    author: str | None = None
 
 
 LEARNS_AFTER = 200
@@ -122,3 +128,33 @@ PRESETS = {
         min_steps=LEARNS_AFTER,
     ),
 }
+
+FINETUNE = TrainConfig(
+    batch_size=32,
+    lr=3e-4,
+    eval_poems=512,
+    fresh_keywords=True,
+)
+"""``./poet train --author`` 的微调设置（第 26 课）：从一个训练好的模型开始（``start_from``），只用一位诗人的绝句，
+关键词与训练随课程发布的模型时一样每步重抽。学习率是从头训练的十分之一：只想挪一挪模型已经会的东西，不想把它冲掉。
+尺寸、步数、预热与验证间隔由 :func:`finetune_config` 按起点模型与这位诗人的诗数填上。
+学习率、轮数与批大小按 data/MODEL.md“微调成一位诗人”的测量选定。"""
+
+FINETUNE_EPOCHS = 1.0
+"""微调把这位诗人在 train 里的诗读几遍：起点模型都见过这些诗，再读一遍多，它就开始背原诗，他留在 val 里的诗反而变差
+（data/MODEL.md“微调成一位诗人”）。"""
+
+
+def finetune_config(sizes: dict, start_from: str, author: str, n_poems: int) -> TrainConfig:
+    """微调的设置：:data:`FINETUNE`，尺寸 sizes 取起点模型的（ModelConfig 除 vocab_size 外的字段），
+    步数是把 n_poems 首诗读 :data:`FINETUNE_EPOCHS` 遍，预热占 5%，验证 4 次。"""
+    steps = max(1, math.ceil(FINETUNE_EPOCHS * n_poems / FINETUNE.batch_size))
+    return replace(
+        FINETUNE,
+        model=dict(sizes),
+        start_from=start_from,
+        author=author,
+        steps=steps,
+        warmup=max(1, round(0.05 * steps)),
+        eval_every=max(1, steps // 4),
+    )

@@ -53,14 +53,50 @@ RECIPE_OPTIONS = ("lr", "schedule", "optimizer")
 """./poet train 可以换掉的训练设置：TrainConfig 里的同名字段。续训照存档里的走，所以只在从头训练时能给。"""
 
 
+def _finetune(args, sizes: dict):
+    """``--author``（与 ``--from``）要的微调设置（train_config.finetune_config，第 26 课）。
+
+    Raises:
+        CliError: 选项不能这样配，诗人不能用（data.author_problem），起点模型读不了。
+    """
+    from poetry_gpt.checkpoint import SHIPPED_MODEL, CheckpointError, read_checkpoint
+    from poetry_gpt.data import author_problem, default_tokenizer, load_poems, to_simplified
+    from poetry_gpt.train_config import finetune_config
+
+    if args.author is None:
+        raise CliError(
+            "--from 是微调的起点，要和 --author 一起给，例如 ./poet train --author 杨万里 --from runs/base/checkpoint.pt"
+        )
+    if args.minutes is not None:
+        raise CliError(
+            "微调按这位诗人的诗数排步数（把他的诗读一遍），不按时间排：读得再多，模型就开始背原诗；要改步数请给 --steps"
+        )
+    if args.preset is not None or sizes:
+        given = "、".join(f"--{k.replace('_', '-')}" for k in ["preset"] * (args.preset is not None) + [*sizes])
+        raise CliError(f"微调沿用起点模型的尺寸与微调自己的设置，不能再给 {given}")
+    author = to_simplified(args.author.strip())
+    if (why := author_problem(author)) is not None:
+        raise CliError(why)
+    start = args.start_from or str(SHIPPED_MODEL.relative_to(ROOT))
+    try:
+        state = read_checkpoint(start, default_tokenizer())
+    except CheckpointError as e:
+        raise refused(e, start) from None
+    sizes = {k: v for k, v in state["model_config"].items() if k != "vocab_size"}
+    return finetune_config(sizes, start, author, len(load_poems("train", author=author)))
+
+
 def cmd_train(args) -> int:
     from poetry_gpt.checkpoint import CHECKPOINT_NAME, CheckpointError
     from poetry_gpt.train import train  # 导入 torch 较慢，只在需要时导入
     from poetry_gpt.train_config import PRESETS
 
-    config = PRESETS[args.preset]
     sizes = {k: v for k in SIZE_OPTIONS if (v := getattr(args, k)) is not None}
-    config = replace(config, model=config.model | sizes)  # 给了尺寸就换掉预设里的（第 26 课按预算选宽度）
+    if args.author is not None or args.start_from is not None:
+        config = _finetune(args, sizes)
+    else:
+        args.preset = args.preset or PRESET_NAMES[0]
+        config = replace(PRESETS[args.preset], model=PRESETS[args.preset].model | sizes)  # 第 26 课按预算选宽度
     recipe = {k: v for k in RECIPE_OPTIONS if (v := getattr(args, k)) is not None}
     config = replace(config, **recipe)
     if args.precision is not None:
@@ -70,7 +106,7 @@ def cmd_train(args) -> int:
     if args.resume and recipe:
         given = "、".join(f"--{k}" for k in recipe)
         raise CliError(f"续训照存档里的学习率、日程与优化器走完，不能再给 {given}；要换，请换一个 --out 从头训练")
-    out = Path(args.out or f"runs/{args.preset}")
+    out = Path(args.out or f"runs/{config.author or args.preset}")
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out} 已经是一个文件，不是文件夹；请换一个存档目录")
     if (out / CHECKPOINT_NAME).exists() and not args.resume and not args.force:
@@ -94,14 +130,15 @@ def cmd_train(args) -> int:
         f"{state}训练到第 {run.step} 步（共 {run.total} 步），存档在 {run.checkpoint}"
         + (f"；最近一次验证损失 {vals[-1]:.3f} 奈特/字" if vals else "")
     )
+    if config.author is not None and run.step >= run.total:
+        _finetune_table(config, run.checkpoint)
     if run.step < run.total:
+        how = f" --author {config.author} --from {config.start_from}" if config.author else f" --preset {args.preset}"
         size_args = "".join(f" --{k.replace('_', '-')} {v}" for k, v in sizes.items())
         if args.precision is not None:  # 精度不存进存档（换台机器也能接着训练）：给过就照样写上
             size_args += f" --precision {args.precision}"
         again = f" --stop-after {args.stop_after:g}" if args.stop_after is not None else ""
-        console.print(
-            f"接着训练：./poet train --preset {args.preset}{size_args} --out {out} --resume{again}", soft_wrap=True
-        )
+        console.print(f"接着训练：./poet train{how}{size_args} --out {out} --resume{again}", soft_wrap=True)
     console.print(f"用它写诗：./poet write 月 --checkpoint {run.checkpoint}", soft_wrap=True)
     if args.preset == "tiny":
         console.print(
@@ -110,6 +147,30 @@ def cmd_train(args) -> int:
             soft_wrap=True,
         )
     return 130 if run.interrupted else 0
+
+
+def _finetune_table(config, checkpoint: Path) -> None:
+    """微调前后的验证交叉熵（evaluation.finetune_report）：这位诗人的 val 诗降了多少，别人的诗升了多少。"""
+    from rich.table import Table
+
+    from poetry_gpt.checkpoint import load_model
+    from poetry_gpt.data import default_tokenizer, load_poems
+    from poetry_gpt.evaluation import GENERAL_VAL, finetune_report
+
+    tokenizer = default_tokenizer()
+    report = finetune_report(
+        load_model(config.start_from, tokenizer)[0], load_model(checkpoint, tokenizer)[0], config.author, tokenizer
+    )
+    table = Table(title="微调前后的验证交叉熵（奈特/字，越低越好）")
+    for column in ("诗", "微调前", "微调后", "变化"):
+        table.add_column(column, justify="left" if column == "诗" else "right")
+    names = {
+        "author": f"{config.author}留在 val 里的 {len(load_poems('val', author=config.author))} 首",
+        "general": f"val 全部绝句中等距取的 {GENERAL_VAL} 首",
+    }
+    for name, (before, after) in report.items():
+        table.add_row(names[name], f"{before:.3f}", f"{after:.3f}", f"{round(after - before, 3) or 0.0:+.3f}")
+    console.print(table)
 
 
 def cmd_write(args) -> int:
@@ -215,8 +276,19 @@ def _register_train(sub) -> None:
     p.add_argument(
         "--preset",
         choices=PRESET_NAMES,
-        default="tiny",
         help="默认 tiny：几十秒的小模型；base：课上训练的模型；regulated：加上律诗材料（随课程发布的模型用它训练，见 data/MODEL.md）",
+    )
+    p.add_argument(
+        "--author",
+        metavar="诗人",
+        help="微调（第 26 课）：从随课程发布的模型（或 --from 给的模型）开始，只用这位诗人的绝句再训练一会儿，"
+        "学他的口吻；他留在 val 里的诗用来验证",
+    )
+    p.add_argument(
+        "--from",
+        dest="start_from",
+        metavar="模型文件",
+        help="微调的起点（默认 data/model.pt；也可以是 ./poet train 写出的存档），要和 --author 一起给",
     )
     p.add_argument(
         "--width", type=Number(int, 8, 1024), metavar="宽度", help="模型宽度 C（默认按预设；要能被 n_heads 整除）"
@@ -251,7 +323,7 @@ def _register_train(sub) -> None:
         choices=OPTIMIZERS,
         help="优化器：adamw（第 16 课）；muon 给 Block 里的矩阵换成正交化的动量（默认按预设，都是 adamw）",
     )
-    p.add_argument("--out", metavar="文件夹", help="存档目录（默认 runs/<预设名>）")
+    p.add_argument("--out", metavar="文件夹", help="存档目录（默认 runs/<预设名>；微调时 runs/<诗人>）")
     p.add_argument("--resume", action="store_true", help="从 --out 里的存档接着训练")
     p.add_argument("--force", action="store_true", help="--out 里已有存档时也从头训练（覆盖它）")
     p.add_argument("--device", choices=DEVICES, default=DEVICES[0], help=f"在哪里训练（默认 {DEVICES[0]}）")

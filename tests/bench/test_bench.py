@@ -135,3 +135,17 @@ def test_averaging_bench_reports_each_checkpoint_and_their_mean(tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
     missing = bench("bench/averaging.py", str(tmp_path / "a.pt"), str(tmp_path / "missing.pt"), timeout=300)
     assert missing.returncode != 0 and "找不到模型存档" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_finetune_bench_records_the_run_and_both_validations(tmp_path):
+    """bench/finetune.py：许棐在 train 里正好 100 首（微调的下限），读一遍是 4 步；记录里有步数、他的 val 与全部绝句的
+    前后两个数，“前”就是随课程发布的模型自己的数；不够格的诗人在开始之前就被拒绝。"""
+    done = bench("bench/finetune.py", "许棐", "--json", str(tmp_path / "f.json"), timeout=600)
+    assert done.returncode == 0, done.stderr
+    row = json.loads((tmp_path / "f.json").read_text(encoding="utf-8"))["authors"]["许棐"]
+    assert (row["train_poems"], row["steps"]) == (100, 4)
+    shipped = json.loads((ROOT / "results/finetune.json").read_text(encoding="utf-8"))["authors"]["杨万里"]
+    assert row["general_before"] == shipped["general_before"]  # 同一个起点、同一批 512 首
+    assert row["author_after"] != row["author_before"] and row["general_after"] != row["general_before"]
+    refused = bench("bench/finetune.py", "王维", timeout=120)
+    assert refused.returncode == 2 and "只有 67 首绝句" in refused.stderr and "Traceback" not in refused.stderr

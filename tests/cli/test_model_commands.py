@@ -467,3 +467,42 @@ def test_eval_progress_shows_counts_and_elapsed_time_only_on_a_terminal(monkeypa
         assert re.search(r"交叉熵 ━+ +7/7 +批  已用 0:00:0\d 剩", final[0]), final
         assert re.search(r"写诗 +━+ +2/520 首  已用 0:00:0\d 剩", final[1]), final
         assert all(cell_len(line) <= 80 for line in shown.splitlines())
+
+
+def test_finetune_starts_from_the_given_model_and_uses_one_poets_poems(poet_here, tmp_path, checkpoint):
+    """./poet train --author 杨万里 --from 模型：尺寸跟起点模型走，只用这位诗人的诗，最后印微调前后的验证交叉熵；
+    分几次训练时接着训练的提示里有 --author 与 --from。"""
+    out = tmp_path / "yang"
+    done = poet_here(
+        "train", "--author", "楊萬里", "--from", str(checkpoint), "--steps", "3", "--stop-at", "2", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    hint = " ".join(done.stdout.split())
+    assert f"--author 杨万里 --from {checkpoint} --out {out} --resume" in hint
+    assert "微调前" not in done.stdout  # 没训练完，不比较
+    state = read_checkpoint(out)
+    assert state["model_config"]["width"] == 32 and state["model_config"]["context_length"] == 48
+    assert (state["train_config"]["author"], state["train_config"]["start_from"]) == ("杨万里", str(checkpoint))
+    done = poet_here("train", "--author", "杨万里", "--from", str(checkpoint), "--out", str(out), "--resume")
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = " ".join(done.stdout.split())
+    assert "微调前 ┃ 微调后" in table and "杨万里留在 val 里的 108 首" in table and "等距取的 512 首" in table
+    assert read_checkpoint(out)["step"] == 3
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--author", "王维"), "王维 在 train 里只有 67 首绝句，少于 100 首"),
+        (("--author", "杨万"), "语料里没有诗人“杨万”的绝句；名字相近、诗够多的有：杨万里"),
+        (("--from", "data/model.pt"), "--from 是微调的起点，要和 --author 一起给"),
+        (("--author", "杨万里", "--preset", "base"), "不能再给 --preset"),
+        (("--author", "杨万里", "--width", "64", "--n-layers", "2"), "不能再给 --width、--n-layers"),
+        (("--author", "杨万里", "--from", "no-such.pt"), "找不到模型存档：no-such.pt"),
+        (("--author", "杨万里", "--minutes", "5"), "微调按这位诗人的诗数排步数"),
+    ],
+)
+def test_finetune_refuses_what_it_cannot_do(poet_here, tmp_path, args, message):
+    done = poet_here("train", *args, "--out", str(tmp_path / "ft"))
+    assert done.returncode == 2 and message in " ".join(done.stderr.split()), done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "ft").exists()

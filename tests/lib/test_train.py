@@ -387,3 +387,27 @@ def test_keyword_dropout_leaves_a_fixed_tenth_of_train_without_keywords():
     assert all(3 <= s.index(SEP) <= 5 for s, d in zip(samples, dropped) if not d)
     # 随课程发布的模型训练时每首都带关键词：预设不改它
     assert PRESETS["base"].keyword_dropout == 0.0 and PRESETS["tiny"].keyword_dropout == 0.0
+
+
+def test_finetuning_starts_from_the_given_weights_and_draws_only_that_poets_poems(tmp_path):
+    """微调（第 26 课）：第 0 步的权重就是起点模型的，优化器从零开始；取批只取这位诗人在 train 里的诗，验证用他在 val 里的诗。"""
+    from poetry_gpt.data import load_poems
+    from poetry_gpt.train_config import finetune_config
+
+    tok = default_tokenizer()
+    torch.manual_seed(3)
+    start = PoetryGPT(ModelConfig(vocab_size=len(tok), **QUICK.model))
+    save_checkpoint(tmp_path / "start.pt", start, tok)
+    config = finetune_config(QUICK.model, str(tmp_path / "start.pt"), "杨万里", 2181)
+    assert (config.steps, config.warmup, config.eval_every) == (69, 3, 17)  # 2181 首读一遍，每步 32 首
+    model, optimizer = build_model(ModelConfig(vocab_size=len(tok), **QUICK.model), config, torch.device("cpu"))
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), start.state_dict().values()))
+    assert not optimizer.state
+    samples, val = train_module._samples(config, tok, announce=False)
+    texts = {p["text"] for p in load_poems("train", author="杨万里")}
+    assert len(samples.quatrains) == len(texts) == 2181
+    assert {record["text"] for record, *_ in samples.quatrains} == texts
+    assert len(val) == len(load_poems("val", author="杨万里")) == 108
+    wrong = replace(config, model=QUICK.model | {"width": 36, "n_heads": 3})  # 尺寸与起点不同
+    with pytest.raises(CheckpointError, match="模型尺寸"):
+        build_model(ModelConfig(vocab_size=len(tok), **wrong.model), wrong, torch.device("cpu"))
