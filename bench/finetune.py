@@ -57,6 +57,8 @@ def main() -> None:
             "author_after": report["author"][1],
             "general_before": report["general"][0],
             "general_after": report["general"][1],
+            "author_change": round(report["author"][1] - report["author"][0], 4),
+            "general_change": round(report["general"][1] - report["general"][0], 4),
         }
         r = rows[author]
         print(
