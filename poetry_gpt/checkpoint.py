@@ -93,8 +93,7 @@ def checkpoint_file(path: str | Path) -> Path:
     if path.is_dir():
         if not (path / CHECKPOINT_NAME).is_file():
             raise CheckpointError(
-                f"{path} 是一个文件夹，里面没有 {CHECKPOINT_NAME}；请给存档文件本身，"
-                f"例如 --checkpoint runs/tiny/{CHECKPOINT_NAME}"
+                f"{path} 是一个文件夹，里面没有 {CHECKPOINT_NAME}；请给存档文件本身，例如 runs/tiny/{CHECKPOINT_NAME}"
             )
         path = path / CHECKPOINT_NAME
     if not path.is_file():

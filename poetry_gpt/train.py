@@ -194,8 +194,19 @@ def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainCo
     """续训的设置：存档里的（总步数、学习率表、种子……），只有验证间隔、示例诗间隔与精度取 config 里的。
 
     Raises:
-        CheckpointError: 存档的模型尺寸与 config.model 不同、只有权重没有优化器与随机数状态，或训练设置坏了。
+        CheckpointError: 存档是另一位诗人（或另一个起点模型）的微调、或不是微调而要当微调续训（config.author 与存档的不同），
+            存档的模型尺寸与 config.model 不同、只有权重没有优化器与随机数状态，或训练设置坏了。
     """
+    author, start = state["train_config"].get("author"), state["train_config"].get("start_from")
+    if author != config.author:
+        if author is None:
+            raise CheckpointError(f"{ckpt_path} 不是微调的存档，接着训练时不要给 --author")
+        raise CheckpointError(
+            f"{ckpt_path} 是微调成{author}的存档，接着训练请给 --author {author}"
+            + (f"（不能换成{config.author}；要微调别的诗人，请换一个 --out）" if config.author else "")
+        )
+    if start != config.start_from:
+        raise CheckpointError(f"{ckpt_path} 是从 {start} 开始微调的，接着训练请给同一个 --from {start}")
     saved = state["train_config"].get("model")
     if saved != config.model:
         raise CheckpointError(

@@ -65,8 +65,13 @@ def _finetune(args, sizes: dict):
 
     if args.author is None:
         raise CliError(
-            "--from 是微调的起点，要和 --author 一起给，例如 ./poet train --author 杨万里 --from runs/base/checkpoint.pt"
+            "--from 是微调的起点，要和 --author 一起给：./poet train --author 杨万里 从随课程发布的模型开始，"
+            "再加 --from 你的存档 就从你训练的模型开始"
         )
+    if not args.author.strip():
+        raise CliError("--author 不能是空的：请给一位诗人的名字，例如 --author 杨万里")
+    if args.start_from is not None and not args.start_from.strip():
+        raise CliError("--from 不能是空的：请给一个模型文件，或不给 --from（从随课程发布的 data/model.pt 开始）")
     if args.minutes is not None:
         raise CliError(
             "微调按这位诗人的诗数排步数（把他的诗读一遍），不按时间排：读得再多，模型就开始背原诗；要改步数请给 --steps"
@@ -77,7 +82,7 @@ def _finetune(args, sizes: dict):
     author = to_simplified(args.author.strip())
     if (why := author_problem(author)) is not None:
         raise CliError(why)
-    start = args.start_from or str(SHIPPED_MODEL.relative_to(ROOT))
+    start = str(SHIPPED_MODEL.relative_to(ROOT)) if args.start_from is None else args.start_from
     try:
         state = read_checkpoint(start, default_tokenizer())
     except CheckpointError as e:

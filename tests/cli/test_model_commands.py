@@ -488,6 +488,21 @@ def test_finetune_starts_from_the_given_model_and_uses_one_poets_poems(poet_here
     table = " ".join(done.stdout.split())
     assert "微调前 ┃ 微调后" in table and "杨万里留在 val 里的 108 首" in table and "等距取的 512 首" in table
     assert read_checkpoint(out)["step"] == 3
+    for args, message in [  # 续训要同一位诗人、同一个起点；不是微调的存档不能当微调续训
+        (
+            ("--author", "释印肃", "--from", str(checkpoint)),
+            "是微调成杨万里的存档，接着训练请给 --author 杨万里（不能换成释印肃",
+        ),
+        ((), "是微调成杨万里的存档，接着训练请给 --author 杨万里"),
+        (("--author", "杨万里"), f"是从 {checkpoint} 开始微调的，接着训练请给同一个 --from {checkpoint}"),
+    ]:
+        done = poet_here("train", *args, "--out", str(out), "--resume", "--steps", "5")
+        assert done.returncode == 2 and message in " ".join(done.stderr.split()), done.stderr
+    assert read_checkpoint(out)["step"] == 3
+    tiny = tmp_path / "tiny"
+    assert poet_here("train", "--steps", "1", "--out", str(tiny)).returncode == 0
+    done = poet_here("train", "--author", "杨万里", "--from", str(checkpoint), "--out", str(tiny), "--resume")
+    assert done.returncode == 2 and "不是微调的存档，接着训练时不要给 --author" in done.stderr
 
 
 @pytest.mark.parametrize(
@@ -500,6 +515,8 @@ def test_finetune_starts_from_the_given_model_and_uses_one_poets_poems(poet_here
         (("--author", "杨万里", "--width", "64", "--n-layers", "2"), "不能再给 --width、--n-layers"),
         (("--author", "杨万里", "--from", "no-such.pt"), "找不到模型存档：no-such.pt"),
         (("--author", "杨万里", "--minutes", "5"), "微调按这位诗人的诗数排步数"),
+        (("--author", " "), "--author 不能是空的"),
+        (("--author", "杨万里", "--from", ""), "--from 不能是空的"),
     ],
 )
 def test_finetune_refuses_what_it_cannot_do(poet_here, tmp_path, args, message):
