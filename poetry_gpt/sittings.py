@@ -43,15 +43,17 @@ class Sittings:
     started: float = 0.0
     began: str = field(default_factory=_now_text)
 
-    def begin(self, now: float, total: int, minutes: float | None = None) -> float:
+    def begin(self, now: float, total: int, minutes: float | None = None, start_from: str | None = None) -> float:
         """训练循环开始：记下时刻 now（秒），在 sittings.txt 记一行这次从哪里开始。返回 now。
-        minutes 给了（``--minutes``）时总步数还没排定（量完前几步才排，见 time_budget），这一行只说按几分钟排。"""
+        minutes 给了（``--minutes``）时总步数还没排定（量完前几步才排，见 time_budget），这一行只说按几分钟排；
+        start_from 给了（微调）时说从哪个模型的权重开始。"""
         self.started = now
         self.began = _now_text()
+        origin = "从头训练" if start_from is None else f"从 {start_from} 的权重开始微调"
         if self.start_step == 0 and minutes is not None:
-            self.note(f"第 1 次开始：从头训练，总步数按 {minutes:g} 分钟排（量完前几步再定，见这一次结束的那行）")
+            self.note(f"第 1 次开始：{origin}，总步数按 {minutes:g} 分钟排（量完前几步再定，见这一次结束的那行）")
         elif self.start_step == 0:
-            self.note(f"第 1 次开始：从头训练，共 {total} 步")
+            self.note(f"第 1 次开始：{origin}，共 {total} 步")
         else:
             self.note(f"第 {len(self.earlier) + 1} 次开始：读到存档，在第 {self.start_step} 步（共 {total} 步）")
         return now

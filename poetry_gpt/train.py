@@ -210,8 +210,8 @@ def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainCo
     saved = state["train_config"].get("model")
     if saved != config.model:
         raise CheckpointError(
-            f"{ckpt_path} 里的模型尺寸是 {saved}，与要训练的 {config.model} 不同，"
-            "不能接着训练；请换一个 --out，或用与存档相同的预设与尺寸"
+            f"{ckpt_path} 里的模型是{_sizes_text(saved)}，与要训练的{_sizes_text(config.model)} 不同，不能接着训练；"
+            "接着训练请给与当初相同的 --preset 与尺寸（--width、--n-layers、--n-heads），或换一个 --out 从头训练"
         )
     if "optimizer" not in state or "rng" not in state:
         raise CheckpointError(
@@ -227,6 +227,19 @@ def resumed_config(state: dict, ckpt_path: Path, config: TrainConfig) -> TrainCo
         )
     except TypeError:
         raise CheckpointError(f"{ckpt_path} 里的训练设置损坏了，不能接着训练") from None
+
+
+def _sizes_text(model: dict | None) -> str:
+    """存档里的尺寸写成一句中文，例如“宽 224、6 层、7 头、前文长度 64”（续训的尺寸对不上时用）。"""
+    model = model or {}
+    parts = [f"宽 {model['width']}" if "width" in model else None]
+    parts += [
+        f"{model['n_layers']} 层" if "n_layers" in model else None,
+        f"{model['n_heads']} 头" if "n_heads" in model else None,
+    ]
+    parts += [f"前文长度 {model['context_length']}" if "context_length" in model else None]
+    parts += [f"dropout {model['dropout']:g}" if model.get("dropout") else None]
+    return "、".join(p for p in parts if p) or "（没有记下尺寸）"
 
 
 def build_model(
@@ -247,7 +260,8 @@ def build_model(
         start, _ = load_model(config.start_from, device=device)
         if start.config != model_config:
             raise CheckpointError(
-                f"{config.start_from} 的模型尺寸是 {start.config.to_dict()}，与要训练的 {model_config.to_dict()} 不同"
+                f"{config.start_from} 的模型是{_sizes_text(start.config.to_dict())}，"
+                f"与要训练的{_sizes_text(model_config.to_dict())} 不同"
             )
         model.load_state_dict(start.state_dict())
     optimizer = make_optimizer(model, config)
@@ -335,7 +349,7 @@ def train(
     stops = Stops(stop_at, stop_after, minutes)
     last = stops.last_step(config.steps)
     bar = ProgressBar(step, last, enabled=progress and main)
-    started = last_sample = sittings.begin(time.monotonic(), config.steps, minutes)
+    started = last_sample = sittings.begin(time.monotonic(), config.steps, minutes, config.start_from)
     planner = _planner(config, stops, started)
     interrupted = False
     try:

@@ -114,6 +114,8 @@ def cmd_train(args) -> int:
     out = Path(args.out or f"runs/{config.author or args.preset}")
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out} 已经是一个文件，不是文件夹；请换一个存档目录")
+    if args.resume and not (out / CHECKPOINT_NAME).exists():
+        raise CliError(f"{out} 里还没有存档，没有可以接着训练的；去掉 --resume 就从头训练")
     if (out / CHECKPOINT_NAME).exists() and not args.resume and not args.force:
         raise CliError(f"已有存档 {out / CHECKPOINT_NAME}：要接着训练请加 --resume，要从头重来请加 --force")
     try:

@@ -332,7 +332,15 @@ def test_train_command_takes_a_model_size(poet, tmp_path):
     assert state["model_config"]["width"] == 36 and state["model_config"]["n_heads"] == 3
     assert "--width 36 --n-heads 3" not in done.stdout  # 训完了，不提示接着训练
     done = poet("train", "--preset", "tiny", "--steps", "4", "--out", str(out), "--resume")
-    assert done.returncode == 2 and "'width': 36" in done.stderr and "预设与尺寸" in done.stderr
+    message = " ".join(done.stderr.split())
+    assert (
+        done.returncode == 2
+        and "里的模型是宽 36、1 层、3 头、前文长度 48，与要训练的宽 32、1 层、2 头、前文长度 48 不同" in message
+    )
+    assert "相同的 --preset 与尺寸（--width、--n-layers、--n-heads）" in message
+    done = poet("train", "--out", str(tmp_path / "none"), "--resume")
+    assert done.returncode == 2 and "还没有存档，没有可以接着训练的；去掉 --resume" in done.stderr
+    assert not (tmp_path / "none").exists()
     done = poet("train", "--preset", "tiny", "--width", "30", "--n-heads", "4", "--out", str(tmp_path / "bad"))
     assert done.returncode == 2 and "不能被 n_heads=4 整除" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "bad").exists()  # 尺寸不合时不留下空的存档目录

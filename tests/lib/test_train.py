@@ -314,7 +314,10 @@ def test_train_refuses_a_file_as_out_and_a_resume_with_another_model_size(tmp_pa
         step=5,
         config=PRESETS["tiny"],
     )
-    with pytest.raises(CheckpointError, match="模型尺寸.*不同"):
+    with pytest.raises(
+        CheckpointError,
+        match="里的模型是宽 32、1 层、2 头、前文长度 48，与要训练的宽 128、6 层、4 头、前文长度 64 不同",
+    ):
         train(PRESETS["base"], tmp_path / "run", resume=True, progress=False)
 
 
@@ -409,5 +412,5 @@ def test_finetuning_starts_from_the_given_weights_and_draws_only_that_poets_poem
     assert {record["text"] for record, *_ in samples.quatrains} == texts
     assert len(val) == len(load_poems("val", author="杨万里")) == 108
     wrong = replace(config, model=QUICK.model | {"width": 36, "n_heads": 3})  # 尺寸与起点不同
-    with pytest.raises(CheckpointError, match="模型尺寸"):
+    with pytest.raises(CheckpointError, match="的模型是宽 32、1 层、2 头、前文长度 48，与要训练的宽 36、1 层、3 头"):
         build_model(ModelConfig(vocab_size=len(tok), **wrong.model), wrong, torch.device("cpu"))
