@@ -36,12 +36,12 @@ def main() -> None:
             parser.error(why)
     tok = default_tokenizer()
     start = str(SHIPPED_MODEL.relative_to(ROOT))
-    sizes = {k: v for k, v in read_checkpoint(start, tok)["model_config"].items() if k != "vocab_size"}
+    model_config = read_checkpoint(start, tok)["model_config"]
     shipped, _ = load_model(start, tok)
     rows = {}
     for author in args.authors:
         train_poems = len(load_poems("train", author=author))
-        config = finetune_config(sizes, start, author, train_poems)
+        config = finetune_config(model_config, start, author, train_poems)
         with tempfile.TemporaryDirectory() as tmp:
             began = time.monotonic()
             run = train(config, tmp, progress=False, tokenizer=tok)
@@ -64,7 +64,7 @@ def main() -> None:
         print(
             f"{author}：train {train_poems} 首，{run.step} 步，{seconds:.0f} 秒；"
             f"他的 val {r['val_poems']} 首 {r['author_before']:.3f} → {r['author_after']:.3f}"
-            f"（{r['author_after'] - r['author_before']:+.3f}），"
+            f"（{r['author_change']:+.3f}），"
             f"全部绝句 {r['general_before']:.3f} → {r['general_after']:.3f}",
             flush=True,
         )

@@ -145,13 +145,13 @@ FINETUNE_EPOCHS = 1.0
 （data/MODEL.md“微调成一位诗人”）。"""
 
 
-def finetune_config(sizes: dict, start_from: str, author: str, n_poems: int) -> TrainConfig:
-    """微调的设置：:data:`FINETUNE`，尺寸 sizes 取起点模型的（ModelConfig 除 vocab_size 外的字段），
+def finetune_config(model_config: dict, start_from: str, author: str, n_poems: int) -> TrainConfig:
+    """微调的设置：:data:`FINETUNE`，尺寸取起点模型存档里的 model_config（vocab_size 由汉字表决定，不抄进来），
     步数是把 n_poems 首诗读 :data:`FINETUNE_EPOCHS` 遍，预热占 5%，验证 4 次。"""
     steps = max(1, math.ceil(FINETUNE_EPOCHS * n_poems / FINETUNE.batch_size))
     return replace(
         FINETUNE,
-        model=dict(sizes),
+        model={k: v for k, v in model_config.items() if k != "vocab_size"},
         start_from=start_from,
         author=author,
         steps=steps,

@@ -87,8 +87,7 @@ def _finetune(args, sizes: dict):
         state = read_checkpoint(start, default_tokenizer())
     except CheckpointError as e:
         raise refused(e, start) from None
-    sizes = {k: v for k, v in state["model_config"].items() if k != "vocab_size"}
-    return finetune_config(sizes, start, author, len(load_poems("train", author=author)))
+    return finetune_config(state["model_config"], start, author, len(load_poems("train", author=author)))
 
 
 def cmd_train(args) -> int:
